@@ -1,0 +1,2 @@
+import { expect, test } from "vitest";
+test("runs", () => { expect(typeof globalThis.fetch).toBe("function"); });
