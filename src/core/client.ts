@@ -1,0 +1,255 @@
+/**
+ * The client: `createClient` (over the wire, openai or anthropic style) and
+ * `createInProcessClient` (a local `generate` function). Both share one loop; they
+ * differ only in how one model turn is produced.
+ */
+import type { Answer, Message, Request, RunResult, ToolCall, Usage, WaitFor } from "./types";
+import type { Toolkit } from "./toolkit";
+import type { Hooks } from "./hooks";
+import type { RunEvent } from "./events";
+import type { FinishReason, ModelRequest, ModelTurn } from "./providers/model";
+import { emptyUsage } from "./providers/model";
+import { wireStyle, type StyleName } from "./providers/index";
+import { MetricsRegistry, type MetricEvent } from "./metrics";
+import { memoryConversationStore, type ConversationStore } from "./conversation-store";
+import { createWireCaller } from "./model-call";
+import { runTurns, type LoopConfig, type ModelCaller } from "./loop/run-loop";
+import { resumeRun, type ResumeInput } from "./loop/resume";
+import { newCallId } from "./providers/call-ids";
+import { RunAbortedError, errorMessage } from "./errors";
+
+export interface CommonClientOptions {
+  model: string;
+  systemPrompt?: string;
+  maxTurns?: number;
+  timeoutMs?: number;
+  onError?: (error: unknown) => void;
+  hooks?: Hooks;
+  onMetric?: (event: MetricEvent) => void;
+  waitFor?: WaitFor;
+  store?: ConversationStore;
+  requestParams?: Record<string, unknown>;
+}
+
+export interface ClientOptions extends CommonClientOptions {
+  baseUrl: string;
+  style: StyleName;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  retries?: number;
+  retryBaseMs?: number;
+  bodyTransform?: (body: Record<string, unknown>, info: { style: string; turn: number }) => Record<string, unknown> | void;
+  fetch?: typeof fetch;
+  /** For tests: observe retry waits without spending them. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** What `generate` returns for `createInProcessClient`: one assistant message. */
+export interface GeneratedMessage {
+  content?: string | null;
+  toolCalls?: Array<{ id?: string; name: string; arguments?: string | Record<string, unknown> }>;
+  usage?: Partial<Usage>;
+  finishReason?: FinishReason;
+}
+
+export interface InProcessClientOptions extends CommonClientOptions {
+  generate(request: ModelRequest): Promise<GeneratedMessage> | GeneratedMessage;
+}
+
+export interface RunOptions {
+  toolkit: Toolkit;
+  history?: Message[];
+  signal?: AbortSignal;
+}
+
+export interface Client {
+  run(prompt: string, options: RunOptions): Promise<RunResult>;
+  stream(prompt: string, options: RunOptions): AsyncIterable<RunEvent>;
+  ask(prompt: string, options: { toolkit: Toolkit; id?: string; onText?: (delta: string) => void; signal?: AbortSignal }): Promise<RunResult>;
+  runWithAnswer(input: ResumeInput): Promise<RunResult>;
+  askWithAnswer(input: { toolkit: Toolkit; id?: string; pending: Request; answer: Answer; signal?: AbortSignal }): Promise<RunResult>;
+  metrics(): string;
+  conversationStore(): ConversationStore;
+  readonly model: string;
+}
+
+/**
+ * A client for an OpenAI- or Anthropic-style endpoint.
+ * @example
+ * const client = createClient({ baseUrl: "https://api.openai.com/v1", style: "openai", model: "gpt-4o-mini", apiKey });
+ * const result = await client.run("Refund order 42", { toolkit });
+ * if (result.status === "pending") save(JSON.stringify(result)); // resume later with runWithAnswer
+ */
+export function createClient(options: ClientOptions): Client {
+  if (!options.baseUrl) throw new TypeError("createClient: baseUrl is required");
+  const style = wireStyle(options.style);
+  return buildClient(options, (metric) =>
+    createWireCaller({
+      style,
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      headers: options.headers,
+      retries: options.retries ?? 2,
+      retryBaseMs: options.retryBaseMs ?? 500,
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      bodyTransform: options.bodyTransform,
+      metric,
+      sleep: options.sleep,
+    }),
+  );
+}
+
+/** A client whose model is a local function (tests, demos, rule-based agents): no wire. */
+export function createInProcessClient(options: InProcessClientOptions): Client {
+  return buildClient(options, (metric) => async (request) => {
+    const started = Date.now();
+    try {
+      const turn = normalizeGenerated(await options.generate(request), request.model);
+      metric({ type: "llm_request", model: request.model, status: "ok", durationMs: Date.now() - started, usage: turn.usage });
+      return turn;
+    } catch (error) {
+      metric({ type: "llm_request", model: request.model, status: "error", durationMs: Date.now() - started });
+      throw error;
+    }
+  });
+}
+
+function normalizeGenerated(message: GeneratedMessage, model: string): ModelTurn {
+  const toolCalls: ToolCall[] = (message.toolCalls ?? []).map((c) => ({
+    id: c.id || newCallId(),
+    name: c.name,
+    arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}),
+  }));
+  const prompt = message.usage?.promptTokens ?? 0;
+  const completion = message.usage?.completionTokens ?? 0;
+  return {
+    content: message.content ?? null,
+    toolCalls,
+    finishReason: message.finishReason ?? (toolCalls.length ? "tool_calls" : "stop"),
+    usage: { promptTokens: prompt, completionTokens: completion, totalTokens: message.usage?.totalTokens ?? prompt + completion },
+    model,
+  };
+}
+
+function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: MetricEvent) => void) => ModelCaller): Client {
+  const registry = new MetricsRegistry();
+  const store = options.store ?? memoryConversationStore();
+  const metric = (event: MetricEvent) => {
+    registry.record(event);
+    try {
+      options.onMetric?.(event);
+    } catch {
+      // A faulty metrics sink must not break a run.
+    }
+  };
+  const callModel = makeCaller(metric);
+
+  const loopConfig = (emit: (e: RunEvent) => void): LoopConfig => ({
+    model: options.model,
+    callModel,
+    maxTurns: options.maxTurns ?? 10,
+    hooks: options.hooks ?? {},
+    waitFor: options.waitFor,
+    requestParams: options.requestParams,
+    metric,
+    emit,
+  });
+
+  /** Runs `body` under the client's timeout and the caller's signal; reports failures once. */
+  async function guarded(signal: AbortSignal | undefined, body: (signal?: AbortSignal) => Promise<RunResult>) {
+    const signals = [signal, options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
+    const combined = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    try {
+      return await body(combined);
+    } catch (error) {
+      const failure = combined?.aborted && !(error instanceof RunAbortedError)
+        ? new RunAbortedError(`run aborted: ${errorMessage(combined.reason)}`, combined.reason)
+        : error;
+      metric({ type: "run_error", model: options.model, error: errorMessage(failure) });
+      options.onError?.(failure);
+      throw failure;
+    }
+  }
+
+  function startState(prompt: string, history: Message[] = []) {
+    const messages: Message[] = structuredClone(history);
+    if (options.systemPrompt && messages[0]?.role !== "system") {
+      messages.unshift({ role: "system", content: options.systemPrompt });
+    }
+    messages.push({ role: "user", content: prompt });
+    return { runId: crypto.randomUUID(), messages, toolCalls: [], turns: 0, usage: emptyUsage(), model: options.model };
+  }
+
+  const run = (prompt: string, runOptions: RunOptions, emit: (e: RunEvent) => void = () => {}) =>
+    guarded(runOptions.signal, async (signal) => {
+      const result = await runTurns(loopConfig(emit), startState(prompt, runOptions.history), runOptions.toolkit, signal);
+      emit({ type: "done", result });
+      return result;
+    });
+
+  const runWithAnswer = (input: ResumeInput, emit: (e: RunEvent) => void = () => {}) =>
+    guarded(input.signal, async (signal) => {
+      const result = await resumeRun(loopConfig(emit), { ...input, ...(signal ? { signal } : {}) });
+      emit({ type: "done", result });
+      return result;
+    });
+
+  return {
+    model: options.model,
+    run: (prompt, runOptions) => run(prompt, runOptions),
+    stream: (prompt, runOptions) => eventStream((emit) => run(prompt, runOptions, emit)),
+    runWithAnswer: (input) => runWithAnswer(input),
+    async ask(prompt, { toolkit, id = "default", onText, signal }) {
+      const history = (await store.get(id)) ?? [];
+      const result = await run(prompt, { toolkit, history, signal }, (e) => {
+        if (e.type === "text") onText?.(e.delta);
+      });
+      await store.set(id, result.messages);
+      return result;
+    },
+    async askWithAnswer({ toolkit, id = "default", pending, answer, signal }) {
+      const history = await store.get(id);
+      if (!history) throw new TypeError(`askWithAnswer: no conversation ${JSON.stringify(id)} in the store`);
+      const result = await runWithAnswer({ toolkit, history, pending, answer, signal });
+      await store.set(id, result.messages);
+      return result;
+    },
+    metrics: () => registry.render(),
+    conversationStore: () => store,
+  };
+}
+
+/** Bridges the loop's callback events into an async iterable; the run's error ends the iteration. */
+function eventStream(start: (emit: (e: RunEvent) => void) => Promise<RunResult>): AsyncIterable<RunEvent> {
+  return {
+    [Symbol.asyncIterator]() {
+      const queue: RunEvent[] = [];
+      let wake: (() => void) | undefined;
+      let finished = false;
+      let failure: unknown;
+      start((e) => {
+        queue.push(e);
+        wake?.();
+      }).then(
+        () => ((finished = true), wake?.()),
+        (error) => ((failure = error ?? new Error("run failed")), (finished = true), wake?.()),
+      );
+      return {
+        async next(): Promise<IteratorResult<RunEvent>> {
+          while (true) {
+            const event = queue.shift();
+            if (event) return { value: event, done: false };
+            if (finished) {
+              if (failure !== undefined) throw failure;
+              return { value: undefined, done: true };
+            }
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import type { Request, RunResult, Usage } from "./types";
+
+/** What `stream()` yields and what the edge appends to a run's event log. */
+export type RunEvent =
+  | { type: "text"; delta: string }
+  | { type: "tool_call"; id: string; name: string; args: unknown }
+  | { type: "tool_result"; id: string; name: string; output: string; isError: boolean }
+  | { type: "pending"; request: Request }
+  | { type: "usage"; usage: Usage }
+  | { type: "done"; result: RunResult };
+
+export type Emit = (event: RunEvent) => void;

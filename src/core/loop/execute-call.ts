@@ -1,0 +1,136 @@
+/**
+ * One tool call under the suspension rule (DESIGN.md §3, points 1, 4, 6).
+ * Returns the tool message that fills the call's slot in the transcript: a
+ * resolved result, or a placeholder carrying `pending` when the run must halt.
+ */
+import type { Answer, Message, Request, ToolCall, ToolResult, WaitFor } from "../types";
+import type { Toolkit } from "../toolkit";
+import type { Hooks } from "../hooks";
+import type { MetricEvent } from "../metrics";
+import type { Emit } from "../events";
+import { pendingOf } from "../answers";
+import { declinedResult, unresolvedResult } from "../suspension";
+import { errorMessage } from "../errors";
+
+export type ToolMessage = Extract<Message, { role: "tool" }>;
+
+export interface CallEnv {
+  toolkit: Toolkit;
+  hooks: Hooks;
+  waitFor?: WaitFor;
+  runId: string;
+  turn: number;
+  signal?: AbortSignal;
+  metric(event: MetricEvent): void;
+  emit: Emit;
+  /** Every resolved call is recorded here for `RunResult.toolCalls`. */
+  record(entry: { id: string; name: string; args: unknown; output: string; isError: boolean }): void;
+}
+
+/** Parses the model's argument text. Not JSON ⇒ an error the model can read and fix. */
+export function parseCallArguments(call: ToolCall): { ok: true; args: unknown } | { ok: false; result: ToolResult } {
+  const text = call.arguments.trim() === "" ? "{}" : call.arguments;
+  try {
+    return { ok: true, args: JSON.parse(text) };
+  } catch (error) {
+    return {
+      ok: false,
+      result: {
+        output: `invalid arguments for ${call.name}: not valid JSON (${errorMessage(error)}): ${call.arguments.slice(0, 200)}`,
+        isError: true,
+      },
+    };
+  }
+}
+
+/** Runs a call for the first time (or for the first time after a crash). */
+export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMessage> {
+  const parsed = parseCallArguments(call);
+  env.emit({ type: "tool_call", id: call.id, name: call.name, args: parsed.ok ? parsed.args : call.arguments });
+  if (!parsed.ok) return finish(call, call.arguments, parsed.result, env, 0);
+
+  const attempt = await invoke(call, parsed.args, env, undefined);
+  const request = pendingOf(attempt.result);
+  if (!request) return finish(call, attempt.args, attempt.result, env, attempt.ms);
+
+  metricFor(call, env, attempt.result, attempt.ms, true);
+  env.emit({ type: "pending", request });
+  if (!env.waitFor) return placeholder(call, request);
+
+  const answer = await env.waitFor(request);
+  return resolveWithAnswer(call, request, answer, env);
+}
+
+/**
+ * Rule 1: an `ok` answer re-executes the same call once more with `ctx.answer`
+ * (a second suspension ⇒ `unresolved`); a refusal feeds `declined/expired` and the
+ * tool does not run again.
+ */
+export async function resolveWithAnswer(
+  call: ToolCall,
+  request: Request,
+  answer: Answer,
+  env: CallEnv,
+): Promise<ToolMessage> {
+  const parsed = parseCallArguments(call);
+  const args = parsed.ok ? parsed.args : call.arguments;
+  if (answer.id !== request.id) {
+    const result = { output: `answer ${JSON.stringify(answer.id)} does not match request ${JSON.stringify(request.id)}`, isError: true };
+    return finish(call, args, result, env, 0);
+  }
+  if (!answer.ok) return finish(call, args, declinedResult(request, answer.reason), env, 0);
+  if (!parsed.ok) return finish(call, args, parsed.result, env, 0);
+
+  const attempt = await invoke(call, parsed.args, env, answer);
+  const again = pendingOf(attempt.result);
+  return finish(call, attempt.args, again ? unresolvedResult(again) : attempt.result, env, attempt.ms);
+}
+
+async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answer | undefined) {
+  const started = Date.now();
+  let effectiveArgs = args;
+  try {
+    const hooked = await env.hooks.beforeTool?.({ name: call.name, args, id: call.id, turn: env.turn, ...(answer ? { answer } : {}) });
+    if (hooked?.args !== undefined) effectiveArgs = hooked.args;
+    if (hooked?.result) return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
+    const result = await env.toolkit.execute(call.name, effectiveArgs, {
+      signal: env.signal,
+      callId: call.id,
+      runId: env.runId,
+      ...(answer ? { answer } : {}),
+    });
+    return { args: effectiveArgs, result, ms: Date.now() - started };
+  } catch (error) {
+    return { args: effectiveArgs, result: { output: `${call.name} failed: ${errorMessage(error)}`, isError: true }, ms: Date.now() - started };
+  }
+}
+
+async function finish(call: ToolCall, args: unknown, result: ToolResult, env: CallEnv, ms: number): Promise<ToolMessage> {
+  let final = result;
+  try {
+    const hooked = await env.hooks.afterTool?.({ name: call.name, args, result, id: call.id, turn: env.turn });
+    if (hooked?.result) final = hooked.result;
+  } catch (error) {
+    final = { output: `afterTool hook failed for ${call.name}: ${errorMessage(error)}`, isError: true };
+  }
+  metricFor(call, env, final, ms, false);
+  env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
+  env.emit({ type: "tool_result", id: call.id, name: call.name, output: final.output, isError: final.isError });
+  return { role: "tool", toolCallId: call.id, name: call.name, content: final.output, ...(final.isError ? { isError: true } : {}) };
+}
+
+function placeholder(call: ToolCall, request: Request): ToolMessage {
+  return { role: "tool", toolCallId: call.id, name: call.name, content: `pending: ${request.prompt}`, pending: request };
+}
+
+function metricFor(call: ToolCall, env: CallEnv, result: ToolResult, ms: number, isPending: boolean): void {
+  const source = env.toolkit.get(call.name)?.source ?? "unknown";
+  env.metric({
+    type: "tool_call",
+    tool: call.name,
+    source,
+    isError: isPending ? false : result.isError,
+    pending: isPending,
+    durationMs: ms,
+  });
+}

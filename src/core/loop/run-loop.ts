@@ -1,0 +1,130 @@
+/**
+ * The tool-calling loop, written once for every wire style and for the durable
+ * resume: model → tool calls (concurrently) → tool results → model … until the
+ * model answers without tools, a limit is hit, or a call suspends with no `waitFor`.
+ */
+import type { Message, RunResult, ToolCall, Usage, WaitFor } from "../types";
+import type { Toolkit } from "../toolkit";
+import type { Hooks } from "../hooks";
+import type { MetricEvent } from "../metrics";
+import type { Emit } from "../events";
+import type { ModelRequest, ModelTurn } from "../providers/model";
+import { addUsage } from "../providers/model";
+import { executeCall, type CallEnv, type ToolMessage } from "./execute-call";
+
+export type ModelCaller = (request: ModelRequest, signal: AbortSignal | undefined, turn: number) => Promise<ModelTurn>;
+
+export interface LoopConfig {
+  model: string;
+  callModel: ModelCaller;
+  maxTurns: number;
+  hooks: Hooks;
+  waitFor?: WaitFor;
+  requestParams?: Record<string, unknown>;
+  metric(event: MetricEvent): void;
+  emit: Emit;
+}
+
+/** Everything a run carries between turns; a halted `RunResult` is this state as JSON. */
+export interface RunState {
+  runId: string;
+  messages: Message[];
+  toolCalls: RunResult["toolCalls"];
+  turns: number;
+  usage: Usage;
+  model: string;
+}
+
+export function callEnv(config: LoopConfig, state: RunState, toolkit: Toolkit, signal?: AbortSignal): CallEnv {
+  return {
+    toolkit,
+    hooks: config.hooks,
+    waitFor: config.waitFor,
+    runId: state.runId,
+    turn: state.turns,
+    signal,
+    metric: config.metric,
+    emit: config.emit,
+    record: (entry) => state.toolCalls.push(entry),
+  };
+}
+
+/** The first suspended slot of the last turn, in tool-call order (rule 2). */
+export function firstPending(calls: ToolCall[], slots: ToolMessage[]) {
+  for (const call of calls) {
+    const slot = slots.find((s) => s.toolCallId === call.id);
+    if (slot?.pending) return slot.pending;
+  }
+  return undefined;
+}
+
+export function halted(state: RunState, pending: NonNullable<RunResult["pending"]>): RunResult {
+  return result(state, "pending", { pending });
+}
+
+/** Runs turns until the model stops calling tools, a limit is hit, or a call suspends. */
+export async function runTurns(
+  config: LoopConfig,
+  state: RunState,
+  toolkit: Toolkit,
+  signal?: AbortSignal,
+): Promise<RunResult> {
+  while (true) {
+    if (state.turns >= config.maxTurns) return result(state, "incomplete", { limit: "max_turns" });
+    signal?.throwIfAborted();
+
+    let messages = state.messages;
+    let tools = toolkit.tools();
+    const changed = await config.hooks.beforeLLM?.({ messages, tools, model: config.model, turn: state.turns });
+    if (changed?.messages) messages = changed.messages;
+    if (changed?.tools) tools = changed.tools;
+
+    const turn = await config.callModel(
+      { model: config.model, messages, tools, ...(config.requestParams ? { params: config.requestParams } : {}) },
+      signal,
+      state.turns,
+    );
+    state.turns += 1;
+    state.model = turn.model || state.model;
+    addUsage(state.usage, turn.usage);
+    config.emit({ type: "usage", usage: turn.usage });
+    await config.hooks.afterLLM?.({ response: turn, model: config.model, turn: state.turns - 1 });
+
+    if (turn.content) config.emit({ type: "text", delta: turn.content });
+    state.messages.push({
+      role: "assistant",
+      content: turn.content,
+      ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}),
+    });
+
+    if (turn.toolCalls.length === 0) {
+      if (turn.finishReason === "length" || turn.finishReason === "content_filter") {
+        return result(state, "incomplete", { limit: turn.finishReason });
+      }
+      return result(state, "done");
+    }
+
+    const env = callEnv(config, state, toolkit, signal);
+    const slots = await Promise.all(turn.toolCalls.map((call) => executeCall(call, env)));
+    state.messages.push(...slots);
+    const pending = firstPending(turn.toolCalls, slots);
+    if (pending) return halted(state, pending);
+  }
+}
+
+function result(state: RunState, status: RunResult["status"], extra: Partial<RunResult> = {}): RunResult {
+  const lastAssistant = [...state.messages].reverse().find((m) => m.role === "assistant");
+  const text = lastAssistant?.role === "assistant" ? lastAssistant.content ?? "" : "";
+  return {
+    runId: state.runId,
+    text: status === "pending" ? "" : text,
+    messages: state.messages,
+    toolCalls: state.toolCalls,
+    toolCallCount: state.toolCalls.length,
+    turns: state.turns,
+    usage: state.usage,
+    model: state.model,
+    status,
+    ...extra,
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * In-memory Prometheus metrics for the agent loop: counters and histograms,
+ * rendered in the text exposition format (version 0.0.4).
+ */
+import type { Usage } from "./types";
+
+export type MetricEvent =
+  | {
+      type: "llm_request";
+      model: string;
+      /** "ok", "error", or an HTTP status code as a string. */
+      status: string;
+      durationMs: number;
+      usage?: Usage;
+    }
+  | { type: "tool_call"; tool: string; source: string; isError: boolean; pending: boolean; durationMs: number }
+  | { type: "run_error"; model: string; error: string };
+
+/** Upper bounds (seconds) of the duration histograms; `+Inf` is implied. */
+export const HISTOGRAM_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+interface Family {
+  name: string;
+  help: string;
+  type: "counter" | "histogram";
+  labels: readonly string[];
+}
+
+const FAMILIES = {
+  llmRequests: {
+    name: "toolnexus_llm_requests_total",
+    help: "LLM requests by model and status.",
+    type: "counter",
+    labels: ["model", "status"],
+  },
+  llmTokens: {
+    name: "toolnexus_llm_tokens_total",
+    help: "LLM tokens consumed, by type (prompt, completion).",
+    type: "counter",
+    labels: ["type"],
+  },
+  llmDuration: {
+    name: "toolnexus_llm_request_duration_seconds",
+    help: "LLM request duration in seconds.",
+    type: "histogram",
+    labels: ["model"],
+  },
+  toolCalls: {
+    name: "toolnexus_tool_calls_total",
+    help: "Tool calls by tool, source and outcome; a suspended call is not an error.",
+    type: "counter",
+    labels: ["tool", "source", "is_error"],
+  },
+  toolDuration: {
+    name: "toolnexus_tool_duration_seconds",
+    help: "Tool execution duration in seconds.",
+    type: "histogram",
+    labels: ["tool"],
+  },
+  runErrors: {
+    name: "toolnexus_run_errors_total",
+    help: "Runs that ended with an error, by model.",
+    type: "counter",
+    labels: ["model"],
+  },
+} as const satisfies Record<string, Family>;
+
+type FamilyKey = keyof typeof FAMILIES;
+
+interface Series {
+  labels: string[];
+  value: number;
+  /** Histograms only: per-bucket (non-cumulative) counts, one per HISTOGRAM_BUCKETS entry. */
+  buckets?: number[];
+  sum?: number;
+}
+
+/**
+ * Collects `MetricEvent`s and renders them for a Prometheus scrape.
+ * @example
+ * const m = new MetricsRegistry();
+ * m.record({ type: "run_error", model: "gpt-4o", error: "boom" });
+ * m.render(); // "# HELP toolnexus_llm_requests_total ...\n..."
+ */
+export class MetricsRegistry {
+  readonly #series = new Map<FamilyKey, Map<string, Series>>();
+
+  /** Adds one event to the counters and histograms. */
+  record(event: MetricEvent): void {
+    switch (event.type) {
+      case "llm_request": {
+        this.#inc("llmRequests", [event.model, event.status]);
+        this.#observe("llmDuration", [event.model], event.durationMs / 1000);
+        if (event.usage) {
+          this.#inc("llmTokens", ["prompt"], nonNegative(event.usage.promptTokens));
+          this.#inc("llmTokens", ["completion"], nonNegative(event.usage.completionTokens));
+        }
+        return;
+      }
+      case "tool_call": {
+        const isError = !event.pending && event.isError;
+        this.#inc("toolCalls", [event.tool, event.source, String(isError)]);
+        this.#observe("toolDuration", [event.tool], event.durationMs / 1000);
+        return;
+      }
+      case "run_error":
+        // `error` is deliberately not a label: free text would explode cardinality.
+        this.#inc("runErrors", [event.model]);
+        return;
+      default: {
+        const unknown: never = event;
+        throw new TypeError(`unknown metric event: ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  /** Prometheus text exposition; every family's HELP/TYPE lines appear even without samples. */
+  render(): string {
+    const lines: string[] = [];
+    for (const key of Object.keys(FAMILIES) as FamilyKey[]) {
+      const family: Family = FAMILIES[key];
+      lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
+      const series = [...(this.#series.get(key)?.values() ?? [])].sort((a, b) => compareLabels(a.labels, b.labels));
+      for (const s of series) {
+        const pairs = family.labels.map((name, i) => [name, s.labels[i] ?? ""] as const);
+        if (family.type === "counter") {
+          lines.push(`${family.name}${labelSet(pairs)} ${formatNumber(s.value)}`);
+          continue;
+        }
+        let cumulative = 0;
+        HISTOGRAM_BUCKETS.forEach((le, i) => {
+          cumulative += s.buckets?.[i] ?? 0;
+          lines.push(`${family.name}_bucket${labelSet([...pairs, ["le", formatNumber(le)]])} ${formatNumber(cumulative)}`);
+        });
+        lines.push(`${family.name}_bucket${labelSet([...pairs, ["le", "+Inf"]])} ${formatNumber(s.value)}`);
+        lines.push(`${family.name}_sum${labelSet(pairs)} ${formatNumber(s.sum ?? 0)}`);
+        lines.push(`${family.name}_count${labelSet(pairs)} ${formatNumber(s.value)}`);
+      }
+    }
+    return lines.join("\n") + "\n";
+  }
+
+  #get(key: FamilyKey, labels: string[]): Series {
+    let family = this.#series.get(key);
+    if (!family) this.#series.set(key, (family = new Map()));
+    const id = JSON.stringify(labels);
+    let series = family.get(id);
+    if (!series) family.set(id, (series = { labels, value: 0 }));
+    return series;
+  }
+
+  #inc(key: FamilyKey, labels: string[], by = 1): void {
+    this.#get(key, labels).value += by;
+  }
+
+  #observe(key: FamilyKey, labels: string[], seconds: number): void {
+    const s = this.#get(key, labels);
+    const v = nonNegative(seconds);
+    s.buckets ??= HISTOGRAM_BUCKETS.map(() => 0);
+    const i = HISTOGRAM_BUCKETS.findIndex((le) => v <= le);
+    if (i >= 0) s.buckets[i] = (s.buckets[i] ?? 0) + 1;
+    s.value += 1;
+    s.sum = (s.sum ?? 0) + v;
+  }
+}
+
+function nonNegative(n: number): number {
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+// Code-unit order, not localeCompare: the output must not depend on the runtime's locale data.
+function compareLabels(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? "";
+    const y = b[i] ?? "";
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+function labelSet(pairs: ReadonlyArray<readonly [string, string]>): string {
+  if (pairs.length === 0) return "";
+  return `{${pairs.map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(",")}}`;
+}
+
+function escapeLabelValue(v: string): string {
+  return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+// Go's strconv.ParseFloat (what Prometheus uses) accepts JS's "1e-7" / "1e+21" forms.
+function formatNumber(n: number): string {
+  if (Number.isNaN(n)) return "NaN";
+  if (n === Infinity) return "+Inf";
+  if (n === -Infinity) return "-Inf";
+  return String(n);
+}

@@ -1,0 +1,16 @@
+import type { WireStyle } from "./model";
+import { openaiStyle } from "./openai/index";
+import { anthropicStyle } from "./anthropic/index";
+
+export type StyleName = "openai" | "anthropic";
+
+export function wireStyle(name: string): WireStyle {
+  switch (name) {
+    case "openai":
+      return openaiStyle;
+    case "anthropic":
+      return anthropicStyle;
+    default:
+      throw new TypeError(`style must be "openai" or "anthropic", got ${JSON.stringify(name)}`);
+  }
+}

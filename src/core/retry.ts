@@ -1,0 +1,41 @@
+/**
+ * Retries for provider calls: 429/500/502/503/504 and network errors, exponential
+ * backoff with full jitter. `Retry-After` is honoured only as whole delay-seconds
+ * ("0" = now); an HTTP-date, a fraction or a negative value falls back to backoff.
+ * Aborts are never retried.
+ */
+export const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+
+/** Upper bound on any single wait, so a hostile or buggy `Retry-After: 99999999` cannot park a run. */
+export const MAX_RETRY_DELAY_MS = 60_000;
+
+/** Milliseconds to wait per `Retry-After`, or undefined when it is absent or not whole delay-seconds. */
+export function parseRetryAfter(value: string | null | undefined, maxMs = MAX_RETRY_DELAY_MS): number | undefined {
+  if (value == null) return undefined;
+  const trimmed = value.trim();
+  if (!/^\d+$/.test(trimmed)) return undefined;
+  return Math.min(Number(trimmed) * 1000, maxMs);
+}
+
+/** Exponential backoff with jitter: uniform in [½, 1]·base·2^attempt, capped. */
+export function backoffDelay(attempt: number, baseMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(baseMs * 2 ** attempt, MAX_RETRY_DELAY_MS);
+  return Math.round(ceiling * (0.5 + random() / 2));
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason if it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,67 @@
+import type { Context, InputSchema, Tool, ToolResult } from "../types";
+import { toJsonSchema, validateArgs } from "../schema";
+import { errorMessage } from "../errors";
+
+export interface DefineToolOptions<Args = any> {
+  name: string;
+  description: string;
+  /** A zod schema or a JSON-Schema object; arguments are validated against it before `run`. */
+  inputSchema?: InputSchema;
+  /** A string return is the output; a `ToolResult` is passed through; a thrown error becomes an error result. */
+  run(args: Args, ctx: Context): Promise<string | ToolResult | unknown> | string | ToolResult | unknown;
+  source?: string;
+}
+
+/** Normalizes whatever a tool body returned into a `ToolResult`. */
+export function toToolResult(value: unknown): ToolResult {
+  if (typeof value === "string") return { output: value, isError: false };
+  if (isToolResult(value)) return value;
+  if (value === undefined) return { output: "", isError: false };
+  return { output: JSON.stringify(value), isError: false };
+}
+
+export function isToolResult(value: unknown): value is ToolResult {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as ToolResult).output === "string" &&
+    typeof (value as ToolResult).isError === "boolean"
+  );
+}
+
+/**
+ * A native tool. Bad arguments never reach `run`: the model gets an error result
+ * naming every problem, so it can correct the call.
+ * @example
+ * const add = defineTool({
+ *   name: "add", description: "Add two numbers",
+ *   inputSchema: z.object({ a: z.number(), b: z.number() }),
+ *   run: ({ a, b }) => String(a + b),
+ * });
+ */
+export function defineTool<Args = any>(options: DefineToolOptions<Args>): Tool {
+  if (typeof options.name !== "string" || options.name.length === 0) {
+    throw new TypeError("defineTool: name must be a non-empty string");
+  }
+  const schema = options.inputSchema ?? { type: "object", properties: {} };
+  return {
+    name: options.name,
+    description: options.description ?? "",
+    inputSchema: toJsonSchema(schema),
+    source: options.source ?? "native",
+    async execute(args: unknown, ctx: Context): Promise<ToolResult> {
+      const checked = validateArgs(schema, args ?? {});
+      if (!checked.ok) {
+        return {
+          output: `invalid arguments for ${options.name}:\n${checked.problems.map((p) => `- ${p}`).join("\n")}`,
+          isError: true,
+        };
+      }
+      try {
+        return toToolResult(await options.run(checked.value as Args, ctx));
+      } catch (error) {
+        return { output: `${options.name} failed: ${errorMessage(error)}`, isError: true };
+      }
+    },
+  };
+}

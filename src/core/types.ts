@@ -1,0 +1,111 @@
+/**
+ * The toolnexus agent contract: the types every other module is written against.
+ * Wire types (`Request`, `Answer`) cross process boundaries; their JSON keys are fixed.
+ */
+import type { ZodType } from "zod";
+
+/** A question a suspended tool puts to a person or a policy. `kind` is open. */
+export interface Request {
+  id: string;
+  kind: "authorization" | "approval" | "input" | "question" | "tool_call" | (string & {});
+  prompt: string;
+  url?: string;
+  data?: Record<string, unknown>;
+  /** RFC 3339. */
+  expiresAt?: string;
+}
+
+/** The reply to a `Request`; `id` echoes `Request.id`. `reason` only when `ok` is false. */
+export interface Answer {
+  id: string;
+  ok: boolean;
+  data?: unknown;
+  reason?: string;
+}
+
+export interface ToolResult {
+  output: string;
+  isError: boolean;
+  metadata?: { pending?: Request; [key: string]: unknown };
+}
+
+export interface Context {
+  signal?: AbortSignal;
+  /** Milliseconds the tool may take. */
+  timeout?: number;
+  /** Set only on the re-execution that follows a resolved suspension. */
+  answer?: Answer;
+  /** Stable across the first execution and the post-answer re-execution: an idempotency key. */
+  callId?: string;
+  runId?: string;
+  /** Environment (Workers bindings or process env) handed down by the toolkit. */
+  env?: Record<string, unknown>;
+}
+export type ToolContext = Context;
+
+/** A JSON-Schema object (draft 2020-12 subset as providers accept it). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface Tool {
+  name: string;
+  description: string;
+  /** Always a JSON-Schema object by the time it is in a toolkit. */
+  inputSchema: JsonSchema;
+  /** Where the tool came from: "native", "http", "relay", "mcp:<server>", … */
+  source: string;
+  execute(args: unknown, ctx: Context): Promise<ToolResult>;
+}
+
+export type InputSchema = ZodType | JsonSchema;
+
+/** One function call requested by the model. `arguments` is the raw JSON text the model sent. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * The provider-neutral transcript. Each wire style converts it to its own shape.
+ * A `tool` message that carries `pending` is the placeholder of a suspended call:
+ * the transcript stays balanced, and resume replaces it.
+ */
+export type Message =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; toolCalls?: ToolCall[] }
+  | {
+      role: "tool";
+      toolCallId: string;
+      name: string;
+      content: string;
+      isError?: boolean;
+      pending?: Request;
+    };
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export type RunStatus = "done" | "pending" | "incomplete";
+
+export interface RunResult {
+  text: string;
+  messages: Message[];
+  toolCalls: Array<{ id: string; name: string; args: unknown; output: string; isError: boolean }>;
+  toolCallCount: number;
+  turns: number;
+  usage: Usage;
+  model: string;
+  status: RunStatus;
+  /** Why a run is `incomplete`: "max_turns", "length", "content_filter". */
+  limit?: string;
+  /** The request a halted (`pending`) run waits on. */
+  pending?: Request;
+  /** Identifies the run across a durable halt; used as `Context.runId`. */
+  runId: string;
+}
+
+export type WaitFor = (request: Request) => Promise<Answer> | Answer;

@@ -1,0 +1,157 @@
+/**
+ * HTML for approval links: pure string rendering, no scripts, no external assets.
+ * Every value that reaches the page is escaped: prompts and arguments come from the
+ * model and from tools, so they are attacker-controlled as far as the page is concerned.
+ */
+
+/** What the approval page shows for one pending request. */
+export interface ApprovalPageView {
+  prompt: string;
+  kind: string;
+  args: unknown;
+  toolName?: string;
+  runId: string;
+  requestId: string;
+  /** RFC 3339, shown as given. */
+  expiresAt?: string;
+  /** Where the decision form POSTs (the same `/approve/:token` path). */
+  actionPath: string;
+  /** `Request.data`; for `kind: "input"`, `data.schema` (flat JSON Schema) yields fields. */
+  data?: Record<string, unknown>;
+}
+
+const STYLE = `
+body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
+h1{font-size:1.4rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}
+dt{color:#555}dd{margin:0;word-break:break-all}
+pre{background:#f4f4f4;padding:.75rem;overflow:auto;white-space:pre-wrap;word-break:break-word}
+label{display:block;margin-top:.75rem;font-weight:600}
+input,textarea{width:100%;box-sizing:border-box;font:inherit;padding:.4rem}
+.hint{font-weight:400;color:#555}.actions{margin-top:1rem;display:flex;gap:.75rem}
+button{font:inherit;padding:.5rem 1.25rem;border-radius:.3rem;border:1px solid #888;cursor:pointer}
+.approve{background:#1b6e2e;color:#fff;border-color:#1b6e2e}
+.ok{color:#1b6e2e}.error{color:#a61b1b}`;
+
+/**
+ * The approval page: prompt, tool, arguments, expiry, and ONE POST form whose two submit
+ * buttons send `decision=approve|decline` (plus optional `reason` and `field:<name>` inputs).
+ * GET renders this page only; deciding requires the POST, so link scanners can't decide.
+ *
+ * @example c.html(renderApprovalPage({ ...request, args, runId, requestId, actionPath: c.req.path }), 200, pageHeaders())
+ */
+export function renderApprovalPage(view: ApprovalPageView): string {
+  const heading = view.kind === "input" ? "Input requested" : "Approval requested";
+  const details = [
+    view.toolName !== undefined ? row("Tool", `<code id="tool">${esc(view.toolName)}</code>`) : "",
+    row("Kind", esc(view.kind)),
+    row("Run", `<code>${esc(view.runId)}</code>`),
+    row("Request", `<code>${esc(view.requestId)}</code>`),
+    view.expiresAt !== undefined
+      ? row("Expires", `<time id="expires" datetime="${esc(view.expiresAt)}">${esc(view.expiresAt)}</time>`)
+      : "",
+  ].join("");
+  const fields = view.kind === "input" ? renderFields(view.data?.["schema"]) : "";
+
+  const body = `<h1>${heading}</h1>
+<p id="prompt">${esc(view.prompt)}</p>
+<dl>${details}</dl>
+<h2>Arguments</h2>
+<pre id="args">${esc(prettyJson(view.args))}</pre>
+<form method="POST" action="${esc(view.actionPath)}">
+${fields}<label for="reason">Reason <span class="hint">(optional)</span></label>
+<textarea id="reason" name="reason" rows="3" maxlength="2000"></textarea>
+<div class="actions">
+<button type="submit" class="approve" name="decision" value="approve">Approve</button>
+<button type="submit" class="decline" name="decision" value="decline" formnovalidate>Decline</button>
+</div>
+</form>`;
+  return layout(heading, body);
+}
+
+/**
+ * A result or error page ("This link has expired", "Decision recorded: approved", …).
+ *
+ * @example c.html(renderMessagePage("Expired", "This link has expired", "error"), 410, pageHeaders())
+ */
+export function renderMessagePage(title: string, message: string, status: "ok" | "error" = "ok"): string {
+  return layout(title, `<h1 class="${status}">${esc(title)}</h1>\n<p id="message" class="${status}">${esc(message)}</p>`);
+}
+
+/**
+ * Headers for both pages: no caching (they hold a bearer token in the URL), no referrer
+ * leak of that URL, no framing (clickjacking an Approve button), nothing but inline CSS.
+ */
+export function pageHeaders(): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy":
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  };
+}
+
+/** One labelled text input per property of a flat JSON Schema object; unknown shapes render nothing. */
+function renderFields(schema: unknown): string {
+  if (!isRecord(schema) || !isRecord(schema["properties"])) return "";
+  const required: unknown[] = Array.isArray(schema["required"]) ? schema["required"] : [];
+  return Object.entries(schema["properties"])
+    .map(([name, def], index) => {
+      const prop = isRecord(def) ? def : {};
+      const title = typeof prop["title"] === "string" ? prop["title"] : name;
+      const hint = typeof prop["description"] === "string" ? ` <span class="hint">${esc(prop["description"])}</span>` : "";
+      const isRequired = required.includes(name);
+      const value = prop["default"] !== undefined ? ` value="${esc(String(prop["default"]))}"` : "";
+      const id = `field-${index}`; // ids from an index: property names may hold any character
+      return `<label for="${id}">${esc(title)}${isRequired ? " *" : ""}${hint}</label>
+<input type="text" id="${id}" name="field:${esc(name)}"${value}${isRequired ? " required" : ""}>
+`;
+    })
+    .join("");
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${esc(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+function row(term: string, definition: string): string {
+  return `<dt>${term}</dt><dd>${definition}</dd>`;
+}
+
+function prettyJson(value: unknown): string {
+  if (value === undefined) return "(no arguments)";
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value); // cycles or BigInt: still show something rather than fail the page
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Escapes text for both element content and double- or single-quoted attributes. */
+function esc(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
