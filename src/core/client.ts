@@ -13,8 +13,8 @@ import { wireStyle, type StyleName } from "./providers/index";
 import { MetricsRegistry, type MetricEvent } from "./metrics";
 import { memoryConversationStore, type ConversationStore } from "./conversation-store";
 import { createWireCaller } from "./model-call";
-import { runTurns, type LoopConfig, type ModelCaller } from "./loop/run-loop";
-import { resumeRun, type ResumeInput } from "./loop/resume";
+import { runTurns, type LoopConfig, type ModelCaller, type RunState } from "./loop/run-loop";
+import { continueRun, resumeRun, type ContinueInput, type ResumeInput } from "./loop/resume";
 import { newCallId } from "./providers/call-ids";
 import { RunAbortedError, errorMessage } from "./errors";
 
@@ -29,6 +29,10 @@ export interface CommonClientOptions {
   waitFor?: WaitFor;
   store?: ConversationStore;
   requestParams?: Record<string, unknown>;
+  /** Called at every turn boundary with the run's state, so a host can persist it (the edge does). */
+  onCheckpoint?: (state: RunState) => Promise<void> | void;
+  /** Receives every run event (the same ones `stream()` yields), for every run of this client. */
+  onEvent?: (event: RunEvent) => void;
 }
 
 export interface ClientOptions extends CommonClientOptions {
@@ -67,6 +71,8 @@ export interface Client {
   stream(prompt: string, options: RunOptions): AsyncIterable<RunEvent>;
   ask(prompt: string, options: { toolkit: Toolkit; id?: string; onText?: (delta: string) => void; signal?: AbortSignal }): Promise<RunResult>;
   runWithAnswer(input: ResumeInput): Promise<RunResult>;
+  /** Carries a checkpointed run on without an answer (crash recovery); see `continueRun`. */
+  continueRun(input: ContinueInput): Promise<RunResult>;
   askWithAnswer(input: { toolkit: Toolkit; id?: string; pending: Request; answer: Answer; signal?: AbortSignal }): Promise<RunResult>;
   metrics(): string;
   conversationStore(): ConversationStore;
@@ -144,7 +150,8 @@ function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: Metr
   };
   const callModel = makeCaller(metric);
 
-  const loopConfig = (emit: (e: RunEvent) => void): LoopConfig => ({
+  const loopConfig = (local: (e: RunEvent) => void): LoopConfig => ({
+    checkpoint: options.onCheckpoint,
     model: options.model,
     callModel,
     maxTurns: options.maxTurns ?? 10,
@@ -152,7 +159,10 @@ function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: Metr
     waitFor: options.waitFor,
     requestParams: options.requestParams,
     metric,
-    emit,
+    emit: (event) => {
+      options.onEvent?.(event);
+      local(event);
+    },
   });
 
   /** Runs `body` under the client's timeout and the caller's signal; reports failures once. */
@@ -182,22 +192,28 @@ function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: Metr
     return { runId: crypto.randomUUID(), messages, toolCalls: [], turns: 0, usage: emptyUsage(), model: options.model };
   }
 
-  const run = (prompt: string, runOptions: RunOptions, emit: (e: RunEvent) => void = () => {}) =>
-    guarded(runOptions.signal, async (signal) => {
-      const result = await runTurns(loopConfig(emit), startState(prompt, runOptions.history), runOptions.toolkit, signal);
-      emit({ type: "done", result });
+  /** Runs one entry point of the loop under the guard, and closes it with a `done` event. */
+  const drive = (signal: AbortSignal | undefined, local: (e: RunEvent) => void, body: (config: LoopConfig, signal?: AbortSignal) => Promise<RunResult>) =>
+    guarded(signal, async (combined) => {
+      const config = loopConfig(local);
+      const result = await body(config, combined);
+      config.emit({ type: "done", result });
       return result;
     });
+  const withSignal = <T extends object>(input: T, signal?: AbortSignal) => (signal ? { ...input, signal } : input);
 
-  const runWithAnswer = (input: ResumeInput, emit: (e: RunEvent) => void = () => {}) =>
-    guarded(input.signal, async (signal) => {
-      const result = await resumeRun(loopConfig(emit), { ...input, ...(signal ? { signal } : {}) });
-      emit({ type: "done", result });
-      return result;
-    });
+  const run = (prompt: string, runOptions: RunOptions, local: (e: RunEvent) => void = () => {}) =>
+    drive(runOptions.signal, local, (config, signal) =>
+      runTurns(config, startState(prompt, runOptions.history), runOptions.toolkit, signal),
+    );
+  const runWithAnswer = (input: ResumeInput) =>
+    drive(input.signal, () => {}, (config, signal) => resumeRun(config, withSignal(input, signal)));
+  const carryOn = (input: ContinueInput) =>
+    drive(input.signal, () => {}, (config, signal) => continueRun(config, withSignal(input, signal)));
 
   return {
     model: options.model,
+    continueRun: carryOn,
     run: (prompt, runOptions) => run(prompt, runOptions),
     stream: (prompt, runOptions) => eventStream((emit) => run(prompt, runOptions, emit)),
     runWithAnswer: (input) => runWithAnswer(input),

@@ -80,7 +80,10 @@ export type Message =
       name: string;
       content: string;
       isError?: boolean;
+      /** Set on a placeholder: the request this call is suspended on. */
       pending?: Request;
+      /** Why a request was refused ("declined", "expired", "policy: …"); never sent to a provider. */
+      reason?: string;
     };
 
 export interface Usage {

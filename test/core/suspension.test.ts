@@ -327,9 +327,9 @@ describe("suspension helpers", () => {
   });
 
   it("isPending is false for results whose metadata.pending is not a Request", () => {
-    expect(isPending({ output: "x", isError: true, metadata: { pending: { id: "" } } })).toBe(false);
+    expect(isPending({ output: "x", isError: true, metadata: { pending: { id: "" } as unknown as Request } })).toBe(false);
     expect(isPending({ output: "x", isError: false })).toBe(false);
-    expect(isPending({ output: "x", isError: true, metadata: { pending: "req-1" } })).toBe(false);
+    expect(isPending({ output: "x", isError: true, metadata: { pending: "req-1" as unknown as Request } })).toBe(false);
   });
 
   it("pending() generates distinct ids when none is given", () => {

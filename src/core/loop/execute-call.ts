@@ -116,7 +116,15 @@ async function finish(call: ToolCall, args: unknown, result: ToolResult, env: Ca
   metricFor(call, env, final, ms, false);
   env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
   env.emit({ type: "tool_result", id: call.id, name: call.name, output: final.output, isError: final.isError });
-  return { role: "tool", toolCallId: call.id, name: call.name, content: final.output, ...(final.isError ? { isError: true } : {}) };
+  const reason = final.metadata?.reason;
+  return {
+    role: "tool",
+    toolCallId: call.id,
+    name: call.name,
+    content: final.output,
+    ...(final.isError ? { isError: true } : {}),
+    ...(typeof reason === "string" ? { reason } : {}),
+  };
 }
 
 function placeholder(call: ToolCall, request: Request): ToolMessage {

@@ -45,47 +45,88 @@ export function locateHaltedTurn(history: Message[], pending: Request, answer: A
   }
   if (!Array.isArray(history)) throw new ResumeError("history must be the halted run's messages array", "invalid_state");
 
-  let index = history.length - 1;
-  while (index >= 0 && history[index]?.role === "tool") index -= 1;
-  const assistant = history[index];
-  if (!assistant || assistant.role !== "assistant" || !assistant.toolCalls?.length) {
-    throw new ResumeError("history does not end with a turn of tool calls; nothing is pending", "not_pending");
-  }
-  const slots = new Map<string, ToolMessage>();
-  for (const message of history.slice(index + 1)) {
-    if (message.role === "tool" && !slots.has(message.toolCallId)) slots.set(message.toolCallId, message);
-  }
-  const suspended = [...slots.values()].some((s) => s.pending?.id === pending.id);
+  const turn = lastTurn(history);
+  if (!turn) throw new ResumeError("history does not end with a turn of tool calls; nothing is pending", "not_pending");
+  const suspended = [...turn.slots.values()].some((s) => s.pending?.id === pending.id);
   if (!suspended) {
     throw new ResumeError(`request ${JSON.stringify(pending.id)} is not pending in this transcript`, "not_pending");
   }
-  return { prefix: history.slice(0, index + 1), calls: assistant.toolCalls, slots };
+  return turn;
 }
 
 export async function resumeRun(config: LoopConfig, input: ResumeInput): Promise<RunResult> {
   const history = input.history ?? input.messages ?? [];
   const turn = locateHaltedTurn(history, input.pending, input.answer);
-  // Deep copy: the caller's halted state stays untouched whatever happens next.
-  const state: RunState = {
+  return fillAndContinue(config, input, turn, input.answer);
+}
+
+/** A stored run to carry on from its last checkpoint (the edge's crash recovery). */
+export interface ContinueInput extends Partial<Omit<RunResult, "messages">> {
+  toolkit: Toolkit;
+  history?: Message[];
+  messages?: Message[];
+  signal?: AbortSignal;
+}
+
+/**
+ * Carries a run on from a checkpointed transcript without adding a user turn:
+ * calls of the last turn that have no result yet run now (with their original
+ * call ids, so tools can deduplicate); suspended slots stay suspended; if none
+ * remain, the loop continues. A transcript ending in a user message simply runs.
+ */
+export async function continueRun(config: LoopConfig, input: ContinueInput): Promise<RunResult> {
+  const history = input.history ?? input.messages ?? [];
+  if (!Array.isArray(history) || history.length === 0) {
+    throw new ResumeError("history must be a non-empty messages array", "invalid_state");
+  }
+  const turn = lastTurn(history);
+  if (!turn) return runTurns(config, stateFrom(config, input, history), input.toolkit, input.signal);
+  return fillAndContinue(config, input, turn, undefined);
+}
+
+function lastTurn(history: Message[]): HaltedTurn | undefined {
+  let index = history.length - 1;
+  while (index >= 0 && history[index]?.role === "tool") index -= 1;
+  const assistant = history[index];
+  if (!assistant || assistant.role !== "assistant" || !assistant.toolCalls?.length) return undefined;
+  const slots = new Map<string, ToolMessage>();
+  for (const message of history.slice(index + 1)) {
+    if (message.role === "tool" && !slots.has(message.toolCallId)) slots.set(message.toolCallId, message);
+  }
+  return { prefix: history.slice(0, index + 1), calls: assistant.toolCalls, slots };
+}
+
+function stateFrom(config: LoopConfig, input: Partial<RunResult>, messages: Message[]): RunState {
+  // Deep copies: the caller's stored state stays untouched whatever happens next.
+  return {
     runId: input.runId ?? crypto.randomUUID(),
-    messages: structuredClone(turn.prefix),
+    messages: structuredClone(messages),
     toolCalls: structuredClone(input.toolCalls ?? []),
     turns: input.turns ?? 0,
     usage: structuredClone(input.usage ?? emptyUsage()),
     model: input.model ?? config.model,
   };
-  const env = callEnv(config, { ...state, turns: Math.max(0, state.turns - 1) }, input.toolkit, input.signal);
-  env.record = (entry) => state.toolCalls.push(entry);
+}
+
+async function fillAndContinue(
+  config: LoopConfig,
+  input: ContinueInput,
+  turn: HaltedTurn,
+  answer: Answer | undefined,
+): Promise<RunResult> {
+  const state = stateFrom(config, input, turn.prefix);
+  const env = callEnv(config, state, input.toolkit, Math.max(0, state.turns - 1), input.signal);
 
   const filled = await Promise.all(
     turn.calls.map((call): Promise<ToolMessage> => {
       const slot = turn.slots.get(call.id);
       if (!slot) return executeCall(call, env);
-      if (slot.pending?.id === input.pending.id) return resolveWithAnswer(call, slot.pending, input.answer, env);
+      if (answer && slot.pending?.id === answer.id) return resolveWithAnswer(call, slot.pending, answer, env);
       return Promise.resolve(structuredClone(slot));
     }),
   );
   state.messages.push(...filled);
+  await config.checkpoint?.(state);
 
   const next = firstPending(turn.calls, filled);
   if (next) return halted(state, next);

@@ -23,6 +23,8 @@ export interface LoopConfig {
   requestParams?: Record<string, unknown>;
   metric(event: MetricEvent): void;
   emit: Emit;
+  /** Called at every turn boundary (after the model's reply, after the turn's tool results) so a host can persist. */
+  checkpoint?: (state: RunState) => Promise<void> | void;
 }
 
 /** Everything a run carries between turns; a halted `RunResult` is this state as JSON. */
@@ -35,13 +37,14 @@ export interface RunState {
   model: string;
 }
 
-export function callEnv(config: LoopConfig, state: RunState, toolkit: Toolkit, signal?: AbortSignal): CallEnv {
+/** `turn` is the index of the model call that asked for the tools (the same number `beforeLLM` saw). */
+export function callEnv(config: LoopConfig, state: RunState, toolkit: Toolkit, turn: number, signal?: AbortSignal): CallEnv {
   return {
     toolkit,
     hooks: config.hooks,
     waitFor: config.waitFor,
     runId: state.runId,
-    turn: state.turns,
+    turn,
     signal,
     metric: config.metric,
     emit: config.emit,
@@ -97,6 +100,8 @@ export async function runTurns(
       ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}),
     });
 
+    await config.checkpoint?.(state);
+
     if (turn.toolCalls.length === 0) {
       if (turn.finishReason === "length" || turn.finishReason === "content_filter") {
         return result(state, "incomplete", { limit: turn.finishReason });
@@ -104,9 +109,10 @@ export async function runTurns(
       return result(state, "done");
     }
 
-    const env = callEnv(config, state, toolkit, signal);
+    const env = callEnv(config, state, toolkit, state.turns - 1, signal);
     const slots = await Promise.all(turn.toolCalls.map((call) => executeCall(call, env)));
     state.messages.push(...slots);
+    await config.checkpoint?.(state);
     const pending = firstPending(turn.toolCalls, slots);
     if (pending) return halted(state, pending);
   }
