@@ -24,7 +24,9 @@ export interface WireCallOptions {
 export function createWireCaller(options: WireCallOptions) {
   const sleep = options.sleep ?? defaultSleep;
   const url = options.style.url(options.baseUrl);
-  const headers = { ...options.style.headers(options.apiKey), ...options.headers };
+  // A caller's header replaces the built-in one of the same name, whatever its case.
+  const headers = new Headers(options.style.headers(options.apiKey));
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
 
   return async function callModel(request: ModelRequest, signal: AbortSignal | undefined, turn: number): Promise<ModelTurn> {
     let body = options.style.body(request);
@@ -32,6 +34,8 @@ export function createWireCaller(options: WireCallOptions) {
     const payload = JSON.stringify(body);
 
     for (let attempt = 0; ; attempt += 1) {
+      // A wait that ended normally after an abort must not lead to another request.
+      if (signal?.aborted) throw new RunAbortedError("run aborted before a model call", signal.reason);
       const started = Date.now();
       const record = (status: string, usage?: ModelTurn["usage"]) =>
         options.metric({ type: "llm_request", model: request.model, status, durationMs: Date.now() - started, ...(usage ? { usage } : {}) });

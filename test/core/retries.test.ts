@@ -187,6 +187,23 @@ describe("aborts and timeouts", () => {
     expect(fake.bodies).toHaveLength(1);
   });
 
+  it("an abort during a wait that ends normally still stops the run before the next request", async () => {
+    // The recording sleep ignores the signal (as a test sleep, or a wait that simply
+    // elapses right as the caller aborts); the fake fetch ignores it too, as a custom
+    // fetch or a service binding may. The loop itself must notice the abort.
+    const controller = new AbortController();
+    const { fake, waits, client } = setup([status(503), ok], {
+      sleep: async (ms) => {
+        waits.push(ms);
+        controller.abort(new Error("user went away"));
+      },
+    });
+    const outcome = await client.run("hi", { toolkit: await toolkit(), signal: controller.signal }).catch((e) => e);
+    expect(outcome).toBeInstanceOf(RunAbortedError);
+    expect(waits).toHaveLength(1);
+    expect(fake.bodies).toHaveLength(1);
+  });
+
   it("the default sleep stops waiting when the signal aborts", async () => {
     const controller = new AbortController();
     const { fake, client } = setup([status(429, { "retry-after": "30" }), ok], { sleep: undefined });

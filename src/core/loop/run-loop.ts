@@ -10,6 +10,7 @@ import type { MetricEvent } from "../metrics";
 import type { Emit } from "../events";
 import type { ModelRequest, ModelTurn } from "../providers/model";
 import { addUsage } from "../providers/model";
+import { newCallId } from "../providers/call-ids";
 import { executeCall, type CallEnv, type ToolMessage } from "./execute-call";
 
 export type ModelCaller = (request: ModelRequest, signal: AbortSignal | undefined, turn: number) => Promise<ModelTurn>;
@@ -87,6 +88,7 @@ export async function runTurns(
       signal,
       state.turns,
     );
+    uniqueCallIds(turn.toolCalls, state.messages);
     state.turns += 1;
     state.model = turn.model || state.model;
     addUsage(state.usage, turn.usage);
@@ -133,4 +135,18 @@ function result(state: RunState, status: RunResult["status"], extra: Partial<Run
     status,
     ...extra,
   };
+}
+
+/**
+ * Some providers number calls per turn ("call_0" every time). Call ids key tool
+ * results, approval requests and idempotency, so a repeat within the transcript
+ * is replaced by a fresh id before anything uses it.
+ */
+function uniqueCallIds(calls: ToolCall[], messages: Message[]): void {
+  const seen = new Set<string>();
+  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) seen.add(c.id);
+  for (const call of calls) {
+    if (seen.has(call.id)) call.id = newCallId();
+    seen.add(call.id);
+  }
 }

@@ -1,5 +1,5 @@
 import type { Answer, Context, Request, Tool, ToolResult } from "../types";
-import { pending } from "../answers";
+import { newRequestId, pending } from "../answers";
 import { declinedResult } from "../suspension";
 
 export interface RequireApprovalOptions<Args = any> {
@@ -57,7 +57,7 @@ export function requireApproval<Args = any>(tool: Tool, options: RequireApproval
       function requestFor(a: Args): Request {
         const req: Request = {
           // Derived from the call id so a retried execution asks the same question.
-          id: ctx.callId ? `apr_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : crypto.randomUUID(),
+          id: ctx.callId ? `apr_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : newRequestId("apr"),
           kind: options.kind ?? "approval",
           prompt: promptFor(a),
           data: { tool: tool.name, args: a as unknown },

@@ -1,0 +1,134 @@
+/**
+ * The decision ledger's rules: a decision is applied at most once, whatever is
+ * replayed. First decision wins; an identical repeat is a no-op (200); a different
+ * one is a conflict (409). Cancel and decision: whichever the object records first wins.
+ */
+import type { Answer, Request } from "../src/core/types";
+import { answerDeclined, answerOutput } from "../src/core/answers";
+import { validateArgs } from "../src/core/schema";
+import { canonicalJson } from "../src/edge/approval-token";
+import { answerOfRow, pendingOfRow, type Channel, type DecisionRow, type RunRow, type RunStore } from "./run-store";
+
+export interface DecisionInput {
+  runId: string;
+  requestId: string;
+  decision: "approve" | "decline" | "cancel";
+  data?: unknown;
+  reason?: string;
+  decidedBy?: string;
+  channel: Channel;
+  webhookId?: string;
+}
+
+export type DecisionOutcome =
+  | { status: 202 | 200; decision: DecisionView; duplicate: boolean }
+  | { status: 400 | 404 | 409; code: string; message: string; issues?: string[]; decision?: DecisionView };
+
+export interface DecisionView {
+  requestId: string;
+  decision: DecisionRow["decision"];
+  answer: Answer;
+  channel: Channel;
+  decidedBy: string | null;
+  webhookId: string | null;
+  decidedAt: string;
+  appliedAt: string | null;
+}
+
+export function decisionView(row: DecisionRow): DecisionView {
+  return {
+    requestId: row.request_id,
+    decision: row.decision,
+    answer: answerOfRow(row),
+    channel: row.channel,
+    decidedBy: row.decided_by,
+    webhookId: row.webhook_id,
+    decidedAt: new Date(row.decided_at).toISOString(),
+    appliedAt: row.applied_at === null ? null : new Date(row.applied_at).toISOString(),
+  };
+}
+
+/** Every request the run is suspended on: the surfaced one and its halted siblings. */
+export function openRequests(store: RunStore, run: RunRow): Request[] {
+  const surfaced = pendingOfRow(run);
+  const siblings = store.slots(run.run_id).flatMap((s) => (s.pending ? [s.pending] : []));
+  const all = surfaced ? [surfaced, ...siblings.filter((r) => r.id !== surfaced.id)] : siblings;
+  return run.status === "pending" ? all : [];
+}
+
+export function answerFor(input: Pick<DecisionInput, "requestId" | "decision" | "data" | "reason">): Answer {
+  switch (input.decision) {
+    case "approve":
+      return answerOutput(input.requestId, input.data);
+    case "decline":
+      return answerDeclined(input.requestId, input.reason ?? "declined");
+    case "cancel":
+      return answerDeclined(input.requestId, input.reason ?? "cancelled");
+  }
+}
+
+/** Applies the ledger rules; writes the decision when accepted. Synchronous, so it commits atomically. */
+export function recordDecision(store: RunStore, input: DecisionInput, now: number): DecisionOutcome {
+  const run = store.run(input.runId);
+  if (!run) return { status: 404, code: "run_not_found", message: `no run ${input.runId} in this thread` };
+  const answer = answerFor(input);
+
+  const existing = store.decision(input.requestId);
+  if (existing) {
+    if (existing.run_id !== run.run_id) {
+      return { status: 404, code: "request_not_found", message: `request ${input.requestId} does not belong to run ${run.run_id}` };
+    }
+    const same = existing.decision === input.decision && canonicalJson(answerOfRow(existing)) === canonicalJson(answer);
+    if (same) return { status: 200, decision: decisionView(existing), duplicate: true };
+    return {
+      status: 409,
+      code: "conflicting_decision",
+      message: `request ${input.requestId} was already decided (${existing.decision} via ${existing.channel})`,
+      decision: decisionView(existing),
+    };
+  }
+
+  const request = findRequest(store, run, input.requestId);
+  if (!request) {
+    if (run.status !== "pending" && pendingOfRow(run)?.id === input.requestId) {
+      return { status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending` };
+    }
+    return { status: 404, code: "request_not_found", message: `run ${run.run_id} has no request ${input.requestId}` };
+  }
+  if (run.status !== "pending") {
+    return { status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}` };
+  }
+  if (run.expires_at !== null && run.expires_at <= now && pendingOfRow(run)?.id === request.id) {
+    return { status: 409, code: "request_expired", message: `request ${request.id} expired at ${new Date(run.expires_at).toISOString()}` };
+  }
+  if (input.decision === "approve" && request.kind === "input") {
+    const schema = request.data?.schema;
+    if (schema && typeof schema === "object") {
+      const checked = validateArgs(schema as Record<string, unknown>, input.data ?? {});
+      if (!checked.ok) {
+        return { status: 400, code: "invalid_data", message: "data does not match the request's schema", issues: checked.problems };
+      }
+    }
+  }
+
+  const row = {
+    request_id: request.id,
+    run_id: run.run_id,
+    decision: input.decision,
+    answer: JSON.stringify(answer),
+    channel: input.channel,
+    decided_by: input.decidedBy ?? defaultDecider(input.channel),
+    webhook_id: input.webhookId ?? null,
+    decided_at: now,
+  };
+  store.insertDecision(row);
+  return { status: 202, decision: decisionView({ ...row, applied_at: null }), duplicate: false };
+}
+
+function findRequest(store: RunStore, run: RunRow, requestId: string): Request | undefined {
+  return openRequests(store, run).find((r) => r.id === requestId);
+}
+
+function defaultDecider(channel: Channel): string | null {
+  return channel === "page" ? "approval-page" : channel === "webhook" ? null : channel;
+}

@@ -1,0 +1,214 @@
+/**
+ * Drives one run of a thread from its stored state: decides what work there is
+ * (start or carry on, apply a recorded decision, expire a request), runs the kernel
+ * with a fresh client, and persists at every turn boundary. Nothing is kept in
+ * memory across a suspension: every step starts from storage.
+ */
+import type { Message, Request, RunResult, Usage } from "../src/core/types";
+import type { RunEvent } from "../src/core/events";
+import type { RunState } from "../src/core/loop/run-loop";
+import { createClient, createInProcessClient, type Client } from "../src/core/client";
+import { createToolkit } from "../src/core/toolkit";
+import { answerDeclined } from "../src/core/answers";
+import { errorMessage } from "../src/core/errors";
+import { agentTools, DEFAULT_APPROVAL_TIMEOUT_MS, type AgentDefinition } from "../src/edge/agent";
+import type { EdgeConfig } from "../src/edge/config";
+import { edgeMetrics } from "../src/edge/metrics";
+import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow, type RunStore, type ToolMessage } from "./run-store";
+
+export interface DriverDeps {
+  store: RunStore;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  config: EdgeConfig;
+  env: Record<string, unknown>;
+  fetch?: typeof fetch;
+  now(): number;
+  /** Groups synchronous writes into one atomic commit. */
+  transaction<T>(fn: () => T): T;
+  /** Appends to the run's event log and pushes to live listeners. */
+  record(runId: string, type: string, data: unknown): void;
+  /** A run halted on `request`: notify its approver. */
+  halted(run: RunRow, request: Request): Promise<void>;
+}
+
+type Work =
+  | { kind: "continue"; recovering: boolean }
+  | { kind: "answer"; decision: DecisionRow; request: Request; finalOnly: boolean };
+
+/** What the stored state says should happen next for this run, or undefined. */
+export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
+  if (run.status === "running") {
+    return { kind: "continue", recovering: run.turns > 0 || deps.store.runMessages(run.run_id).length > 1 };
+  }
+  const request = pendingOfRow(run);
+  if (!request) return undefined;
+  let decision = deps.store.decision(request.id);
+  if (run.status === "pending" && !decision && run.expires_at !== null && run.expires_at <= deps.now()) {
+    decision = recordExpiry(deps, run, request);
+  }
+  if (!decision || decision.applied_at !== null) return undefined;
+  if (run.status === "pending") return { kind: "answer", decision, request, finalOnly: false };
+  // Cancelled after the decision was recorded: the decision still applies to its call, the model is not called again.
+  if (run.status === "cancelled" && run.cancelled_at !== null && decision.decided_at <= run.cancelled_at) {
+    return { kind: "answer", decision, request, finalOnly: true };
+  }
+  return undefined;
+}
+
+function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): DecisionRow {
+  const row = {
+    request_id: request.id,
+    run_id: run.run_id,
+    decision: "expire" as const,
+    answer: JSON.stringify(answerDeclined(request.id, "expired")),
+    channel: "expiry" as const,
+    decided_by: "expiry",
+    webhook_id: null,
+    decided_at: deps.now(),
+  };
+  deps.store.insertDecision(row);
+  return { ...row, applied_at: null };
+}
+
+/** Runs one unit of work. Returns true when it changed something (the caller looks again). */
+export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSignal): Promise<boolean> {
+  const run = deps.store.run(runId);
+  if (!run) return false;
+  const work = nextWork(deps, run);
+  if (!work) return false;
+  const agent = deps.agents.get(run.agent);
+  if (!agent) {
+    fail(deps, run, `agent ${JSON.stringify(run.agent)} is not deployed any more`);
+    return false;
+  }
+
+  const { messages, committed } = deps.store.transcript(runId);
+  const stored = {
+    runId,
+    toolCalls: deps.store.toolCalls(runId),
+    turns: run.turns,
+    usage: JSON.parse(run.usage) as Usage,
+    model: run.model ?? undefined,
+  };
+  const persister = checkpointer(deps, run, committed, stored.toolCalls.length, work);
+  const client = makeClient(deps, agent, work.kind === "answer" && work.finalOnly ? run.turns : undefined, persister, runId);
+  const toolkit = await createToolkit({ tools: await agentTools(agent, deps.env), env: deps.env });
+
+  let result: RunResult;
+  try {
+    if (work.kind === "answer") {
+      const answer = answerOfRow(work.decision);
+      deps.record(runId, "resumed", { requestId: work.request.id, decision: work.decision.decision, channel: work.decision.channel });
+      result = await client.runWithAnswer({ ...stored, toolkit, history: messages, pending: work.request, answer, signal });
+    } else {
+      if (work.recovering) deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
+      result = await client.continueRun({ ...stored, toolkit, history: messages, signal });
+    }
+  } catch (error) {
+    const current = deps.store.run(runId);
+    if (current?.status === "cancelled") return true;
+    fail(deps, current ?? run, errorMessage(error));
+    return true;
+  } finally {
+    await toolkit.close();
+  }
+  await finish(deps, agent, runId, result);
+  return true;
+}
+
+function makeClient(
+  deps: DriverDeps,
+  agent: AgentDefinition,
+  maxTurns: number | undefined,
+  onCheckpoint: (state: RunState) => void,
+  runId: string,
+): Client {
+  const common = {
+    systemPrompt: agent.systemPrompt,
+    maxTurns: maxTurns ?? agent.maxTurns ?? 10,
+    onCheckpoint,
+    onEvent: (event: RunEvent) => forward(deps, runId, event),
+    onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
+  };
+  const llm = deps.config.llm;
+  if (llm) {
+    return createClient({ ...common, baseUrl: llm.baseUrl, style: llm.style, model: agent.model ?? llm.model, apiKey: llm.apiKey, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  }
+  if (!agent.demoModel) {
+    throw new Error(`no model: set LLM_BASE_URL/LLM_STYLE/LLM_MODEL, or give agent ${agent.name} a demoModel`);
+  }
+  return createInProcessClient({ ...common, model: agent.model ?? "demo", generate: agent.demoModel });
+}
+
+/** Kernel events → the run's event log (the SSE vocabulary). `done` is recorded by `finish`. */
+function forward(deps: DriverDeps, runId: string, event: RunEvent): void {
+  switch (event.type) {
+    case "text":
+      return deps.record(runId, "text", { delta: event.delta });
+    case "tool_call":
+      return deps.record(runId, "tool_call", { id: event.id, name: event.name, args: event.args });
+    case "tool_result":
+      return deps.record(runId, "tool_result", { id: event.id, name: event.name, output: event.output, isError: event.isError });
+    case "pending":
+      return deps.record(runId, "pending", { request: event.request });
+    case "usage":
+    case "done":
+      return;
+  }
+}
+
+/**
+ * Persists a checkpoint. Committed messages are appended, never rewritten; the
+ * halted turn's results live in `slots` until none of them is suspended.
+ */
+function checkpointer(deps: DriverDeps, run: RunRow, committed: number, toolCallsStored: number, work: Work) {
+  return (state: RunState) => {
+    deps.transaction(() => {
+      const lastAssistant = state.messages.findLastIndex((m) => m.role === "assistant");
+      const turnResults = state.messages.slice(lastAssistant + 1).filter((m): m is ToolMessage => m.role === "tool");
+      const halted = turnResults.some((m) => m.pending);
+      const end = halted ? lastAssistant + 1 : state.messages.length;
+      const fresh: Message[] = state.messages.slice(committed, Math.max(committed, end));
+      deps.store.appendMessages(run.run_id, fresh);
+      committed += fresh.length;
+      if (halted) deps.store.putSlots(run.run_id, turnResults);
+      else deps.store.clearSlots(run.run_id);
+      deps.store.appendToolCalls(run.run_id, state.toolCalls.slice(toolCallsStored));
+      toolCallsStored = state.toolCalls.length;
+      const fields: Partial<RunRow> = { usage: JSON.stringify(state.usage), turns: state.turns, model: state.model };
+      if (work.kind === "answer") {
+        const answered = turnResults.find((m) => m.pending?.id === work.request.id);
+        if (!answered) {
+          deps.store.markApplied(work.request.id, deps.now());
+          if (!work.finalOnly) Object.assign(fields, { status: "running", pending: null, expires_at: null });
+          else Object.assign(fields, { pending: null });
+        }
+      }
+      deps.store.update(run.run_id, fields, deps.now());
+    });
+  };
+}
+
+async function finish(deps: DriverDeps, agent: AgentDefinition, runId: string, result: RunResult): Promise<void> {
+  const run = deps.store.run(runId)!;
+  if (run.status === "cancelled") return;
+  if (result.status === "pending" && result.pending) {
+    const request = result.pending;
+    const expires = request.expiresAt ? Date.parse(request.expiresAt) : deps.now() + (agent.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT_MS);
+    deps.store.update(runId, { status: "pending", pending: JSON.stringify(request), expires_at: expires }, deps.now());
+    // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
+    if (!deps.store.decision(request.id)) await deps.halted(deps.store.run(runId)!, request);
+    return;
+  }
+  deps.store.update(
+    runId,
+    { status: result.status, text: result.text, pending: null, expires_at: null, limit_reason: result.limit ?? null },
+    deps.now(),
+  );
+  deps.record(runId, "done", { status: result.status, text: result.text, usage: result.usage, turns: result.turns, ...(result.limit ? { limit: result.limit } : {}) });
+}
+
+function fail(deps: DriverDeps, run: RunRow, message: string): void {
+  deps.store.update(run.run_id, { status: "failed", error: message, pending: null, expires_at: null }, deps.now());
+  deps.record(run.run_id, "error", { message });
+}

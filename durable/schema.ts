@@ -1,0 +1,63 @@
+/**
+ * The thread object's tables. Applied idempotently on every construction; the
+ * version row lets a later migration know where it starts.
+ *
+ * - runs: one row per run (status, the surfaced pending request, totals).
+ * - messages: the thread's transcript, append-only, one row per message.
+ * - slots: results of a halted turn while any of its calls is suspended (the only
+ *   rows ever replaced; they move to `messages` when the turn completes).
+ * - tool_calls: resolved calls per run, append-only (RunResult.toolCalls).
+ * - decisions: the ledger keyed by request id — first decision wins; also the audit trail.
+ * - events: the run's event log for SSE replay.
+ */
+import type { Sql } from "./sql";
+
+export const SCHEMA_VERSION = 1;
+
+export function migrate(sql: Sql): void {
+  sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
+  sql`CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    status TEXT NOT NULL,
+    input TEXT NOT NULL,
+    callback_url TEXT,
+    metadata TEXT,
+    public_url TEXT NOT NULL,
+    pending TEXT,
+    expires_at INTEGER,
+    text TEXT,
+    usage TEXT NOT NULL,
+    turns INTEGER NOT NULL DEFAULT 0,
+    model TEXT,
+    error TEXT,
+    limit_reason TEXT,
+    first_seq INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    cancelled_at INTEGER
+  )`;
+  sql`CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, body TEXT NOT NULL)`;
+  sql`CREATE TABLE IF NOT EXISTS slots (
+    run_id TEXT NOT NULL, position INTEGER NOT NULL, call_id TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (run_id, call_id)
+  )`;
+  sql`CREATE TABLE IF NOT EXISTS tool_calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, body TEXT NOT NULL)`;
+  sql`CREATE INDEX IF NOT EXISTS tool_calls_run ON tool_calls (run_id)`;
+  sql`CREATE TABLE IF NOT EXISTS decisions (
+    request_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    decided_by TEXT,
+    webhook_id TEXT,
+    decided_at INTEGER NOT NULL,
+    applied_at INTEGER
+  )`;
+  sql`CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)`;
+  sql`CREATE INDEX IF NOT EXISTS events_run ON events (run_id, id)`;
+  sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
+      ON CONFLICT (key) DO NOTHING`;
+}

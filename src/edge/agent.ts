@@ -1,0 +1,53 @@
+import type { Tool } from "../core/types";
+import type { GeneratedMessage } from "../core/client";
+import type { ModelRequest } from "../core/providers/model";
+
+/** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
+export type AgentTools = Tool[] | ((env: Record<string, unknown>) => Tool[] | Promise<Tool[]>);
+
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  systemPrompt: string;
+  tools: AgentTools;
+  /** Overrides `LLM_MODEL` for this agent. */
+  model?: string;
+  maxTurns?: number;
+  /** Milliseconds a pending request waits before it expires (declined with "expired"). Default 24 h. */
+  approvalTimeout?: number;
+  /**
+   * The model used when no `LLM_BASE_URL` is configured: a deterministic function
+   * of the transcript, so `wrangler dev` and tests work offline.
+   */
+  demoModel?: (request: ModelRequest) => GeneratedMessage | Promise<GeneratedMessage>;
+  /** Remote MCP servers, in the common config shape (see the MCP docs). */
+  mcp?: unknown;
+}
+
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * Declares an agent the edge can run.
+ * @example
+ * export const support = defineAgent({
+ *   name: "support", description: "Order support", systemPrompt: "You help with orders.",
+ *   tools: [lookupOrder, requireApproval(refundOrder, { when: (a) => a.amount > 50 })],
+ * });
+ */
+export function defineAgent(definition: AgentDefinition): AgentDefinition {
+  if (!NAME.test(definition.name)) {
+    throw new TypeError(`defineAgent: name must match ${NAME} (got ${JSON.stringify(definition.name)})`);
+  }
+  if (definition.maxTurns !== undefined && !(Number.isInteger(definition.maxTurns) && definition.maxTurns > 0)) {
+    throw new TypeError(`defineAgent(${definition.name}): maxTurns must be a positive integer`);
+  }
+  if (definition.approvalTimeout !== undefined && !(definition.approvalTimeout > 0)) {
+    throw new TypeError(`defineAgent(${definition.name}): approvalTimeout must be a positive number of milliseconds`);
+  }
+  return Object.freeze({ ...definition });
+}
+
+export async function agentTools(agent: AgentDefinition, env: Record<string, unknown>): Promise<Tool[]> {
+  return typeof agent.tools === "function" ? agent.tools(env) : agent.tools;
+}

@@ -1,0 +1,74 @@
+/**
+ * The worker's configuration, read from its environment and checked up front so a
+ * misconfiguration fails with a message that names the variable.
+ */
+import { parseWebhookSecret } from "./webhooks";
+
+export interface EdgeEnv {
+  API_TOKEN?: string;
+  WEBHOOK_SECRET?: string;
+  PUBLIC_URL?: string;
+  LLM_BASE_URL?: string;
+  LLM_STYLE?: string;
+  LLM_MODEL?: string;
+  LLM_API_KEY?: string;
+}
+
+export interface LlmConfig {
+  baseUrl: string;
+  style: "openai" | "anthropic";
+  model: string;
+  apiKey?: string;
+}
+
+export interface EdgeConfig {
+  apiToken: string;
+  /** One or more `whsec_` secrets (space-separated in the variable): the first signs, all verify. */
+  webhookSecrets: string[];
+  publicUrl?: string;
+  /** Undefined ⇒ the agents' built-in demo models. */
+  llm?: LlmConfig;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export function readConfig(env: EdgeEnv): EdgeConfig {
+  const apiToken = env.API_TOKEN?.trim();
+  if (!apiToken) throw new ConfigError("API_TOKEN is not set: add it as a secret (`wrangler secret put API_TOKEN`) or in .dev.vars");
+  const secrets = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);
+  if (secrets.length === 0) throw new ConfigError("WEBHOOK_SECRET is not set: add a whsec_… secret (see .dev.vars.example)");
+  for (const secret of secrets) {
+    try {
+      parseWebhookSecret(secret);
+    } catch (error) {
+      throw new ConfigError(`WEBHOOK_SECRET is malformed: ${(error as Error).message}`);
+    }
+  }
+  let publicUrl: string | undefined;
+  if (env.PUBLIC_URL) {
+    if (!isUrl(env.PUBLIC_URL)) throw new ConfigError(`PUBLIC_URL is not a URL: ${JSON.stringify(env.PUBLIC_URL)}`);
+    publicUrl = env.PUBLIC_URL.replace(/\/+$/, "");
+  }
+  return { apiToken, webhookSecrets: secrets, ...(publicUrl ? { publicUrl } : {}), ...(env.LLM_BASE_URL ? { llm: readLlm(env) } : {}) };
+}
+
+function readLlm(env: EdgeEnv): LlmConfig {
+  const baseUrl = env.LLM_BASE_URL!;
+  if (!isUrl(baseUrl)) throw new ConfigError(`LLM_BASE_URL is not a URL: ${JSON.stringify(baseUrl)}`);
+  const style = env.LLM_STYLE ?? "openai";
+  if (style !== "openai" && style !== "anthropic") {
+    throw new ConfigError(`LLM_STYLE must be "openai" or "anthropic", got ${JSON.stringify(style)}`);
+  }
+  if (!env.LLM_MODEL) throw new ConfigError("LLM_MODEL is not set (required with LLM_BASE_URL)");
+  return { baseUrl, style, model: env.LLM_MODEL, ...(env.LLM_API_KEY ? { apiKey: env.LLM_API_KEY } : {}) };
+}
+
+function isUrl(text: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}

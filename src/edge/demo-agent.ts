@@ -1,0 +1,107 @@
+/**
+ * The demo `support` agent: order lookup, refunds (approval above $50, a policy
+ * above $10,000), account deletion (always approved by a person) and a question
+ * to the user. Its tools are fakes with deterministic data, so it runs offline.
+ */
+import { z } from "zod";
+import { defineTool } from "../core/tools/define";
+import { requireApproval } from "../core/tools/approval";
+import { answerDeclined, pending } from "../core/answers";
+import { declinedResult } from "../core/suspension";
+import { defineAgent } from "./agent";
+import { demoSupportModel } from "./demo-model";
+
+const CATALOG: ReadonlyArray<readonly [name: string, cents: number]> = [
+  ["USB-C cable", 1299],
+  ["Mechanical keyboard", 8900],
+  ["Wireless mouse", 3450],
+  ["Laptop stand", 4999],
+  ["Noise-cancelling headphones", 19900],
+];
+const STATUSES = ["shipped", "processing", "delivered"] as const;
+
+/** A fake order derived from its number: the same id always gives the same order ("42" is shipped). */
+export function fakeOrder(orderId: string) {
+  const n = Number(orderId);
+  const items = Array.from({ length: (n % 3) + 1 }, (_, i) => {
+    const [name, cents] = CATALOG[(n + i * 2) % CATALOG.length]!;
+    return { name, quantity: ((n + i) % 2) + 1, unitPrice: cents / 100 };
+  });
+  const totalCents = items.reduce((sum, item) => sum + Math.round(item.unitPrice * 100) * item.quantity, 0);
+  return { orderId, status: STATUSES[n % STATUSES.length]!, items, total: totalCents / 100, currency: "USD" };
+}
+
+const lookupOrder = defineTool<{ orderId: string }>({
+  name: "lookup_order",
+  description: "Look up an order by its number: status, items and total.",
+  inputSchema: z.object({ orderId: z.string().describe("The order number, e.g. \"42\"") }),
+  run: ({ orderId }) => {
+    const id = orderId.trim().replace(/^#/, "");
+    if (!/^\d{1,9}$/.test(id)) return { output: `order ${orderId} not found`, isError: true };
+    return JSON.stringify(fakeOrder(id));
+  },
+});
+
+type RefundArgs = { orderId: string; amount: number };
+const refundOrder = requireApproval<RefundArgs>(
+  defineTool<RefundArgs>({
+    name: "refund_order",
+    description: "Refund an amount (in dollars) on an order. Refunds over $50 need approval.",
+    inputSchema: z.object({ orderId: z.string(), amount: z.number().positive() }),
+    run: ({ orderId, amount }) => `Refunded $${amount} on order ${orderId}`,
+  }),
+  {
+    when: (a) => a.amount > 50,
+    prompt: (a) => `Refund $${a.amount} on order ${a.orderId}?`,
+    policy: (a, req) => (a.amount > 10_000 ? answerDeclined(req.id, "policy: refunds over $10,000 need finance review") : undefined),
+  },
+);
+
+const deleteAccount = requireApproval(
+  defineTool({
+    name: "delete_account",
+    description: "Permanently delete the user's account.",
+    inputSchema: z.object({}),
+    run: () => "Account deleted",
+  }),
+  { prompt: "Delete this account? This cannot be undone." },
+);
+
+const INPUT_SCHEMA = {
+  type: "object",
+  properties: { answer: { type: "string", title: "Your answer" } },
+  required: ["answer"],
+};
+
+const askUser = defineTool<{ question: string }>({
+  name: "ask_user",
+  description: "Ask the user a question and wait for the answer.",
+  inputSchema: z.object({ question: z.string().min(1) }),
+  run: ({ question }, ctx) => {
+    // Derived from the call id so a retried execution asks the same question.
+    const id = ctx.callId ? `inp_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : undefined;
+    const ask = { kind: "input", prompt: question, data: { schema: INPUT_SCHEMA }, ...(id ? { id } : {}) };
+    if (!ctx.answer) return pending(ask);
+    // The loop never re-executes on a refusal; a caller that does gets the refusal back.
+    if (!ctx.answer.ok) return declinedResult({ ...ask, id: ctx.answer.id }, ctx.answer.reason);
+    const data = ctx.answer.data;
+    const answer =
+      typeof data === "object" && data !== null && typeof (data as { answer?: unknown }).answer === "string"
+        ? (data as { answer: string }).answer
+        : typeof data === "string" ? data : JSON.stringify(data ?? null);
+    return `The user answered: ${answer}`;
+  },
+});
+
+/** The demo agent; with no `LLM_BASE_URL` it is driven by `demoSupportModel`. */
+export const supportAgent = defineAgent({
+  name: "support",
+  description: "Order support: look up orders, refund (with approval), delete accounts, ask the user.",
+  systemPrompt:
+    "You are a customer support agent for an online shop. Use lookup_order for order questions, " +
+    "refund_order for refunds, delete_account only when the user asks to delete their account, " +
+    "and ask_user when you need information from the user. Be brief.",
+  tools: [lookupOrder, refundOrder, deleteAccount, askUser],
+  approvalTimeout: 15 * 60_000,
+  demoModel: demoSupportModel,
+});
