@@ -7,33 +7,10 @@ import type { Answer, Request } from "../src/core/types";
 import { answerDeclined, answerOutput } from "../src/core/answers";
 import { validateArgs } from "../src/core/schema";
 import { canonicalJson } from "../src/edge/approval-token";
-import { answerOfRow, pendingOfRow, type Channel, type DecisionRow, type RunRow, type RunStore } from "./run-store";
+import type { DecisionInput, DecisionOutcome, DecisionView } from "../src/edge/protocol";
+import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "./run-store";
 
-export interface DecisionInput {
-  runId: string;
-  requestId: string;
-  decision: "approve" | "decline" | "cancel";
-  data?: unknown;
-  reason?: string;
-  decidedBy?: string;
-  channel: Channel;
-  webhookId?: string;
-}
-
-export type DecisionOutcome =
-  | { status: 202 | 200; decision: DecisionView; duplicate: boolean }
-  | { status: 400 | 404 | 409; code: string; message: string; issues?: string[]; decision?: DecisionView };
-
-export interface DecisionView {
-  requestId: string;
-  decision: DecisionRow["decision"];
-  answer: Answer;
-  channel: Channel;
-  decidedBy: string | null;
-  webhookId: string | null;
-  decidedAt: string;
-  appliedAt: string | null;
-}
+export type { DecisionInput, DecisionOutcome, DecisionView };
 
 export function decisionView(row: DecisionRow): DecisionView {
   return {
@@ -70,17 +47,18 @@ export function answerFor(input: Pick<DecisionInput, "requestId" | "decision" | 
 /** Applies the ledger rules; writes the decision when accepted. Synchronous, so it commits atomically. */
 export function recordDecision(store: RunStore, input: DecisionInput, now: number): DecisionOutcome {
   const run = store.run(input.runId);
-  if (!run) return { status: 404, code: "run_not_found", message: `no run ${input.runId} in this thread` };
+  if (!run) return { ok: false, status: 404, code: "run_not_found", message: `no run ${input.runId} in this thread` };
   const answer = answerFor(input);
 
   const existing = store.decision(input.requestId);
   if (existing) {
     if (existing.run_id !== run.run_id) {
-      return { status: 404, code: "request_not_found", message: `request ${input.requestId} does not belong to run ${run.run_id}` };
+      return { ok: false, status: 404, code: "request_not_found", message: `request ${input.requestId} does not belong to run ${run.run_id}` };
     }
     const same = existing.decision === input.decision && canonicalJson(answerOfRow(existing)) === canonicalJson(answer);
-    if (same) return { status: 200, decision: decisionView(existing), duplicate: true };
+    if (same) return { ok: true, status: 200, decision: decisionView(existing), duplicate: true };
     return {
+      ok: false,
       status: 409,
       code: "conflicting_decision",
       message: `request ${input.requestId} was already decided (${existing.decision} via ${existing.channel})`,
@@ -91,22 +69,22 @@ export function recordDecision(store: RunStore, input: DecisionInput, now: numbe
   const request = findRequest(store, run, input.requestId);
   if (!request) {
     if (run.status !== "pending" && pendingOfRow(run)?.id === input.requestId) {
-      return { status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending` };
+      return { ok: false, status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending` };
     }
-    return { status: 404, code: "request_not_found", message: `run ${run.run_id} has no request ${input.requestId}` };
+    return { ok: false, status: 404, code: "request_not_found", message: `run ${run.run_id} has no request ${input.requestId}` };
   }
   if (run.status !== "pending") {
-    return { status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}` };
+    return { ok: false, status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}` };
   }
   if (run.expires_at !== null && run.expires_at <= now && pendingOfRow(run)?.id === request.id) {
-    return { status: 409, code: "request_expired", message: `request ${request.id} expired at ${new Date(run.expires_at).toISOString()}` };
+    return { ok: false, status: 409, code: "request_expired", message: `request ${request.id} expired at ${new Date(run.expires_at).toISOString()}` };
   }
   if (input.decision === "approve" && request.kind === "input") {
     const schema = request.data?.schema;
     if (schema && typeof schema === "object") {
       const checked = validateArgs(schema as Record<string, unknown>, input.data ?? {});
       if (!checked.ok) {
-        return { status: 400, code: "invalid_data", message: "data does not match the request's schema", issues: checked.problems };
+        return { ok: false, status: 400, code: "invalid_data", message: "data does not match the request's schema", issues: checked.problems };
       }
     }
   }
@@ -122,13 +100,13 @@ export function recordDecision(store: RunStore, input: DecisionInput, now: numbe
     decided_at: now,
   };
   store.insertDecision(row);
-  return { status: 202, decision: decisionView({ ...row, applied_at: null }), duplicate: false };
+  return { ok: true, status: 202, decision: decisionView({ ...row, applied_at: null }), duplicate: false };
 }
 
 function findRequest(store: RunStore, run: RunRow, requestId: string): Request | undefined {
   return openRequests(store, run).find((r) => r.id === requestId);
 }
 
-function defaultDecider(channel: Channel): string | null {
+function defaultDecider(channel: DecisionInput["channel"]): string | null {
   return channel === "page" ? "approval-page" : channel === "webhook" ? null : channel;
 }

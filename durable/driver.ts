@@ -4,7 +4,7 @@
  * with a fresh client, and persists at every turn boundary. Nothing is kept in
  * memory across a suspension: every step starts from storage.
  */
-import type { Message, Request, RunResult, Usage } from "../src/core/types";
+import type { Answer, Message, Request, RunResult, Usage } from "../src/core/types";
 import type { RunEvent } from "../src/core/events";
 import type { RunState } from "../src/core/loop/run-loop";
 import { createClient, createInProcessClient, type Client } from "../src/core/client";
@@ -148,6 +148,7 @@ function forward(deps: DriverDeps, runId: string, event: RunEvent): void {
     case "tool_call":
       return deps.record(runId, "tool_call", { id: event.id, name: event.name, args: event.args });
     case "tool_result":
+      recordPolicyDecision(deps, runId, event.metadata?.policy);
       return deps.record(runId, "tool_result", { id: event.id, name: event.name, output: event.output, isError: event.isError });
     case "pending":
       return deps.record(runId, "pending", { request: event.request });
@@ -155,6 +156,24 @@ function forward(deps: DriverDeps, runId: string, event: RunEvent): void {
     case "done":
       return;
   }
+}
+
+/** A policy that decided automatically goes into the ledger too: the audit trail shows every decision. */
+function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown): void {
+  const parsed = policy as { request?: Request; answer?: Answer } | undefined;
+  if (!parsed?.request?.id || !parsed.answer || deps.store.decision(parsed.request.id)) return;
+  const now = deps.now();
+  deps.store.insertDecision({
+    request_id: parsed.request.id,
+    run_id: runId,
+    decision: parsed.answer.ok ? "approve" : "decline",
+    answer: JSON.stringify({ ...parsed.answer, id: parsed.request.id }),
+    channel: "policy",
+    decided_by: "policy",
+    webhook_id: null,
+    decided_at: now,
+  });
+  deps.store.markApplied(parsed.request.id, now);
 }
 
 /**

@@ -1,3 +1,11 @@
-import { DurableObject } from "cloudflare:workers";
-export class ThreadObject extends DurableObject {}
-export default { fetch: () => new Response("ok") } satisfies ExportedHandler;
+/**
+ * The deployable example: the demo `support` agent. With no LLM_BASE_URL set, its
+ * built-in deterministic model drives it, so `npm start` works offline.
+ */
+import { createEdge } from "../durable/create-edge";
+import { supportAgent } from "./edge/demo-agent";
+
+const edge = createEdge({ agents: [supportAgent] });
+
+export class ThreadObject extends edge.ThreadObject {}
+export default edge.worker;

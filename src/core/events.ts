@@ -1,10 +1,10 @@
-import type { Request, RunResult, Usage } from "./types";
+import type { Request, RunResult, ToolResult, Usage } from "./types";
 
 /** What `stream()` yields and what the edge appends to a run's event log. */
 export type RunEvent =
   | { type: "text"; delta: string }
   | { type: "tool_call"; id: string; name: string; args: unknown }
-  | { type: "tool_result"; id: string; name: string; output: string; isError: boolean }
+  | { type: "tool_result"; id: string; name: string; output: string; isError: boolean; metadata?: ToolResult["metadata"] }
   | { type: "pending"; request: Request }
   | { type: "usage"; usage: Usage }
   | { type: "done"; result: RunResult };

@@ -10,7 +10,7 @@ import {
   type RunResult,
   type Tool,
   type WaitFor,
-} from "../../src/index";
+} from "../../src/core/index";
 import { demoSupportModel } from "../../src/edge/demo-model";
 import { supportAgent } from "../../src/edge/demo-agent";
 

@@ -17,7 +17,7 @@ import {
   type MetricEvent,
   type RunResult,
   type ToolResult,
-} from "../../src/index";
+} from "../../src/core/index";
 import { assertBalanced, fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 async function setup(steps: Step[], hooks: Hooks, extra: Partial<ClientOptions> = {}, style: Style = "openai") {

@@ -3,7 +3,7 @@
  * through the `sleep` option, never spent), aborts, timeouts, and what is reported.
  */
 import { describe, expect, it } from "vitest";
-import { ProviderError, RunAbortedError, createClient, createToolkit, parseRetryAfter, type ClientOptions } from "../../src/index";
+import { ProviderError, RunAbortedError, createClient, createToolkit, parseRetryAfter, type ClientOptions } from "../../src/core/index";
 import { MAX_RETRY_DELAY_MS } from "../../src/core/retry";
 import { fakeLlm, type Step } from "../helpers/fake-llm";
 

@@ -1,6 +1,6 @@
 // The seed document's three examples (../shared/seed/answer_declined.md), in TypeScript.
 import { describe, expect, it } from "vitest";
-import { answerDeclined, answerOutput, createClient, createToolkit, type Tool } from "../../src/index";
+import { answerDeclined, answerOutput, createClient, createToolkit, type Tool } from "../../src/core/index";
 import { fakeLlm } from "../helpers/fake-llm";
 
 describe("answerDeclined (seed)", () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ProviderError, createClient, createToolkit, defineTool, type ClientOptions, type Toolkit } from "../../src/index";
+import { ProviderError, createClient, createToolkit, defineTool, type ClientOptions, type Toolkit } from "../../src/core/index";
 import { assertBalanced, fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 const STYLES: Style[] = ["openai", "anthropic"];

@@ -115,7 +115,14 @@ async function finish(call: ToolCall, args: unknown, result: ToolResult, env: Ca
   }
   metricFor(call, env, final, ms, false);
   env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
-  env.emit({ type: "tool_result", id: call.id, name: call.name, output: final.output, isError: final.isError });
+  env.emit({
+    type: "tool_result",
+    id: call.id,
+    name: call.name,
+    output: final.output,
+    isError: final.isError,
+    ...(final.metadata ? { metadata: final.metadata } : {}),
+  });
   const reason = final.metadata?.reason;
   return {
     role: "tool",

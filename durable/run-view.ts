@@ -1,0 +1,35 @@
+import type { RunView } from "../src/edge/protocol";
+import type { Usage } from "../src/core/types";
+import { decisionView } from "./decisions";
+import { parseJson, pendingOfRow, type RunRow, type RunStore } from "./run-store";
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The public shape of a run (GET /v1/runs/:runId), with its decision audit trail. */
+export function runView(store: RunStore, run: RunRow, withTranscript: boolean): RunView {
+  const toolCalls = store.toolCalls(run.run_id);
+  const open = run.status === "pending";
+  return {
+    runId: run.run_id,
+    threadId: run.thread_id,
+    agent: run.agent,
+    status: run.status,
+    input: run.input,
+    pending: open ? pendingOfRow(run) ?? null : null,
+    expiresAt: open ? iso(run.expires_at) : null,
+    text: run.text,
+    usage: JSON.parse(run.usage) as Usage,
+    turns: run.turns,
+    model: run.model,
+    toolCalls,
+    toolCallCount: toolCalls.length,
+    decisions: store.decisions(run.run_id).map(decisionView),
+    error: run.error,
+    limit: run.limit_reason,
+    metadata: parseJson(run.metadata) ?? null,
+    createdAt: iso(run.created_at)!,
+    updatedAt: iso(run.updated_at)!,
+    cancelledAt: iso(run.cancelled_at),
+    ...(withTranscript ? { transcript: store.runMessages(run.run_id) } : {}),
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * One Durable Object per thread. Thin: its public methods are its RPC API, each
+ * one starts from storage, and the domain logic lives in `driver.ts`,
+ * `decisions.ts` and `run-store.ts`.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Request as AgentRequest } from "../src/core/types";
+import type { AgentDefinition } from "../src/edge/agent";
+import { readConfig, type EdgeConfig, type EdgeEnv } from "../src/edge/config";
+import type { CancelOutcome, DriveMessage, NotificationSource, NotifyMessage, RequestDescription, RunView, StartInput, StartOutcome, ThreadRpc } from "../src/edge/protocol";
+import { createSql } from "./sql";
+import { migrate } from "./schema";
+import { RunStore, pendingOfRow, type RunRow } from "./run-store";
+import { driveOnce, type DriverDeps } from "./driver";
+import { recordDecision, decisionView, openRequests, type DecisionInput, type DecisionOutcome } from "./decisions";
+import { EventHub } from "./event-hub";
+import { runView } from "./run-view";
+
+/** How long a run may go without a checkpoint before the watchdog alarm retries it. */
+export const WATCHDOG_MS = 60_000;
+/** A recorded decision whose queue message never arrives is applied by this backstop alarm. */
+export const DECISION_BACKSTOP_MS = 10_000;
+
+export interface ThreadObjectOptions {
+  agents: AgentDefinition[];
+  fetch?: typeof fetch;
+}
+
+type ThreadEnv = Env & EdgeEnv;
+
+export function createThreadObjectClass(options: ThreadObjectOptions) {
+  const agents = new Map(options.agents.map((a) => [a.name, a]));
+
+  return class ThreadObject extends DurableObject<ThreadEnv> implements ThreadRpc {
+    readonly store: RunStore;
+    readonly events: EventHub;
+    #driving: Promise<void> | undefined;
+    #abort = new AbortController();
+
+    constructor(ctx: DurableObjectState, env: ThreadEnv) {
+      super(ctx, env);
+      const sql = createSql(ctx.storage.sql);
+      migrate(sql);
+      this.store = new RunStore(sql);
+      this.events = new EventHub(this.store);
+    }
+
+    get #config(): EdgeConfig {
+      return readConfig(this.env);
+    }
+
+    /** Starts a run in this thread; one active run per thread. */
+    async start(input: StartInput): Promise<StartOutcome> {
+      if (!agents.has(input.agent)) return { ok: false, code: "unknown_agent", message: `no agent named ${JSON.stringify(input.agent)}` };
+      const active = this.store.activeRun();
+      if (active) return { ok: false, code: "thread_busy", message: `thread ${input.threadId} has an active run ${active.run_id} (${active.status})` };
+      if (this.store.run(input.runId)) return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
+      const now = Date.now();
+      this.ctx.storage.transactionSync(() => this.store.insertRun({ ...input, now }));
+      await this.#armAlarm();
+      await this.env.RESUME_QUEUE.send({ threadId: input.threadId, runId: input.runId } satisfies DriveMessage);
+      return { ok: true, run: this.#view(input.runId, false)! };
+    }
+
+    async getRun(runId: string, options: { transcript?: boolean } = {}): Promise<RunView | undefined> {
+      return this.#view(runId, options.transcript ?? false);
+    }
+
+    /** Records an approver's decision; the resume queue (or the backstop alarm) applies it. */
+    async decide(input: DecisionInput): Promise<DecisionOutcome> {
+      const outcome = this.ctx.storage.transactionSync(() => recordDecision(this.store, input, Date.now()));
+      if (outcome.ok && outcome.status === 202) {
+        const run = this.store.run(input.runId)!;
+        await this.#armAlarm(Date.now() + DECISION_BACKSTOP_MS);
+        await this.env.RESUME_QUEUE.send({ threadId: run.thread_id, runId: run.run_id } satisfies DriveMessage);
+      }
+      return outcome;
+    }
+
+    /** What the approval page shows for one request, or why it cannot. */
+    async describeRequest(runId: string, requestId: string): Promise<RequestDescription> {
+      const run = this.store.run(runId);
+      if (!run) return { state: "unknown" as const };
+      const decided = this.store.decision(requestId);
+      if (decided && decided.run_id === runId) return { state: "decided" as const, decision: decisionView(decided) };
+      const request = openRequests(this.store, run).find((r) => r.id === requestId);
+      if (!request) return { state: run.status === "pending" || run.status === "running" ? ("unknown" as const) : ("closed" as const), status: run.status };
+      return { state: "open" as const, request, agent: run.agent, expiresAt: run.expires_at === null ? null : new Date(run.expires_at).toISOString() };
+    }
+
+    async cancel(runId: string): Promise<CancelOutcome> {
+      const run = this.store.run(runId);
+      if (!run) return { ok: false, code: "run_not_found", message: `no run ${runId}` };
+      if (run.status !== "running" && run.status !== "pending") {
+        return { ok: false, code: "run_not_active", message: `run ${runId} is already ${run.status}` };
+      }
+      const now = Date.now();
+      this.ctx.storage.transactionSync(() => {
+        this.store.update(runId, { status: "cancelled", cancelled_at: now, expires_at: null }, now);
+        this.events.record(runId, "done", { status: "cancelled" });
+      });
+      this.#abort.abort(new Error("run cancelled"));
+      this.#abort = new AbortController();
+      // A decision recorded before the cancel still applies to its call.
+      await this.env.RESUME_QUEUE.send({ threadId: run.thread_id, runId } satisfies DriveMessage);
+      return { ok: true, run: this.#view(runId, false)! };
+    }
+
+    /** The queue consumer's entry point. At most one driver runs; a second delivery waits and re-checks. */
+    async drive(runId?: string): Promise<void> {
+      while (this.#driving) await this.#driving;
+      this.#driving = this.#driveAll(runId).finally(() => (this.#driving = undefined));
+      await this.#driving;
+    }
+
+    override async alarm(): Promise<void> {
+      await this.drive();
+      await this.#armAlarm();
+    }
+
+    /** Server-Sent Events for one run: replay after Last-Event-ID, then live until the run ends. */
+    override async fetch(input: string | Request, init?: RequestInit): Promise<Response> {
+      const request = new Request(input, init);
+      const url = new URL(request.url);
+      const runId = url.searchParams.get("runId") ?? "";
+      if (!this.store.run(runId)) return Response.json({ error: { code: "run_not_found", message: `no run ${runId}` } }, { status: 404 });
+      const after = Number.parseInt(request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0", 10);
+      return this.events.stream(runId, Number.isFinite(after) && after > 0 ? after : 0, () => this.#isFinished(runId));
+    }
+
+    /** The notification body for a pending request (built when sent, so it is never stale). */
+    async notification(message: NotifyMessage): Promise<NotificationSource | undefined> {
+      const run = this.store.run(message.runId);
+      const request = run && openRequests(this.store, run).find((r) => r.id === message.requestId);
+      if (!run || !request || this.store.decision(request.id)) return undefined;
+      return { run: { runId: run.run_id, threadId: run.thread_id, agent: run.agent, callbackUrl: run.callback_url, publicUrl: run.public_url, metadata: run.metadata === null ? null : JSON.parse(run.metadata) }, request, expiresAt: run.expires_at };
+    }
+
+    /** Records that a notification could not be delivered (from the dead-letter consumer). */
+    async notificationFailed(message: NotifyMessage, reason: string): Promise<void> {
+      if (this.store.run(message.runId)) this.events.record(message.runId, "error", { message: `notification for ${message.requestId} failed: ${reason}`, requestId: message.requestId, recoverable: true });
+    }
+
+    #isFinished(runId: string): boolean {
+      const status = this.store.run(runId)?.status;
+      return status === "done" || status === "incomplete" || status === "failed" || status === "cancelled";
+    }
+
+    #view(runId: string, transcript: boolean): RunView | undefined {
+      const run = this.store.run(runId);
+      return run && runView(this.store, run, transcript);
+    }
+
+    async #driveAll(only?: string): Promise<void> {
+      const deps = this.#deps();
+      for (let guard = 0; guard < 100; guard += 1) {
+        const runs = this.store.runsWithWork().filter((r) => !only || r.run_id === only);
+        let progressed = false;
+        for (const run of runs) {
+          await this.#armAlarm(Date.now() + WATCHDOG_MS);
+          if (await driveOnce(deps, run.run_id, this.#abort.signal)) progressed = true;
+        }
+        if (!progressed) break;
+      }
+      await this.#armAlarm();
+    }
+
+    #deps(): DriverDeps {
+      return {
+        store: this.store,
+        agents,
+        config: this.#config,
+        env: this.env as unknown as Record<string, unknown>,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        now: () => Date.now(),
+        transaction: (fn) => this.ctx.storage.transactionSync(fn),
+        record: (runId, type, data) => this.events.record(runId, type, data),
+        halted: async (run: RunRow, request: AgentRequest) => {
+          if (!run.callback_url) return;
+          await this.env.NOTIFY_QUEUE.send({ threadId: run.thread_id, runId: run.run_id, requestId: request.id } satisfies NotifyMessage);
+        },
+      };
+    }
+
+    /** One alarm serves every timer: the earliest of the watchdog, the backstop and request expiries. */
+    async #armAlarm(atLeast?: number): Promise<void> {
+      const times: number[] = atLeast === undefined ? [] : [atLeast];
+      for (const run of this.store.runsWithWork()) {
+        if (run.status === "running") times.push(Date.now() + WATCHDOG_MS);
+        if (run.status === "pending" && run.expires_at !== null) times.push(run.expires_at);
+        if (pendingOfRow(run) && this.#hasUnapplied(run)) times.push(Date.now() + DECISION_BACKSTOP_MS);
+      }
+      if (times.length === 0) return this.ctx.storage.deleteAlarm();
+      const next = Math.min(...times);
+      const current = await this.ctx.storage.getAlarm();
+      if (current === null || current > next || atLeast === undefined) await this.ctx.storage.setAlarm(next);
+    }
+
+    #hasUnapplied(run: RunRow): boolean {
+      const request = pendingOfRow(run);
+      const decision = request && this.store.decision(request.id);
+      return Boolean(decision && decision.applied_at === null);
+    }
+  };
+}
+
+export type ThreadObjectInstance = InstanceType<ReturnType<typeof createThreadObjectClass>>;

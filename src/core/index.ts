@@ -1,0 +1,45 @@
+/**
+ * The runtime-agnostic kernel: the toolnexus agent contract. Runs unchanged in
+ * workerd, Node ≥ 20, Deno and Bun (web-standard APIs only).
+ */
+export type {
+  Answer,
+  Context,
+  InputSchema,
+  JsonSchema,
+  Message,
+  Request,
+  RunResult,
+  RunStatus,
+  Tool,
+  ToolCall,
+  ToolContext,
+  ToolResult,
+  Usage,
+  WaitFor,
+} from "./types";
+export { RequestSchema, AnswerSchema } from "./wire";
+export { answerOutput, answerDeclined, pending, authRequired, isPending, pendingOf, newRequestId } from "./answers";
+export type { PendingInit } from "./answers";
+export { declinedResult, unresolvedResult } from "./suspension";
+export { defineTool, toToolResult } from "./tools/define";
+export type { DefineToolOptions } from "./tools/define";
+export { httpTool } from "./tools/http";
+export type { HttpToolOptions } from "./tools/http";
+export { relayTool } from "./tools/relay";
+export { requireApproval } from "./tools/approval";
+export type { RequireApprovalOptions } from "./tools/approval";
+export { createToolkit } from "./toolkit";
+export type { Toolkit, ToolkitOptions, ToolSource, ToolSourceLoader } from "./toolkit";
+export { createClient, createInProcessClient } from "./client";
+export type { Client, ClientOptions, InProcessClientOptions, GeneratedMessage, RunOptions } from "./client";
+export type { ResumeInput } from "./loop/resume";
+export type { Hooks } from "./hooks";
+export type { RunEvent } from "./events";
+export type { ModelRequest, ModelTurn, FinishReason, WireStyle } from "./providers/model";
+export { MetricsRegistry } from "./metrics";
+export type { MetricEvent } from "./metrics";
+export { memoryConversationStore } from "./conversation-store";
+export type { ConversationStore } from "./conversation-store";
+export { ProviderError, ResumeError, RunAbortedError } from "./errors";
+export { parseRetryAfter } from "./retry";

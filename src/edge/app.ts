@@ -1,0 +1,31 @@
+import { Hono } from "hono";
+import type { EdgeEnv } from "./config";
+import { readConfig } from "./config";
+import type { AgentDefinition } from "./agent";
+import { ApiError, onError } from "./http-errors";
+import { runRoutes } from "./routes/runs";
+import { decisionRoutes } from "./routes/decisions";
+import { approvalRoutes } from "./routes/approval";
+import { openApiDocument } from "./openapi";
+import { edgeMetrics } from "./metrics";
+
+/** The HTTP API of DESIGN.md §4. */
+export function createApp(agents: AgentDefinition[]) {
+  return new Hono<{ Bindings: Env & EdgeEnv }>()
+    .use("*", async (c, next) => {
+      readConfig(c.env); // fail fast, naming the variable, on every route
+      await next();
+    })
+    .get("/healthz", (c) => c.json({ ok: true }))
+    .get("/openapi.json", (c) => c.json(openApiDocument() as Record<string, unknown>))
+    .get("/metrics", (c) => c.text(edgeMetrics.render(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }))
+    .route("/v1", decisionRoutes())
+    .route("/v1", runRoutes(agents))
+    .route("/", approvalRoutes())
+    .notFound(() => {
+      throw new ApiError(404, "not_found", "no such route");
+    })
+    .onError(onError);
+}
+
+export type AppType = ReturnType<typeof createApp>;

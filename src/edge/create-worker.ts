@@ -1,0 +1,26 @@
+import type { AgentDefinition } from "./agent";
+import type { EdgeEnv } from "./config";
+import { createApp } from "./app";
+import { createQueueHandler, type QueueNames } from "./queues";
+
+export interface WorkerOptions {
+  agents: AgentDefinition[];
+  /** Outbound fetch for notifications (tests inject one). */
+  fetch?: typeof fetch;
+  queues?: Partial<QueueNames>;
+}
+
+/** The worker's fetch and queue handlers for a list of agents. */
+export function createWorker(options: WorkerOptions): ExportedHandler<Env & EdgeEnv> {
+  const names = new Set<string>();
+  for (const agent of options.agents) {
+    if (names.has(agent.name)) throw new TypeError(`two agents are named ${JSON.stringify(agent.name)}`);
+    names.add(agent.name);
+  }
+  const app = createApp(options.agents);
+  const queue = createQueueHandler(options);
+  return {
+    fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+    queue: (batch, env) => queue(batch, env),
+  };
+}

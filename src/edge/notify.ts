@@ -1,0 +1,65 @@
+/**
+ * Outbound notifications: when a run suspends, POST the request, the decision URL
+ * and a signed approval link to the run's callbackUrl, signed like the decisions
+ * webhook. The webhook id is stable per request, so receivers can deduplicate retries.
+ */
+import type { NotificationSource } from "./protocol";
+import type { EdgeConfig } from "./config";
+import { webhookHeaders } from "./webhooks";
+import { approvalUrl } from "./links";
+import type { Request as AgentRequest } from "../core/types";
+
+export const NOTIFY_TIMEOUT_MS = 10_000;
+
+/** The body POSTed to callbackUrl (documented as `Notification` in /openapi.json). */
+export interface Notification {
+  type: "run.pending";
+  runId: string;
+  threadId: string;
+  agent: string;
+  request: AgentRequest;
+  decisionUrl: string;
+  approvalUrl: string;
+  expiresAt: string | null;
+  metadata: unknown;
+}
+
+export async function buildNotification(source: NotificationSource, config: EdgeConfig): Promise<Notification> {
+  const base = config.publicUrl ?? source.run.publicUrl;
+  const { runId, threadId } = source.run;
+  return {
+    type: "run.pending",
+    runId,
+    threadId,
+    agent: source.run.agent,
+    request: source.request,
+    decisionUrl: `${base}/v1/decisions`,
+    approvalUrl: await approvalUrl(base, config.webhookSecrets[0]!, { threadId, runId }, source.request, source.expiresAt),
+    expiresAt: source.expiresAt === null ? null : new Date(source.expiresAt).toISOString(),
+    metadata: source.run.metadata,
+  };
+}
+
+export type DeliveryResult = { ok: true; status: number } | { ok: false; reason: string };
+
+export async function deliver(
+  url: string,
+  notification: Notification,
+  config: EdgeConfig,
+  fetcher: typeof fetch = fetch,
+): Promise<DeliveryResult> {
+  const body = JSON.stringify(notification);
+  const headers = await webhookHeaders(config.webhookSecrets[0]!, body, { id: `msg_${notification.request.id}` });
+  try {
+    const response = await fetcher(url, { method: "POST", headers, body, signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS), redirect: "manual" });
+    await response.body?.cancel();
+    return response.ok ? { ok: true, status: response.status } : { ok: false, reason: `HTTP ${response.status}` };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Exponential backoff for redelivery, in whole seconds as Queues want them: 5, 10, 20, … capped at 5 min. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(5 * 2 ** Math.max(0, attempts - 1), 300);
+}

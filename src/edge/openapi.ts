@@ -1,0 +1,135 @@
+/**
+ * /openapi.json, generated from the zod schemas that validate the requests
+ * (src/edge/schemas.ts), so the document and the code cannot disagree.
+ */
+import { z } from "zod";
+import {
+  AgentsSchema,
+  DecisionAcceptedSchema,
+  DecisionSchema,
+  ErrorSchema,
+  NotificationSchema,
+  RunAcceptedSchema,
+  RunCreateSchema,
+  RunViewSchema,
+} from "./schemas";
+
+const SCHEMAS = { RunCreateSchema, DecisionSchema, ErrorSchema, RunAcceptedSchema, RunViewSchema, DecisionAcceptedSchema, AgentsSchema, NotificationSchema };
+
+function components() {
+  const registry = z.registry<{ id: string }>();
+  for (const schema of Object.values(SCHEMAS)) {
+    const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
+    if (id) registry.add(schema, { id });
+  }
+  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
+  for (const schema of Object.values(schemas)) delete (schema as { $schema?: string }).$schema;
+  return schemas;
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (id: string, description: string) => ({ description, content: { "application/json": { schema: ref(id) } } });
+const error = (description: string) => json("Error", description);
+const bearer = [{ bearer: [] }];
+const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
+
+const EVENTS = `Server-Sent Events. Each event has an \`id\` (replay with Last-Event-ID), an \`event\` type and JSON \`data\`:
+text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError}; pending {request};
+resumed {requestId, decision, channel} or {reason}; done {status, text?, usage?, turns?}; error {message}.
+The stream closes after done or a final error.`;
+
+let cached: unknown;
+
+export function openApiDocument(): unknown {
+  cached ??= {
+    openapi: "3.1.0",
+    info: {
+      title: "toolnexus-edge",
+      version: "0.1.0",
+      description: "Agent runs that suspend for human approval and resume durably. Errors are JSON `{ error: { code, message, issues? } }`.",
+    },
+    components: {
+      schemas: components(),
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "API_TOKEN" },
+        standardWebhooks: { type: "apiKey", in: "header", name: "webhook-signature", description: "Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) with WEBHOOK_SECRET" },
+      },
+    },
+    paths: {
+      "/v1/agents": { get: { summary: "List agents", security: bearer, responses: { 200: json("Agents", "Agents with their tools"), 401: error("Bad or missing token") } } },
+      "/v1/runs": {
+        post: {
+          summary: "Start a run",
+          security: bearer,
+          requestBody: { required: true, content: { "application/json": { schema: ref("RunCreate") } } },
+          responses: {
+            202: json("RunAccepted", "Started; follow links.events"),
+            400: error("Invalid body or unknown agent"),
+            401: error("Bad or missing token"),
+            409: error("thread_busy: the thread has an active run"),
+            413: error("Body too large"),
+          },
+          callbacks: {
+            runPending: {
+              "{$request.body#/callbackUrl}": {
+                post: {
+                  summary: "A run is waiting for a decision (signed like /v1/decisions; retried with backoff)",
+                  requestBody: { content: { "application/json": { schema: ref("Notification") } } },
+                  responses: { 200: { description: "Any 2xx acknowledges" } },
+                },
+              },
+            },
+          },
+        },
+      },
+      "/v1/runs/{runId}": {
+        get: {
+          summary: "Get a run (status, pending request, text, usage, tool calls, decisions)",
+          security: bearer,
+          parameters: [runId, { name: "transcript", in: "query", schema: { type: "boolean" } }],
+          responses: { 200: json("Run", "The run"), 401: error("Bad or missing token"), 404: error("Unknown run") },
+        },
+      },
+      "/v1/runs/{runId}/events": {
+        get: {
+          summary: "Stream a run's events",
+          security: bearer,
+          parameters: [runId, { name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
+          responses: { 200: { description: EVENTS, content: { "text/event-stream": { schema: { type: "string" } } } }, 401: error("Bad or missing token"), 404: error("Unknown run") },
+        },
+      },
+      "/v1/runs/{runId}/cancel": {
+        post: {
+          summary: "Cancel a run (a decision recorded earlier still applies to its call)",
+          security: bearer,
+          parameters: [runId],
+          responses: { 200: json("Run", "Cancelled"), 401: error("Bad or missing token"), 404: error("Unknown run"), 409: error("Run already finished") },
+        },
+      },
+      "/v1/decisions": {
+        post: {
+          summary: "Record an approver's decision (Standard Webhooks signature)",
+          security: [{ standardWebhooks: [] }],
+          requestBody: { required: true, content: { "application/json": { schema: ref("Decision") } } },
+          responses: {
+            202: json("DecisionAccepted", "Recorded; the run resumes through the queue"),
+            200: json("DecisionAccepted", "Identical repeat; nothing changed"),
+            400: error("Invalid body, or data that does not fit the request's schema"),
+            401: error("Missing, bad or stale signature"),
+            404: error("Unknown run or request"),
+            409: error("Request no longer pending, expired, or a conflicting decision"),
+            413: error("Body too large (64 KiB)"),
+          },
+        },
+      },
+      "/approve/{token}": {
+        get: { summary: "Approval page (renders only)", parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "HTML" } } },
+        post: { summary: "Decide from the approval page (form: decision=approve|decline, reason, field:<name>)", parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "HTML" } } },
+      },
+      "/metrics": { get: { summary: "Prometheus metrics of this isolate", responses: { 200: { description: "text/plain; version=0.0.4" } } } },
+      "/openapi.json": { get: { summary: "This document", responses: { 200: { description: "OpenAPI 3.1" } } } },
+      "/healthz": { get: { summary: "Liveness", responses: { 200: { description: "ok" } } } },
+    },
+  };
+  return cached;
+}

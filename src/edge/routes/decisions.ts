@@ -1,0 +1,43 @@
+import { Hono } from "hono";
+import { readConfig, type EdgeEnv } from "../config";
+import { ApiError } from "../http-errors";
+import { parseBody, readRawBody } from "../body";
+import { DecisionSchema, MAX_DECISION_BYTES } from "../schemas";
+import { threadOf, threadStub } from "../threads";
+import { verifyWebhook, WebhookVerificationError } from "../webhooks";
+import type { DecisionOutcome } from "../protocol";
+
+/**
+ * POST /v1/decisions — the approvers' webhook, signed per Standard Webhooks. The
+ * signature is checked over the raw bytes before anything is parsed.
+ */
+export function decisionRoutes() {
+  return new Hono<{ Bindings: Env & EdgeEnv }>().post("/decisions", async (c) => {
+    const { webhookSecrets } = readConfig(c.env);
+    const raw = await readRawBody(c, MAX_DECISION_BYTES);
+    let webhookId: string;
+    try {
+      ({ id: webhookId } = await verifyWebhook(webhookSecrets, c.req.raw.headers, raw));
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) throw new ApiError(401, error.code, error.message);
+      throw error;
+    }
+    const body = parseBody(DecisionSchema, raw);
+    const threadId = threadOf(body.runId);
+    if (!threadId) throw new ApiError(404, "run_not_found", `no run ${body.runId}`);
+    const outcome: DecisionOutcome = await threadStub(c.env, threadId).decide({
+      runId: body.runId,
+      requestId: body.requestId,
+      decision: body.decision,
+      ...(body.data === undefined ? {} : { data: body.data }),
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+      ...(body.decidedBy === undefined ? {} : { decidedBy: body.decidedBy }),
+      channel: "webhook",
+      webhookId,
+    });
+    if (outcome.ok) {
+      return c.json({ runId: body.runId, requestId: body.requestId, duplicate: outcome.duplicate, decision: outcome.decision }, outcome.status);
+    }
+    throw new ApiError(outcome.status, outcome.code, outcome.message, outcome.issues?.map((message) => ({ path: "data", message })));
+  });
+}
