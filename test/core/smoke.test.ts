@@ -1,2 +1,0 @@
-import { expect, test } from "vitest";
-test("runs", () => { expect(typeof globalThis.fetch).toBe("function"); });

@@ -1,3 +1,0 @@
-import { SELF } from "cloudflare:test";
-import { expect, test } from "vitest";
-test("worker answers", async () => { expect(await (await SELF.fetch("http://x/")).text()).toBe("ok"); });
