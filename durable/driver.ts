@@ -38,7 +38,8 @@ type Work =
 /** What the stored state says should happen next for this run, or undefined. */
 export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
   if (run.status === "running") {
-    return { kind: "continue", recovering: run.turns > 0 || deps.store.runMessages(run.run_id).length > 1 };
+    // Turns already taken ⇒ this is a recovery from a crash, not a first start.
+    return { kind: "continue", recovering: run.turns > 0 };
   }
   const request = pendingOfRow(run);
   if (!request) return undefined;
@@ -123,8 +124,8 @@ function makeClient(
   onCheckpoint: (state: RunState) => void,
   runId: string,
 ): Client {
+  // No systemPrompt here: it is the thread's first stored message (see RunStore.insertRun).
   const common = {
-    systemPrompt: agent.systemPrompt,
     maxTurns: maxTurns ?? agent.maxTurns ?? 10,
     onCheckpoint,
     onEvent: (event: RunEvent) => forward(deps, runId, event),

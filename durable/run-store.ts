@@ -62,6 +62,8 @@ export interface NewRun {
   metadata?: unknown;
   publicUrl: string;
   now: number;
+  /** Stored as the thread's first message when the thread is new: the transcript shows what the model saw. */
+  systemPrompt?: string;
 }
 
 export class RunStore {
@@ -88,7 +90,11 @@ export class RunStore {
     this.sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at)
       VALUES (${run.runId}, ${run.threadId}, ${run.agent}, 'running', ${run.input}, ${run.callbackUrl ?? null},
               ${run.metadata === undefined ? null : JSON.stringify(run.metadata)}, ${run.publicUrl}, ${JSON.stringify(usage)}, ${run.now}, ${run.now})`;
-    this.appendMessages(run.runId, [{ role: "user", content: run.input }]);
+    const fresh = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM messages`!.n === 0;
+    this.appendMessages(run.runId, [
+      ...(fresh && run.systemPrompt ? [{ role: "system" as const, content: run.systemPrompt }] : []),
+      { role: "user", content: run.input },
+    ]);
   }
 
   update(runId: string, fields: Partial<Omit<RunRow, "run_id">>, now: number): void {

@@ -33,7 +33,6 @@ export function migrate(sql: Sql): void {
     model TEXT,
     error TEXT,
     limit_reason TEXT,
-    first_seq INTEGER,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     cancelled_at INTEGER

@@ -51,12 +51,13 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
 
     /** Starts a run in this thread; one active run per thread. */
     async start(input: StartInput): Promise<StartOutcome> {
-      if (!agents.has(input.agent)) return { ok: false, code: "unknown_agent", message: `no agent named ${JSON.stringify(input.agent)}` };
+      const agent = agents.get(input.agent);
+      if (!agent) return { ok: false, code: "unknown_agent", message: `no agent named ${JSON.stringify(input.agent)}` };
       const active = this.store.activeRun();
       if (active) return { ok: false, code: "thread_busy", message: `thread ${input.threadId} has an active run ${active.run_id} (${active.status})` };
       if (this.store.run(input.runId)) return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
       const now = Date.now();
-      this.ctx.storage.transactionSync(() => this.store.insertRun({ ...input, now }));
+      this.ctx.storage.transactionSync(() => this.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }));
       await this.#armAlarm();
       await this.env.RESUME_QUEUE.send({ threadId: input.threadId, runId: input.runId } satisfies DriveMessage);
       return { ok: true, run: this.#view(input.runId, false)! };
@@ -96,7 +97,11 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       }
       const now = Date.now();
       this.ctx.storage.transactionSync(() => {
-        this.store.update(runId, { status: "cancelled", cancelled_at: now, expires_at: null }, now);
+        const request = pendingOfRow(run);
+        const decided = request && this.store.decision(request.id);
+        // Keep the pending request only when a decision recorded before the cancel still has to be applied.
+        const keep = Boolean(decided && decided.applied_at === null);
+        this.store.update(runId, { status: "cancelled", cancelled_at: now, expires_at: null, ...(keep ? {} : { pending: null }) }, now);
         this.events.record(runId, "done", { status: "cancelled" });
       });
       this.#abort.abort(new Error("run cancelled"));
