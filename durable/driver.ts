@@ -107,11 +107,18 @@ export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSi
     }
   } catch (error) {
     const current = deps.store.run(runId);
-    if (current?.status === "cancelled") return true;
+    if (current?.status === "cancelled") {
+      if (work.kind === "answer" && work.finalOnly) deps.record(runId, "done", { status: "cancelled" });
+      return true;
+    }
     fail(deps, current ?? run, errorMessage(error));
     return true;
   } finally {
     await toolkit.close();
+  }
+  if (work.kind === "answer" && work.finalOnly) {
+    deps.record(runId, "done", { status: "cancelled" });
+    return true;
   }
   await finish(deps, agent, runId, result);
   return true;

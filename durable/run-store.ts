@@ -82,7 +82,9 @@ export class RunStore {
   runsWithWork(): RunRow[] {
     return this.sql<RunRow & Record<string, SqlStorageValue>>`
       SELECT * FROM runs WHERE status IN ('running', 'pending')
-         OR (status = 'cancelled' AND pending IS NOT NULL) ORDER BY created_at`;
+         OR (status = 'cancelled' AND pending IS NOT NULL AND EXISTS (
+               SELECT 1 FROM decisions d WHERE d.run_id = runs.run_id AND d.applied_at IS NULL))
+       ORDER BY created_at`;
   }
 
   insertRun(run: NewRun): void {

@@ -99,10 +99,10 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       this.ctx.storage.transactionSync(() => {
         const request = pendingOfRow(run);
         const decided = request && this.store.decision(request.id);
-        // Keep the pending request only when a decision recorded before the cancel still has to be applied.
-        const keep = Boolean(decided && decided.applied_at === null);
-        this.store.update(runId, { status: "cancelled", cancelled_at: now, expires_at: null, ...(keep ? {} : { pending: null }) }, now);
-        this.events.record(runId, "done", { status: "cancelled" });
+        this.store.update(runId, { status: "cancelled", cancelled_at: now, expires_at: null }, now);
+        // A decision recorded before the cancel is applied first; its driver records `done` afterwards,
+        // so `done` stays the last event of the log.
+        if (!(decided && decided.applied_at === null)) this.events.record(runId, "done", { status: "cancelled" });
       });
       this.#abort.abort(new Error("run cancelled"));
       this.#abort = new AbortController();

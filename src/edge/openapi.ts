@@ -6,6 +6,9 @@ import { z } from "zod";
 import {
   AgentsSchema,
   DecisionAcceptedSchema,
+  DecisionRecordSchema,
+  LinksSchema,
+  RunStatusSchema,
   DecisionSchema,
   ErrorSchema,
   NotificationSchema,
@@ -14,7 +17,20 @@ import {
   RunViewSchema,
 } from "./schemas";
 
-const SCHEMAS = { RunCreateSchema, DecisionSchema, ErrorSchema, RunAcceptedSchema, RunViewSchema, DecisionAcceptedSchema, AgentsSchema, NotificationSchema };
+// Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
+const SCHEMAS = {
+  RunCreateSchema,
+  DecisionSchema,
+  ErrorSchema,
+  RunAcceptedSchema,
+  RunViewSchema,
+  DecisionAcceptedSchema,
+  DecisionRecordSchema,
+  LinksSchema,
+  RunStatusSchema,
+  AgentsSchema,
+  NotificationSchema,
+};
 
 function components() {
   const registry = z.registry<{ id: string }>();
@@ -23,7 +39,11 @@ function components() {
     if (id) registry.add(schema, { id });
   }
   const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
-  for (const schema of Object.values(schemas)) delete (schema as { $schema?: string }).$schema;
+  // OpenAPI components are named by their key; a `$id` with a fragment is not valid JSON Schema.
+  for (const schema of Object.values(schemas)) {
+    delete (schema as { $schema?: string }).$schema;
+    delete (schema as { $id?: string }).$id;
+  }
   return schemas;
 }
 
