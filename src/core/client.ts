@@ -1,7 +1,7 @@
 /**
  * The client: `createClient` (over the wire, openai or anthropic style) and
  * `createInProcessClient` (a local `generate` function). Both share one loop; they
- * differ only in how one model turn is produced.
+ * differ only in how one model turn is produced (and whether it can be streamed).
  */
 import type { Answer, Message, Request, RunResult, ToolCall, Usage, WaitFor } from "./types";
 import type { Toolkit } from "./toolkit";
@@ -14,6 +14,8 @@ import { MetricsRegistry, type MetricEvent } from "./metrics";
 import { memoryConversationStore, type ConversationStore } from "./conversation-store";
 import { createWireCaller } from "./model-call";
 import { runTurns, type LoopConfig, type ModelCaller, type RunState } from "./loop/run-loop";
+import { translateOnce, type TranslateRequest, type TranslateResult, type TranslateSend } from "./translate";
+import { eventStream, refusedStream } from "./event-stream";
 import { continueRun, resumeRun, type ContinueInput, type ResumeInput } from "./loop/resume";
 import { newCallId } from "./providers/call-ids";
 import { RunAbortedError, errorMessage } from "./errors";
@@ -33,6 +35,12 @@ export interface CommonClientOptions {
   onCheckpoint?: (state: RunState) => Promise<void> | void;
   /** Receives every run event (the same ones `stream()` yields), for every run of this client. */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Every entry point (`run`, `ask`, `runWithAnswer`, `continueRun`) asks the model for
+   * streamed replies, so `onEvent` gets `text` deltas as they are generated rather than
+   * one `text` per turn. For an in-process client text still comes whole, once per turn.
+   */
+  streaming?: boolean;
 }
 
 export interface ClientOptions extends CommonClientOptions {
@@ -68,12 +76,26 @@ export interface RunOptions {
 
 export interface Client {
   run(prompt: string, options: RunOptions): Promise<RunResult>;
+  /**
+   * The run as it happens: `text` deltas while the model writes, `tool_call`,
+   * `tool_result`, `pending` (before `waitFor` is asked), `usage` per model call, and
+   * `done` with the `RunResult` last. A run error ends the iteration by throwing it;
+   * leaving the loop early aborts the run.
+   * @example for await (const e of client.stream("Refund order 42", { toolkit })) if (e.type === "text") write(e.delta);
+   */
   stream(prompt: string, options: RunOptions): AsyncIterable<RunEvent>;
+  /** A run in conversation `id`; with `onText`, replies are streamed and every text delta reaches it. */
   ask(prompt: string, options: { toolkit: Toolkit; id?: string; onText?: (delta: string) => void; signal?: AbortSignal }): Promise<RunResult>;
   runWithAnswer(input: ResumeInput): Promise<RunResult>;
   /** Carries a checkpointed run on without an answer (crash recovery); see `continueRun`. */
   continueRun(input: ContinueInput): Promise<RunResult>;
   askWithAnswer(input: { toolkit: Toolkit; id?: string; pending: Request; answer: Answer; signal?: AbortSignal }): Promise<RunResult>;
+  /**
+   * One model call for a caller that runs its own loop: OpenAI-format messages and tools
+   * in, the reply out; tools are declared, never executed; only `beforeLLM`/`afterLLM` fire.
+   * @example const { text, toolCalls, finishReason } = await client.translate({ messages, tools, toolChoice: "auto" });
+   */
+  translate(request: TranslateRequest): Promise<TranslateResult>;
   metrics(): string;
   conversationStore(): ConversationStore;
   readonly model: string;
@@ -89,8 +111,8 @@ export interface Client {
 export function createClient(options: ClientOptions): Client {
   if (!options.baseUrl) throw new TypeError("createClient: baseUrl is required");
   const style = wireStyle(options.style);
-  return buildClient(options, (metric) =>
-    createWireCaller({
+  return buildClient(options, (metric) => {
+    const wire = createWireCaller({
       style,
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
@@ -101,22 +123,34 @@ export function createClient(options: ClientOptions): Client {
       bodyTransform: options.bodyTransform,
       metric,
       sleep: options.sleep,
-    }),
-  );
+    });
+    return { streams: true, call: wire.call, translate: (chat, _neutral, signal) => wire.translate(chat, signal) };
+  });
 }
 
-/** A client whose model is a local function (tests, demos, rule-based agents): no wire. */
+const IN_PROCESS_STREAM_REFUSAL =
+  "createInProcessClient: stream() is not supported: an in-process model returns a whole answer, not a stream. " +
+  "Use run(), or ask() with onText (called once per model turn with that turn's whole text).";
+
+/**
+ * A client whose model is a local function (tests, demos, rule-based agents): no wire.
+ * `generate` returns whole messages, so `stream()` refuses (its first `next()` throws);
+ * `ask()` with `onText` and the `streaming` option get each turn's text whole, once.
+ */
 export function createInProcessClient(options: InProcessClientOptions): Client {
-  return buildClient(options, (metric) => async (request) => {
-    const started = Date.now();
-    try {
-      const turn = normalizeGenerated(await options.generate(request), request.model);
-      metric({ type: "llm_request", model: request.model, status: "ok", durationMs: Date.now() - started, usage: turn.usage });
-      return turn;
-    } catch (error) {
-      metric({ type: "llm_request", model: request.model, status: "error", durationMs: Date.now() - started });
-      throw error;
-    }
+  return buildClient(options, (metric) => {
+    const call: ModelCaller = async (request) => {
+      const started = Date.now();
+      try {
+        const turn = normalizeGenerated(await options.generate(request), request.model);
+        metric({ type: "llm_request", model: request.model, status: "ok", durationMs: Date.now() - started, usage: turn.usage });
+        return turn;
+      } catch (error) {
+        metric({ type: "llm_request", model: request.model, status: "error", durationMs: Date.now() - started });
+        throw error;
+      }
+    };
+    return { streams: false, call, translate: (_chat, neutral) => call(neutral, undefined, 0) };
   });
 }
 
@@ -137,7 +171,15 @@ function normalizeGenerated(message: GeneratedMessage, model: string): ModelTurn
   };
 }
 
-function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: MetricEvent) => void) => ModelCaller): Client {
+/** How a client produces model turns. */
+interface Backend {
+  /** Whether `call` honours its `onText` sink; `stream()` refuses when it does not. */
+  streams: boolean;
+  call: ModelCaller;
+  translate: TranslateSend;
+}
+
+function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: MetricEvent) => void) => Backend): Client {
   const registry = new MetricsRegistry();
   const store = options.store ?? memoryConversationStore();
   const metric = (event: MetricEvent) => {
@@ -148,15 +190,17 @@ function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: Metr
       // A faulty metrics sink must not break a run.
     }
   };
-  const callModel = makeCaller(metric);
+  const backend = makeBackend(metric);
 
-  const loopConfig = (local: (e: RunEvent) => void): LoopConfig => ({
+  /** `beforeWait`: what must happen before `waitFor` is asked (a stream's consumer taking the `pending` event). */
+  const loopConfig = (local: (e: RunEvent) => void, stream: boolean, beforeWait?: () => Promise<void>): LoopConfig => ({
     checkpoint: options.onCheckpoint,
     model: options.model,
-    callModel,
+    callModel: backend.call,
+    stream,
     maxTurns: options.maxTurns ?? 10,
     hooks: options.hooks ?? {},
-    waitFor: options.waitFor,
+    waitFor: beforeWait && options.waitFor ? withPrelude(beforeWait, options.waitFor) : options.waitFor,
     requestParams: options.requestParams,
     metric,
     emit: (event) => {
@@ -166,7 +210,7 @@ function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: Metr
   });
 
   /** Runs `body` under the client's timeout and the caller's signal; reports failures once. */
-  async function guarded(signal: AbortSignal | undefined, body: (signal?: AbortSignal) => Promise<RunResult>) {
+  async function guarded<T>(signal: AbortSignal | undefined, body: (signal?: AbortSignal) => Promise<T>): Promise<T> {
     const signals = [signal, options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined].filter(
       (s): s is AbortSignal => s !== undefined,
     );
@@ -192,19 +236,37 @@ function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: Metr
     return { runId: crypto.randomUUID(), messages, toolCalls: [], turns: 0, usage: emptyUsage(), model: options.model };
   }
 
+  const streaming = options.streaming ?? false;
+
   /** Runs one entry point of the loop under the guard, and closes it with a `done` event. */
-  const drive = (signal: AbortSignal | undefined, local: (e: RunEvent) => void, body: (config: LoopConfig, signal?: AbortSignal) => Promise<RunResult>) =>
+  const drive = (
+    signal: AbortSignal | undefined,
+    local: (e: RunEvent) => void,
+    body: (config: LoopConfig, signal?: AbortSignal) => Promise<RunResult>,
+    stream = streaming,
+    beforeWait?: () => Promise<void>,
+  ) =>
     guarded(signal, async (combined) => {
-      const config = loopConfig(local);
+      const config = loopConfig(local, stream, beforeWait);
       const result = await body(config, combined);
       config.emit({ type: "done", result });
       return result;
     });
   const withSignal = <T extends object>(input: T, signal?: AbortSignal) => (signal ? { ...input, signal } : input);
 
-  const run = (prompt: string, runOptions: RunOptions, local: (e: RunEvent) => void = () => {}) =>
-    drive(runOptions.signal, local, (config, signal) =>
-      runTurns(config, startState(prompt, runOptions.history), runOptions.toolkit, signal),
+  const run = (
+    prompt: string,
+    runOptions: RunOptions,
+    local: (e: RunEvent) => void = () => {},
+    stream = streaming,
+    beforeWait?: () => Promise<void>,
+  ) =>
+    drive(
+      runOptions.signal,
+      local,
+      (config, signal) => runTurns(config, startState(prompt, runOptions.history), runOptions.toolkit, signal),
+      stream,
+      beforeWait,
     );
   const runWithAnswer = (input: ResumeInput) =>
     drive(input.signal, () => {}, (config, signal) => resumeRun(config, withSignal(input, signal)));
@@ -215,13 +277,19 @@ function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: Metr
     model: options.model,
     continueRun: carryOn,
     run: (prompt, runOptions) => run(prompt, runOptions),
-    stream: (prompt, runOptions) => eventStream((emit) => run(prompt, runOptions, emit)),
+    stream: (prompt, runOptions) =>
+      backend.streams
+        ? eventStream(({ emit, stop, drained }) =>
+            run(prompt, { ...runOptions, signal: anySignal(runOptions.signal, stop) }, emit, true, drained),
+          )
+        : refusedStream(IN_PROCESS_STREAM_REFUSAL),
     runWithAnswer: (input) => runWithAnswer(input),
     async ask(prompt, { toolkit, id = "default", onText, signal }) {
       const history = (await store.get(id)) ?? [];
-      const result = await run(prompt, { toolkit, history, signal }, (e) => {
+      const local = (e: RunEvent) => {
         if (e.type === "text") onText?.(e.delta);
-      });
+      };
+      const result = await run(prompt, { toolkit, history, signal }, local, streaming || onText !== undefined);
       await store.set(id, result.messages);
       return result;
     },
@@ -232,40 +300,27 @@ function buildClient(options: CommonClientOptions, makeCaller: (metric: (e: Metr
       await store.set(id, result.messages);
       return result;
     },
+    translate: (request) =>
+      guarded(request.signal, (signal) =>
+        translateOnce(
+          { model: options.model, hooks: options.hooks ?? {}, requestParams: options.requestParams, send: backend.translate },
+          request,
+          signal,
+        ),
+      ),
     metrics: () => registry.render(),
     conversationStore: () => store,
   };
 }
 
-/** Bridges the loop's callback events into an async iterable; the run's error ends the iteration. */
-function eventStream(start: (emit: (e: RunEvent) => void) => Promise<RunResult>): AsyncIterable<RunEvent> {
-  return {
-    [Symbol.asyncIterator]() {
-      const queue: RunEvent[] = [];
-      let wake: (() => void) | undefined;
-      let finished = false;
-      let failure: unknown;
-      start((e) => {
-        queue.push(e);
-        wake?.();
-      }).then(
-        () => ((finished = true), wake?.()),
-        (error) => ((failure = error ?? new Error("run failed")), (finished = true), wake?.()),
-      );
-      return {
-        async next(): Promise<IteratorResult<RunEvent>> {
-          while (true) {
-            const event = queue.shift();
-            if (event) return { value: event, done: false };
-            if (finished) {
-              if (failure !== undefined) throw failure;
-              return { value: undefined, done: true };
-            }
-            await new Promise<void>((resolve) => (wake = resolve));
-            wake = undefined;
-          }
-        },
-      };
-    },
+function withPrelude(prelude: () => Promise<void>, waitFor: WaitFor): WaitFor {
+  return async (request) => {
+    await prelude();
+    return waitFor(request);
   };
+}
+
+function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length > 1 ? AbortSignal.any(present) : present[0];
 }

@@ -1,11 +1,15 @@
 /**
  * One provider call over the wire, with retries and telemetry. The wire style
  * decides the URL, headers, body and parsing; this file decides when to try again.
+ * A call either reads one JSON reply or, given a text sink, reads the reply as
+ * Server-Sent Events and hands each text delta to the sink as it arrives.
  */
 import type { ModelRequest, ModelTurn, WireStyle } from "./providers/model";
+import type { ChatRequest } from "./providers/chat";
 import type { MetricEvent } from "./metrics";
 import { ProviderError, RunAbortedError, excerpt, errorMessage } from "./errors";
 import { RETRYABLE_STATUS, backoffDelay, parseRetryAfter, sleep as defaultSleep } from "./retry";
+import { StreamInterruptedError, readSse } from "./sse";
 
 export interface WireCallOptions {
   style: WireStyle;
@@ -21,24 +25,77 @@ export interface WireCallOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
+/** Receives text as the model produces it; given ⇒ the call streams. */
+export type TextSink = (delta: string) => void;
+
+/** An error thrown by the caller's sink: it is the caller's, never retried or wrapped. */
+class SinkFailure {
+  constructor(readonly error: unknown) {}
+}
+
 export function createWireCaller(options: WireCallOptions) {
+  const { style } = options;
   const sleep = options.sleep ?? defaultSleep;
-  const url = options.style.url(options.baseUrl);
+  const url = style.url(options.baseUrl);
   // A caller's header replaces the built-in one of the same name, whatever its case.
-  const headers = new Headers(options.style.headers(options.apiKey));
+  const headers = new Headers(style.headers(options.apiKey));
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
 
-  return async function callModel(request: ModelRequest, signal: AbortSignal | undefined, turn: number): Promise<ModelTurn> {
-    let body = options.style.body(request);
-    body = options.bodyTransform?.(body, { style: options.style.name, turn }) ?? body;
+  const finalBody = (body: Record<string, unknown>, turn: number) =>
+    options.bodyTransform?.(body, { style: style.name, turn }) ?? body;
+
+  async function readJson(response: Response, model: string): Promise<ModelTurn> {
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ProviderError(`${style.name}: response is not JSON: ${excerpt(text)}`, response.status, excerpt(text, 2000));
+    }
+    return style.parse(json, model);
+  }
+
+  async function readStream(response: Response, model: string, signal: AbortSignal | undefined, deliver: TextSink, delivered: () => boolean) {
+    // A server that ignores the stream flag answers with one JSON reply: use it whole.
+    if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
+      const turn = await readJson(response, model);
+      if (turn.content) deliver(turn.content);
+      return turn;
+    }
+    const parser = style.streamParser(model);
+    try {
+      for await (const event of readSse(response.body, signal)) {
+        for (const delta of parser.push(event)) if (delta.text) deliver(delta.text);
+        if (parser.ended) break;
+      }
+    } catch (error) {
+      if (error instanceof ProviderError || error instanceof SinkFailure || signal?.aborted) throw error;
+      throw new StreamInterruptedError(`${style.name}: stream failed while reading: ${errorMessage(error)}`, delivered(), error);
+    }
+    if (signal?.aborted) throw new RunAbortedError("run aborted during a model call", signal.reason);
+    if (!parser.complete) throw new StreamInterruptedError(`${style.name}: stream ended before its final event`, delivered());
+    return parser.finish();
+  }
+
+  /** Sends one body, retrying per policy; a streamed call is retried only while none of it was delivered. */
+  async function exchange(body: Record<string, unknown>, model: string, signal: AbortSignal | undefined, onText?: TextSink): Promise<ModelTurn> {
     const payload = JSON.stringify(body);
+    let delivered = false;
+    const deliver: TextSink = (delta) => {
+      delivered = true;
+      try {
+        onText?.(delta);
+      } catch (error) {
+        throw new SinkFailure(error);
+      }
+    };
 
     for (let attempt = 0; ; attempt += 1) {
       // A wait that ended normally after an abort must not lead to another request.
       if (signal?.aborted) throw new RunAbortedError("run aborted before a model call", signal.reason);
       const started = Date.now();
       const record = (status: string, usage?: ModelTurn["usage"]) =>
-        options.metric({ type: "llm_request", model: request.model, status, durationMs: Date.now() - started, ...(usage ? { usage } : {}) });
+        options.metric({ type: "llm_request", model, status, durationMs: Date.now() - started, ...(usage ? { usage } : {}) });
       let response: Response;
       try {
         response = await options.fetch(url, { method: "POST", headers, body: payload, signal });
@@ -46,7 +103,7 @@ export function createWireCaller(options: WireCallOptions) {
         if (signal?.aborted) throw new RunAbortedError("run aborted during a model call", signal.reason);
         record("error");
         if (attempt >= options.retries) {
-          throw new ProviderError(`${options.style.name}: request failed: ${errorMessage(error)}`, undefined, undefined, true);
+          throw new ProviderError(`${style.name}: request failed: ${errorMessage(error)}`, undefined, undefined, true);
         }
         await sleepOrAbort(sleep, backoffDelay(attempt, options.retryBaseMs), signal);
         continue;
@@ -61,30 +118,40 @@ export function createWireCaller(options: WireCallOptions) {
           continue;
         }
         throw new ProviderError(
-          `${options.style.name}: HTTP ${response.status}: ${excerpt(text)}`,
+          `${style.name}: HTTP ${response.status}: ${excerpt(text)}`,
           response.status,
           excerpt(text, 2000),
           RETRYABLE_STATUS.has(response.status),
         );
       }
 
-      const text = await response.text();
-      let json: unknown;
       try {
-        json = JSON.parse(text);
-      } catch {
-        record("error");
-        throw new ProviderError(`${options.style.name}: response is not JSON: ${excerpt(text)}`, response.status, excerpt(text, 2000));
-      }
-      try {
-        const parsed = options.style.parse(json, request.model);
-        record("ok", parsed.usage);
-        return parsed;
+        const turn = onText ? await readStream(response, model, signal, deliver, () => delivered) : await readJson(response, model);
+        record("ok", turn.usage);
+        return turn;
       } catch (error) {
+        if (error instanceof SinkFailure) throw error.error;
+        if (signal?.aborted) throw new RunAbortedError("run aborted during a model call", signal.reason);
         record("error");
+        if (error instanceof ProviderError && error.retryable && !delivered && attempt < options.retries) {
+          await sleepOrAbort(sleep, backoffDelay(attempt, options.retryBaseMs), signal);
+          continue;
+        }
         throw error;
       }
     }
+  }
+
+  return {
+    /** One model turn of the loop; streamed when `onText` is given. */
+    call(request: ModelRequest, signal: AbortSignal | undefined, turn: number, onText?: TextSink): Promise<ModelTurn> {
+      const body = onText ? { ...style.body(request), ...style.streamFlags() } : style.body(request);
+      return exchange(finalBody(body, turn), request.model, signal, onText);
+    },
+    /** `translate()`: one OpenAI-format chat request in this style, never streamed. */
+    translate(request: ChatRequest, signal: AbortSignal | undefined): Promise<ModelTurn> {
+      return exchange(finalBody(style.translateBody(request), 0), request.model, signal);
+    },
   };
 }
 

@@ -13,7 +13,16 @@ import { addUsage } from "../providers/model";
 import { newCallId } from "../providers/call-ids";
 import { executeCall, type CallEnv, type ToolMessage } from "./execute-call";
 
-export type ModelCaller = (request: ModelRequest, signal: AbortSignal | undefined, turn: number) => Promise<ModelTurn>;
+/**
+ * Produces one model turn. Given `onText`, a caller that can stream hands text to it
+ * as it arrives; one that cannot ignores it (the loop then emits the turn's text whole).
+ */
+export type ModelCaller = (
+  request: ModelRequest,
+  signal: AbortSignal | undefined,
+  turn: number,
+  onText?: (delta: string) => void,
+) => Promise<ModelTurn>;
 
 export interface LoopConfig {
   model: string;
@@ -24,6 +33,8 @@ export interface LoopConfig {
   requestParams?: Record<string, unknown>;
   metric(event: MetricEvent): void;
   emit: Emit;
+  /** Ask the model for its reply as a stream and emit text deltas as they arrive. */
+  stream?: boolean;
   /** Called at every turn boundary (after the model's reply, after the turn's tool results) so a host can persist. */
   checkpoint?: (state: RunState) => Promise<void> | void;
 }
@@ -83,10 +94,16 @@ export async function runTurns(
     if (changed?.messages) messages = changed.messages;
     if (changed?.tools) tools = changed.tools;
 
+    let streamed = false;
+    const onText = (delta: string) => {
+      streamed = true;
+      config.emit({ type: "text", delta });
+    };
     const turn = await config.callModel(
       { model: config.model, messages, tools, ...(config.requestParams ? { params: config.requestParams } : {}) },
       signal,
       state.turns,
+      config.stream ? onText : undefined,
     );
     uniqueCallIds(turn.toolCalls, state.messages);
     state.turns += 1;
@@ -95,7 +112,8 @@ export async function runTurns(
     config.emit({ type: "usage", usage: turn.usage });
     await config.hooks.afterLLM?.({ response: turn, model: config.model, turn: state.turns - 1 });
 
-    if (turn.content) config.emit({ type: "text", delta: turn.content });
+    // Text already emitted as deltas is not emitted again.
+    if (turn.content && !streamed) config.emit({ type: "text", delta: turn.content });
     state.messages.push({
       role: "assistant",
       content: turn.content,

@@ -4,6 +4,7 @@
  * mapping); adding a provider means adding files, not editing the loop.
  */
 import type { Message, Tool, ToolCall, Usage } from "../types";
+import type { ChatRequest } from "./chat";
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | (string & {});
 
@@ -25,6 +26,21 @@ export interface ModelTurn {
   raw?: unknown;
 }
 
+/** Something of a streamed reply that can be shown before the reply is whole. */
+export type ModelDelta = { type: "text"; text: string };
+
+/** Assembles one streamed reply from its Server-Sent Events. */
+export interface StreamParser {
+  /** Feeds one event; returns what can be shown now. Throws `ProviderError` on an error event or a malformed one. */
+  push(event: { event?: string | undefined; data: string }): ModelDelta[];
+  /** The provider's final event arrived: nothing after it matters, stop reading. */
+  readonly ended: boolean;
+  /** The reply is whole: ended, or (where a style allows) finished without the final marker. */
+  readonly complete: boolean;
+  /** The assembled turn; only meaningful once `complete`. */
+  finish(): ModelTurn;
+}
+
 export interface WireStyle {
   readonly name: string;
   url(baseUrl: string): string;
@@ -32,6 +48,11 @@ export interface WireStyle {
   body(request: ModelRequest): Record<string, unknown>;
   /** Throws `ProviderError` when the body is not a usable reply. */
   parse(json: unknown, requestedModel: string): ModelTurn;
+  /** Body keys that ask for the reply as Server-Sent Events. */
+  streamFlags(): Record<string, unknown>;
+  streamParser(requestedModel: string): StreamParser;
+  /** `translate()`: the body of one OpenAI-format chat request in this style. */
+  translateBody(request: ChatRequest): Record<string, unknown>;
 }
 
 export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });

@@ -2,6 +2,8 @@ import type { WireStyle } from "../model";
 import { toOpenAIMessages } from "./messages";
 import { toOpenAITools } from "./tools";
 import { parseOpenAIResponse } from "./response";
+import { openaiStreamFlags, openaiStreamParser } from "./stream";
+import { openaiTranslateBody } from "./translate";
 
 /** OpenAI chat completions: `POST {baseUrl}/chat/completions`, Bearer auth. */
 export const openaiStyle: WireStyle = {
@@ -22,4 +24,7 @@ export const openaiStyle: WireStyle = {
     };
   },
   parse: parseOpenAIResponse,
+  streamFlags: openaiStreamFlags,
+  streamParser: openaiStreamParser,
+  translateBody: openaiTranslateBody,
 };
