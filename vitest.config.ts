@@ -1,24 +1,33 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-// Two projects: everything runs in workerd (the real runtime, with local Durable
-// Objects, queues and alarms); the kernel's tests run a second time under plain
-// Node to prove src/core is runtime-agnostic.
 // Secrets for the worker under test (never real ones); test/helpers/edge.ts uses the same values.
-export const TEST_API_TOKEN = "test-token";
-export const TEST_WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const secrets = { API_TOKEN: "test-token", WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
 
+// Three projects:
+// - workers: everything in workerd (local Durable Objects, queues, alarms), demo model;
+// - workers-llm: the edge against a streaming OpenAI-compatible fake that is the
+//   worker's only outbound network (test/fixtures/fake-llm-worker.js);
+// - node: the kernel's tests again under plain Node, proving src/core is runtime-agnostic.
 export default defineConfig({
   test: {
     projects: [
       {
+        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: secrets } })],
+        test: { name: "workers", include: ["test/core/**/*.test.ts", "test/edge/**/*.test.ts"] },
+      },
+      {
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { API_TOKEN: TEST_API_TOKEN, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET } },
+            miniflare: {
+              bindings: { ...secrets, LLM_BASE_URL: "http://llm.test/v1", LLM_STYLE: "openai", LLM_MODEL: "fake-stream" },
+              outboundService: "fake-llm",
+              workers: [{ name: "fake-llm", modules: true, compatibilityDate: "2026-04-01", scriptPath: "./test/fixtures/fake-llm-worker.js" }],
+            },
           }),
         ],
-        test: { name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/browser/**"] },
+        test: { name: "workers-llm", include: ["test/edge-llm/**/*.test.ts"], testTimeout: 20_000 },
       },
       {
         test: { name: "node", environment: "node", include: ["test/core/**/*.test.ts"] },

@@ -134,6 +134,8 @@ function makeClient(
   // No systemPrompt here: it is the thread's first stored message (see RunStore.insertRun).
   const common = {
     maxTurns: maxTurns ?? agent.maxTurns ?? 10,
+    // Text deltas reach the event log (and live SSE listeners) as the model produces them.
+    streaming: true,
     onCheckpoint,
     onEvent: (event: RunEvent) => forward(deps, runId, event),
     onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
