@@ -14,7 +14,8 @@ export default defineConfig({
     projects: [
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: secrets } })],
-        test: { name: "workers", include: ["test/core/**/*.test.ts", "test/edge/**/*.test.ts"] },
+        // Generous timeouts: edge tests wait on real queue deliveries (about a second per hop).
+        test: { name: "workers", include: ["test/core/**/*.test.ts", "test/edge/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
         plugins: [

@@ -14,6 +14,7 @@ import { errorMessage } from "../src/core/errors";
 import { agentTools, DEFAULT_APPROVAL_TIMEOUT_MS, type AgentDefinition } from "../src/edge/agent";
 import type { EdgeConfig } from "../src/edge/config";
 import { edgeMetrics } from "../src/edge/metrics";
+import { closeOpenTurn } from "./close-turn";
 import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow, type RunStore, type ToolMessage } from "./run-store";
 
 export interface DriverDeps {
@@ -108,8 +109,8 @@ export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSi
   } catch (error) {
     const current = deps.store.run(runId);
     if (current?.status === "cancelled") {
-      if (work.kind === "answer" && work.finalOnly) deps.record(runId, "done", { status: "cancelled" });
-      return true;
+      if (work.kind === "answer" && work.finalOnly) settleCancelled(deps, runId);
+      return false;
     }
     fail(deps, current ?? run, errorMessage(error));
     return true;
@@ -117,7 +118,7 @@ export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSi
     await toolkit.close();
   }
   if (work.kind === "answer" && work.finalOnly) {
-    deps.record(runId, "done", { status: "cancelled" });
+    settleCancelled(deps, runId);
     return true;
   }
   await finish(deps, agent, runId, result);
@@ -192,6 +193,11 @@ function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown):
  */
 function checkpointer(deps: DriverDeps, run: RunRow, committed: number, toolCallsStored: number, work: Work) {
   return (state: RunState) => {
+    const finalOnly = work.kind === "answer" && work.finalOnly;
+    if (!finalOnly && deps.store.run(run.run_id)?.status === "cancelled") {
+      // The cancel closed the turn already; writing now would add results twice.
+      throw new Error("run cancelled");
+    }
     deps.transaction(() => {
       const lastAssistant = state.messages.findLastIndex((m) => m.role === "assistant");
       const turnResults = state.messages.slice(lastAssistant + 1).filter((m): m is ToolMessage => m.role === "tool");
@@ -235,6 +241,14 @@ async function finish(deps: DriverDeps, agent: AgentDefinition, runId: string, r
     deps.now(),
   );
   deps.record(runId, "done", { status: result.status, text: result.text, usage: result.usage, turns: result.turns, ...(result.limit ? { limit: result.limit } : {}) });
+}
+
+/** A cancelled run after its last recorded decision: close the turn for good and end the log. */
+function settleCancelled(deps: DriverDeps, runId: string): void {
+  deps.transaction(() => {
+    closeOpenTurn(deps.store, runId);
+    deps.record(runId, "done", { status: "cancelled" });
+  });
 }
 
 function fail(deps: DriverDeps, run: RunRow, message: string): void {

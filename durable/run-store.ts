@@ -113,6 +113,11 @@ export class RunStore {
     return { messages: [...rows.map((r) => JSON.parse(r.body) as Message), ...slots], committed: rows.length };
   }
 
+  /** The thread's committed transcript, without any run's open slots. */
+  committedMessages(): Message[] {
+    return this.sql<{ body: string }>`SELECT body FROM messages ORDER BY seq`.map((r) => JSON.parse(r.body) as Message);
+  }
+
   runMessages(runId: string): Message[] {
     const rows = this.sql<{ body: string }>`SELECT body FROM messages WHERE run_id = ${runId} ORDER BY seq`;
     return [...rows.map((r) => JSON.parse(r.body) as Message), ...this.slots(runId)];

@@ -15,6 +15,7 @@ import { driveOnce, type DriverDeps } from "./driver";
 import { recordDecision, decisionView, openRequests, type DecisionInput, type DecisionOutcome } from "./decisions";
 import { EventHub } from "./event-hub";
 import { runView } from "./run-view";
+import { closeOpenTurn } from "./close-turn";
 
 /** How long a run may go without a checkpoint before the watchdog alarm retries it. */
 export const WATCHDOG_MS = 60_000;
@@ -53,7 +54,8 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     async start(input: StartInput): Promise<StartOutcome> {
       const agent = agents.get(input.agent);
       if (!agent) return { ok: false, code: "unknown_agent", message: `no agent named ${JSON.stringify(input.agent)}` };
-      const active = this.store.activeRun();
+      // A cancelled run with a decision still to apply counts as active too: its call must settle first.
+      const active = this.store.activeRun() ?? this.store.runsWithWork()[0];
       if (active) return { ok: false, code: "thread_busy", message: `thread ${input.threadId} has an active run ${active.run_id} (${active.status})` };
       if (this.store.run(input.runId)) return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
       const now = Date.now();
@@ -102,7 +104,10 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         this.store.update(runId, { status: "cancelled", cancelled_at: now, expires_at: null }, now);
         // A decision recorded before the cancel is applied first; its driver records `done` afterwards,
         // so `done` stays the last event of the log.
-        if (!(decided && decided.applied_at === null)) this.events.record(runId, "done", { status: "cancelled" });
+        if (!(decided && decided.applied_at === null)) {
+          closeOpenTurn(this.store, runId);
+          this.events.record(runId, "done", { status: "cancelled" });
+        }
       });
       this.#abort.abort(new Error("run cancelled"));
       this.#abort = new AbortController();

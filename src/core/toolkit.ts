@@ -1,29 +1,49 @@
 import type { Context, Tool, ToolResult, WaitFor } from "./types";
 import type { EnvLike } from "./env";
+import type { ElicitationHandler } from "./mcp/bridge";
+import type { McpServerStatus } from "./mcp/index";
 import { errorMessage } from "./errors";
 import { toOpenAITools } from "./providers/openai/tools";
 import { toAnthropicTools } from "./providers/anthropic/tools";
 
-/** A remote tool source (MCP) plugs in through this seam; see src/core/mcp. */
+/** A remote tool source (MCP, see src/core/mcp); `loadMcp` in the options swaps it (tests). */
 export interface ToolSource {
   tools(): Tool[];
   close(): Promise<void>;
+  /** Per-server status, for `toolkit.mcpStatus()`. */
+  status?(): Record<string, McpServerStatus>;
 }
 export type ToolSourceLoader = (options: {
   config: unknown;
   env?: EnvLike;
   waitFor?: WaitFor;
+  onElicitation?: ElicitationHandler;
+  fetch?: typeof fetch;
 }) => Promise<ToolSource>;
 
 export interface ToolkitOptions {
   tools?: Tool[];
   /** Alias of `tools`. */
   extraTools?: Tool[];
-  /** Remote MCP servers; needs `loadMcp` (from the MCP module) to connect. */
+  /**
+   * Remote MCP servers in the common shape: `{ mcpServers | servers | mcp: { NAME: { url,
+   * headers?, enabled?, disabled?, timeout?, tools? } } }`. Connected before the toolkit
+   * is returned; a server that fails is reported by `mcpStatus()`, never thrown.
+   */
   mcp?: unknown;
+  /** Alias of `mcp`. */
   mcpConfig?: unknown;
+  /** Replaces the MCP loader (default: the SDK-based one in src/core/mcp). */
   loadMcp?: ToolSourceLoader;
+  /** Answers MCP elicitations in process; without it (or `onElicitation`) the capability is not advertised. */
   waitFor?: WaitFor;
+  /**
+   * Answers MCP elicitations per call, with the call's context; takes precedence over
+   * `waitFor`. May return `suspendCall(request)` to suspend the call durably (the edge).
+   */
+  onElicitation?: ElicitationHandler;
+  /** The fetch MCP transports use (default: the global fetch). */
+  fetch?: typeof fetch;
   env?: EnvLike;
   /** Accepted and ignored: there are no filesystem built-ins at the edge. */
   builtins?: unknown;
@@ -39,6 +59,9 @@ export interface Toolkit {
   toOpenAI(): ReturnType<typeof toOpenAITools>;
   toAnthropic(): ReturnType<typeof toAnthropicTools>;
   toGemini(): [{ functionDeclarations: Array<{ name: string; description: string; parameters: unknown }> }];
+  /** Per MCP server: `connected | disabled | failed` (with the reason) and its tool names. */
+  mcpStatus(): Record<string, McpServerStatus>;
+  /** Disconnects every MCP server. */
   close(): Promise<void>;
   readonly env?: EnvLike;
 }
@@ -67,8 +90,15 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
 
   const mcpConfig = options.mcp ?? options.mcpConfig;
   if (mcpConfig !== undefined) {
-    if (!options.loadMcp) throw new TypeError("createToolkit: `mcp` given without `loadMcp`");
-    const source = await options.loadMcp({ config: mcpConfig, env, waitFor: options.waitFor });
+    // Loaded on demand: the SDK stays out of startup for toolkits without MCP.
+    const load = options.loadMcp ?? (await import("./mcp/index")).loadMcp;
+    const source = await load({
+      config: mcpConfig,
+      env,
+      waitFor: options.waitFor,
+      onElicitation: options.onElicitation,
+      fetch: options.fetch,
+    });
     sources.push(source);
     register(...source.tools());
   }
@@ -93,6 +123,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
     toGemini: () => [
       { functionDeclarations: list().map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema })) },
     ],
+    mcpStatus: () => Object.assign({}, ...sources.map((s) => s.status?.() ?? {})),
     async close() {
       await Promise.allSettled(sources.map((s) => s.close()));
     },

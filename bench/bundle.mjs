@@ -1,0 +1,107 @@
+/**
+ * Scenario 5 — bundle. Builds the deployable worker with
+ * `wrangler deploy --dry-run --minify --outdir` (the real worker at the root; the bare
+ * pipeline worker in bench/pipeline-baseline as the baseline), reports minified and
+ * gzipped sizes, and approximates startup (module evaluation) in Node: the bundle's
+ * `cloudflare:workers` import is pointed at a small stub, and a fresh Node process
+ * times `import()` of it (parse + compile + top-level evaluation), once per sample.
+ *
+ *   node bundle.mjs [--samples 30]
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { execFileSync, fork } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { BENCH, ROOT } from "./lib/build.mjs";
+import { summarize, table, ms, ratio, kib, mib, arg, machine } from "./lib/stats.mjs";
+
+const STUB = `export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
+export class WorkerEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
+export class WorkflowEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
+export const env = {};
+`;
+
+function wranglerBin() {
+  const local = path.join(ROOT, "node_modules", ".bin", "wrangler");
+  if (!fs.existsSync(local)) throw new Error("wrangler not found: run `npm ci` at the repository root first");
+  return local;
+}
+
+/** Builds one worker; returns the bundle path, its sizes and wrangler's own size line. */
+function buildWorker(label, cwd, outdir) {
+  fs.rmSync(outdir, { recursive: true, force: true });
+  const output = execFileSync(wranglerBin(), ["deploy", "--dry-run", "--minify", "--outdir", outdir], {
+    cwd,
+    encoding: "utf8",
+    timeout: 180_000,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const main = fs.readdirSync(outdir).filter((f) => f.endsWith(".js")).map((f) => path.join(outdir, f));
+  const code = Buffer.concat(main.map((f) => fs.readFileSync(f)));
+  const wrangler = /Total Upload: ([^\n]+)/.exec(output)?.[1]?.trim() ?? "?";
+  const stubbed = path.join(outdir, "stubbed.mjs");
+  fs.writeFileSync(path.join(outdir, "cloudflare-workers-stub.mjs"), STUB);
+  const text = fs.readFileSync(main[0], "utf8").replaceAll(/(["'])cloudflare:workers\1/g, JSON.stringify("./cloudflare-workers-stub.mjs"));
+  fs.writeFileSync(stubbed, text);
+  return {
+    label,
+    files: main.length,
+    minified: code.length,
+    gzip: zlib.gzipSync(code, { level: 9 }).length,
+    wrangler,
+    stubbed,
+    mcp: /elicitation\/create/.test(text),
+  };
+}
+
+function importOnce(file) {
+  const child = fork(path.join(BENCH, "lib", "import-bundle.mjs"), [file], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error("import timed out"))), 30_000);
+    child.once("message", (m) => (clearTimeout(timer), resolve(m)));
+    child.once("exit", (code) => code !== 0 && (clearTimeout(timer), reject(new Error(`import of ${file} exited ${code}`))));
+  });
+}
+
+export async function main() {
+  const samples = Number(arg("samples", 30));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bundle-"));
+  try {
+    const builds = [
+      buildWorker("bare pipeline worker (baseline)", path.join(BENCH, "pipeline-baseline"), path.join(tmp, "baseline")),
+      buildWorker("toolnexus-edge worker (src/worker.ts)", ROOT, path.join(tmp, "product")),
+    ];
+    const startup = builds.map(() => []);
+    const heap = builds.map(() => []);
+    for (let i = 0; i < samples; i += 1) {
+      for (const [j, b] of builds.entries()) {
+        const m = await importOnce(b.stubbed);
+        startup[j].push(m.ms);
+        heap[j].push(m.heap);
+      }
+    }
+    const [base] = builds;
+    const baseStart = summarize(startup[0]);
+    const baseHeap = summarize(heap[0]);
+    const rows = builds.map((b, j) => {
+      const s = summarize(startup[j]);
+      const h = summarize(heap[j]);
+      return [b.label, kib(b.minified), kib(b.gzip), ratio(b.gzip, base.gzip), b.wrangler, b.mcp ? "yes" : "no", ms(s.median), ms(s.p95), ratio(s.median, baseStart.median), mib(h.median), ratio(h.median, baseHeap.median)];
+    });
+    const out = table(
+      `Bundle — wrangler deploy --dry-run --minify; startup = import() of the bundle in a fresh Node process with a cloudflare:workers stub (${samples} samples each)`,
+      ["worker", "minified KiB", "gzip -9 KiB", "gzip ×baseline", "wrangler's report", "MCP client in bundle", "startup median ms", "startup p95 ms", "startup ×baseline", "heap after import MiB", "heap ×baseline"],
+      rows,
+    );
+    console.log(out);
+    console.log(`machine: ${machine()}\n`);
+    return out;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -1,0 +1,67 @@
+/**
+ * Scenario 3's harness: the thread object's storage work without the object.
+ * It wires the product's own modules (durable/schema.ts, sql.ts, run-store.ts,
+ * driver.ts, decisions.ts, event-hub.ts and the demo `support` agent) the way
+ * durable/thread-object.ts does, over any `SqlStorage`-shaped object, so Node can
+ * replay the exact writes against SQLite. Bundled by esbuild; not part of the product.
+ */
+import { createSql } from "../../durable/sql";
+import { migrate } from "../../durable/schema";
+import { RunStore } from "../../durable/run-store";
+import { EventHub } from "../../durable/event-hub";
+import { driveOnce, type DriverDeps } from "../../durable/driver";
+import { recordDecision } from "../../durable/decisions";
+import { supportAgent } from "../../src/edge/demo-agent";
+import type { Message } from "../../src/core/types";
+
+export interface Thread {
+  store: RunStore;
+  /** ThreadObject.start: one transaction inserting the run (the queue send is not storage). */
+  start(runId: string, threadId: string, input: string): void;
+  /** ThreadObject.drive for one run: drives until no work is left. */
+  drive(runId: string): Promise<void>;
+  /** ThreadObject.decide: one transaction recording the decision. */
+  decide(runId: string, requestId: string, decision: "approve" | "decline"): { ok: boolean; status: number };
+  /** Seeds a finished earlier run holding `messages` (what earlier runs of the thread left). */
+  seed(threadId: string, messages: Message[]): void;
+}
+
+export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) => T): Thread {
+  const sql = createSql(storage);
+  migrate(sql);
+  const store = new RunStore(sql);
+  const events = new EventHub(store);
+  const deps: DriverDeps = {
+    store,
+    agents: new Map([[supportAgent.name, supportAgent]]),
+    config: { apiToken: "bench", webhookSecrets: ["whsec_YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldA=="] },
+    env: {},
+    now: () => Date.now(),
+    transaction,
+    record: (runId, type, data) => void events.record(runId, type, data),
+    halted: async () => {},
+  };
+  const signal = new AbortController().signal;
+  return {
+    store,
+    start(runId, threadId, input) {
+      transaction(() => store.insertRun({ runId, threadId, agent: supportAgent.name, input, publicUrl: "http://127.0.0.1", now: Date.now() }));
+    },
+    async drive(runId) {
+      for (let guard = 0; guard < 100; guard += 1) if (!(await driveOnce(deps, runId, signal))) return;
+    },
+    decide(runId, requestId, decision) {
+      return transaction(() => recordDecision(store, { runId, requestId, decision, channel: "webhook", webhookId: `msg_${requestId}` }, Date.now()));
+    },
+    seed(threadId, messages) {
+      const runId = `${threadId}.run_seed${String(Math.random()).slice(2, 18).padEnd(16, "0")}`;
+      transaction(() => {
+        // insertRun stores the run's input as its first (user) message.
+        const [first, ...rest] = messages;
+        store.insertRun({ runId, threadId, agent: supportAgent.name, input: first && first.role === "user" ? first.content : "", publicUrl: "http://127.0.0.1", now: Date.now() });
+        store.appendMessages(runId, rest);
+        store.update(runId, { status: "done" }, Date.now());
+      });
+    },
+  };
+}

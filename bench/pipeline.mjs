@@ -1,0 +1,208 @@
+/**
+ * Scenario 4 — pipeline throughput under `wrangler dev` (workerd, local Durable
+ * Objects and queues), driven from Node over loopback. N runs in parallel, each:
+ * POST /v1/runs → (queue → Durable Object → demo model → suspends) → SSE `pending` →
+ * signed POST /v1/decisions (Standard Webhooks, approve) → (queue → resume → done) →
+ * SSE `done`. The baseline is the bare pipeline worker in pipeline-baseline/ (per leg
+ * one Durable Object write, one queue hop, one write; no agent), run by the same
+ * client in the same invocation, before the product. Each worker is built once into a
+ * temporary snapshot that wrangler dev serves (so concurrent source edits cannot
+ * reload it mid-run). Afterwards every run is checked:
+ * finished exactly once, nothing lost, nothing duplicated.
+ *
+ *   node pipeline.mjs [--runs 200] [--rounds 2] [--timeout 240]
+ *   node pipeline.mjs --profile .build/pipeline.cpuprofile [--profile-only product|baseline]
+ *     also records a CPU profile of the worker isolate (through wrangler's inspector port)
+ */
+import path from "node:path";
+import { createHmac, randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { BENCH, ROOT } from "./lib/build.mjs";
+import { startWranglerDev, readVars, snapshotWorker } from "./lib/wrangler-dev.mjs";
+import { summarize, table, ms, ratio, arg, machine } from "./lib/stats.mjs";
+import { startProfile } from "./lib/inspector-profile.mjs";
+import fs from "node:fs";
+
+const vars = readVars(path.join(ROOT, ".dev.vars.example"));
+const API_TOKEN = vars.API_TOKEN;
+const SECRET = vars.WEBHOOK_SECRET.split(/\s+/)[0];
+
+/** Standard Webhooks headers for `body`: v1,base64(HMAC-SHA256(key, "id.timestamp.body")). */
+function signed(body) {
+  const id = `msg_${randomBytes(12).toString("hex")}`;
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const key = Buffer.from(SECRET.replace(/^whsec_/, ""), "base64");
+  const signature = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
+  return { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
+}
+
+/** Reads a Server-Sent Events response; `onEvent({ id, event, data })` for each event. */
+async function readSse(response, onEvent) {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of response.body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = { id: undefined, event: "message", data: "" };
+      for (const line of block.split("\n")) {
+        if (line.startsWith("id:")) event.id = line.slice(3).trim();
+        else if (line.startsWith("event:")) event.event = line.slice(6).trim();
+        else if (line.startsWith("data:")) event.data += line.slice(5).trim();
+      }
+      if (block.split("\n").some((l) => l.startsWith("data:"))) if (onEvent(event) === false) return;
+    }
+  }
+}
+
+async function cycle(origin, signal) {
+  const auth = { authorization: `Bearer ${API_TOKEN}` };
+  const t0 = performance.now();
+  const started = await fetch(`${origin}/v1/runs`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ agent: "support", input: "Please delete my account" }), signal });
+  if (started.status !== 202) throw new Error(`start: HTTP ${started.status} ${await started.text()}`);
+  const { runId } = await started.json();
+  const events = await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}/events`, { headers: auth, signal });
+  if (!events.ok) throw new Error(`events: HTTP ${events.status}`);
+  const seen = [];
+  let t1;
+  let t2;
+  let t3;
+  let decided;
+  await readSse(events, (e) => {
+    seen.push(e.event);
+    if (e.event === "pending" && !decided) {
+      t1 = performance.now();
+      const request = JSON.parse(e.data).request;
+      const body = JSON.stringify({ runId, requestId: request.id, decision: "approve" });
+      t2 = performance.now();
+      decided = fetch(`${origin}/v1/decisions`, { method: "POST", headers: signed(body), body, signal }).then(async (r) => {
+        if (r.status !== 202) throw new Error(`decision: HTTP ${r.status} ${await r.text()}`);
+      });
+      decided.catch(() => {});
+    }
+    if (e.event === "done" || e.event === "error") {
+      t3 = performance.now();
+      if (e.event === "error" || JSON.parse(e.data).status !== "done") throw new Error(`run ${runId} ended with ${e.event} ${e.data}`);
+      return false;
+    }
+  });
+  if (!decided || t3 === undefined) throw new Error(`run ${runId}: stream ended early (${seen.join(",")})`);
+  await decided;
+  return { runId, startToPending: t1 - t0, decisionToDone: t3 - t2, total: t3 - t0, started: t0, finished: t3, seen };
+}
+
+/** Checks every run afterwards: known, finished once, nothing lost or duplicated. */
+async function verify(origin, results, product) {
+  const auth = { authorization: `Bearer ${API_TOKEN}` };
+  const problems = [];
+  const ids = new Set(results.map((r) => r.runId));
+  if (ids.size !== results.length) problems.push(`${results.length - ids.size} duplicated run ids`);
+  await Promise.all(
+    results.map(async (r) => {
+      const view = await (await fetch(`${origin}/v1/runs/${encodeURIComponent(r.runId)}${product ? "?transcript=1" : ""}`, { headers: auth })).json();
+      if (view.status !== "done") problems.push(`${r.runId}: status ${view.status}`);
+      const count = (name) => r.seen.filter((e) => e === name).length;
+      if (count("pending") !== 1 || count("done") !== 1) problems.push(`${r.runId}: live events ${r.seen.join(",")}`);
+      if (product) {
+        // The stored event log, replayed from the start: one pending, one resumed, one done.
+        const replay = [];
+        await readSse(await fetch(`${origin}/v1/runs/${encodeURIComponent(r.runId)}/events`, { headers: auth }), (e) => void replay.push(e.event));
+        for (const [name, want] of [["pending", 1], ["resumed", 1], ["done", 1]]) {
+          const got = replay.filter((e) => e === name).length;
+          if (got !== want) problems.push(`${r.runId}: ${got} ${name} events in the log`);
+        }
+        const deleted = (view.toolCalls ?? []).filter((c) => c.name === "delete_account" && !c.isError).length;
+        if (deleted !== 1) problems.push(`${r.runId}: delete_account ran ${deleted} times`);
+        const roles = (view.messages ?? view.transcript ?? []).map((m) => m.role).join(",").replace(/^system,/, "");
+        if (roles !== "user,assistant,tool,assistant") problems.push(`${r.runId}: transcript ${roles || "(none)"}`);
+      }
+    }),
+  );
+  return problems;
+}
+
+async function measure(label, server, runs, timeoutMs, product, profileFile) {
+  const signal = AbortSignal.timeout(timeoutMs);
+  // Warm-up: a few sequential cycles (first isolate start, first queue batch).
+  for (let i = 0; i < 3; i += 1) await cycle(server.origin, signal);
+  const profiler = profileFile ? await startProfile(server.inspectorPort) : undefined;
+  const t0 = performance.now();
+  const settled = await Promise.allSettled(Array.from({ length: runs }, () => cycle(server.origin, signal)));
+  const wall = performance.now() - t0;
+  if (profiler) {
+    fs.writeFileSync(profileFile, JSON.stringify(await profiler.stop()));
+    console.log(`CPU profile of ${label} (${profiler.target}) written to ${profileFile}`);
+  }
+  const results = settled.filter((s) => s.status === "fulfilled").map((s) => s.value);
+  const failures = settled.filter((s) => s.status === "rejected").map((s) => String(s.reason?.message ?? s.reason));
+  const problems = failures.length ? [] : await verify(server.origin, results, product);
+  return { label, runs, wall, results, failures, problems };
+}
+
+export async function main() {
+  const runs = Number(arg("runs", 200));
+  const timeoutMs = Number(arg("timeout", 240)) * 1000;
+  const systems = [
+    { label: "bare pipeline worker (baseline)", cwd: path.join(BENCH, "pipeline-baseline"), ready: "/v1/runs/none", product: false },
+    { label: "toolnexus-edge worker (support agent, demo model)", cwd: ROOT, ready: "/healthz", product: true },
+  ];
+  const rounds = Number(arg("rounds", 2));
+  const measured = systems.map((s) => ({ label: s.label, runs: 0, wall: 0, results: [], failures: [], problems: [] }));
+  const servers = [];
+  const snapshots = [];
+  try {
+    // Both workers are up (idle) for the whole run; rounds alternate baseline, product, …
+    // so a burst of load from elsewhere on the machine hits both alike.
+    for (const s of systems) {
+      const snapshot = await snapshotWorker(s.cwd);
+      snapshots.push(snapshot);
+      servers.push(await startWranglerDev({ cwd: snapshot.dir, ready: s.ready, vars: s.product ? { API_TOKEN, WEBHOOK_SECRET: SECRET, LLM_BASE_URL: "" } : {} }));
+    }
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [i, s] of systems.entries()) {
+        const which = s.product ? "product" : "baseline";
+        const profile = round === 0 && arg("profile") && arg("profile-only", which) === which ? arg("profile").replace(/\.cpuprofile$/, "") + `.${which}.cpuprofile` : undefined;
+        if (profile) fs.copyFileSync(path.join(snapshots[i].dir, "worker.js"), profile.replace(/\.cpuprofile$/, ".worker.js"));
+        const m = await measure(s.label, servers[i], runs, timeoutMs, s.product, profile);
+        console.error(`  round ${round + 1}, ${which}: ${m.results.length}/${m.runs} done in ${(m.wall / 1000).toFixed(1)} s${m.failures.length ? `; first failure: ${m.failures[0]}` : ""}`);
+        const into = measured[i];
+        into.runs += m.runs;
+        into.wall += m.wall;
+        into.results.push(...m.results);
+        into.failures.push(...m.failures);
+        into.problems.push(...m.problems);
+      }
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+    for (const snapshot of snapshots) snapshot.remove();
+  }
+  const [base] = measured;
+  const stat = (m, key) => summarize(m.results.map((r) => r[key]));
+  const perSecond = (m) => (m.results.length / m.wall) * 1000;
+  const rows = measured.map((m) => {
+    const sp = stat(m, "startToPending");
+    const dd = stat(m, "decisionToDone");
+    const total = stat(m, "total");
+    const lost = m.runs - m.results.length;
+    return [
+      m.label, `${m.results.length}/${m.runs}`, perSecond(m).toFixed(1), ratio(perSecond(base), perSecond(m)),
+      ms(sp.median), ms(sp.p95), ms(dd.median), ms(dd.p95), ms(total.median), ms(total.p95), ratio(total.median, stat(base, "total").median),
+      lost === 0 && m.problems.length === 0 ? "0 / 0" : `${lost} lost, ${m.problems.length} problems`,
+    ];
+  });
+  const out = table(
+    `Pipeline — ${runs} runs in parallel under wrangler dev, ${rounds} alternating round(s) per worker: start → pending → signed decision → queue → resume → done`,
+    ["worker", "done", "runs/s", "cycle cost ×baseline", "start→pending p50 ms", "p95 ms", "decision→done p50 ms", "p95 ms", "cycle p50 ms", "cycle p95 ms", "cycle p50 ×baseline", "lost / duplicated"],
+    rows,
+  );
+  console.log(out);
+  for (const m of measured) for (const line of [...m.failures.slice(0, 5), ...m.problems.slice(0, 10)]) console.log(`  ${m.label}: ${line}`);
+  console.log(`machine: ${machine()}\n`);
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -1,0 +1,84 @@
+/**
+ * Scenario 2 — suspend and resume cost (Node). A run suspends on an approval after a
+ * prior transcript of 10, 100 or 1,000 messages; its state is serialized to a string,
+ * restored in fresh objects and resumed with a decline, finishing with one more model
+ * turn. Systems interleave (shuffled order each round) after a warm-up. Resume time
+ * runs from the string to the final text.
+ *
+ *   node resume.mjs [--runs 100] [--warmup 10] [--lengths 10,100,1000]
+ */
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { startMock, APPROVE_FINAL } from "./lib/mock-server.mjs";
+import { systems } from "./lib/resume-systems.mjs";
+import { importKernel } from "./lib/build.mjs";
+import { summarize, table, ms, ratio, kib, shuffled, arg, machine } from "./lib/stats.mjs";
+
+const NAMES = ["raw", "toolnexus", "vercel-ai", "openai-agents", "langgraph"];
+const PEERS = ["vercel-ai", "openai-agents", "langgraph"];
+const LABELS = { raw: "raw loop (baseline)", toolnexus: "toolnexus runWithAnswer", "vercel-ai": "Vercel AI SDK", "openai-agents": "OpenAI Agents SDK", langgraph: "LangGraph JS" };
+
+/** A prior transcript: alternating user/assistant text turns of ~120 characters. */
+export function history(length) {
+  return Array.from({ length }, (_, i) => ({
+    role: i % 2 === 0 ? "user" : "assistant",
+    content: `${i % 2 === 0 ? "Question" : "Answer"} ${i}: about order ${1000 + i}, its items, delivery and the invoice address. `.padEnd(120, "."),
+  }));
+}
+
+export async function main() {
+  const runs = Number(arg("runs", 100));
+  const warmup = Number(arg("warmup", 10));
+  const lengths = arg("lengths", "10,100,1000").split(",").map(Number);
+  const mock = await startMock();
+  try {
+    const kernel = await importKernel();
+    const sys = {};
+    for (const name of NAMES) sys[name] = await systems[name](mock.origin, kernel);
+    const rows = [];
+    for (const length of lengths) {
+      const prior = history(length);
+      const resume = Object.fromEntries(NAMES.map((n) => [n, []]));
+      const suspend = Object.fromEntries(NAMES.map((n) => [n, []]));
+      const bytes = Object.fromEntries(NAMES.map((n) => [n, []]));
+      let transcript = 0;
+      for (let i = 0; i < warmup + runs; i += 1) {
+        for (const name of shuffled(NAMES)) {
+          const s0 = performance.now();
+          const text = await sys[name].suspend(prior);
+          const s1 = performance.now();
+          const final = await sys[name].resume(text);
+          const s2 = performance.now();
+          if (final !== APPROVE_FINAL) throw new Error(`${name}: unexpected final text ${JSON.stringify(final)}`);
+          if (i < warmup) continue;
+          suspend[name].push(s1 - s0);
+          resume[name].push(s2 - s1);
+          bytes[name].push(Buffer.byteLength(text));
+          if (name === "raw") transcript = sys.raw.transcriptBytes(text);
+        }
+      }
+      const r = Object.fromEntries(NAMES.map((n) => [n, summarize(resume[n])]));
+      const fastestPeer = Math.min(...PEERS.map((p) => r[p].median));
+      for (const name of NAMES) {
+        const b = summarize(bytes[name]).median;
+        rows.push([
+          length, LABELS[name], b, `${b - transcript >= 0 ? "+" : ""}${b - transcript}`, ms(r[name].median), ms(r[name].p95),
+          ratio(r[name].median, r.raw.median), ratio(r[name].median, fastestPeer), ms(summarize(suspend[name]).median),
+        ]);
+      }
+      rows.push([length, "(transcript's own JSON)", transcript, "+0", "", "", "", "", ""]);
+    }
+    const out = table(
+      `Suspend and resume — serialized state and resume time (string → restored → declined → final text), interleaved, ${runs} runs each after ${warmup} warm-up`,
+      ["prior msgs", "system", "state bytes", "vs transcript JSON", "resume median ms", "resume p95 ms", "median ×raw", "median ×fastest peer", "suspend median ms"],
+      rows,
+    );
+    console.log(out);
+    console.log(`machine: ${machine()}\n`);
+    return out;
+  } finally {
+    await mock.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -1,0 +1,144 @@
+/**
+ * Starts the real worker under `wrangler dev` (workerd, local Durable Objects, queues
+ * and alarms) on a free loopback port, for checks and browser tests, and stops it.
+ *
+ * Startup is bounded: a wrangler that exits, fails to build or is not healthy within
+ * `timeoutMs` rejects with the tail of its output, never hangs the caller.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ROOT, devCredentials, ensureDevVars } from "./dev-vars.mjs";
+
+/** A port nobody listens on right now (the OS picks it). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** What workerd logs when the worker breaks at run time (eval is forbidden there, for one). */
+export const RUNTIME_ERROR = /EvalError|Code generation from strings disallowed|Uncaught|500 Internal Server Error/;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/**
+ * @param {{ timeoutMs?: number, log?: (line: string) => void }} options
+ * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], output: () => string, stop: () => Promise<void> }>}
+ */
+export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}) {
+  if (ensureDevVars()) log("created .dev.vars from .dev.vars.example");
+  const credentials = devCredentials();
+  const stateDir = mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
+  // Exactly `npm start`'s .dev.vars, except that a developer's real model endpoint is
+  // left out: the checks script the built-in demo model's replies.
+  const args = ["--no", "wrangler", "dev", "--ip", "127.0.0.1", "--port", String(await freePort()),
+    "--inspector-port", String(await freePort()), "--persist-to", path.join(stateDir, "state"),
+    "--show-interactive-dev-session=false", "--log-level", "info"];
+  if (credentials.vars.LLM_BASE_URL) {
+    const envFile = path.join(stateDir, "dev.vars");
+    const kept = Object.entries(credentials.vars).filter(([name]) => !name.startsWith("LLM_"));
+    writeFileSync(envFile, kept.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join("\n"), { mode: 0o600 });
+    args.push("--env-file", envFile);
+    log(".dev.vars sets LLM_BASE_URL: using it without the LLM_* variables (the checks need the demo model)");
+  }
+  const url = `http://127.0.0.1:${args[args.indexOf("--port") + 1]}`;
+
+  const child = spawn("npx", args, {
+    cwd: ROOT,
+    detached: true, // its own process group, so stop() also ends workerd
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false", // the Request.cf lookup needs the internet
+    },
+  });
+  let output = "";
+  const onData = (chunk) => {
+    output += chunk.toString("utf8").replace(ANSI, "");
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  let exited = null;
+  const exitPromise = new Promise((resolve) => {
+    child.once("exit", (code, signal) => {
+      exited = { code, signal };
+      resolve();
+    });
+    child.once("error", (error) => {
+      exited = { code: null, signal: null, error };
+      output += `\nspawn error: ${error.message}`;
+      resolve();
+    });
+  });
+  const killGroup = (signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const removeState = () => {
+    try {
+      rmSync(stateDir, { recursive: true, force: true });
+    } catch {
+      // workerd may still be writing as it dies; a leftover temp dir is harmless
+    }
+  };
+  // If the caller exits without stop() (a crash, process.exit), take wrangler along.
+  const onExit = () => {
+    killGroup("SIGKILL");
+    removeState();
+  };
+  process.once("exit", onExit);
+
+  let stopped = false;
+  async function stop() {
+    if (stopped) return;
+    stopped = true;
+    process.off("exit", onExit);
+    if (!exited) {
+      killGroup("SIGTERM");
+      await Promise.race([exitPromise, sleep(5_000)]);
+      killGroup("SIGKILL");
+    }
+    removeState();
+  }
+  const tail = (lines = 40) => output.trimEnd().split("\n").slice(-lines).join("\n");
+
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      if (exited) {
+        const how = exited.error ? exited.error.message : exited.signal ? `signal ${exited.signal}` : `code ${exited.code}`;
+        throw new Error(`wrangler dev exited (${how}) before it was ready:\n${tail()}`);
+      }
+      if (/Build failed/.test(output)) throw new Error(`wrangler dev could not build the worker:\n${tail()}`);
+      if (Date.now() > deadline) throw new Error(`wrangler dev was not healthy at ${url}/healthz within ${timeoutMs / 1000}s:\n${tail()}`);
+      try {
+        const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+        if (response.ok) break;
+        await response.body?.cancel();
+      } catch {
+        // not listening yet
+      }
+      await sleep(250);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  log(`wrangler dev is up at ${url}`);
+  return { url, apiToken: credentials.apiToken, webhookSecrets: credentials.webhookSecrets, output: () => output, tail, stop };
+}

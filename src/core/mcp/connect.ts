@@ -1,0 +1,129 @@
+/**
+ * Connecting to one remote MCP server with the official SDK client: streamable HTTP
+ * first, SSE when the server answers the streamable POST with a 4xx (the spec's
+ * backwards-compatibility rule). JSON Schema goes through @cfworker/json-schema (the
+ * SDK's default, ajv, generates code at run time, which Workers forbid).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { expandEnv, type EnvLike } from "../env";
+import { errorMessage } from "../errors";
+import { elicitationResponder, type ElicitationHandler } from "./bridge";
+import type { CallRegistry } from "./calls";
+import type { McpServerConfig } from "./config";
+import { McpTimeoutError, NO_SDK_TIMEOUT, withDeadline } from "./deadline";
+import { linkingFetch } from "./link";
+
+export type RemoteServerConfig = Extract<McpServerConfig, { type: "remote" }>;
+export type McpTransportKind = "streamable-http" | "sse";
+
+export interface McpConnection {
+  client: Client;
+  transport: McpTransportKind;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  env?: EnvLike;
+  fetch?: typeof fetch;
+  /** Present ⇒ the client advertises elicitation (form + url) and answers through it. */
+  elicitation?: ElicitationHandler;
+  calls: CallRegistry;
+}
+
+const CLIENT_INFO = { name: "toolnexus-edge", version: "0.1.0" };
+
+/** Connects and initializes; rejects with a reason safe to show (no header values). */
+export async function connectServer(config: RemoteServerConfig, options: ConnectOptions): Promise<McpConnection> {
+  const headers = expandHeaders(config.headers, options.env);
+  const fetch = linkingFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.calls);
+  const url = new URL(config.url);
+  const sse = () => attempt(config, options, "sse", new SSEClientTransport(url, { fetch, requestInit: { headers } }));
+  if (config.transport === "sse") return sse();
+
+  try {
+    return await attempt(config, options, "streamable-http", new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }));
+  } catch (streamableError) {
+    if (!(streamableError instanceof StreamableHTTPError && isClientError(streamableError.code))) throw streamableError;
+    try {
+      return await sse();
+    } catch (sseError) {
+      throw new Error(`streamable HTTP: ${describe(streamableError)}; SSE fallback: ${errorMessage(sseError)}`);
+    }
+  }
+}
+
+function expandHeaders(headers: Record<string, string>, env: EnvLike | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, template] of Object.entries(headers)) {
+    try {
+      out[name] = expandEnv(template, env);
+    } catch (error) {
+      throw new Error(`headers.${name}: ${errorMessage(error)}`);
+    }
+  }
+  return out;
+}
+
+function describe(error: StreamableHTTPError): string {
+  return `HTTP ${error.code}: ${error.message.replace(/^Streamable HTTP error: /, "")}`;
+}
+
+const isClientError = (code: number | undefined) => code !== undefined && code >= 400 && code < 500;
+
+async function attempt(
+  config: RemoteServerConfig,
+  options: ConnectOptions,
+  kind: McpTransportKind,
+  transport: StreamableHTTPClientTransport | SSEClientTransport,
+): Promise<McpConnection> {
+  const client = newClient(config.name, options);
+  await initialize(client, transport, config.timeout);
+  return {
+    client,
+    transport: kind,
+    async close() {
+      if (transport instanceof StreamableHTTPClientTransport) {
+        await withDeadline("close", config.timeout, () => transport.terminateSession()).catch(() => {});
+      }
+      await client.close().catch(() => {});
+    },
+  };
+}
+
+function newClient(server: string, options: ConnectOptions): Client {
+  const handler = options.elicitation;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: handler ? { elicitation: { form: {}, url: {} } } : {},
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
+  if (handler) {
+    const respond = elicitationResponder(server, options.calls, handler);
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => respond(request.params, extra));
+  }
+  return client;
+}
+
+/** `connect` (transport start) and `initialize` each get the full timeout. */
+async function initialize(client: Client, transport: Transport, ms: number): Promise<void> {
+  const start = transport.start.bind(transport);
+  const initializing = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  transport.start = async () => {
+    await withDeadline("connect", ms, () => start());
+    timer = setTimeout(() => initializing.abort(new McpTimeoutError(`initialize timed out after ${ms} ms`)), ms);
+  };
+  try {
+    await client.connect(transport, { signal: initializing.signal, timeout: NO_SDK_TIMEOUT });
+  } catch (error) {
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+    throw initializing.signal.aborted ? initializing.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

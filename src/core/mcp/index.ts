@@ -1,0 +1,115 @@
+/**
+ * Remote MCP servers as a toolkit tool source (DESIGN.md §2, §3 rule 5).
+ *
+ * `loadMcp` connects every enabled server concurrently. One failing or hanging server
+ * is isolated: its status is `failed` with the reason and the others load. Local
+ * (stdio) entries are reported as failed, never a crash. `createToolkit({ mcp })`
+ * calls this for you.
+ *
+ * Elicitation: with a handler (`onElicitation`, or else `waitFor`) the client
+ * advertises the `elicitation` capability (form + url) and bridges each
+ * `elicitation/create` onto a `Request` (see ./elicitation for the mappings and
+ * ./bridge for the per-call hook the edge plugs into); without one it does not
+ * advertise it.
+ *
+ * @example
+ * const source = await loadMcp({
+ *   config: { mcpServers: { docs: { url: "https://docs.example.com/mcp", headers: { authorization: "Bearer ${DOCS_TOKEN}" } } } },
+ *   env, waitFor: (request) => askSomeone(request),
+ * });
+ * source.status(); // { docs: { status: "connected", tools: ["docs_search"], transport: "streamable-http" } }
+ */
+import type { Tool, WaitFor } from "../types";
+import type { EnvLike } from "../env";
+import { errorMessage } from "../errors";
+import { elicitationHandler, type ElicitationHandler } from "./bridge";
+import { CallRegistry } from "./calls";
+import { keepTool, parseMcpConfig, type McpServerConfig } from "./config";
+import { connectServer, type McpConnection, type McpTransportKind } from "./connect";
+import { withDeadline } from "./deadline";
+import { listAllTools, mcpTool } from "./tools";
+
+export interface LoadMcpOptions {
+  /** `{ mcpServers | servers | mcp: { NAME: { url, headers?, enabled?, disabled?, timeout?, tools? } } }`. */
+  config: unknown;
+  /** Where `${ENV}` in headers is looked up (then `process.env` where one exists). */
+  env?: EnvLike;
+  /** Answers elicitations in process (used when there is no `onElicitation`). */
+  waitFor?: WaitFor;
+  /** Answers elicitations per call; takes precedence over `waitFor`. See ./bridge. */
+  onElicitation?: ElicitationHandler;
+  /** The fetch the transports use (default: the global fetch). */
+  fetch?: typeof fetch;
+}
+
+export interface McpServerStatus {
+  status: "connected" | "disabled" | "failed";
+  reason?: string;
+  /** Toolkit names of the tools this server contributed. */
+  tools: string[];
+  transport?: McpTransportKind;
+}
+
+export interface McpSource {
+  tools(): Tool[];
+  status(): Record<string, McpServerStatus>;
+  /** Disconnects every server (terminating streamable HTTP sessions). */
+  close(): Promise<void>;
+}
+
+export const LOCAL_UNSUPPORTED = "local (stdio) servers are not supported at the edge";
+
+interface Loaded {
+  name: string;
+  state: McpServerStatus;
+  tools: Tool[];
+  connection?: McpConnection;
+}
+
+/** Connects the configured servers. Throws a `TypeError` only for a malformed config. */
+export async function loadMcp(options: LoadMcpOptions): Promise<McpSource> {
+  const configs = parseMcpConfig(options.config);
+  const handler = elicitationHandler(options);
+  const loaded = await Promise.all(configs.map((config) => loadServer(config, options, handler)));
+  return {
+    tools: () => loaded.flatMap((server) => server.tools),
+    status: () => Object.fromEntries(loaded.map((server) => [server.name, { ...server.state, tools: [...server.state.tools] }])),
+    async close() {
+      await Promise.allSettled(loaded.map((server) => server.connection?.close()));
+    },
+  };
+}
+
+async function loadServer(config: McpServerConfig, options: LoadMcpOptions, handler: ElicitationHandler | undefined): Promise<Loaded> {
+  const name = config.name;
+  if (!config.enabled) return { name, state: { status: "disabled", tools: [] }, tools: [] };
+  if (config.type === "local") return failed(name, LOCAL_UNSUPPORTED);
+
+  const calls = new CallRegistry();
+  let connection: McpConnection | undefined;
+  try {
+    connection = await connectServer(config, { env: options.env, fetch: options.fetch, elicitation: handler, calls });
+    const client = connection.client;
+    const definitions = await withDeadline("tools/list", config.timeout, (signal) => listAllTools(client, signal));
+    const tools = definitions
+      .filter((definition) => keepTool(config.tools, definition.name))
+      .map((definition) => mcpTool(definition, { server: name, client, calls, timeout: config.timeout }));
+    const state: McpServerStatus = { status: "connected", tools: tools.map((t) => t.name), transport: connection.transport };
+    return { name, state, tools, connection };
+  } catch (error) {
+    await connection?.close();
+    return failed(name, errorMessage(error));
+  }
+}
+
+function failed(name: string, reason: string): Loaded {
+  return { name, state: { status: "failed", reason, tools: [] }, tools: [] };
+}
+
+export { parseMcpConfig, sanitizeName, mcpToolName, DEFAULT_MCP_TIMEOUT_MS } from "./config";
+export type { McpServerConfig } from "./config";
+export { requestFromElicitation, resultFromAnswer, elicitationNote } from "./elicitation";
+export type { ElicitationParams, ElicitationOrigin, ElicitationOutcome } from "./elicitation";
+export { suspendCall, isSuspendCall } from "./bridge";
+export type { ElicitationHandler, ElicitationContext, ElicitationReply, SuspendCall } from "./bridge";
+export { fromCallResult } from "./tools";

@@ -1,0 +1,156 @@
+/**
+ * A server's tools as toolkit `Tool`s: paginated listing, the allow/drop filter,
+ * and result mapping (`isError` ⇒ error with the joined text, `structuredContent` ⇒
+ * its JSON, else the joined text parts with non-text parts summarized).
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Context, Request, Tool, ToolResult } from "../types";
+import { pending } from "../answers";
+import { errorMessage } from "../errors";
+import { toJsonSchema } from "../schema";
+import { CallRegistry, newCallKey, type McpCall } from "./calls";
+import { mcpToolName } from "./config";
+import { NO_SDK_TIMEOUT, PausableDeadline } from "./deadline";
+import { CALL_KEY_META } from "./link";
+
+export type McpToolDefinition = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
+type CallResult = Awaited<ReturnType<Client["callTool"]>>;
+
+const MAX_PAGES = 1000;
+/** How long a suspended call waits for the server to finish after its elicitation was cancelled. */
+export const SUSPEND_GRACE_MS = 1000;
+
+
+/** Every tool the server lists, following `nextCursor`. */
+export async function listAllTools(client: Client, signal: AbortSignal): Promise<McpToolDefinition[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: McpToolDefinition[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { signal, timeout: NO_SDK_TIMEOUT });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined) return tools;
+    if (seen.has(cursor)) throw new Error(`tools/list: the server repeated cursor ${JSON.stringify(cursor)}`);
+    seen.add(cursor);
+  }
+  throw new Error(`tools/list: more than ${MAX_PAGES} pages`);
+}
+
+export interface McpToolOptions {
+  server: string;
+  client: Client;
+  calls: CallRegistry;
+  /** Milliseconds a call may take, not counting time spent waiting on elicitations. */
+  timeout: number;
+}
+
+/** One server tool as a toolkit tool named `sanitize(server)_sanitize(tool)`, source `mcp:<server>`. */
+export function mcpTool(definition: McpToolDefinition, options: McpToolOptions): Tool {
+  const name = mcpToolName(options.server, definition.name);
+  return {
+    name,
+    description: definition.description ?? definition.title ?? "",
+    inputSchema: toJsonSchema(definition.inputSchema as Record<string, unknown>),
+    source: `mcp:${options.server}`,
+    execute: (args, ctx) => callTool(name, definition.name, args, ctx, options),
+  };
+}
+
+async function callTool(name: string, original: string, args: unknown, ctx: Context, options: McpToolOptions): Promise<ToolResult> {
+  if (ctx.signal?.aborted) return { output: `${name} aborted`, isError: true };
+  const limit = Math.min(options.timeout, ctx.timeout ?? Infinity);
+  const controller = new AbortController();
+  let timedOut = false;
+  let suspended: Request | undefined;
+  let onSuspend: () => void = () => {};
+  const suspension = new Promise<void>((resolve) => (onSuspend = resolve));
+
+  const call: McpCall = {
+    key: newCallKey(),
+    tool: name,
+    ctx,
+    signal: controller.signal,
+    deadline: new PausableDeadline(limit, () => {
+      timedOut = true;
+      controller.abort(new Error(`${name} timed out`));
+    }),
+    notes: [],
+    suspend(request) {
+      suspended ??= request;
+      onSuspend();
+    },
+  };
+  const onAbort = () => controller.abort(ctx.signal?.reason);
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  options.calls.begin(call);
+
+  let result: ToolResult;
+  try {
+    const request = options.client.callTool(
+      { name: original, arguments: (args ?? {}) as Record<string, unknown>, _meta: { [CALL_KEY_META]: call.key } },
+      undefined,
+      { signal: controller.signal, timeout: NO_SDK_TIMEOUT },
+    );
+    let settled = false;
+    request.then(() => (settled = true), () => (settled = true));
+    const first = await Promise.race([request, suspension.then(() => undefined)]);
+    if (first === undefined) {
+      // Suspended: the server was sent "cancel"; give it a moment to wind down, then
+      // stop waiting (the decision will re-execute the call; this result is discarded).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([request.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, SUSPEND_GRACE_MS)))]);
+      clearTimeout(timer);
+      if (!settled) controller.abort(new Error(`${name} suspended`));
+    }
+    result = first === undefined ? { output: "", isError: false } : fromCallResult(name, first);
+  } catch (error) {
+    if (timedOut) result = { output: `${name} timed out after ${limit} ms`, isError: true };
+    else if (ctx.signal?.aborted) result = { output: `${name} aborted`, isError: true };
+    else result = { output: `${name} failed: ${errorMessage(error)}`, isError: true };
+  } finally {
+    call.deadline.clear();
+    options.calls.end(call);
+    ctx.signal?.removeEventListener("abort", onAbort);
+  }
+
+  if (suspended) return pending(suspended);
+  if (call.notes.length === 0) return result;
+  return { output: [result.output, ...call.notes].filter((part) => part !== "").join("\n\n"), isError: true };
+}
+
+/**
+ * A `tools/call` result as a `ToolResult`.
+ * @example fromCallResult("gh_search", { content: [{ type: "text", text: "3 hits" }] }) // { output: "3 hits", isError: false }
+ */
+export function fromCallResult(name: string, result: CallResult): ToolResult {
+  const text = joinContent((result as { content?: unknown[] }).content ?? []);
+  if (result.isError === true) return { output: text || `${name}: the server reported an error`, isError: true };
+  if (result.structuredContent !== undefined) return { output: JSON.stringify(result.structuredContent), isError: false };
+  if ("toolResult" in result && (result as { content?: unknown }).content === undefined) {
+    return { output: JSON.stringify(result.toolResult), isError: false };
+  }
+  return { output: text, isError: false };
+}
+
+function joinContent(content: unknown[]): string {
+  return content.map(describePart).join("\n");
+}
+
+function describePart(part: unknown): string {
+  const p = part as { type?: string; text?: string; mimeType?: string; uri?: string; resource?: { uri?: string; text?: string; mimeType?: string } };
+  switch (p.type) {
+    case "text":
+      return p.text ?? "";
+    case "image":
+    case "audio":
+      return `[${p.type} ${p.mimeType ?? "unknown"}]`;
+    case "resource":
+      return p.resource?.text ?? `[resource ${p.resource?.uri ?? ""}${p.resource?.mimeType ? ` ${p.resource.mimeType}` : ""}]`;
+    case "resource_link":
+      return `[resource_link ${p.uri ?? ""}]`;
+    default:
+      return `[${p.type ?? "unknown"} content]`;
+  }
+}
