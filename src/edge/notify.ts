@@ -1,7 +1,7 @@
 /**
  * Outbound notifications: when a run suspends, POST the request, the decision URL
  * and a signed approval link to the run's callbackUrl, signed like the decisions
- * webhook. The webhook id is stable per request, so receivers can deduplicate retries.
+ * webhook. The webhook id is stable per run and request, so receivers can deduplicate retries.
  */
 import type { NotificationSource } from "./protocol";
 import type { EdgeConfig } from "./config";
@@ -40,6 +40,14 @@ export async function buildNotification(source: NotificationSource, config: Edge
   };
 }
 
+/**
+ * Stable per (run, request) — the same across retries, so receivers can deduplicate —
+ * and distinct across runs, whose request ids may repeat (they derive from call ids).
+ */
+export function notificationId(notification: Pick<Notification, "runId" | "request">): string {
+  return `msg_${notification.runId.slice(notification.runId.indexOf(".") + 1)}_${notification.request.id}`;
+}
+
 export type DeliveryResult = { ok: true; status: number } | { ok: false; reason: string };
 
 export async function deliver(
@@ -49,7 +57,7 @@ export async function deliver(
   fetcher: typeof fetch = fetch,
 ): Promise<DeliveryResult> {
   const body = JSON.stringify(notification);
-  const headers = await webhookHeaders(config.webhookSecrets[0]!, body, { id: `msg_${notification.request.id}` });
+  const headers = await webhookHeaders(config.webhookSecrets[0]!, body, { id: notificationId(notification) });
   try {
     const response = await fetcher(url, { method: "POST", headers, body, signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS), redirect: "manual" });
     await response.body?.cancel();

@@ -10,7 +10,7 @@ import { supportAgent } from "../../src/edge/demo-agent";
 import { verifyWebhook } from "../../src/edge/webhooks";
 import type { EdgeEnv } from "../../src/edge/config";
 import type { NotifyMessage } from "../../src/edge/protocol";
-import type { Notification } from "../../src/edge/notify";
+import { notificationId, type Notification } from "../../src/edge/notify";
 import { BASE, getRun, signedDecision, startRun, waitForStatus, WEBHOOK_SECRET } from "../helpers/edge";
 import { eventsOf, inThread, sleep, startPending, threadStub, until } from "../helpers/durable";
 import { newRunId, newThreadId } from "../../src/edge/threads";
@@ -87,9 +87,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     expect(call!.url).toBe(url);
     expect(call!.method).toBe("POST");
     expect(call!.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(call!.headers.get("webhook-id")).toBe(`msg_${request.id}`);
+    expect(call!.headers.get("webhook-id")).toBe(notificationId({ runId, request }));
     const verified = await verifyWebhook(WEBHOOK_SECRET, call!.headers, call!.body);
-    expect(verified.id).toBe(`msg_${request.id}`);
+    expect(verified.id).toBe(notificationId({ runId, request }));
     await expect(verifyWebhook("whsec_" + btoa("another secret entirely"), call!.headers, call!.body)).rejects.toThrow();
 
     const body = JSON.parse(call!.body) as Notification;
@@ -115,8 +115,8 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     // A retry of the same message carries the same webhook-id, so receivers can deduplicate.
     await deliver(edge, message, { attempts: 2 });
     expect(calls).toHaveLength(2);
-    expect(calls[1]!.headers.get("webhook-id")).toBe(`msg_${request.id}`);
-    expect((await verifyWebhook(WEBHOOK_SECRET, calls[1]!.headers, calls[1]!.body)).id).toBe(`msg_${request.id}`);
+    expect(calls[1]!.headers.get("webhook-id")).toBe(notificationId({ runId, request }));
+    expect((await verifyWebhook(WEBHOOK_SECRET, calls[1]!.headers, calls[1]!.body)).id).toBe(notificationId({ runId, request }));
 
     // The decision URL from the notification decides the run.
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
@@ -127,7 +127,7 @@ describe("notify consumer", { timeout: 30_000 }, () => {
 
   it("retries a failing callback (HTTP 500) with a growing delay and the same webhook-id", async () => {
     const { calls, edge } = fakeCallback(() => new Response("boom", { status: 500 }));
-    const { request, message } = await pendingWithCallback("fail-500");
+    const { request, message, runId } = await pendingWithCallback("fail-500");
 
     const delays: number[] = [];
     for (let attempts = 1; attempts <= 4; attempts += 1) {
@@ -140,7 +140,7 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     expect(delays[0]).toBeGreaterThan(0);
     for (let i = 1; i < delays.length; i += 1) expect(delays[i]).toBeGreaterThan(delays[i - 1]!);
     expect(calls).toHaveLength(4);
-    expect(new Set(calls.map((c) => c.headers.get("webhook-id")))).toEqual(new Set([`msg_${request.id}`]));
+    expect(new Set(calls.map((c) => c.headers.get("webhook-id")))).toEqual(new Set([notificationId({ runId, request })]));
   });
 
   it("retries when the callback cannot be reached (fetch throws)", async () => {
@@ -308,7 +308,7 @@ describe("the real notify queue", { timeout: 30_000 }, () => {
     const notifies = () => sends.filter((s) => s.runId === first.runId);
 
     await until(() => attempts.some((a) => a.url === url), "the real consumer's delivery attempt", 8_000);
-    expect(attempts.filter((a) => a.url === url).map((a) => a.webhookId)).toContain(`msg_${requestId}`);
+    expect(attempts.filter((a) => a.url === url).map((a) => a.webhookId)).toContain(notificationId({ runId: first.runId, request: pending.pending! }));
     expect(notifies()).toEqual([{ threadId: first.threadId, runId: first.runId, requestId }]);
 
     // Delivery failed (unreachable host): the run is untouched and still decidable.
