@@ -8,7 +8,7 @@ import { answerDeclined, answerOutput } from "../src/core/answers";
 import { validateArgs } from "../src/core/schema";
 import { canonicalJson } from "../src/edge/approval-token";
 import type { DecisionInput, DecisionOutcome, DecisionView } from "../src/edge/protocol";
-import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "./run-store";
+import { answerOfRow, parseJson, pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "./run-store";
 
 export type { DecisionInput, DecisionOutcome, DecisionView };
 
@@ -27,10 +27,14 @@ export function decisionView(row: DecisionRow): DecisionView {
 
 /** Every request the run is suspended on: the surfaced one and its halted siblings. */
 export function openRequests(store: RunStore, run: RunRow): Request[] {
+  const inline = parseJson<Request>(run.inline_request);
+  const active = run.status === "pending" || run.status === "running";
+  const inlineOpen = inline && active && !store.decision(inline.id) ? [inline] : [];
+  if (run.status !== "pending") return inlineOpen;
   const surfaced = pendingOfRow(run);
   const siblings = store.slots(run.run_id).flatMap((s) => (s.pending ? [s.pending] : []));
   const all = surfaced ? [surfaced, ...siblings.filter((r) => r.id !== surfaced.id)] : siblings;
-  return run.status === "pending" ? all : [];
+  return [...all, ...inlineOpen.filter((r) => !all.some((a) => a.id === r.id))];
 }
 
 export function answerFor(input: Pick<DecisionInput, "requestId" | "decision" | "data" | "reason">): Answer {
@@ -73,7 +77,8 @@ export function recordDecision(store: RunStore, input: DecisionInput, now: numbe
     }
     return { ok: false, status: 404, code: "request_not_found", message: `run ${run.run_id} has no request ${input.requestId}` };
   }
-  if (run.status !== "pending") {
+  const inline = parseJson<Request>(run.inline_request)?.id === request.id;
+  if (run.status !== "pending" && !inline) {
     return { ok: false, status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}` };
   }
   if (run.expires_at !== null && run.expires_at <= now && pendingOfRow(run)?.id === request.id) {

@@ -15,6 +15,7 @@ import { agentTools, DEFAULT_APPROVAL_TIMEOUT_MS, type AgentDefinition } from ".
 import type { EdgeConfig } from "../src/edge/config";
 import { edgeMetrics } from "../src/edge/metrics";
 import { closeOpenTurn } from "./close-turn";
+import { durableElicitation, type InlineDeps, type InlineWaiters } from "./elicitation";
 import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow, type RunStore, type ToolMessage } from "./run-store";
 
 export interface DriverDeps {
@@ -30,6 +31,9 @@ export interface DriverDeps {
   record(runId: string, type: string, data: unknown): void;
   /** A run halted on `request`: notify its approver. */
   halted(run: RunRow, request: Request): Promise<void>;
+  /** Decisions for MCP elicitations being waited for inline. */
+  waiters: InlineWaiters;
+  elicitationWindowMs: number;
 }
 
 type Work =
@@ -94,7 +98,13 @@ export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSi
   };
   const persister = checkpointer(deps, run, committed, stored.toolCalls.length, work);
   const client = makeClient(deps, agent, work.kind === "answer" && work.finalOnly ? run.turns : undefined, persister, runId);
-  const toolkit = await createToolkit({ tools: await agentTools(agent, deps.env), env: deps.env });
+  const toolkit = await createToolkit({
+    tools: await agentTools(agent, deps.env),
+    env: deps.env,
+    ...(agent.mcp === undefined
+      ? {}
+      : { mcp: agent.mcp, onElicitation: durableElicitation(inlineDeps(deps), runId), ...(deps.fetch ? { fetch: deps.fetch } : {}) }),
+  });
 
   let result: RunResult;
   try {
@@ -123,6 +133,18 @@ export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSi
   }
   await finish(deps, agent, runId, result);
   return true;
+}
+
+function inlineDeps(deps: DriverDeps): InlineDeps {
+  return {
+    store: deps.store,
+    waiters: deps.waiters,
+    windowMs: deps.elicitationWindowMs,
+    now: deps.now,
+    transaction: deps.transaction,
+    record: deps.record,
+    surface: (runId, request) => deps.halted(deps.store.run(runId)!, request),
+  };
 }
 
 function makeClient(
@@ -230,14 +252,16 @@ async function finish(deps: DriverDeps, agent: AgentDefinition, runId: string, r
   if (result.status === "pending" && result.pending) {
     const request = result.pending;
     const expires = request.expiresAt ? Date.parse(request.expiresAt) : deps.now() + (agent.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT_MS);
-    deps.store.update(runId, { status: "pending", pending: JSON.stringify(request), expires_at: expires }, deps.now());
+    deps.store.update(runId, { status: "pending", pending: JSON.stringify(request), expires_at: expires, inline_request: null }, deps.now());
+    // A suspended elicitation was surfaced (and notified) when its window opened.
+    const surfacedInline = run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;
     // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
-    if (!deps.store.decision(request.id)) await deps.halted(deps.store.run(runId)!, request);
+    if (!deps.store.decision(request.id) && !surfacedInline) await deps.halted(deps.store.run(runId)!, request);
     return;
   }
   deps.store.update(
     runId,
-    { status: result.status, text: result.text, pending: null, expires_at: null, limit_reason: result.limit ?? null },
+    { status: result.status, text: result.text, pending: null, inline_request: null, expires_at: null, limit_reason: result.limit ?? null },
     deps.now(),
   );
   deps.record(runId, "done", { status: result.status, text: result.text, usage: result.usage, turns: result.turns, ...(result.limit ? { limit: result.limit } : {}) });

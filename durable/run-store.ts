@@ -21,6 +21,7 @@ export interface RunRow {
   metadata: string | null;
   public_url: string;
   pending: string | null;
+  inline_request: string | null;
   expires_at: number | null;
   text: string | null;
   usage: string;

@@ -12,7 +12,7 @@
  */
 import type { Sql } from "./sql";
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export function migrate(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
@@ -26,6 +26,7 @@ export function migrate(sql: Sql): void {
     metadata TEXT,
     public_url TEXT NOT NULL,
     pending TEXT,
+    inline_request TEXT,
     expires_at INTEGER,
     text TEXT,
     usage TEXT NOT NULL,
@@ -57,6 +58,9 @@ export function migrate(sql: Sql): void {
   )`;
   sql`CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)`;
   sql`CREATE INDEX IF NOT EXISTS events_run ON events (run_id, id)`;
+  // v2: an MCP elicitation being waited for inline (see durable/elicitation.ts).
+  const columns = sql<{ name: string }>`SELECT name FROM pragma_table_info('runs')`.map((c) => c.name);
+  if (!columns.includes("inline_request")) sql`ALTER TABLE runs ADD COLUMN inline_request TEXT`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
-      ON CONFLICT (key) DO NOTHING`;
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

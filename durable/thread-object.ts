@@ -16,6 +16,7 @@ import { recordDecision, decisionView, openRequests, type DecisionInput, type De
 import { EventHub } from "./event-hub";
 import { runView } from "./run-view";
 import { closeOpenTurn } from "./close-turn";
+import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
 
 /** How long a run may go without a checkpoint before the watchdog alarm retries it. */
 export const WATCHDOG_MS = 60_000;
@@ -25,6 +26,8 @@ export const DECISION_BACKSTOP_MS = 10_000;
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
   fetch?: typeof fetch;
+  /** How long a run waits inline for a decision on an MCP elicitation before suspending durably. */
+  elicitationWindowMs?: number;
 }
 
 type ThreadEnv = Env & EdgeEnv;
@@ -37,6 +40,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     readonly events: EventHub;
     #driving: Promise<void> | undefined;
     #abort = new AbortController();
+    readonly #waiters = new InlineWaiters();
 
     constructor(ctx: DurableObjectState, env: ThreadEnv) {
       super(ctx, env);
@@ -73,6 +77,8 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     async decide(input: DecisionInput): Promise<DecisionOutcome> {
       const outcome = this.ctx.storage.transactionSync(() => recordDecision(this.store, input, Date.now()));
       if (outcome.ok && outcome.status === 202) {
+        // A driver waiting inline for this request (an MCP elicitation) takes it directly.
+        if (this.#waiters.deliver(input.requestId, outcome.decision.answer)) return outcome;
         const run = this.store.run(input.runId)!;
         await this.#armAlarm(Date.now() + DECISION_BACKSTOP_MS);
         await this.env.RESUME_QUEUE.send({ threadId: run.thread_id, runId: run.run_id } satisfies DriveMessage);
@@ -189,6 +195,8 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
           if (!run.callback_url) return;
           await this.env.NOTIFY_QUEUE.send({ threadId: run.thread_id, runId: run.run_id, requestId: request.id } satisfies NotifyMessage);
         },
+        waiters: this.#waiters,
+        elicitationWindowMs: options.elicitationWindowMs ?? DEFAULT_ELICITATION_WINDOW_MS,
       };
     }
 

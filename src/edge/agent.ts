@@ -1,6 +1,7 @@
 import type { Tool } from "../core/types";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
+import { parseMcpConfig } from "../core/mcp/config";
 
 /** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
 export type AgentTools = Tool[] | ((env: Record<string, unknown>) => Tool[] | Promise<Tool[]>);
@@ -45,6 +46,8 @@ export function defineAgent(definition: AgentDefinition): AgentDefinition {
   if (definition.approvalTimeout !== undefined && !(definition.approvalTimeout > 0)) {
     throw new TypeError(`defineAgent(${definition.name}): approvalTimeout must be a positive number of milliseconds`);
   }
+  // A malformed MCP config is a programming error: report it where the agent is defined.
+  if (definition.mcp !== undefined) parseMcpConfig(definition.mcp);
   return Object.freeze({ ...definition });
 }
 

@@ -8,6 +8,8 @@ export interface WorkerOptions {
   /** Outbound fetch for notifications (tests inject one). */
   fetch?: typeof fetch;
   queues?: Partial<QueueNames>;
+  /** How long a run waits inline for a decision on an MCP elicitation (default 20 s). */
+  elicitationWindowMs?: number;
 }
 
 /** The worker's fetch and queue handlers for a list of agents. */
