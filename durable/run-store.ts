@@ -5,6 +5,7 @@
  */
 import type { Answer, Message, Request, RunResult, Usage } from "../src/core/types";
 import type { Sql } from "./sql";
+import type { StartInput } from "../src/edge/protocol";
 
 export type RunStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
 export const ACTIVE: RunStatus[] = ["running", "pending"];
@@ -54,14 +55,7 @@ export interface EventRow {
   at: number;
 }
 
-export interface NewRun {
-  runId: string;
-  threadId: string;
-  agent: string;
-  input: string;
-  callbackUrl?: string;
-  metadata?: unknown;
-  publicUrl: string;
+export interface NewRun extends StartInput {
   now: number;
   /** Stored as the thread's first message when the thread is new: the transcript shows what the model saw. */
   systemPrompt?: string;
