@@ -11,6 +11,8 @@ const secrets = { API_TOKEN: "test-token", WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTw
 // - node: the kernel's tests again under plain Node, proving src/core is runtime-agnostic.
 export default defineConfig({
   test: {
+    // The JSON report feeds the one-line total that .ci/run prints (scripts/test-summary.mjs).
+    reporters: ["default", ["json", { outputFile: ".test-reports/vitest.json" }]],
     projects: [
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: secrets } })],
