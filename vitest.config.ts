@@ -4,11 +4,12 @@ import { defineConfig } from "vitest/config";
 // Secrets for the worker under test (never real ones); test/helpers/edge.ts uses the same values.
 const secrets = { API_TOKEN: "test-token", WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
 
-// Three projects:
+// Four projects:
 // - workers: everything in workerd (local Durable Objects, queues, alarms), demo model;
 // - workers-llm: the edge against a streaming OpenAI-compatible fake that is the
 //   worker's only outbound network (test/fixtures/fake-llm-worker.js);
-// - node: the kernel's tests again under plain Node, proving src/core is runtime-agnostic.
+// - node: the kernel's tests again under plain Node, proving src/core is runtime-agnostic;
+// - workers-mcp: the durable MCP elicitation bridge end to end (test/edge-mcp).
 export default defineConfig({
   test: {
     // The JSON report feeds the one-line total that .ci/run prints (scripts/test-summary.mjs).
@@ -34,6 +35,12 @@ export default defineConfig({
       },
       {
         test: { name: "node", environment: "node", include: ["test/core/**/*.test.ts"] },
+      },
+      {
+        // The durable MCP elicitation bridge end to end: an agent whose tool is a real SDK
+        // MCP server inside the worker (test/fixtures/mcp-edge-worker.ts).
+        plugins: [cloudflareTest({ wrangler: { configPath: "./test/fixtures/wrangler.mcp.toml" }, miniflare: { bindings: secrets } })],
+        test: { name: "workers-mcp", include: ["test/edge-mcp/**/*.test.ts"], testTimeout: 30_000 },
       },
     ],
   },

@@ -72,7 +72,8 @@ export function recordDecision(store: RunStore, input: DecisionInput, now: numbe
 
   const request = findRequest(store, run, input.requestId);
   if (!request) {
-    if (run.status !== "pending" && pendingOfRow(run)?.id === input.requestId) {
+    const surfaced = pendingOfRow(run)?.id === input.requestId || parseJson<Request>(run.inline_request)?.id === input.requestId;
+    if (run.status !== "pending" && surfaced) {
       return { ok: false, status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending` };
     }
     return { ok: false, status: 404, code: "request_not_found", message: `run ${run.run_id} has no request ${input.requestId}` };

@@ -34,6 +34,8 @@ export interface DriverDeps {
   /** Decisions for MCP elicitations being waited for inline. */
   waiters: InlineWaiters;
   elicitationWindowMs: number;
+  /** The driver started (true) or stopped (false) waiting inline for a decision (see durable/elicitation.ts). */
+  parked?: (waiting: boolean) => void;
 }
 
 type Work =
@@ -97,7 +99,8 @@ export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSi
     model: run.model ?? undefined,
   };
   const persister = checkpointer(deps, run, committed, stored.toolCalls.length, work);
-  const client = makeClient(deps, agent, work.kind === "answer" && work.finalOnly ? run.turns : undefined, persister, runId);
+  const finalOnly = work.kind === "answer" && work.finalOnly;
+  const client = makeClient(deps, agent, finalOnly, finalOnly ? run.turns : undefined, persister, runId);
   const toolkit = await createToolkit({
     tools: await agentTools(agent, deps.env),
     env: deps.env,
@@ -144,12 +147,14 @@ function inlineDeps(deps: DriverDeps): InlineDeps {
     transaction: deps.transaction,
     record: deps.record,
     surface: (runId, request) => deps.halted(deps.store.run(runId)!, request),
+    ...(deps.parked ? { parked: deps.parked } : {}),
   };
 }
 
 function makeClient(
   deps: DriverDeps,
   agent: AgentDefinition,
+  afterCancel: boolean,
   maxTurns: number | undefined,
   onCheckpoint: (state: RunState) => void,
   runId: string,
@@ -160,7 +165,12 @@ function makeClient(
     // Text deltas reach the event log (and live SSE listeners) as the model produces them.
     streaming: true,
     onCheckpoint,
-    onEvent: (event: RunEvent) => forward(deps, runId, event),
+    onEvent: (event: RunEvent) => {
+      // After a cancel, `done` is the last event: an interrupted driver's stragglers are not logged
+      // (unless it is applying the decision recorded before the cancel).
+      if (!afterCancel && deps.store.run(runId)?.status === "cancelled") return;
+      forward(deps, runId, event);
+    },
     onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
   };
   const llm = deps.config.llm;

@@ -55,6 +55,8 @@ export interface InlineDeps {
   transaction<T>(fn: () => T): T;
   record(runId: string, type: string, data: unknown): void;
   surface(runId: string, request: Request): Promise<void>;
+  /** Called when the driver starts (true) and stops (false) waiting inline, so callers need not wait with it. */
+  parked?: (waiting: boolean) => void;
 }
 
 export function durableElicitation(deps: InlineDeps, runId: string): ElicitationHandler {
@@ -66,27 +68,30 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
     const id = ctx.callId ? `eli_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : asked.id;
     const request: Request = { ...asked, id };
     const earlier = deps.store.decision(id);
-    if (earlier && earlier.applied_at === null) return take(deps, runId, id, JSON.parse(earlier.answer) as Answer);
+    if (earlier && earlier.applied_at === null) return take(deps, runId, id, JSON.parse(earlier.answer) as Answer, asked.id);
 
     deps.transaction(() => {
       deps.store.update(runId, { inline_request: JSON.stringify(request) }, deps.now());
       deps.record(runId, "pending", { request, inline: true, windowMs: deps.windowMs });
     });
     await deps.surface(runId, request);
+    deps.parked?.(true);
     const answer = await deps.waiters.wait(id, deps.windowMs, ctx.signal);
-    if (answer) return take(deps, runId, id, answer);
+    deps.parked?.(false);
+    if (answer) return take(deps, runId, id, answer, asked.id);
     // The window closed: cancel upstream, suspend the call on the same request.
     // `inline_request` stays until the halt is stored, so a decision arriving in between is accepted.
     return suspendCall(request.kind === "authorization" ? request : { ...request, kind: "input" });
   };
 }
 
-function take(deps: InlineDeps, runId: string, requestId: string, answer: Answer): Answer {
+/** Applies a recorded decision inline. The server's side knows the request by its own id: re-address it. */
+function take(deps: InlineDeps, runId: string, requestId: string, answer: Answer, askedId: string): Answer {
   deps.transaction(() => {
     deps.store.markApplied(requestId, deps.now());
     deps.store.update(runId, { inline_request: null }, deps.now());
     const row = deps.store.decision(requestId);
     deps.record(runId, "resumed", { requestId, decision: row?.decision, channel: row?.channel, inline: true });
   });
-  return answer;
+  return { ...answer, id: askedId };
 }

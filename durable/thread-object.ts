@@ -39,6 +39,8 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     readonly store: RunStore;
     readonly events: EventHub;
     #driving: Promise<void> | undefined;
+    #parked = false;
+    #sleepers: Array<() => void> = [];
     #abort = new AbortController();
     readonly #waiters = new InlineWaiters();
 
@@ -122,11 +124,39 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       return { ok: true, run: this.#view(runId, false)! };
     }
 
-    /** The queue consumer's entry point. At most one driver runs; a second delivery waits and re-checks. */
+    /**
+     * The queue consumer's entry point. At most one driver runs; a second delivery waits
+     * for it and re-checks. A driver waiting inline for an MCP elicitation decision is
+     * "parked": callers return instead of holding a queue consumer for the whole window
+     * (the object keeps the driver alive with waitUntil; the alarm watchdog backs it up).
+     */
     async drive(runId?: string): Promise<void> {
-      while (this.#driving) await this.#driving;
-      this.#driving = this.#driveAll(runId).finally(() => (this.#driving = undefined));
-      await this.#driving;
+      while (this.#driving) {
+        if (this.#parked) return;
+        await this.#settled();
+      }
+      const driving = this.#driveAll(runId);
+      this.#driving = driving
+        .catch(() => {}) // reported to this caller below; later callers re-check storage
+        .finally(() => {
+          this.#driving = undefined;
+          this.#parked = false;
+          this.#wake();
+        });
+      this.ctx.waitUntil(this.#driving);
+      // A failure reaches the queue consumer, which retries the message.
+      await Promise.race([driving, this.#settled()]);
+    }
+
+    /** Resolves when the current driver finishes or parks. */
+    #settled(): Promise<void> {
+      return new Promise((resolve) => this.#sleepers.push(resolve));
+    }
+
+    #wake(): void {
+      const sleepers = this.#sleepers;
+      this.#sleepers = [];
+      for (const wake of sleepers) wake();
     }
 
     override async alarm(): Promise<void> {
@@ -196,6 +226,10 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
           await this.env.NOTIFY_QUEUE.send({ threadId: run.thread_id, runId: run.run_id, requestId: request.id } satisfies NotifyMessage);
         },
         waiters: this.#waiters,
+        parked: (waiting) => {
+          this.#parked = waiting;
+          if (waiting) this.#wake();
+        },
         elicitationWindowMs: options.elicitationWindowMs ?? DEFAULT_ELICITATION_WINDOW_MS,
       };
     }
