@@ -1,0 +1,84 @@
+/**
+ * What the driver writes while the kernel runs: each event into the run's log (the
+ * SSE vocabulary), and each turn boundary into storage. Committed messages are
+ * appended, never rewritten; the halted turn's results live in `slots`.
+ */
+import type { Answer, Message, Request } from "../src/core/types";
+import type { RunEvent } from "../src/core/events";
+import type { RunState } from "../src/core/loop/run-loop";
+import type { DriverDeps, Work } from "./driver";
+import type { RunRow, ToolMessage } from "./run-store";
+
+/** Kernel events → the run's event log (the SSE vocabulary). `done` is recorded by `finish`. */
+export function forward(deps: DriverDeps, runId: string, event: RunEvent): void {
+  switch (event.type) {
+    case "text":
+      return deps.record(runId, "text", { delta: event.delta });
+    case "tool_call":
+      return deps.record(runId, "tool_call", { id: event.id, name: event.name, args: event.args });
+    case "tool_result":
+      recordPolicyDecision(deps, runId, event.metadata?.policy);
+      return deps.record(runId, "tool_result", { id: event.id, name: event.name, output: event.output, isError: event.isError });
+    case "pending":
+      return deps.record(runId, "pending", { request: event.request });
+    case "usage":
+    case "done":
+      return;
+  }
+}
+
+/** A policy that decided automatically goes into the ledger too: the audit trail shows every decision. */
+function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown): void {
+  const parsed = policy as { request?: Request; answer?: Answer } | undefined;
+  if (!parsed?.request?.id || !parsed.answer || deps.store.decision(parsed.request.id)) return;
+  const now = deps.now();
+  deps.store.insertDecision({
+    request_id: parsed.request.id,
+    run_id: runId,
+    decision: parsed.answer.ok ? "approve" : "decline",
+    answer: JSON.stringify({ ...parsed.answer, id: parsed.request.id }),
+    channel: "policy",
+    decided_by: "policy",
+    webhook_id: null,
+    decided_at: now,
+  });
+  deps.store.markApplied(parsed.request.id, now);
+}
+
+/**
+ * Persists a checkpoint. Committed messages are appended, never rewritten; the
+ * halted turn's results live in `slots` until none of them is suspended.
+ */
+export function checkpointer(deps: DriverDeps, run: RunRow, committed: number, toolCallsStored: number, work: Work) {
+  return (state: RunState) => {
+    const finalOnly = work.kind === "answer" && work.finalOnly;
+    if (!finalOnly && deps.store.run(run.run_id)?.status === "cancelled") {
+      // The cancel closed the turn already; writing now would add results twice.
+      throw new Error("run cancelled");
+    }
+    deps.transaction(() => {
+      const lastAssistant = state.messages.findLastIndex((m) => m.role === "assistant");
+      const turnResults = state.messages.slice(lastAssistant + 1).filter((m): m is ToolMessage => m.role === "tool");
+      const halted = turnResults.some((m) => m.pending);
+      const end = halted ? lastAssistant + 1 : state.messages.length;
+      const fresh: Message[] = state.messages.slice(committed, Math.max(committed, end));
+      deps.store.appendMessages(run.run_id, fresh);
+      committed += fresh.length;
+      if (halted) deps.store.putSlots(run.run_id, turnResults);
+      else deps.store.clearSlots(run.run_id);
+      deps.store.appendToolCalls(run.run_id, state.toolCalls.slice(toolCallsStored));
+      toolCallsStored = state.toolCalls.length;
+      const fields: Partial<RunRow> = { usage: JSON.stringify(state.usage), turns: state.turns, model: state.model };
+      if (work.kind === "answer") {
+        const answered = turnResults.find((m) => m.pending?.id === work.request.id);
+        if (!answered) {
+          deps.store.markApplied(work.request.id, deps.now());
+          if (!work.finalOnly) Object.assign(fields, { status: "running", pending: null, expires_at: null });
+          else Object.assign(fields, { pending: null });
+        }
+      }
+      deps.store.update(run.run_id, fields, deps.now());
+    });
+  };
+}
+
