@@ -59,11 +59,21 @@ async function readSse(response, onEvent) {
 }
 
 async function cycle(origin, signal) {
+  let runId;
+  try {
+    return await cycleOf(origin, signal, (id) => (runId = id));
+  } catch (error) {
+    throw Object.assign(error instanceof Error ? error : new Error(String(error)), { runId });
+  }
+}
+
+async function cycleOf(origin, signal, started_) {
   const auth = { authorization: `Bearer ${API_TOKEN}` };
   const t0 = performance.now();
   const started = await fetch(`${origin}/v1/runs`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ agent: "support", input: "Please delete my account" }), signal });
   if (started.status !== 202) throw new Error(`start: HTTP ${started.status} ${await started.text()}`);
   const { runId } = await started.json();
+  started_(runId);
   const events = await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}/events`, { headers: auth, signal });
   if (!events.ok) throw new Error(`events: HTTP ${events.status}`);
   const seen = [];
@@ -92,6 +102,22 @@ async function cycle(origin, signal) {
   if (!decided || t3 === undefined) throw new Error(`run ${runId}: stream ended early (${seen.join(",")})`);
   await decided;
   return { runId, startToPending: t1 - t0, decisionToDone: t3 - t2, total: t3 - t0, started: t0, finished: t3, seen };
+}
+
+/** Polls a run whose client cycle failed: true if it reaches `done` within 30 s. */
+async function finishedLater(origin, runId) {
+  const auth = { authorization: `Bearer ${API_TOKEN}` };
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
+    try {
+      const view = await (await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}`, { headers: auth })).json();
+      if (view.status === "done") return true;
+      if (view.status === "pending") {
+        // The client never got to decide: this run is waiting, not lost; it is not a finished cycle either.
+        return true;
+      }
+    } catch {}
+  }
+  return false;
 }
 
 /** Checks every run afterwards: known, finished once, nothing lost or duplicated. */
@@ -137,9 +163,15 @@ async function measure(label, server, runs, timeoutMs, product, profileFile) {
     console.log(`CPU profile of ${label} (${profiler.target}) written to ${profileFile}`);
   }
   const results = settled.filter((s) => s.status === "fulfilled").map((s) => s.value);
-  const failures = settled.filter((s) => s.status === "rejected").map((s) => String(s.reason?.message ?? s.reason));
-  const problems = failures.length ? [] : await verify(server.origin, results, product);
-  return { label, runs, wall, results, failures, problems };
+  const rejected = settled.filter((s) => s.status === "rejected").map((s) => s.reason);
+  const failures = rejected.map((e) => String(e?.message ?? e));
+  const problems = await verify(server.origin, results, product);
+  // A cycle that failed on the client side (socket reset, timeout) is not yet a lost run:
+  // look its run up, and count it lost only if it never finishes.
+  let lost = rejected.filter((e) => !e?.runId).length;
+  const late = await Promise.all(rejected.filter((e) => e?.runId).map((e) => finishedLater(server.origin, e.runId)));
+  lost += late.filter((ok) => !ok).length;
+  return { label, runs, wall, results, failures, problems, lost, clientErrors: rejected.length };
 }
 
 export async function main() {
@@ -150,7 +182,7 @@ export async function main() {
     { label: "toolnexus-edge worker (support agent, demo model)", cwd: ROOT, ready: "/healthz", product: true },
   ];
   const rounds = Number(arg("rounds", 2));
-  const measured = systems.map((s) => ({ label: s.label, runs: 0, wall: 0, results: [], failures: [], problems: [] }));
+  const measured = systems.map((s) => ({ label: s.label, runs: 0, wall: 0, results: [], failures: [], problems: [], lost: 0, clientErrors: 0 }));
   const servers = [];
   const snapshots = [];
   try {
@@ -165,6 +197,7 @@ export async function main() {
       for (const [i, s] of systems.entries()) {
         const which = s.product ? "product" : "baseline";
         const profile = round === 0 && arg("profile") && arg("profile-only", which) === which ? arg("profile").replace(/\.cpuprofile$/, "") + `.${which}.cpuprofile` : undefined;
+        if (profile) fs.mkdirSync(path.dirname(path.resolve(profile)), { recursive: true });
         if (profile) fs.copyFileSync(path.join(snapshots[i].dir, "worker.js"), profile.replace(/\.cpuprofile$/, ".worker.js"));
         const m = await measure(s.label, servers[i], runs, timeoutMs, s.product, profile);
         console.error(`  round ${round + 1}, ${which}: ${m.results.length}/${m.runs} done in ${(m.wall / 1000).toFixed(1)} s${m.failures.length ? `; first failure: ${m.failures[0]}` : ""}`);
@@ -174,6 +207,8 @@ export async function main() {
         into.results.push(...m.results);
         into.failures.push(...m.failures);
         into.problems.push(...m.problems);
+        into.lost += m.lost;
+        into.clientErrors += m.clientErrors;
       }
     }
   } finally {
@@ -187,16 +222,16 @@ export async function main() {
     const sp = stat(m, "startToPending");
     const dd = stat(m, "decisionToDone");
     const total = stat(m, "total");
-    const lost = m.runs - m.results.length;
     return [
       m.label, `${m.results.length}/${m.runs}`, perSecond(m).toFixed(1), ratio(perSecond(base), perSecond(m)),
       ms(sp.median), ms(sp.p95), ms(dd.median), ms(dd.p95), ms(total.median), ms(total.p95), ratio(total.median, stat(base, "total").median),
-      lost === 0 && m.problems.length === 0 ? "0 / 0" : `${lost} lost, ${m.problems.length} problems`,
+      m.clientErrors,
+      `${m.lost} / ${m.problems.length}`,
     ];
   });
   const out = table(
     `Pipeline — ${runs} runs in parallel under wrangler dev, ${rounds} alternating round(s) per worker: start → pending → signed decision → queue → resume → done`,
-    ["worker", "done", "runs/s", "cycle cost ×baseline", "start→pending p50 ms", "p95 ms", "decision→done p50 ms", "p95 ms", "cycle p50 ms", "cycle p95 ms", "cycle p50 ×baseline", "lost / duplicated"],
+    ["worker", "done", "runs/s", "cycle cost ×baseline", "start→pending p50 ms", "p95 ms", "decision→done p50 ms", "p95 ms", "cycle p50 ms", "cycle p95 ms", "cycle p50 ×baseline", "client errors", "lost / duplicated or inconsistent"],
     rows,
   );
   console.log(out);

@@ -41,36 +41,43 @@ export async function main() {
       const resume = Object.fromEntries(NAMES.map((n) => [n, []]));
       const suspend = Object.fromEntries(NAMES.map((n) => [n, []]));
       const bytes = Object.fromEntries(NAMES.map((n) => [n, []]));
+      const cpu = Object.fromEntries(NAMES.map((n) => [n, []]));
       let transcript = 0;
       for (let i = 0; i < warmup + runs; i += 1) {
         for (const name of shuffled(NAMES)) {
           const s0 = performance.now();
           const text = await sys[name].suspend(prior);
+          const c1 = process.cpuUsage();
           const s1 = performance.now();
           const final = await sys[name].resume(text);
           const s2 = performance.now();
+          const c2 = process.cpuUsage(c1);
           if (final !== APPROVE_FINAL) throw new Error(`${name}: unexpected final text ${JSON.stringify(final)}`);
           if (i < warmup) continue;
           suspend[name].push(s1 - s0);
           resume[name].push(s2 - s1);
           bytes[name].push(Buffer.byteLength(text));
+          cpu[name].push((c2.user + c2.system) / 1000);
           if (name === "raw") transcript = sys.raw.transcriptBytes(text);
         }
       }
       const r = Object.fromEntries(NAMES.map((n) => [n, summarize(resume[n])]));
       const fastestPeer = Math.min(...PEERS.map((p) => r[p].median));
+      const c = Object.fromEntries(NAMES.map((n) => [n, summarize(cpu[n])]));
+      const fastestPeerCpu = Math.min(...PEERS.map((p) => c[p].median));
       for (const name of NAMES) {
         const b = summarize(bytes[name]).median;
         rows.push([
           length, LABELS[name], b, `${b - transcript >= 0 ? "+" : ""}${b - transcript}`, ms(r[name].median), ms(r[name].p95),
-          ratio(r[name].median, r.raw.median), ratio(r[name].median, fastestPeer), ms(summarize(suspend[name]).median),
+          ratio(r[name].median, r.raw.median), ratio(r[name].median, fastestPeer),
+          ms(c[name].median), ratio(c[name].median, c.raw.median), ratio(c[name].median, fastestPeerCpu), ms(summarize(suspend[name]).median),
         ]);
       }
-      rows.push([length, "(transcript's own JSON)", transcript, "+0", "", "", "", "", ""]);
+      rows.push([length, "(transcript's own JSON)", transcript, "+0", "", "", "", "", "", "", "", ""]);
     }
     const out = table(
       `Suspend and resume — serialized state and resume time (string → restored → declined → final text), interleaved, ${runs} runs each after ${warmup} warm-up`,
-      ["prior msgs", "system", "state bytes", "vs transcript JSON", "resume median ms", "resume p95 ms", "median ×raw", "median ×fastest peer", "suspend median ms"],
+      ["prior msgs", "system", "state bytes", "vs transcript JSON", "resume median ms", "resume p95 ms", "median ×raw", "median ×fastest peer", "resume CPU ms (median)", "CPU ×raw", "CPU ×fastest peer", "suspend median ms"],
       rows,
     );
     console.log(out);

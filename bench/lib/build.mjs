@@ -19,7 +19,7 @@ export async function importTs(entry, name, options = {}) {
     format: "esm",
     platform: "node",
     target: "node20",
-    sourcemap: "inline",
+    // No source map: profiles are mapped to modules through esbuild's "// path" comments.
     logLevel: "error",
     // The product's own dependencies resolve from the root node_modules, else from bench's.
     nodePaths: [path.join(ROOT, "node_modules"), path.join(BENCH, "node_modules")],
@@ -28,5 +28,9 @@ export async function importTs(entry, name, options = {}) {
   return import(pathToFileURL(outfile).href);
 }
 
-/** The kernel (src/core/index.ts): Node-compatible, no cloudflare imports. */
-export const importKernel = () => importTs("src/core/index.ts", "core");
+/**
+ * The kernel (src/core/index.ts): Node-compatible, no cloudflare imports. zod stays
+ * external, so the kernel shares the one zod instance (bench's, the same version as the
+ * root's) with the tool schemas, as in an application.
+ */
+export const importKernel = () => importTs("src/core/index.ts", "core", { external: ["zod"] });

@@ -3,7 +3,8 @@
  * does at startup) and returns `run()`, one full question: turn 1 asks for
  * get_weather + add at once, the tools run, turn 2 answers. `run()` resolves with
  * the final text. Tools are the same everywhere: zod-typed wherever the system takes
- * a schema; the raw loop does no validation (it is the floor).
+ * a schema; the raw loop does no validation (it is the floor). `fetchImpl`, when
+ * given, replaces the network for every system (the in-process variant).
  */
 import { z } from "zod";
 import { QUESTION_MARKER } from "./mock-server.mjs";
@@ -27,13 +28,13 @@ const RAW_IMPL = { get_weather: weather, add };
 
 export const systems = {
   /** The floor: a hand-written fetch loop, no validation, no retries, no telemetry. */
-  async raw(origin) {
+  async raw(origin, _kernel, fetchImpl = fetch) {
     const url = `${origin}/loop/v1/chat/completions`;
     const headers = { "content-type": "application/json", authorization: "Bearer bench" };
     return async function run() {
       const messages = [{ role: "system", content: SYSTEM }, { role: "user", content: QUESTION }];
       for (let turn = 0; turn < 10; turn += 1) {
-        const res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ model: MODEL, messages, tools: RAW_TOOLS }) });
+        const res = await fetchImpl(url, { method: "POST", headers, body: JSON.stringify({ model: MODEL, messages, tools: RAW_TOOLS }) });
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
         const message = (await res.json()).choices[0].message;
         messages.push(message);
@@ -48,7 +49,7 @@ export const systems = {
   },
 
   /** This project: createClient (openai style) + createToolkit + defineTool. */
-  async toolnexus(origin, kernel) {
+  async toolnexus(origin, kernel, fetchImpl) {
     const { createClient, createToolkit, defineTool } = kernel;
     const toolkit = await createToolkit({
       tools: [
@@ -56,7 +57,7 @@ export const systems = {
         defineTool({ name: "add", description: ADD_DESC, inputSchema: addSchema, run: add }),
       ],
     });
-    const client = createClient({ baseUrl: `${origin}/loop/v1`, style: "openai", model: MODEL, apiKey: "bench", systemPrompt: SYSTEM, maxTurns: 10 });
+    const client = createClient({ baseUrl: `${origin}/loop/v1`, style: "openai", model: MODEL, apiKey: "bench", systemPrompt: SYSTEM, maxTurns: 10, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
     return async function run() {
       const result = await client.run(QUESTION, { toolkit });
       return result.text;
@@ -64,10 +65,10 @@ export const systems = {
   },
 
   /** Vercel AI SDK 6: generateText with tools and a step limit, OpenAI-compatible provider. */
-  async "vercel-ai"(origin) {
+  async "vercel-ai"(origin, _kernel, fetchImpl) {
     const { generateText, tool, stepCountIs } = await import("ai");
     const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-    const provider = createOpenAICompatible({ name: "mock", baseURL: `${origin}/loop/v1`, apiKey: "bench" });
+    const provider = createOpenAICompatible({ name: "mock", baseURL: `${origin}/loop/v1`, apiKey: "bench", ...(fetchImpl ? { fetch: fetchImpl } : {}) });
     const model = provider.chatModel(MODEL);
     const tools = {
       get_weather: tool({ description: WEATHER_DESC, inputSchema: weatherSchema, execute: weather }),
@@ -80,16 +81,18 @@ export const systems = {
   },
 
   /** OpenAI Agents SDK 0.14.3 on chat completions, tracing off. */
-  async "openai-agents"(origin) {
+  async "openai-agents"(origin, _kernel, fetchImpl) {
     const agents = await import("@openai/agents");
     const { default: OpenAI } = await import("openai");
     agents.setTracingDisabled(true);
     agents.setOpenAIAPI("chat_completions");
-    agents.setDefaultOpenAIClient(new OpenAI({ baseURL: `${origin}/loop/v1`, apiKey: "bench" }));
+    // The model object is the same one setDefaultOpenAIClient + setOpenAIAPI("chat_completions")
+    // would build; passing it keeps the socket and in-process variants apart in one process.
+    const client = new OpenAI({ baseURL: `${origin}/loop/v1`, apiKey: "bench", ...(fetchImpl ? { fetch: fetchImpl } : {}) });
     const agent = new agents.Agent({
       name: "bench",
       instructions: SYSTEM,
-      model: MODEL,
+      model: new agents.OpenAIChatCompletionsModel(client, MODEL),
       tools: [
         agents.tool({ name: "get_weather", description: WEATHER_DESC, parameters: weatherSchema, execute: weather }),
         agents.tool({ name: "add", description: ADD_DESC, parameters: addSchema, execute: add }),

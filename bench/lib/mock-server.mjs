@@ -46,7 +46,7 @@ function completion(message, finish) {
 
 const call = (name, args) => ({ id: `call_${prefix}_${counter + 1}_${name}`, type: "function", function: { name, arguments: JSON.stringify(args) } });
 
-function reply(path, body) {
+export function reply(path, body) {
   const final = lastToolIndex(body) > body.lastIndexOf(QUESTION_MARKER);
   if (path.startsWith("/loop/")) {
     if (!final) return completion({ role: "assistant", content: null, tool_calls: [call("get_weather", { city: "Paris" }), call("add", { a: 40, b: 2 })] }, "tool_calls");
@@ -75,6 +75,17 @@ export function createMockServer() {
   server.keepAliveTimeout = 120_000;
   server.headersTimeout = 125_000;
   return server;
+}
+
+/**
+ * The same mock as an in-process `fetch` (no sockets, no second process): isolates a
+ * client's own work from the network and from the machine's scheduling noise.
+ */
+export async function mockFetch(input, init = {}) {
+  const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+  const body = typeof init.body === "string" ? init.body : await new Request(input, init).text();
+  const out = reply(url.pathname, body);
+  return new Response(JSON.stringify(out ?? { error: { message: "no route" } }), { status: out ? 200 : 404, headers: { "content-type": "application/json" } });
 }
 
 /** Starts the mock in a child process; resolves with its base URL and a stop(). */

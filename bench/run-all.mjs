@@ -1,0 +1,19 @@
+/**
+ * `npm run bench`: every benchmark, one after the other, each in its own Node process
+ * (so one's peers and heap do not weigh on the next). Extra arguments are passed on.
+ */
+import { spawnSync } from "node:child_process";
+import { machine } from "./lib/stats.mjs";
+
+const SCRIPTS = ["loop.mjs", "resume.mjs", "durable-writes.mjs", "bundle.mjs", "pipeline.mjs"];
+console.log(`toolnexus-edge benchmarks — ${new Date().toISOString()}\nmachine: ${machine()}\n`);
+let failed = 0;
+for (const script of SCRIPTS) {
+  console.log(`## ${script}\n`);
+  const result = spawnSync(process.execPath, [script, ...process.argv.slice(2)], { stdio: "inherit", timeout: 20 * 60_000 });
+  if (result.status !== 0) {
+    failed += 1;
+    console.log(`${script} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})\n`);
+  }
+}
+process.exit(failed ? 1 : 0);
