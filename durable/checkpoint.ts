@@ -49,10 +49,11 @@ function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown):
  * Persists a checkpoint. Committed messages are appended, never rewritten; the
  * halted turn's results live in `slots` until none of them is suspended.
  */
-export function checkpointer(deps: DriverDeps, run: RunRow, committed: number, toolCallsStored: number, work: Work) {
+export function checkpointer(deps: DriverDeps, run: RunRow, committed: number, toolCallsStored: number, work: Work, signal: AbortSignal) {
   return (state: RunState) => {
     const finalOnly = work.kind === "answer" && work.finalOnly;
-    if (!finalOnly && deps.store.run(run.run_id)?.status === "cancelled") {
+    // `cancel()` aborts the driver's signal in the same step as it stores the status.
+    if (!finalOnly && signal.aborted) {
       // The cancel closed the turn already; writing now would add results twice.
       throw new Error("run cancelled");
     }

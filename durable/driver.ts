@@ -99,9 +99,9 @@ export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSi
     usage: JSON.parse(run.usage) as Usage,
     model: run.model ?? undefined,
   };
-  const persister = checkpointer(deps, run, committed, stored.toolCalls.length, work);
+  const persister = checkpointer(deps, run, committed, stored.toolCalls.length, work, signal);
   const finalOnly = work.kind === "answer" && work.finalOnly;
-  const client = makeClient(deps, agent, finalOnly, finalOnly ? run.turns : undefined, persister, runId);
+  const client = makeClient(deps, agent, finalOnly, finalOnly ? run.turns : undefined, persister, runId, signal);
   const toolkit = await createToolkit({
     tools: await agentTools(agent, deps.env),
     env: deps.env,
@@ -159,6 +159,7 @@ function makeClient(
   maxTurns: number | undefined,
   onCheckpoint: (state: RunState) => void,
   runId: string,
+  signal: AbortSignal,
 ): Client {
   // No systemPrompt here: it is the thread's first stored message (see RunStore.insertRun).
   const common = {
@@ -169,7 +170,7 @@ function makeClient(
     onEvent: (event: RunEvent) => {
       // After a cancel, `done` is the last event: an interrupted driver's stragglers are not logged
       // (unless it is applying the decision recorded before the cancel).
-      if (!afterCancel && deps.store.run(runId)?.status === "cancelled") return;
+      if (!afterCancel && signal.aborted) return;
       forward(deps, runId, event);
     },
     onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),

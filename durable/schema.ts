@@ -15,6 +15,11 @@ import type { Sql } from "./sql";
 export const SCHEMA_VERSION = 2;
 
 export function migrate(sql: Sql): void {
+  // Every construction calls this; an up-to-date object pays one read.
+  const current = sql<{ n: number }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`[0]!.n
+    ? sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`[0]?.value
+    : undefined;
+  if (current === String(SCHEMA_VERSION)) return;
   sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,

@@ -86,6 +86,8 @@ export function authRequired(url: string, prompt = "Authorization required to co
 /** The request a result suspends on, or undefined. */
 export function pendingOf(result: ToolResult | undefined | null): Request | undefined {
   const candidate = result?.metadata?.pending;
+  // Most results have no pending key: answer that without going through zod's failure path.
+  if (candidate === undefined || candidate === null) return undefined;
   return RequestSchema.safeParse(candidate).success ? (candidate as Request) : undefined;
 }
 

@@ -228,7 +228,8 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
   }
 
   function startState(prompt: string, history: Message[] = []) {
-    const messages: Message[] = structuredClone(history);
+    // A new array: the caller's history is never changed (messages themselves are never mutated).
+    const messages: Message[] = history.slice();
     if (options.systemPrompt && messages[0]?.role !== "system") {
       messages.unshift({ role: "system", content: options.systemPrompt });
     }

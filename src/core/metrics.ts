@@ -143,7 +143,8 @@ export class MetricsRegistry {
   #get(key: FamilyKey, labels: string[]): Series {
     let family = this.#series.get(key);
     if (!family) this.#series.set(key, (family = new Map()));
-    const id = JSON.stringify(labels);
+    // Label values cannot contain NUL in practice; joining is much cheaper than JSON on the hot path.
+    const id = labels.join("\u0000");
     let series = family.get(id);
     if (!series) family.set(id, (series = { labels, value: 0 }));
     return series;

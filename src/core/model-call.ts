@@ -38,8 +38,10 @@ export function createWireCaller(options: WireCallOptions) {
   const sleep = options.sleep ?? defaultSleep;
   const url = style.url(options.baseUrl);
   // A caller's header replaces the built-in one of the same name, whatever its case.
-  const headers = new Headers(style.headers(options.apiKey));
-  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+  // Kept as a plain object of lowercase names: fetch copies it cheaply on every request.
+  const merged = new Headers(style.headers(options.apiKey));
+  for (const [name, value] of Object.entries(options.headers ?? {})) merged.set(name, value);
+  const headers: Record<string, string> = Object.fromEntries(merged);
 
   const finalBody = (body: Record<string, unknown>, turn: number) =>
     options.bodyTransform?.(body, { style: style.name, turn }) ?? body;
@@ -98,7 +100,7 @@ export function createWireCaller(options: WireCallOptions) {
         options.metric({ type: "llm_request", model, status, durationMs: Date.now() - started, ...(usage ? { usage } : {}) });
       let response: Response;
       try {
-        response = await options.fetch(url, { method: "POST", headers, body: payload, signal });
+        response = await options.fetch(url, signal ? { method: "POST", headers, body: payload, signal } : { method: "POST", headers, body: payload });
       } catch (error) {
         if (signal?.aborted) throw new RunAbortedError("run aborted during a model call", signal.reason);
         record("error");

@@ -113,7 +113,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       const tool = byName.get(name);
       if (!tool) return { output: `unknown tool "${name}"; available: ${[...byName.keys()].join(", ") || "none"}`, isError: true };
       try {
-        return await tool.execute(args, { ...ctx, env: ctx.env ?? env });
+        return await tool.execute(args, ctx.env !== undefined || env === undefined ? ctx : { ...ctx, env });
       } catch (error) {
         return { output: `${name} failed: ${errorMessage(error)}`, isError: true };
       }

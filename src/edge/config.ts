@@ -34,7 +34,16 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
+const parsed = new WeakMap<EdgeEnv, EdgeConfig>();
+
+/** Reads and checks the configuration; computed once per environment object (errors are not cached). */
 export function readConfig(env: EdgeEnv): EdgeConfig {
+  let config = parsed.get(env);
+  if (!config) parsed.set(env, (config = parseConfig(env)));
+  return config;
+}
+
+function parseConfig(env: EdgeEnv): EdgeConfig {
   const apiToken = env.API_TOKEN?.trim();
   if (!apiToken) throw new ConfigError("API_TOKEN is not set: add it as a secret (`wrangler secret put API_TOKEN`) or in .dev.vars");
   const secrets = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);

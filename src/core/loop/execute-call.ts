@@ -25,6 +25,8 @@ export interface CallEnv {
   emit: Emit;
   /** Every resolved call is recorded here for `RunResult.toolCalls`. */
   record(entry: { id: string; name: string; args: unknown; output: string; isError: boolean }): void;
+  /** The tool's `source` label for metrics. */
+  sourceOf(name: string): string;
 }
 
 /** Parses the model's argument text. Not JSON ⇒ an error the model can read and fix. */
@@ -139,7 +141,7 @@ function placeholder(call: ToolCall, request: Request): ToolMessage {
 }
 
 function metricFor(call: ToolCall, env: CallEnv, result: ToolResult, ms: number, isPending: boolean): void {
-  const source = env.toolkit.get(call.name)?.source ?? "unknown";
+  const source = env.sourceOf(call.name);
   env.metric({
     type: "tool_call",
     tool: call.name,

@@ -97,13 +97,14 @@ function lastTurn(history: Message[]): HaltedTurn | undefined {
 }
 
 function stateFrom(config: LoopConfig, input: Partial<RunResult>, messages: Message[]): RunState {
-  // Deep copies: the caller's stored state stays untouched whatever happens next.
+  // New arrays and a new usage object: the caller's stored state stays untouched whatever
+  // happens next. Messages are never mutated by the loop, so they need no deep copy.
   return {
     runId: input.runId ?? crypto.randomUUID(),
-    messages: structuredClone(messages),
-    toolCalls: structuredClone(input.toolCalls ?? []),
+    messages: messages.slice(),
+    toolCalls: (input.toolCalls ?? []).slice(),
     turns: input.turns ?? 0,
-    usage: structuredClone(input.usage ?? emptyUsage()),
+    usage: { ...(input.usage ?? emptyUsage()) },
     model: input.model ?? config.model,
   };
 }
@@ -122,7 +123,7 @@ async function fillAndContinue(
       const slot = turn.slots.get(call.id);
       if (!slot) return executeCall(call, env);
       if (answer && slot.pending?.id === answer.id) return resolveWithAnswer(call, slot.pending, answer, env);
-      return Promise.resolve(structuredClone(slot));
+      return Promise.resolve(slot);
     }),
   );
   state.messages.push(...filled);

@@ -61,6 +61,7 @@ export function callEnv(config: LoopConfig, state: RunState, toolkit: Toolkit, t
     metric: config.metric,
     emit: config.emit,
     record: (entry) => state.toolCalls.push(entry),
+    sourceOf: (name) => toolkit.get(name)?.source ?? "unknown",
   };
 }
 
@@ -84,6 +85,7 @@ export async function runTurns(
   toolkit: Toolkit,
   signal?: AbortSignal,
 ): Promise<RunResult> {
+  let callIds: Set<string> | undefined;
   while (true) {
     if (state.turns >= config.maxTurns) return result(state, "incomplete", { limit: "max_turns" });
     signal?.throwIfAborted();
@@ -105,7 +107,7 @@ export async function runTurns(
       state.turns,
       config.stream ? onText : undefined,
     );
-    uniqueCallIds(turn.toolCalls, state.messages);
+    uniqueCallIds(turn.toolCalls, (callIds ??= knownCallIds(state.messages)));
     state.turns += 1;
     state.model = turn.model || state.model;
     addUsage(state.usage, turn.usage);
@@ -139,7 +141,7 @@ export async function runTurns(
 }
 
 function result(state: RunState, status: RunResult["status"], extra: Partial<RunResult> = {}): RunResult {
-  const lastAssistant = [...state.messages].reverse().find((m) => m.role === "assistant");
+  const lastAssistant = state.messages.findLast((m) => m.role === "assistant");
   const text = lastAssistant?.role === "assistant" ? lastAssistant.content ?? "" : "";
   return {
     runId: state.runId,
@@ -160,11 +162,15 @@ function result(state: RunState, status: RunResult["status"], extra: Partial<Run
  * results, approval requests and idempotency, so a repeat within the transcript
  * is replaced by a fresh id before anything uses it.
  */
-function uniqueCallIds(calls: ToolCall[], messages: Message[]): void {
-  const seen = new Set<string>();
-  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) seen.add(c.id);
+function uniqueCallIds(calls: ToolCall[], seen: Set<string>): void {
   for (const call of calls) {
     if (seen.has(call.id)) call.id = newCallId();
     seen.add(call.id);
   }
+}
+
+function knownCallIds(messages: Message[]): Set<string> {
+  const seen = new Set<string>();
+  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) seen.add(c.id);
+  return seen;
 }
