@@ -1,0 +1,63 @@
+// Configuration errors fail fast, with a message that names the variable.
+import { describe, expect, it } from "vitest";
+import { createExecutionContext, env } from "cloudflare:test";
+import { ConfigError, readConfig } from "../../src/edge/config";
+import { createWorker } from "../../src/edge/create-worker";
+import { supportAgent } from "../../src/edge/demo-agent";
+
+const good = { API_TOKEN: "t", WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
+
+describe("readConfig", () => {
+  it.each([
+    [{ ...good, API_TOKEN: "" }, /API_TOKEN is not set/],
+    [{ WEBHOOK_SECRET: good.WEBHOOK_SECRET }, /API_TOKEN is not set/],
+    [{ API_TOKEN: "t" }, /WEBHOOK_SECRET is not set/],
+    [{ ...good, WEBHOOK_SECRET: "whsec_***" }, /WEBHOOK_SECRET is malformed/],
+    [{ ...good, PUBLIC_URL: "not a url" }, /PUBLIC_URL is not a URL/],
+    [{ ...good, LLM_BASE_URL: "ftp://x" }, /LLM_BASE_URL is not a URL/],
+    [{ ...good, LLM_BASE_URL: "https://llm.example/v1", LLM_STYLE: "gemini", LLM_MODEL: "m" }, /LLM_STYLE must be "openai" or "anthropic", got "gemini"/],
+    [{ ...good, LLM_BASE_URL: "https://llm.example/v1" }, /LLM_MODEL is not set/],
+  ])("rejects %j", (vars, message) => {
+    expect(() => readConfig({ ...vars })).toThrow(ConfigError);
+    expect(() => readConfig({ ...vars })).toThrow(message);
+  });
+
+  it("reads a complete configuration; several webhook secrets rotate", () => {
+    const config = readConfig({
+      ...good,
+      WEBHOOK_SECRET: `${good.WEBHOOK_SECRET} whsec_ZGV2LW9ubHktc2VjcmV0LWNoYW5nZS1tZS1wbGVhc2UhIQ==`,
+      PUBLIC_URL: "https://agents.example.com/",
+      LLM_BASE_URL: "https://api.example.com/v1",
+      LLM_STYLE: "anthropic",
+      LLM_MODEL: "claude-x",
+      LLM_API_KEY: "sk",
+    });
+    expect(config.webhookSecrets).toHaveLength(2);
+    expect(config.publicUrl).toBe("https://agents.example.com");
+    expect(config.llm).toEqual({ baseUrl: "https://api.example.com/v1", style: "anthropic", model: "claude-x", apiKey: "sk" });
+    expect(readConfig(good).llm).toBeUndefined();
+  });
+
+  it("never puts a secret's value in the error", () => {
+    try {
+      readConfig({ ...good, WEBHOOK_SECRET: "whsec_not*base64*value" });
+      expect.unreachable();
+    } catch (error) {
+      expect(String(error)).not.toContain("not*base64*value");
+    }
+  });
+});
+
+describe("a misconfigured worker", () => {
+  it("answers every request with 500 config_error naming the variable", async () => {
+    const worker = createWorker({ agents: [supportAgent] });
+    const broken = { ...env, API_TOKEN: undefined } as unknown as Env;
+    for (const path of ["/healthz", "/v1/agents", "/v1/decisions"]) {
+      const response = await worker.fetch!(new Request(`https://edge.test${path}`) as never, broken, createExecutionContext());
+      expect(response.status).toBe(500);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("config_error");
+      expect(body.error.message).toMatch(/API_TOKEN/);
+    }
+  });
+});
