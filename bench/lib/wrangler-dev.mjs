@@ -7,19 +7,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { ROOT } from "./build.mjs";
+import { freePort } from "../../scripts/lib/dev-server.mjs";
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+// The same helper `npm run check:dev` uses.
+export { freePort } from "../../scripts/lib/dev-server.mjs";
 
 /** KEY=value lines of a dotenv file (comments and blanks skipped). */
 export function readVars(file) {
