@@ -8,7 +8,6 @@ import type { Sql } from "./sql";
 import type { StartInput } from "../src/edge/protocol";
 
 export type RunStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
-export const ACTIVE: RunStatus[] = ["running", "pending"];
 export type ToolMessage = Extract<Message, { role: "tool" }>;
 export type Channel = "webhook" | "page" | "policy" | "expiry";
 

@@ -255,5 +255,3 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     }
   };
 }
-
-export type ThreadObjectInstance = InstanceType<ReturnType<typeof createThreadObjectClass>>;
