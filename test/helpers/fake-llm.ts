@@ -67,7 +67,16 @@ export function render(style: Style, reply: ScriptedReply, model = "fake-model")
   };
 }
 
-export function fakeLlm(style: Style, steps: Step[]): FakeLlm {
+/**
+ * The scripting both fakes share: call #n gets step #n (an Error is thrown, a function
+ * is called with the parsed body, a `{ status }` is sent as is, anything else goes to
+ * `reply`), and every request is recorded.
+ */
+export function scriptedFetch<Reply>(
+  label: string,
+  steps: Array<Reply | RawReply | Error | ((body: any, index: number) => Reply | RawReply)>,
+  reply: (step: Reply) => Response,
+): FakeLlm {
   const bodies: any[] = [];
   const urls: string[] = [];
   const headers: Headers[] = [];
@@ -80,13 +89,17 @@ export function fakeLlm(style: Style, steps: Step[]): FakeLlm {
     headers.push(request.headers);
     const n = index++;
     let step = steps[n];
-    if (step === undefined) throw new Error(`fake LLM: no scripted reply for call #${n + 1}`);
+    if (step === undefined) throw new Error(`${label}: no scripted reply for call #${n + 1}`);
     if (step instanceof Error) throw step;
-    if (typeof step === "function") step = step(body, n);
+    if (typeof step === "function") step = (step as (body: any, index: number) => Reply | RawReply)(body, n);
     if (isRaw(step)) return new Response(step.body ?? "", { status: step.status, headers: step.headers });
-    return Response.json(render(style, step));
+    return reply(step as Reply);
   };
   return { fetch: fake, bodies, urls, headers };
+}
+
+export function fakeLlm(style: Style, steps: Step[]): FakeLlm {
+  return scriptedFetch<ScriptedReply>("fake LLM", steps, (step) => Response.json(render(style, step)));
 }
 
 /** Checks the provider-bound transcript is balanced: every tool call has exactly one result. */

@@ -5,7 +5,7 @@
  * inside a line, inside a multi-byte character, between CR and LF — and that can
  * end a body early or fail it mid-read.
  */
-import type { RawReply, Style } from "./fake-llm";
+import { scriptedFetch, type RawReply, type Style } from "./fake-llm";
 
 export interface StreamScript {
   /** Text, in the pieces the provider sends it. */
@@ -146,25 +146,9 @@ export interface FakeStreamLlm {
   urls: string[];
 }
 
-const isRaw = (s: unknown): s is RawReply => typeof s === "object" && s !== null && "status" in s;
-
 /** An injected `fetch` answering each call with the next step: an SSE body, a raw reply, or a thrown error. */
 export function fakeStreamLlm(steps: SseStep[]): FakeStreamLlm {
-  const bodies: any[] = [];
-  const urls: string[] = [];
-  let index = 0;
-  const fake: typeof fetch = async (input, init) => {
-    const request = new Request(input as RequestInfo, init);
-    const body = await request.json();
-    bodies.push(body);
-    urls.push(request.url);
-    const n = index++;
-    let step = steps[n];
-    if (step === undefined) throw new Error(`fake stream LLM: no scripted reply for call #${n + 1}`);
-    if (step instanceof Error) throw step;
-    if (typeof step === "function") step = step(body, n);
-    if (isRaw(step)) return new Response(step.body ?? "", { status: step.status, headers: step.headers });
-    return new Response(sseBody(step), { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8", ...step.headers } });
-  };
-  return { fetch: fake, bodies, urls };
+  return scriptedFetch<SseReply>("fake stream LLM", steps, (step) =>
+    new Response(sseBody(step), { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8", ...step.headers } }),
+  );
 }
