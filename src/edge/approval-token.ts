@@ -5,12 +5,11 @@
  * its own, so a token MAC can never double as a webhook signature or vice versa, and
  * one configured secret is enough. Web-standard APIs only.
  */
-import { parseWebhookSecret } from "./webhooks";
+import { parseWebhookSecret, timingSafeEqual } from "./webhooks";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 const KEY_LABEL = "toolnexus-edge approval-token v1";
-const MAC_BYTES = 32;
 /** Far above any real token (a few hundred chars); bounds work done on hostile input. */
 const MAX_TOKEN_LENGTH = 4096;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -162,13 +161,6 @@ async function sign(secret: string, payload: string): Promise<Uint8Array> {
 }
 
 /** Constant-time over the MAC length; a wrong length is public information. */
-function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== MAC_BYTES || b.length !== MAC_BYTES) return false;
-  let diff = 0;
-  for (let i = 0; i < MAC_BYTES; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
-}
-
 function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);

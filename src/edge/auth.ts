@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { readConfig, type EdgeEnv } from "./config";
 import { ApiError } from "./http-errors";
+import { timingSafeEqual } from "./webhooks";
 
 /** `Authorization: Bearer <API_TOKEN>` for the run API, compared in constant time. */
 export function bearerAuth(): MiddlewareHandler<{ Bindings: Env & EdgeEnv }> {
@@ -22,9 +23,5 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
     crypto.subtle.digest("SHA-256", encoder.encode(given)),
     crypto.subtle.digest("SHA-256", encoder.encode(expected)),
   ]);
-  const x = new Uint8Array(a);
-  const y = new Uint8Array(b);
-  let diff = 0;
-  for (let i = 0; i < x.length; i += 1) diff |= x[i]! ^ y[i]!;
-  return diff === 0;
+  return timingSafeEqual(new Uint8Array(a), new Uint8Array(b));
 }

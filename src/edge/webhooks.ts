@@ -140,7 +140,8 @@ export async function verifyWebhook(
 }
 
 /** Constant-time for equal lengths; lengths themselves are public (always 32 here). */
-function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+/** Byte equality whose time does not depend on where the inputs differ. */
+export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
