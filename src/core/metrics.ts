@@ -83,29 +83,30 @@ interface Series {
  * m.render(); // "# HELP toolnexus_llm_requests_total ...\n..."
  */
 export class MetricsRegistry {
-  readonly #series = new Map<FamilyKey, Map<string, Series>>();
+  /** Per family, a tree of maps keyed by each label value in turn; the leaves are the series. */
+  readonly #series = new Map<FamilyKey, LabelTree>();
 
   /** Adds one event to the counters and histograms. */
   record(event: MetricEvent): void {
     switch (event.type) {
       case "llm_request": {
-        this.#inc("llmRequests", [event.model, event.status]);
-        this.#observe("llmDuration", [event.model], event.durationMs / 1000);
+        this.#get("llmRequests", event.model, event.status).value += 1;
+        this.#observe(this.#get("llmDuration", event.model), event.durationMs / 1000);
         if (event.usage) {
-          this.#inc("llmTokens", ["prompt"], nonNegative(event.usage.promptTokens));
-          this.#inc("llmTokens", ["completion"], nonNegative(event.usage.completionTokens));
+          this.#get("llmTokens", "prompt").value += nonNegative(event.usage.promptTokens);
+          this.#get("llmTokens", "completion").value += nonNegative(event.usage.completionTokens);
         }
         return;
       }
       case "tool_call": {
         const isError = !event.pending && event.isError;
-        this.#inc("toolCalls", [event.tool, event.source, String(isError)]);
-        this.#observe("toolDuration", [event.tool], event.durationMs / 1000);
+        this.#get("toolCalls", event.tool, event.source, isError ? "true" : "false").value += 1;
+        this.#observe(this.#get("toolDuration", event.tool), event.durationMs / 1000);
         return;
       }
       case "run_error":
         // `error` is deliberately not a label: free text would explode cardinality.
-        this.#inc("runErrors", [event.model]);
+        this.#get("runErrors", event.model).value += 1;
         return;
       default: {
         const unknown: never = event;
@@ -120,7 +121,8 @@ export class MetricsRegistry {
     for (const key of Object.keys(FAMILIES) as FamilyKey[]) {
       const family: Family = FAMILIES[key];
       lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
-      const series = [...(this.#series.get(key)?.values() ?? [])].sort((a, b) => compareLabels(a.labels, b.labels));
+      const tree = this.#series.get(key);
+      const series = (tree ? leaves(tree, family.labels.length) : []).sort((a, b) => compareLabels(a.labels, b.labels));
       for (const s of series) {
         const pairs = family.labels.map((name, i) => [name, s.labels[i] ?? ""] as const);
         if (family.type === "counter") {
@@ -140,29 +142,50 @@ export class MetricsRegistry {
     return lines.join("\n") + "\n";
   }
 
-  #get(key: FamilyKey, labels: string[]): Series {
-    let family = this.#series.get(key);
-    if (!family) this.#series.set(key, (family = new Map()));
-    // Label values cannot contain NUL in practice; joining is much cheaper than JSON on the hot path.
-    const id = labels.join("\u0000");
-    let series = family.get(id);
-    if (!series) family.set(id, (series = { labels, value: 0 }));
+  // One map lookup per label value, with the caller's strings as keys: no key is built per
+  // event (this runs several times per model turn and per tool call).
+  #get(key: FamilyKey, ...labels: string[]): Series {
+    let node = this.#series.get(key);
+    if (!node) this.#series.set(key, (node = new Map()));
+    const last = labels.length - 1;
+    for (let i = 0; i < last; i++) {
+      const label = labels[i] as string;
+      let next = node.get(label) as LabelTree | undefined;
+      if (!next) node.set(label, (next = new Map()));
+      node = next;
+    }
+    const label = labels[last] as string;
+    let series = node.get(label) as Series | undefined;
+    if (!series) node.set(label, (series = { labels, value: 0 }));
     return series;
   }
 
-  #inc(key: FamilyKey, labels: string[], by = 1): void {
-    this.#get(key, labels).value += by;
-  }
-
-  #observe(key: FamilyKey, labels: string[], seconds: number): void {
-    const s = this.#get(key, labels);
+  #observe(s: Series, seconds: number): void {
     const v = nonNegative(seconds);
-    s.buckets ??= HISTOGRAM_BUCKETS.map(() => 0);
-    const i = HISTOGRAM_BUCKETS.findIndex((le) => v <= le);
-    if (i >= 0) s.buckets[i] = (s.buckets[i] ?? 0) + 1;
+    const buckets = (s.buckets ??= HISTOGRAM_BUCKETS.map(() => 0));
+    for (let i = 0; i < HISTOGRAM_BUCKETS.length; i++) {
+      if (v <= (HISTOGRAM_BUCKETS[i] as number)) {
+        buckets[i] = (buckets[i] ?? 0) + 1;
+        break;
+      }
+    }
     s.value += 1;
     s.sum = (s.sum ?? 0) + v;
   }
+}
+
+type LabelTree = Map<string, LabelTree | Series>;
+
+function leaves(tree: LabelTree, depth: number): Series[] {
+  const out: Series[] = [];
+  const walk = (node: LabelTree, level: number) => {
+    for (const child of node.values()) {
+      if (level === depth - 1) out.push(child as Series);
+      else walk(child as LabelTree, level + 1);
+    }
+  };
+  walk(tree, 0);
+  return out;
 }
 
 function nonNegative(n: number): number {

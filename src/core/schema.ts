@@ -23,10 +23,13 @@ export function isZodSchema(x: unknown): x is ZodType {
  * // { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
  */
 export function toJsonSchema(schema: InputSchema | undefined): JsonSchema {
-  const out: JsonSchema = isZodSchema(schema)
-    ? { ...(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema) }
-    : { ...(schema ?? {}) };
-  delete out.$schema;
+  const source: JsonSchema = isZodSchema(schema)
+    ? (z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema)
+    : (schema ?? {});
+  // A rest copy, not `delete`: deleting a key turns the object into a slow dictionary,
+  // and every request body serializes this schema again (JSON.stringify's fast path needs
+  // plain-shaped objects).
+  const { $schema: _dropped, ...out } = source;
   if (out.type === undefined) return { type: "object", properties: {}, ...out };
   if (out.type === "object" && out.properties === undefined) out.properties = {};
   return out;

@@ -92,9 +92,13 @@ async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answe
   const started = Date.now();
   let effectiveArgs = args;
   try {
-    const hooked = await env.hooks.beforeTool?.({ name: call.name, args, id: call.id, turn: env.turn, ...(answer ? { answer } : {}) });
-    if (hooked?.args !== undefined) effectiveArgs = hooked.args;
-    if (hooked?.result) return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
+    // Hooks are awaited only when present: every await costs a turn of the microtask queue.
+    const beforeTool = env.hooks.beforeTool;
+    if (beforeTool) {
+      const hooked = await beforeTool({ name: call.name, args, id: call.id, turn: env.turn, ...(answer ? { answer } : {}) });
+      if (hooked?.args !== undefined) effectiveArgs = hooked.args;
+      if (hooked?.result) return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
+    }
     const result = await env.toolkit.execute(call.name, effectiveArgs, {
       signal: env.signal,
       callId: call.id,
@@ -107,14 +111,23 @@ async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answe
   }
 }
 
-async function finish(call: ToolCall, args: unknown, result: ToolResult, env: CallEnv, ms: number): Promise<ToolMessage> {
-  let final = result;
-  try {
-    const hooked = await env.hooks.afterTool?.({ name: call.name, args, result, id: call.id, turn: env.turn });
-    if (hooked?.result) final = hooked.result;
-  } catch (error) {
-    final = { output: `afterTool hook failed for ${call.name}: ${errorMessage(error)}`, isError: true };
-  }
+/** Applies `afterTool` (awaited only when there is one) and closes the call: metric, record, event, message. */
+function finish(call: ToolCall, args: unknown, result: ToolResult, env: CallEnv, ms: number): ToolMessage | Promise<ToolMessage> {
+  const afterTool = env.hooks.afterTool;
+  if (!afterTool) return close(call, args, result, env, ms);
+  return (async () => {
+    let final = result;
+    try {
+      const hooked = await afterTool({ name: call.name, args, result, id: call.id, turn: env.turn });
+      if (hooked?.result) final = hooked.result;
+    } catch (error) {
+      final = { output: `afterTool hook failed for ${call.name}: ${errorMessage(error)}`, isError: true };
+    }
+    return close(call, args, final, env, ms);
+  })();
+}
+
+function close(call: ToolCall, args: unknown, final: ToolResult, env: CallEnv, ms: number): ToolMessage {
   metricFor(call, env, final, ms, false);
   env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
   env.emit({

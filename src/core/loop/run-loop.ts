@@ -92,9 +92,13 @@ export async function runTurns(
 
     let messages = state.messages;
     let tools = toolkit.tools();
-    const changed = await config.hooks.beforeLLM?.({ messages, tools, model: config.model, turn: state.turns });
-    if (changed?.messages) messages = changed.messages;
-    if (changed?.tools) tools = changed.tools;
+    // Hooks and checkpoints are awaited only when present: each await is a microtask turn.
+    const beforeLLM = config.hooks.beforeLLM;
+    if (beforeLLM) {
+      const changed = await beforeLLM({ messages, tools, model: config.model, turn: state.turns });
+      if (changed?.messages) messages = changed.messages;
+      if (changed?.tools) tools = changed.tools;
+    }
 
     let streamed = false;
     const onText = (delta: string) => {
@@ -112,7 +116,7 @@ export async function runTurns(
     state.model = turn.model || state.model;
     addUsage(state.usage, turn.usage);
     config.emit({ type: "usage", usage: turn.usage });
-    await config.hooks.afterLLM?.({ response: turn, model: config.model, turn: state.turns - 1 });
+    if (config.hooks.afterLLM) await config.hooks.afterLLM({ response: turn, model: config.model, turn: state.turns - 1 });
 
     // Text already emitted as deltas is not emitted again.
     if (turn.content && !streamed) config.emit({ type: "text", delta: turn.content });
@@ -122,7 +126,7 @@ export async function runTurns(
       ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}),
     });
 
-    await config.checkpoint?.(state);
+    if (config.checkpoint) await config.checkpoint(state);
 
     if (turn.toolCalls.length === 0) {
       if (turn.finishReason === "length" || turn.finishReason === "content_filter") {
@@ -134,7 +138,7 @@ export async function runTurns(
     const env = callEnv(config, state, toolkit, state.turns - 1, signal);
     const slots = await Promise.all(turn.toolCalls.map((call) => executeCall(call, env)));
     state.messages.push(...slots);
-    await config.checkpoint?.(state);
+    if (config.checkpoint) await config.checkpoint(state);
     const pending = firstPending(turn.toolCalls, slots);
     if (pending) return halted(state, pending);
   }

@@ -1,46 +1,29 @@
-import { z } from "zod";
 import type { ModelTurn } from "../model";
 import { ProviderError, excerpt } from "../../errors";
 import { mapOpenAIFinish } from "./finish";
 import { newCallId } from "../call-ids";
+import { firstItemProblem, isObject, isOptionalObject, isOptionalString, usageProblem, type JsonObject } from "../shape";
 
-// Lenient: providers that claim compatibility differ in what they omit.
-const ToolCallSchema = z.looseObject({
-  id: z.string().nullish(),
-  function: z.looseObject({
-    name: z.string(),
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
-  }),
-});
-
-const ResponseSchema = z.looseObject({
-  model: z.string().nullish(),
-  choices: z.array(
-    z.looseObject({
-      message: z
-        .looseObject({
-          content: z.union([z.string(), z.array(z.looseObject({ text: z.string().optional() }))]).nullish(),
-          tool_calls: z.array(ToolCallSchema).nullish(),
-        })
-        .nullish(),
-      finish_reason: z.string().nullish(),
-    }),
-  ),
-  usage: z
-    .looseObject({
-      prompt_tokens: z.number().nullish(),
-      completion_tokens: z.number().nullish(),
-      total_tokens: z.number().nullish(),
-    })
-    .nullish(),
-});
+/** A chat-completion reply, as far as the loop reads it (checked by `replyProblem`). */
+interface OpenAIReply {
+  model?: string | null;
+  choices: Array<{
+    message?: {
+      content?: string | Array<{ text?: string }> | null;
+      tool_calls?: Array<{ id?: string | null; function: { name: string; arguments?: string | JsonObject | null } }> | null;
+    } | null;
+    finish_reason?: string | null;
+  }>;
+  usage?: { prompt_tokens?: number | null; completion_tokens?: number | null; total_tokens?: number | null } | null;
+}
 
 export function parseOpenAIResponse(json: unknown, requestedModel: string): ModelTurn {
-  const parsed = ResponseSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new ProviderError(`openai: unexpected response shape: ${excerpt(JSON.stringify(json))}`);
+  const problem = replyProblem(json);
+  if (problem !== undefined) {
+    throw new ProviderError(`openai: unexpected response shape (${problem}): ${excerpt(JSON.stringify(json))}`);
   }
-  const choice = parsed.data.choices[0];
+  const reply = json as OpenAIReply;
+  const choice = reply.choices[0];
   if (!choice) throw new ProviderError(`openai: response has no choices: ${excerpt(JSON.stringify(json))}`);
   const message = choice.message ?? {};
   const toolCalls = (message.tool_calls ?? []).map((c) => ({
@@ -52,7 +35,7 @@ export function parseOpenAIResponse(json: unknown, requestedModel: string): Mode
   const content = Array.isArray(message.content)
     ? message.content.map((p) => p.text ?? "").join("")
     : message.content ?? null;
-  const usage = parsed.data.usage;
+  const usage = reply.usage;
   const prompt = usage?.prompt_tokens ?? 0;
   const completion = usage?.completion_tokens ?? 0;
   return {
@@ -60,7 +43,54 @@ export function parseOpenAIResponse(json: unknown, requestedModel: string): Mode
     toolCalls,
     finishReason: mapOpenAIFinish(choice.finish_reason, toolCalls.length > 0),
     usage: { promptTokens: prompt, completionTokens: completion, totalTokens: usage?.total_tokens ?? prompt + completion },
-    model: parsed.data.model ?? requestedModel,
+    model: reply.model ?? requestedModel,
     raw: json,
   };
+}
+
+// Lenient: providers that claim compatibility differ in what they omit. Unknown keys are
+// ignored; a key the loop reads must have the right type when present.
+
+function replyProblem(json: unknown): string | undefined {
+  if (!isObject(json)) return "expected an object";
+  if (!isOptionalString(json.model)) return "model: expected a string";
+  if (!Array.isArray(json.choices)) return "choices: expected an array";
+  const choice = firstItemProblem(json.choices, choiceProblem);
+  if (choice !== undefined) return `choices${choice}`;
+  const usage = usageProblem(json.usage, ["prompt_tokens", "completion_tokens", "total_tokens"]);
+  return usage === undefined ? undefined : `usage${usage}`;
+}
+
+function choiceProblem(choice: unknown): string | undefined {
+  if (!isObject(choice)) return ": expected an object";
+  if (!isOptionalString(choice.finish_reason)) return ".finish_reason: expected a string";
+  const message = choice.message;
+  if (!isOptionalObject(message)) return ".message: expected an object";
+  if (!message) return undefined;
+  const content = contentProblem(message.content);
+  if (content !== undefined) return `.message.content${content}`;
+  const calls = message.tool_calls;
+  if (calls === undefined || calls === null) return undefined;
+  if (!Array.isArray(calls)) return ".message.tool_calls: expected an array";
+  const call = firstItemProblem(calls, toolCallProblem);
+  return call === undefined ? undefined : `.message.tool_calls${call}`;
+}
+
+/** A string, text parts (`[{ text? }]`), or nothing. */
+function contentProblem(content: unknown): string | undefined {
+  if (isOptionalString(content)) return undefined;
+  if (!Array.isArray(content)) return ": expected a string or an array of parts";
+  return firstItemProblem(content, (part) =>
+    !isObject(part) ? ": expected an object" : part.text !== undefined && typeof part.text !== "string" ? ".text: expected a string" : undefined,
+  );
+}
+
+function toolCallProblem(call: unknown): string | undefined {
+  if (!isObject(call)) return ": expected an object";
+  if (!isOptionalString(call.id)) return ".id: expected a string";
+  const fn = call.function;
+  if (!isObject(fn)) return ".function: expected an object";
+  if (typeof fn.name !== "string") return ".function.name: expected a string";
+  if (!isOptionalString(fn.arguments) && !isObject(fn.arguments)) return ".function.arguments: expected a string or an object";
+  return undefined;
 }
