@@ -43,8 +43,11 @@ export function createWireCaller(options: WireCallOptions) {
   for (const [name, value] of Object.entries(options.headers ?? {})) merged.set(name, value);
   const headers: Record<string, string> = Object.fromEntries(merged);
 
-  const finalBody = (body: Record<string, unknown>, turn: number) =>
-    options.bodyTransform?.(body, { style: style.name, turn }) ?? body;
+  // With a bodyTransform the body is built as an object for it; without one, as JSON text
+  // straight away (the style reuses each tool's JSON from earlier turns).
+  const transform = options.bodyTransform;
+  const serialize = (body: Record<string, unknown>, turn: number) =>
+    JSON.stringify(transform?.(body, { style: style.name, turn }) ?? body);
 
   async function readJson(response: Response, model: string): Promise<ModelTurn> {
     const text = await response.text();
@@ -80,8 +83,7 @@ export function createWireCaller(options: WireCallOptions) {
   }
 
   /** Sends one body, retrying per policy; a streamed call is retried only while none of it was delivered. */
-  async function exchange(body: Record<string, unknown>, model: string, signal: AbortSignal | undefined, onText?: TextSink): Promise<ModelTurn> {
-    const payload = JSON.stringify(body);
+  async function exchange(payload: string, model: string, signal: AbortSignal | undefined, onText?: TextSink): Promise<ModelTurn> {
     let delivered = false;
     const deliver: TextSink = (delta) => {
       delivered = true;
@@ -147,12 +149,13 @@ export function createWireCaller(options: WireCallOptions) {
   return {
     /** One model turn of the loop; streamed when `onText` is given. */
     call(request: ModelRequest, signal: AbortSignal | undefined, turn: number, onText?: TextSink): Promise<ModelTurn> {
-      const body = onText ? { ...style.body(request), ...style.streamFlags() } : style.body(request);
-      return exchange(finalBody(body, turn), request.model, signal, onText);
+      const extra = onText ? style.streamFlags() : undefined;
+      const payload = transform ? serialize({ ...style.body(request), ...extra }, turn) : style.bodyText(request, extra);
+      return exchange(payload, request.model, signal, onText);
     },
     /** `translate()`: one OpenAI-format chat request in this style, never streamed. */
     translate(request: ChatRequest, signal: AbortSignal | undefined): Promise<ModelTurn> {
-      return exchange(finalBody(style.translateBody(request), 0), request.model, signal);
+      return exchange(serialize(style.translateBody(request), 0), request.model, signal);
     },
   };
 }

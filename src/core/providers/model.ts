@@ -46,6 +46,12 @@ export interface WireStyle {
   url(baseUrl: string): string;
   headers(apiKey: string | undefined): Record<string, string>;
   body(request: ModelRequest): Record<string, unknown>;
+  /**
+   * The same body, plus `extra` keys, as JSON text: equal to
+   * `JSON.stringify({ ...body(request), ...extra })` up to key order, with each tool's
+   * JSON reused from earlier turns (see providers/body-json.ts).
+   */
+  bodyText(request: ModelRequest, extra?: Record<string, unknown>): string;
   /** Throws `ProviderError` when the body is not a usable reply. */
   parse(json: unknown, requestedModel: string): ModelTurn;
   /** Body keys that ask for the reply as Server-Sent Events. */

@@ -6,6 +6,10 @@ export interface AnthropicTool {
   input_schema: Record<string, unknown>;
 }
 
+export function toAnthropicTool(t: Tool): AnthropicTool {
+  return { name: t.name, description: t.description, input_schema: t.inputSchema };
+}
+
 export function toAnthropicTools(tools: Tool[]): AnthropicTool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+  return tools.map(toAnthropicTool);
 }

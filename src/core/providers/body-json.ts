@@ -1,0 +1,44 @@
+/**
+ * Request bodies as JSON text. The tool list is the largest part of most bodies and the
+ * same on every turn, so each tool's JSON is kept per tool object and spliced in: a
+ * turn serializes only what changed (the messages). A tool object is read again when
+ * its name, description or inputSchema is replaced; a schema changed in place is not
+ * noticed (tools are treated as immutable once defined, as everywhere in the kernel).
+ */
+import type { Tool } from "../types";
+
+interface CachedTool {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  json: string;
+}
+
+/** One style's tool JSON cache: `convert` gives the wire form of one tool. */
+export function toolJsonCache(convert: (tool: Tool) => unknown): (tools: Tool[]) => string {
+  const cache = new WeakMap<Tool, CachedTool>();
+  return (tools) => {
+    let out = "[";
+    for (let i = 0; i < tools.length; i++) {
+      const tool = tools[i] as Tool;
+      let entry = cache.get(tool);
+      if (!entry || entry.name !== tool.name || entry.description !== tool.description || entry.inputSchema !== tool.inputSchema) {
+        entry = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, json: JSON.stringify(convert(tool)) };
+        cache.set(tool, entry);
+      }
+      out += i === 0 ? entry.json : `,${entry.json}`;
+    }
+    return `${out}]`;
+  };
+}
+
+/**
+ * `head` as JSON with `"tools"` (already JSON) and then `tool_choice` appended, the key
+ * order of the object form. `head` must not have its own `tools` key.
+ */
+export function withTools(head: Record<string, unknown>, toolsJson: string, toolChoice: unknown): string {
+  const text = JSON.stringify(head);
+  const choice = toolChoice === undefined ? "" : `,"tool_choice":${JSON.stringify(toolChoice)}`;
+  // `head` always has keys (model, messages), so its JSON ends in "…}" after at least one member.
+  return `${text.slice(0, -1)},"tools":${toolsJson}${choice}}`;
+}
