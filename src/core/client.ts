@@ -203,10 +203,13 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
     waitFor: beforeWait && options.waitFor ? withPrelude(beforeWait, options.waitFor) : options.waitFor,
     requestParams: options.requestParams,
     metric,
-    emit: (event) => {
-      options.onEvent?.(event);
-      local(event);
-    },
+    emit:
+      local === ignore
+        ? options.onEvent
+        : (event) => {
+            options.onEvent?.(event);
+            local(event);
+          },
   });
 
   /** The caller's signal combined with the client's timeout, if either is set. */
@@ -263,7 +266,7 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
     try {
       const config = loopConfig(local, stream, beforeWait);
       const result = await body(config, combined);
-      config.emit({ type: "done", result });
+      config.emit?.({ type: "done", result });
       return result;
     } catch (error) {
       throw failed(error, combined);
@@ -274,7 +277,7 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
   const run = (
     prompt: string,
     runOptions: RunOptions,
-    local: (e: RunEvent) => void = () => {},
+    local: (e: RunEvent) => void = ignore,
     stream = streaming,
     beforeWait?: () => Promise<void>,
   ) =>
@@ -286,9 +289,9 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
       beforeWait,
     );
   const runWithAnswer = (input: ResumeInput) =>
-    drive(input.signal, () => {}, (config, signal) => resumeRun(config, withSignal(input, signal)));
+    drive(input.signal, ignore, (config, signal) => resumeRun(config, withSignal(input, signal)));
   const carryOn = (input: ContinueInput) =>
-    drive(input.signal, () => {}, (config, signal) => continueRun(config, withSignal(input, signal)));
+    drive(input.signal, ignore, (config, signal) => continueRun(config, withSignal(input, signal)));
 
   return {
     model: options.model,
@@ -329,6 +332,9 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
     conversationStore: () => store,
   };
 }
+
+/** The local listener of entry points that have none (`run`, `runWithAnswer`, `continueRun`). */
+const ignore = (_event: RunEvent): void => {};
 
 function withPrelude(prelude: () => Promise<void>, waitFor: WaitFor): WaitFor {
   return async (request) => {

@@ -82,12 +82,35 @@ interface Series {
  * m.record({ type: "run_error", model: "gpt-4o", error: "boom" });
  * m.render(); // "# HELP toolnexus_llm_requests_total ...\n..."
  */
+const BATCH = 64;
+
 export class MetricsRegistry {
   /** Per family, a tree of maps keyed by each label value in turn; the leaves are the series. */
   readonly #series = new Map<FamilyKey, LabelTree>();
+  /**
+   * Events recorded but not yet counted. Runs record a few events per turn between network
+   * waits, where code runs cold; counting them in batches (and before every render) keeps
+   * the counting code warm. At most `BATCH` events wait.
+   */
+  readonly #pending: MetricEvent[] = [];
 
-  /** Adds one event to the counters and histograms. */
+  /** Adds one event to the counters and histograms (counted by the next render at the latest). */
   record(event: MetricEvent): void {
+    if (event.type !== "llm_request" && event.type !== "tool_call" && event.type !== "run_error") {
+      const unknown: never = event;
+      throw new TypeError(`unknown metric event: ${JSON.stringify(unknown)}`);
+    }
+    this.#pending.push(event);
+    if (this.#pending.length >= BATCH) this.#flush();
+  }
+
+  #flush(): void {
+    const events = this.#pending;
+    for (let i = 0; i < events.length; i++) this.#count(events[i] as MetricEvent);
+    events.length = 0;
+  }
+
+  #count(event: MetricEvent): void {
     switch (event.type) {
       case "llm_request": {
         this.#get("llmRequests", event.model, event.status).value += 1;
@@ -117,6 +140,7 @@ export class MetricsRegistry {
 
   /** Prometheus text exposition; every family's HELP/TYPE lines appear even without samples. */
   render(): string {
+    this.#flush();
     const lines: string[] = [];
     for (const key of Object.keys(FAMILIES) as FamilyKey[]) {
       const family: Family = FAMILIES[key];

@@ -138,4 +138,23 @@ describe("MetricsRegistry", () => {
     expect(value(text, "toolnexus_llm_request_duration_seconds_sum", '{model="m"}')).toBe(0);
     expect(value(text, "toolnexus_tool_duration_seconds_bucket", '{tool="t",le="0.05"}')).toBe(1);
   });
+  test("events are counted in batches, yet every render sees every event recorded before it", () => {
+    const m = new MetricsRegistry();
+    const name = "toolnexus_llm_requests_total";
+    for (let n = 1; n <= 300; n++) {
+      m.record({ type: "llm_request", model: "m", status: "ok", durationMs: 1 });
+      // Render at a few points, including right at and right after batch boundaries.
+      if ([1, 63, 64, 65, 128, 300].includes(n)) expect(value(m.render(), name, '{model="m",status="ok"}')).toBe(n);
+    }
+    const text = m.render();
+    expect(value(text, "toolnexus_llm_request_duration_seconds_count", '{model="m"}')).toBe(300);
+    expect(value(text, "toolnexus_llm_request_duration_seconds_sum", '{model="m"}')).toBeCloseTo(0.3);
+  });
+
+  test("an unknown event is refused when recorded, not later", () => {
+    const m = new MetricsRegistry();
+    expect(() => m.record({ type: "nope" } as never)).toThrow(TypeError);
+    m.record({ type: "run_error", model: "m", error: "x" });
+    expect(value(m.render(), "toolnexus_run_errors_total", '{model="m"}')).toBe(1);
+  });
 });

@@ -22,7 +22,8 @@ export interface CallEnv {
   turn: number;
   signal?: AbortSignal;
   metric(event: MetricEvent): void;
-  emit: Emit;
+  /** Absent when nobody listens: events are then not even built. */
+  emit?: Emit;
   /** Every resolved call is recorded here for `RunResult.toolCalls`. */
   record(entry: { id: string; name: string; args: unknown; output: string; isError: boolean }): void;
   /** The tool's `source` label for metrics. */
@@ -48,7 +49,7 @@ export function parseCallArguments(call: ToolCall): { ok: true; args: unknown } 
 /** Runs a call for the first time (or for the first time after a crash). */
 export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMessage> {
   const parsed = parseCallArguments(call);
-  env.emit({ type: "tool_call", id: call.id, name: call.name, args: parsed.ok ? parsed.args : call.arguments });
+  env.emit?.({ type: "tool_call", id: call.id, name: call.name, args: parsed.ok ? parsed.args : call.arguments });
   if (!parsed.ok) return finish(call, call.arguments, parsed.result, env, 0);
 
   const attempt = await invoke(call, parsed.args, env, undefined);
@@ -56,7 +57,7 @@ export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMes
   if (!request) return finish(call, attempt.args, attempt.result, env, attempt.ms);
 
   metricFor(call, env, attempt.result, attempt.ms, true);
-  env.emit({ type: "pending", request });
+  env.emit?.({ type: "pending", request });
   if (!env.waitFor) return placeholder(call, request);
 
   const answer = await env.waitFor(request);
@@ -130,7 +131,7 @@ function finish(call: ToolCall, args: unknown, result: ToolResult, env: CallEnv,
 function close(call: ToolCall, args: unknown, final: ToolResult, env: CallEnv, ms: number): ToolMessage {
   metricFor(call, env, final, ms, false);
   env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
-  env.emit({
+  env.emit?.({
     type: "tool_result",
     id: call.id,
     name: call.name,

@@ -32,7 +32,8 @@ export interface LoopConfig {
   waitFor?: WaitFor;
   requestParams?: Record<string, unknown>;
   metric(event: MetricEvent): void;
-  emit: Emit;
+  /** Absent when nobody listens: events are then not even built. */
+  emit?: Emit;
   /** Ask the model for its reply as a stream and emit text deltas as they arrive. */
   stream?: boolean;
   /** Called at every turn boundary (after the model's reply, after the turn's tool results) so a host can persist. */
@@ -103,7 +104,7 @@ export async function runTurns(
     let streamed = false;
     const onText = (delta: string) => {
       streamed = true;
-      config.emit({ type: "text", delta });
+      config.emit?.({ type: "text", delta });
     };
     const turn = await config.callModel(
       { model: config.model, messages, tools, ...(config.requestParams ? { params: config.requestParams } : {}) },
@@ -115,11 +116,11 @@ export async function runTurns(
     state.turns += 1;
     state.model = turn.model || state.model;
     addUsage(state.usage, turn.usage);
-    config.emit({ type: "usage", usage: turn.usage });
+    config.emit?.({ type: "usage", usage: turn.usage });
     if (config.hooks.afterLLM) await config.hooks.afterLLM({ response: turn, model: config.model, turn: state.turns - 1 });
 
     // Text already emitted as deltas is not emitted again.
-    if (turn.content && !streamed) config.emit({ type: "text", delta: turn.content });
+    if (turn.content && !streamed) config.emit?.({ type: "text", delta: turn.content });
     state.messages.push({
       role: "assistant",
       content: turn.content,
