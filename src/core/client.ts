@@ -193,7 +193,7 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
   const backend = makeBackend(metric);
 
   /** `beforeWait`: what must happen before `waitFor` is asked (a stream's consumer taking the `pending` event). */
-  const loopConfig = (local: (e: RunEvent) => void, stream: boolean, beforeWait?: () => Promise<void>): LoopConfig => ({
+  const buildConfig = (local: (e: RunEvent) => void, stream: boolean, beforeWait?: () => Promise<void>): LoopConfig => ({
     checkpoint: options.onCheckpoint,
     model: options.model,
     callModel: backend.call,
@@ -211,6 +211,14 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
             local(event);
           },
   });
+
+  // The loop never changes its config, so entry points without a listener of their own
+  // share one per streaming mode instead of building it on every run.
+  const shared: { plain?: LoopConfig; streamed?: LoopConfig } = {};
+  const loopConfig = (local: (e: RunEvent) => void, stream: boolean, beforeWait?: () => Promise<void>): LoopConfig => {
+    if (local !== ignore || beforeWait) return buildConfig(local, stream, beforeWait);
+    return stream ? (shared.streamed ??= buildConfig(ignore, true)) : (shared.plain ??= buildConfig(ignore, false));
+  };
 
   /** The caller's signal combined with the client's timeout, if either is set. */
   function runSignal(signal: AbortSignal | undefined): AbortSignal | undefined {

@@ -85,14 +85,16 @@ export function createWireCaller(options: WireCallOptions) {
   /** Sends one body, retrying per policy; a streamed call is retried only while none of it was delivered. */
   async function exchange(payload: string, model: string, signal: AbortSignal | undefined, onText?: TextSink): Promise<ModelTurn> {
     let delivered = false;
-    const deliver: TextSink = (delta) => {
-      delivered = true;
-      try {
-        onText?.(delta);
-      } catch (error) {
-        throw new SinkFailure(error);
-      }
-    };
+    const deliver: TextSink | undefined = onText
+      ? (delta) => {
+          delivered = true;
+          try {
+            onText(delta);
+          } catch (error) {
+            throw new SinkFailure(error);
+          }
+        }
+      : undefined;
 
     for (let attempt = 0; ; attempt += 1) {
       // A wait that ended normally after an abort must not lead to another request.
@@ -130,7 +132,7 @@ export function createWireCaller(options: WireCallOptions) {
       }
 
       try {
-        const turn = onText ? await readStream(response, model, signal, deliver, () => delivered) : await readJson(response, model);
+        const turn = deliver ? await readStream(response, model, signal, deliver, () => delivered) : await readJson(response, model);
         record("ok", turn.usage);
         return turn;
       } catch (error) {
