@@ -33,6 +33,11 @@ const cases: Array<[string, Partial<ModelRequest>, Record<string, unknown> | und
   ["params override the model", { tools: [tool("search")], params: { model: "override" } }, undefined],
   ["stream flags as extra", { tools: [tool("search")] }, { stream: true, stream_options: { include_usage: true } }],
   ["stream flags win over params", { tools: [], params: { stream: false } }, { stream: true }],
+  [
+    "params without a JSON form are left out, toJSON is honoured",
+    { tools: [tool("search")], params: { temperature: undefined, hook: () => 1, stop: new Date(0), user: "ü" } },
+    undefined,
+  ],
 ];
 
 describe.each([
@@ -42,7 +47,7 @@ describe.each([
   it.each(cases)("equals the object body: %s", (_case, over, extra) => {
     const request: ModelRequest = { model: "m", messages, tools: [], ...over };
     const text = style.bodyText(request, extra);
-    expect(JSON.parse(text)).toEqual({ ...style.body(request), ...extra });
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify({ ...style.body(request), ...extra })));
   });
 
   it("is the same on a second turn (cached tool JSON) and follows a replaced description", () => {
