@@ -67,7 +67,6 @@ describe("openai replies", () => {
     ["a call's name missing", openai({ tool_calls: [call({ function: { arguments: "{}" } })] }), "choices[0].message.tool_calls[0].function.name: expected a string"],
     ["a call's arguments a number", openai({ tool_calls: [call({ function: { name: "a", arguments: 3 } })] }), "choices[0].message.tool_calls[0].function.arguments: expected a string or an object"],
     ["a call's id a number", openai({ tool_calls: [call({ id: 3 })] }), "choices[0].message.tool_calls[0].id: expected a string"],
-    ["a later choice malformed", { choices: [{ message: { content: "ok" } }, { message: { content: 1 } }] }, "choices[1].message.content"],
     ["usage a string", { ...openai({ content: "x" }), usage: "lots" }, "usage: expected an object"],
     ["usage tokens as text", { ...openai({ content: "x" }), usage: { prompt_tokens: "3" } }, "usage.prompt_tokens: expected a number"],
   ])("rejects %s, naming the problem", (_name, reply, problem) => {
@@ -80,6 +79,11 @@ describe("openai replies", () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as Error).message).toContain("openai: unexpected response shape (");
     expect((error as Error).message).toContain(problem);
+  });
+
+  it("reads the first choice only; later ones are not checked", () => {
+    const turn = parseOpenAIResponse({ choices: [{ message: { content: "ok" } }, { message: { content: 1 } }, "junk"] }, "m");
+    expect(turn.content).toBe("ok");
   });
 
   it("an empty choices array is its own error", () => {
