@@ -43,20 +43,33 @@ export function toJsonSchema(schema: InputSchema | undefined): JsonSchema {
  * // { ok: false, problems: ['/n: Instance type "string" is invalid. Expected "number". (type)'] }
  */
 export function validateArgs(schema: InputSchema, args: unknown): ValidateResult {
+  return argsValidator(schema)(args);
+}
+
+/**
+ * `validateArgs` for one schema, with the kind of schema settled once: tools build it when
+ * they are defined, so a call does not ask again (the check runs on every tool call).
+ */
+export function argsValidator(schema: InputSchema): (args: unknown) => ValidateResult {
   if (isZodSchema(schema)) {
-    const parsed = z.safeParse(schema, args);
-    if (parsed.success) return { ok: true, value: parsed.data };
-    return {
-      ok: false,
-      problems: parsed.error.issues.map((issue) => {
-        const path = issue.path.map((p) => String(p)).join(".");
-        return `${path || "(root)"}: ${issue.message}`;
-      }),
+    return (args) => {
+      const parsed = z.safeParse(schema, args);
+      if (parsed.success) return { ok: true, value: parsed.data };
+      return {
+        ok: false,
+        problems: parsed.error.issues.map((issue) => {
+          const path = issue.path.map((p) => String(p)).join(".");
+          return `${path || "(root)"}: ${issue.message}`;
+        }),
+      };
     };
   }
-  const result = validatorFor(schema).validate(args);
-  if (result.valid) return { ok: true, value: args };
-  return { ok: false, problems: describe(result.errors) };
+  return (args) => {
+    // Built on first use, so a schema the validator rejects fails the call, not the definition.
+    const result = validatorFor(schema).validate(args);
+    if (result.valid) return { ok: true, value: args };
+    return { ok: false, problems: describe(result.errors) };
+  };
 }
 
 const validators = new WeakMap<object, Validator>();

@@ -1,5 +1,5 @@
 import type { Context, InputSchema, Tool, ToolResult } from "../types";
-import { toJsonSchema, validateArgs } from "../schema";
+import { argsValidator, toJsonSchema } from "../schema";
 import { errorMessage } from "../errors";
 
 export interface DefineToolOptions<Args = any> {
@@ -44,13 +44,14 @@ export function defineTool<Args = any>(options: DefineToolOptions<Args>): Tool {
     throw new TypeError("defineTool: name must be a non-empty string");
   }
   const schema = options.inputSchema ?? { type: "object", properties: {} };
+  const validate = argsValidator(schema);
   return {
     name: options.name,
     description: options.description ?? "",
     inputSchema: toJsonSchema(schema),
     source: options.source ?? "native",
     async execute(args: unknown, ctx: Context): Promise<ToolResult> {
-      const checked = validateArgs(schema, args ?? {});
+      const checked = validate(args ?? {});
       if (!checked.ok) {
         return {
           output: `invalid arguments for ${options.name}:\n${checked.problems.map((p) => `- ${p}`).join("\n")}`,

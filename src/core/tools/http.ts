@@ -1,5 +1,5 @@
 import type { Context, InputSchema, Tool, ToolResult } from "../types";
-import { toJsonSchema, validateArgs } from "../schema";
+import { argsValidator, toJsonSchema } from "../schema";
 import { expandEnv, type EnvLike } from "../env";
 import { errorMessage, excerpt } from "../errors";
 
@@ -27,13 +27,14 @@ export interface HttpToolOptions {
 export function httpTool(options: HttpToolOptions): Tool {
   const method = options.method ?? "GET";
   const schema = options.inputSchema ?? { type: "object", properties: {} };
+  const validate = argsValidator(schema);
   return {
     name: options.name,
     description: options.description,
     inputSchema: toJsonSchema(schema),
     source: "http",
     async execute(rawArgs: unknown, ctx: Context): Promise<ToolResult> {
-      const checked = validateArgs(schema, rawArgs ?? {});
+      const checked = validate(rawArgs ?? {});
       if (!checked.ok) {
         return { output: `invalid arguments for ${options.name}:\n- ${checked.problems.join("\n- ")}`, isError: true };
       }
