@@ -6,6 +6,7 @@
 import { Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import { z, type ZodType } from "zod";
 import type { InputSchema, JsonSchema } from "./types";
+import { flatObjectAcceptor } from "./flat-object";
 
 export type ValidateResult = { ok: true; value: unknown } | { ok: false; problems: string[] };
 
@@ -52,7 +53,10 @@ export function validateArgs(schema: InputSchema, args: unknown): ValidateResult
  */
 export function argsValidator(schema: InputSchema): (args: unknown) => ValidateResult {
   if (isZodSchema(schema)) {
+    const accept = flatObjectAcceptor(schema);
     return (args) => {
+      const accepted = accept?.(args);
+      if (accepted) return { ok: true, value: accepted };
       const parsed = z.safeParse(schema, args);
       if (parsed.success) return { ok: true, value: parsed.data };
       return {
