@@ -249,11 +249,11 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
 
   function startState(prompt: string, history: Message[] = []) {
     // A new array: the caller's history is never changed (messages themselves are never mutated).
-    const messages: Message[] = history.slice();
-    if (options.systemPrompt && messages[0]?.role !== "system") {
-      messages.unshift({ role: "system", content: options.systemPrompt });
-    }
-    messages.push({ role: "user", content: prompt });
+    const user: Message = { role: "user", content: prompt };
+    const messages: Message[] =
+      options.systemPrompt && history[0]?.role !== "system"
+        ? [{ role: "system", content: options.systemPrompt }, ...history, user]
+        : [...history, user];
     return { runId: crypto.randomUUID(), messages, toolCalls: [], turns: 0, usage: emptyUsage(), model: options.model };
   }
 

@@ -49,13 +49,13 @@ export function createWireCaller(options: WireCallOptions) {
   const serialize = (body: Record<string, unknown>, turn: number) =>
     JSON.stringify(transform?.(body, { style: style.name, turn }) ?? body);
 
-  async function readJson(response: Response, model: string): Promise<ModelTurn> {
-    const text = await response.text();
+  /** A whole JSON reply's text → the turn (synchronous: the caller awaits the text itself, one async frame less per call). */
+  function parseJsonReply(text: string, status: number, model: string): ModelTurn {
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ProviderError(`${style.name}: response is not JSON: ${excerpt(text)}`, response.status, excerpt(text, 2000));
+      throw new ProviderError(`${style.name}: response is not JSON: ${excerpt(text)}`, status, excerpt(text, 2000));
     }
     return style.parse(json, model);
   }
@@ -63,7 +63,7 @@ export function createWireCaller(options: WireCallOptions) {
   async function readStream(response: Response, model: string, signal: AbortSignal | undefined, deliver: TextSink, delivered: () => boolean) {
     // A server that ignores the stream flag answers with one JSON reply: use it whole.
     if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
-      const turn = await readJson(response, model);
+      const turn = parseJsonReply(await response.text(), response.status, model);
       if (turn.content) deliver(turn.content);
       return turn;
     }
@@ -132,7 +132,9 @@ export function createWireCaller(options: WireCallOptions) {
       }
 
       try {
-        const turn = deliver ? await readStream(response, model, signal, deliver, () => delivered) : await readJson(response, model);
+        const turn = deliver
+          ? await readStream(response, model, signal, deliver, () => delivered)
+          : parseJsonReply(await response.text(), response.status, model);
         record("ok", turn.usage);
         return turn;
       } catch (error) {
