@@ -1,13 +1,18 @@
 /**
  * Scenario 1 — loop overhead (Node). One question in two turns against a mock
- * OpenAI-compatible server; systems run interleaved (shuffled order each round) after
- * a warm-up.
- * - Table 1, over loopback: the mock is a node:http keep-alive server in a child
- *   process. Peak memory: each system alone in a fresh process doing the same runs.
- * - Table 2, in-process: the same mock as an injected `fetch` (no sockets), which
- *   isolates each system's own work from the network and from scheduling noise.
+ * OpenAI-compatible server (a node:http keep-alive server in a child process).
+ * - Table 1, pairs over loopback: each system runs interleaved with the raw loop (order
+ *   alternating each round) in a fresh Node process of its own, after a long warm-up, so
+ *   every ratio compares a system with the floor under the same process conditions
+ *   (heap, JIT state, caches) and nothing else. This is the table the target is read from.
+ * - Table 2, all four in one process over loopback (shuffled order each round): the
+ *   frameworks share one heap, one zod and the CPU caches, so each pays for the others'
+ *   garbage and evictions; it shows how much that moves the ratios.
+ * - Table 3, in-process: the same mock as an injected `fetch` (no sockets), all four in
+ *   one process, which isolates each system's own work from the network.
+ * Peak memory: each system alone in a fresh process (300 runs after 50 warm-up).
  *
- *   node loop.mjs [--runs 300] [--warmup 50] [--inproc-runs 2000]
+ *   node loop.mjs [--runs 1000] [--warmup 500] [--inproc-runs 2000]
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -18,6 +23,7 @@ import { importKernel } from "./lib/build.mjs";
 import { summarize, table, ms, ratio, mib, shuffled, arg, machine } from "./lib/stats.mjs";
 
 const NAMES = ["raw", "toolnexus", "vercel-ai", "openai-agents"];
+const SHORT = { toolnexus: "toolnexus", "vercel-ai": "Vercel AI SDK", "openai-agents": "OpenAI Agents SDK" };
 const LABELS = { raw: "raw fetch loop (baseline)", toolnexus: "toolnexus createClient", "vercel-ai": "Vercel AI SDK (ai 6)", "openai-agents": "OpenAI Agents SDK 0.14.3" };
 
 async function setup(names, origin, fetchImpl) {
@@ -40,21 +46,20 @@ async function memoryChild(name, origin, runs, warmup) {
 }
 
 function measureMemory(name, origin, runs, warmup) {
-  const child = fork(fileURLToPath(import.meta.url), ["--memory-child", name, "--origin", origin, "--runs", String(runs), "--warmup", String(warmup)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`${name}: memory run timed out`))), 120_000);
-    child.once("message", (m) => (clearTimeout(timer), resolve(m)));
-    child.once("exit", (code) => code !== 0 && (clearTimeout(timer), reject(new Error(`${name}: memory child exited ${code}`))));
-  });
+  return runChild(["--memory-child", name, "--origin", origin, "--runs", String(runs), "--warmup", String(warmup)], `${name} memory run`);
 }
 
-/** Interleaved: every round runs each system once, in a fresh shuffled order. */
-async function interleaved(run, runs, warmup) {
-  const wall = Object.fromEntries(NAMES.map((n) => [n, []]));
-  const cpu = Object.fromEntries(NAMES.map((n) => [n, []]));
-  for (let i = 0; i < warmup; i += 1) for (const name of shuffled(NAMES)) await once(name, run[name]);
+/**
+ * Interleaved: every round runs each system once, in a fresh shuffled order (two
+ * systems: alternating). Returns wall and client-CPU summaries per system.
+ */
+async function interleaved(names, run, runs, warmup) {
+  const wall = Object.fromEntries(names.map((n) => [n, []]));
+  const cpu = Object.fromEntries(names.map((n) => [n, []]));
+  const order = (i) => (names.length === 2 ? (i % 2 ? names : [...names].reverse()) : shuffled(names));
+  for (let i = 0; i < warmup; i += 1) for (const name of order(i)) await once(name, run[name]);
   for (let i = 0; i < runs; i += 1) {
-    for (const name of shuffled(NAMES)) {
+    for (const name of order(i)) {
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       await once(name, run[name]);
@@ -63,31 +68,65 @@ async function interleaved(run, runs, warmup) {
       cpu[name].push((c.user + c.system) / 1000);
     }
   }
-  return { wall: Object.fromEntries(NAMES.map((n) => [n, summarize(wall[n])])), cpu: Object.fromEntries(NAMES.map((n) => [n, summarize(cpu[n])])) };
+  return { wall: Object.fromEntries(names.map((n) => [n, summarize(wall[n])])), cpu: Object.fromEntries(names.map((n) => [n, summarize(cpu[n])])) };
 }
 
+/** Child mode: the raw loop and one system, interleaved, in this process only. */
+async function pairChild(name, origin, runs, warmup) {
+  const names = ["raw", name];
+  process.send(await interleaved(names, await setup(names, origin), runs, warmup));
+}
+
+function runChild(args, what) {
+  const child = fork(fileURLToPath(import.meta.url), args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`${what} timed out`))), 600_000);
+    child.once("message", (m) => (clearTimeout(timer), resolve(m)));
+    child.once("exit", (code) => code !== 0 && (clearTimeout(timer), reject(new Error(`${what}: child exited ${code}`))));
+  });
+}
+
+const pairRun = (name, origin, runs, warmup) =>
+  runChild(["--pair-child", name, "--origin", origin, "--runs", String(runs), "--warmup", String(warmup)], `${name} pair`);
+
 export async function main() {
-  const runs = Number(arg("runs", 300));
-  const warmup = Number(arg("warmup", 50));
+  const runs = Number(arg("runs", 1000));
+  const warmup = Number(arg("warmup", 500));
   const inprocRuns = Number(arg("inproc-runs", 2000));
   const mock = await startMock();
   let out = "";
   try {
-    const net = await interleaved(await setup(NAMES, mock.origin), runs, warmup);
+    const pairs = {};
+    for (const name of NAMES.slice(1)) pairs[name] = await pairRun(name, mock.origin, runs, warmup);
     const memory = {};
-    for (const name of NAMES) memory[name] = await measureMemory(name, mock.origin, runs, warmup);
-    const base = net.wall.raw;
+    for (const name of NAMES) memory[name] = await measureMemory(name, mock.origin, Math.min(runs, 300), Math.min(warmup, 50));
+    const baseRow = (label, raw) => [label, raw.wall.raw.n, ms(raw.wall.raw.median), ms(raw.wall.raw.p95), "1.00×", "1.00×", ms(raw.cpu.raw.median), "1.00×"];
     out += table(
-      `Loop overhead over loopback — one question, two turns (two tool calls at once), interleaved, ${runs} runs each after ${warmup} warm-up`,
+      `Loop overhead over loopback, pairs — each system interleaved with the raw loop in its own process, ${runs} rounds after ${warmup} warm-up`,
       ["system", "runs", "median ms", "p95 ms", "median ×raw", "p95 ×raw", "client CPU ms (median)", "CPU ×raw", "peak RSS MiB", "RSS ×raw"],
+      NAMES.slice(1).flatMap((n) => {
+        const p = pairs[n];
+        return [
+          [...baseRow(`raw fetch loop (baseline, pair with ${SHORT[n]})`, p), mib(memory.raw.maxRss), "1.00×"],
+          [
+            LABELS[n], p.wall[n].n, ms(p.wall[n].median), ms(p.wall[n].p95), ratio(p.wall[n].median, p.wall.raw.median), ratio(p.wall[n].p95, p.wall.raw.p95),
+            ms(p.cpu[n].median), ratio(p.cpu[n].median, p.cpu.raw.median), mib(memory[n].maxRss), ratio(memory[n].maxRss, memory.raw.maxRss),
+          ],
+        ];
+      }),
+    );
+    const all = await interleaved(NAMES, await setup(NAMES, mock.origin), runs, warmup);
+    out += "\n" + table(
+      `Loop overhead over loopback, all four in one process — shuffled order each round, ${runs} rounds after ${warmup} warm-up`,
+      ["system", "runs", "median ms", "p95 ms", "median ×raw", "p95 ×raw", "client CPU ms (median)", "CPU ×raw"],
       NAMES.map((n) => [
-        LABELS[n], net.wall[n].n, ms(net.wall[n].median), ms(net.wall[n].p95), ratio(net.wall[n].median, base.median), ratio(net.wall[n].p95, base.p95),
-        ms(net.cpu[n].median), ratio(net.cpu[n].median, net.cpu.raw.median), mib(memory[n].maxRss), ratio(memory[n].maxRss, memory.raw.maxRss),
+        LABELS[n], all.wall[n].n, ms(all.wall[n].median), ms(all.wall[n].p95), ratio(all.wall[n].median, all.wall.raw.median), ratio(all.wall[n].p95, all.wall.raw.p95),
+        ms(all.cpu[n].median), ratio(all.cpu[n].median, all.cpu.raw.median),
       ]),
     );
-    const local = await interleaved(await setup(NAMES, "http://mock.invalid", mockFetch), inprocRuns, warmup * 4);
+    const local = await interleaved(NAMES, await setup(NAMES, "http://mock.invalid", mockFetch), inprocRuns, 200);
     out += "\n" + table(
-      `Loop overhead in-process — the same mock as an injected fetch (no sockets), interleaved, ${inprocRuns} runs each after ${warmup * 4} warm-up`,
+      `Loop overhead in-process — the same mock as an injected fetch (no sockets), all four in one process, ${inprocRuns} rounds after 200 warm-up`,
       ["system", "runs", "median ms", "p95 ms", "median ×raw", "p95 ×raw", "overhead over raw, median µs"],
       NAMES.map((n) => [
         LABELS[n], local.wall[n].n, ms(local.wall[n].median), ms(local.wall[n].p95), ratio(local.wall[n].median, local.wall.raw.median), ratio(local.wall[n].p95, local.wall.raw.p95),
@@ -102,7 +141,10 @@ export async function main() {
   }
 }
 
-if (process.argv.includes("--memory-child")) {
+if (process.argv.includes("--pair-child")) {
+  await pairChild(arg("pair-child"), arg("origin"), Number(arg("runs", 1000)), Number(arg("warmup", 500)));
+  process.exit(0);
+} else if (process.argv.includes("--memory-child")) {
   await memoryChild(arg("memory-child"), arg("origin"), Number(arg("runs", 300)), Number(arg("warmup", 50)));
   process.exit(0);
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {

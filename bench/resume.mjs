@@ -5,7 +5,7 @@
  * turn. Systems interleave (shuffled order each round) after a warm-up. Resume time
  * runs from the string to the final text.
  *
- *   node resume.mjs [--runs 100] [--warmup 10] [--lengths 10,100,1000]
+ *   node resume.mjs [--runs 100] [--warmup 30] [--lengths 10,100,1000]
  */
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -28,7 +28,7 @@ export function history(length) {
 
 export async function main() {
   const runs = Number(arg("runs", 100));
-  const warmup = Number(arg("warmup", 10));
+  const warmup = Number(arg("warmup", 30));
   const lengths = arg("lengths", "10,100,1000").split(",").map(Number);
   const mock = await startMock();
   try {
