@@ -6,6 +6,7 @@
  * noticed (tools are treated as immutable once defined, as everywhere in the kernel).
  */
 import type { Tool } from "../types";
+import type { ModelRequest } from "./model";
 
 interface CachedTool {
   name: string;
@@ -51,4 +52,31 @@ export function withTools(head: Record<string, unknown>, toolsJson: string, tool
   out += `${out.length > 1 ? "," : ""}"tools":${toolsJson}`;
   if (toolChoice !== undefined) out += `,"tool_choice":${JSON.stringify(toolChoice)}`;
   return `${out}}`;
+}
+
+/**
+ * A style's `body` (the object a `bodyTransform` receives) and `bodyText` (the JSON sent
+ * otherwise) from its fixed members and its one-tool converter. Request params follow the
+ * fixed members; `params.tool_choice` goes out only with tools, and `params.tools` only
+ * when the toolkit has none (otherwise the toolkit's tools win). An empty tool list is
+ * omitted, with its tool_choice: providers reject `tools: []`.
+ */
+export function bodyBuilders(fixed: (request: ModelRequest) => Record<string, unknown>, convert: (tool: Tool) => unknown) {
+  const toolsJson = toolJsonCache(convert);
+  const split = (request: ModelRequest, extra?: Record<string, unknown>) => {
+    const { tool_choice: toolChoice, tools: paramTools, ...rest } = request.params ?? {};
+    const keepParamTools = !request.tools.length && paramTools !== undefined;
+    return { head: { ...fixed(request), ...rest, ...(keepParamTools ? { tools: paramTools } : {}), ...extra }, toolChoice };
+  };
+  return {
+    body(request: ModelRequest): Record<string, unknown> {
+      const { head, toolChoice } = split(request);
+      if (!request.tools.length) return head;
+      return { ...head, tools: request.tools.map(convert), ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }) };
+    },
+    bodyText(request: ModelRequest, extra?: Record<string, unknown>): string {
+      const { head, toolChoice } = split(request, extra);
+      return request.tools.length ? withTools(head, toolsJson(request.tools), toolChoice) : JSON.stringify(head);
+    },
+  };
 }
