@@ -5,7 +5,7 @@
  * its own, so a token MAC can never double as a webhook signature or vice versa, and
  * one configured secret is enough. Web-standard APIs only.
  */
-import { parseWebhookSecret, timingSafeEqual } from "./webhooks";
+import { decodeBase64, encodeBase64, parseWebhookSecret, timingSafeEqual } from "./webhooks";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -160,18 +160,11 @@ async function sign(secret: string, payload: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(payload)));
 }
 
-/** Constant-time over the MAC length; a wrong length is public information. */
+// base64url without padding, over the same strict codec as webhook signatures.
 function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return encodeBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 function fromBase64Url(text: string): Uint8Array | null {
-  if (!BASE64URL.test(text)) return null;
-  try {
-    return Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
+  return BASE64URL.test(text) ? decodeBase64(text.replaceAll("-", "+").replaceAll("_", "/")) : null;
 }

@@ -159,14 +159,14 @@ async function hmac(key: Uint8Array, content: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(content)));
 }
 
-function encodeBase64(bytes: Uint8Array): string {
+export function encodeBase64(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary);
 }
 
 /** Strict decode: `null` instead of throwing, and no whitespace or stray characters. */
-function decodeBase64(text: string): Uint8Array | null {
+export function decodeBase64(text: string): Uint8Array | null {
   if (!BASE64.test(text)) return null;
   try {
     return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
