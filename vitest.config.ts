@@ -2,7 +2,10 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 // Secrets for the worker under test (never real ones); test/helpers/edge.ts uses the same values.
-const secrets = { API_TOKEN: "test-token", WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
+const secrets = {
+  API_TOKEN: "test-token",
+  WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+};
 
 // Four projects:
 // - workers: everything in workerd (local Durable Objects, queues, alarms), demo model;
@@ -16,18 +19,39 @@ export default defineConfig({
     reporters: ["default", ["json", { outputFile: ".test-reports/vitest.json" }]],
     projects: [
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: secrets } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: secrets },
+          }),
+        ],
         // Generous timeouts: edge tests wait on real queue deliveries (about a second per hop).
-        test: { name: "workers", include: ["test/core/**/*.test.ts", "test/edge/**/*.test.ts"], testTimeout: 30_000 },
+        test: {
+          name: "workers",
+          include: ["test/core/**/*.test.ts", "test/edge/**/*.test.ts"],
+          testTimeout: 30_000,
+        },
       },
       {
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ...secrets, LLM_BASE_URL: "http://llm.test/v1", LLM_STYLE: "openai", LLM_MODEL: "fake-stream" },
+              bindings: {
+                ...secrets,
+                LLM_BASE_URL: "http://llm.test/v1",
+                LLM_STYLE: "openai",
+                LLM_MODEL: "fake-stream",
+              },
               outboundService: "fake-llm",
-              workers: [{ name: "fake-llm", modules: true, compatibilityDate: "2026-04-01", scriptPath: "./test/fixtures/fake-llm-worker.js" }],
+              workers: [
+                {
+                  name: "fake-llm",
+                  modules: true,
+                  compatibilityDate: "2026-04-01",
+                  scriptPath: "./test/fixtures/fake-llm-worker.js",
+                },
+              ],
             },
           }),
         ],
@@ -39,7 +63,12 @@ export default defineConfig({
       {
         // The durable MCP elicitation bridge end to end: an agent whose tool is a real SDK
         // MCP server inside the worker (test/fixtures/mcp-edge-worker.ts).
-        plugins: [cloudflareTest({ wrangler: { configPath: "./test/fixtures/wrangler.mcp.toml" }, miniflare: { bindings: secrets } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./test/fixtures/wrangler.mcp.toml" },
+            miniflare: { bindings: secrets },
+          }),
+        ],
         test: { name: "workers-mcp", include: ["test/edge-mcp/**/*.test.ts"], testTimeout: 30_000 },
       },
     ],

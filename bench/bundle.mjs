@@ -25,26 +25,36 @@ export const env = {};
 
 function wranglerBin() {
   const local = path.join(ROOT, "node_modules", ".bin", "wrangler");
-  if (!fs.existsSync(local)) throw new Error("wrangler not found: run `npm ci` at the repository root first");
+  if (!fs.existsSync(local))
+    throw new Error("wrangler not found: run `npm ci` at the repository root first");
   return local;
 }
 
 /** Builds one worker; returns the bundle path, its sizes and wrangler's own size line. */
 function buildWorker(label, cwd, outdir) {
   fs.rmSync(outdir, { recursive: true, force: true });
-  const output = execFileSync(wranglerBin(), ["deploy", "--dry-run", "--minify", "--outdir", outdir], {
-    cwd,
-    encoding: "utf8",
-    timeout: 180_000,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const main = fs.readdirSync(outdir).filter((f) => f.endsWith(".js")).map((f) => path.join(outdir, f));
+  const output = execFileSync(
+    wranglerBin(),
+    ["deploy", "--dry-run", "--minify", "--outdir", outdir],
+    {
+      cwd,
+      encoding: "utf8",
+      timeout: 180_000,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const main = fs
+    .readdirSync(outdir)
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => path.join(outdir, f));
   const code = Buffer.concat(main.map((f) => fs.readFileSync(f)));
   const wrangler = /Total Upload: ([^\n]+)/.exec(output)?.[1]?.trim() ?? "?";
   const stubbed = path.join(outdir, "stubbed.mjs");
   fs.writeFileSync(path.join(outdir, "cloudflare-workers-stub.mjs"), STUB);
-  const text = fs.readFileSync(main[0], "utf8").replaceAll(/(["'])cloudflare:workers\1/g, JSON.stringify("./cloudflare-workers-stub.mjs"));
+  const text = fs
+    .readFileSync(main[0], "utf8")
+    .replaceAll(/(["'])cloudflare:workers\1/g, JSON.stringify("./cloudflare-workers-stub.mjs"));
   fs.writeFileSync(stubbed, text);
   return {
     label,
@@ -58,11 +68,20 @@ function buildWorker(label, cwd, outdir) {
 }
 
 function importOnce(file) {
-  const child = fork(path.join(BENCH, "lib", "import-bundle.mjs"), [file], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(path.join(BENCH, "lib", "import-bundle.mjs"), [file], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error("import timed out"))), 30_000);
+    const timer = setTimeout(
+      () => (child.kill("SIGKILL"), reject(new Error("import timed out"))),
+      30_000,
+    );
     child.once("message", (m) => (clearTimeout(timer), resolve(m)));
-    child.once("exit", (code) => code !== 0 && (clearTimeout(timer), reject(new Error(`import of ${file} exited ${code}`))));
+    child.once(
+      "exit",
+      (code) =>
+        code !== 0 && (clearTimeout(timer), reject(new Error(`import of ${file} exited ${code}`))),
+    );
   });
 }
 
@@ -71,7 +90,11 @@ export async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bundle-"));
   try {
     const builds = [
-      buildWorker("bare pipeline worker (baseline)", path.join(BENCH, "pipeline-baseline"), path.join(tmp, "baseline")),
+      buildWorker(
+        "bare pipeline worker (baseline)",
+        path.join(BENCH, "pipeline-baseline"),
+        path.join(tmp, "baseline"),
+      ),
       buildWorker("toolnexus-edge worker (src/worker.ts)", ROOT, path.join(tmp, "product")),
     ];
     const startup = builds.map(() => []);
@@ -89,11 +112,35 @@ export async function main() {
     const rows = builds.map((b, j) => {
       const s = summarize(startup[j]);
       const h = summarize(heap[j]);
-      return [b.label, kib(b.minified), kib(b.gzip), ratio(b.gzip, base.gzip), b.wrangler, b.mcp ? "yes" : "no", ms(s.median), ms(s.p95), ratio(s.median, baseStart.median), mib(h.median), ratio(h.median, baseHeap.median)];
+      return [
+        b.label,
+        kib(b.minified),
+        kib(b.gzip),
+        ratio(b.gzip, base.gzip),
+        b.wrangler,
+        b.mcp ? "yes" : "no",
+        ms(s.median),
+        ms(s.p95),
+        ratio(s.median, baseStart.median),
+        mib(h.median),
+        ratio(h.median, baseHeap.median),
+      ];
     });
     const out = table(
       `Bundle — wrangler deploy --dry-run --minify; startup = import() of the bundle in a fresh Node process with a cloudflare:workers stub (${samples} samples each)`,
-      ["worker", "minified KiB", "gzip -9 KiB", "gzip ×baseline", "wrangler's report", "MCP client in bundle", "startup median ms", "startup p95 ms", "startup ×baseline", "heap after import MiB", "heap ×baseline"],
+      [
+        "worker",
+        "minified KiB",
+        "gzip -9 KiB",
+        "gzip ×baseline",
+        "wrangler's report",
+        "MCP client in bundle",
+        "startup median ms",
+        "startup p95 ms",
+        "startup ×baseline",
+        "heap after import MiB",
+        "heap ×baseline",
+      ],
       rows,
     );
     console.log(out);

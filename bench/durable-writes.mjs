@@ -27,12 +27,19 @@ const PHASES = [
   ["resume", "resume → turn 2 → done"],
 ];
 
-const hex = (n) => [...crypto.getRandomValues(new Uint8Array(n))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = (n) =>
+  [...crypto.getRandomValues(new Uint8Array(n))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 
 function history(length) {
   return Array.from({ length }, (_, i) => ({
     role: i % 2 === 0 ? "user" : "assistant",
-    content: `${i % 2 === 0 ? "Question" : "Answer"} ${i}: about order ${1000 + i}, its items, delivery and the invoice address. `.padEnd(120, "."),
+    content:
+      `${i % 2 === 0 ? "Question" : "Answer"} ${i}: about order ${1000 + i}, its items, delivery and the invoice address. `.padEnd(
+        120,
+        ".",
+      ),
   }));
 }
 
@@ -72,15 +79,18 @@ async function oneRun(harness, length, dir) {
     await phase("start", () => thread.start(runId, threadId, "Please delete my account"));
     await phase("suspend", () => thread.drive(runId));
     const halted = thread.store.run(runId);
-    if (halted.status !== "pending") throw new Error(`run did not suspend: ${halted.status} ${halted.error ?? ""}`);
+    if (halted.status !== "pending")
+      throw new Error(`run did not suspend: ${halted.status} ${halted.error ?? ""}`);
     const request = JSON.parse(halted.pending);
     await phase("decide", () => {
       const outcome = thread.decide(runId, request.id, "decline");
-      if (outcome.status !== 202) throw new Error(`decision not accepted: ${JSON.stringify(outcome)}`);
+      if (outcome.status !== 202)
+        throw new Error(`decision not accepted: ${JSON.stringify(outcome)}`);
     });
     await phase("resume", () => thread.drive(runId));
     const done = thread.store.run(runId);
-    if (done.status !== "done") throw new Error(`run did not finish: ${done.status} ${done.error ?? ""}`);
+    if (done.status !== "done")
+      throw new Error(`run did not finish: ${done.status} ${done.error ?? ""}`);
     out.turns = done.turns;
     return out;
   } finally {
@@ -110,17 +120,59 @@ export async function main() {
       const v = (key) => med(length, (r) => pick(r, key));
       const b = (key) => med(base, (r) => pick(r, key));
       rows.push([
-        length, label, v("all"), v("statements"), v("rows"), ratio(v("rows"), b("rows")), v("bytes"), ratio(v("bytes"), b("bytes")), v("wal"), ratio(v("wal"), b("wal")), v("read"), ms(t.median), ms(t.p95),
+        length,
+        label,
+        v("all"),
+        v("statements"),
+        v("rows"),
+        ratio(v("rows"), b("rows")),
+        v("bytes"),
+        ratio(v("bytes"), b("bytes")),
+        v("wal"),
+        ratio(v("wal"), b("wal")),
+        v("read"),
+        ms(t.median),
+        ms(t.p95),
       ]);
     };
     for (const length of lengths) {
-      for (const [p, label] of PHASES) add(length, label, (r, key) => r[p][key], (r) => r[p].ms);
-      add(length, "whole run (per suspension cycle)", (r, key) => total(r, key), (r) => total(r, "ms"));
-      add(length, "per turn (whole run ÷ turns)", (r, key) => total(r, key) / r.turns, (r) => total(r, "ms") / r.turns);
+      for (const [p, label] of PHASES)
+        add(
+          length,
+          label,
+          (r, key) => r[p][key],
+          (r) => r[p].ms,
+        );
+      add(
+        length,
+        "whole run (per suspension cycle)",
+        (r, key) => total(r, key),
+        (r) => total(r, "ms"),
+      );
+      add(
+        length,
+        "per turn (whole run ÷ turns)",
+        (r, key) => total(r, key) / r.turns,
+        (r) => total(r, "ms") / r.turns,
+      );
     }
     const out = table(
       `Durable write cost — thread object storage replayed on better-sqlite3 ${harness.sqliteVersion ?? ""}(medians of ${runs} runs per length; ×${base} = ratio to the same phase at ${base} prior messages)`,
-      ["prior msgs", "phase", "SQL stmts (all)", "write stmts", "rows written", `rows ×${base}`, "payload bytes", `bytes ×${base}`, "WAL bytes", `WAL ×${base}`, "rows read", "median ms", "p95 ms"],
+      [
+        "prior msgs",
+        "phase",
+        "SQL stmts (all)",
+        "write stmts",
+        "rows written",
+        `rows ×${base}`,
+        "payload bytes",
+        `bytes ×${base}`,
+        "WAL bytes",
+        `WAL ×${base}`,
+        "rows read",
+        "median ms",
+        "p95 ms",
+      ],
       rows,
     );
     console.log(out);

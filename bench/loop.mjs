@@ -23,8 +23,17 @@ import { importKernel } from "./lib/build.mjs";
 import { summarize, table, ms, ratio, mib, shuffled, arg, machine } from "./lib/stats.mjs";
 
 const NAMES = ["raw", "toolnexus", "vercel-ai", "openai-agents"];
-const SHORT = { toolnexus: "toolnexus", "vercel-ai": "Vercel AI SDK", "openai-agents": "OpenAI Agents SDK" };
-const LABELS = { raw: "raw fetch loop (baseline)", toolnexus: "toolnexus createClient", "vercel-ai": "Vercel AI SDK (ai 6)", "openai-agents": "OpenAI Agents SDK 0.14.3" };
+const SHORT = {
+  toolnexus: "toolnexus",
+  "vercel-ai": "Vercel AI SDK",
+  "openai-agents": "OpenAI Agents SDK",
+};
+const LABELS = {
+  raw: "raw fetch loop (baseline)",
+  toolnexus: "toolnexus createClient",
+  "vercel-ai": "Vercel AI SDK (ai 6)",
+  "openai-agents": "OpenAI Agents SDK 0.14.3",
+};
 
 async function setup(names, origin, fetchImpl) {
   const kernel = names.includes("toolnexus") ? await importKernel() : undefined;
@@ -35,18 +44,34 @@ async function setup(names, origin, fetchImpl) {
 
 async function once(name, run) {
   const text = await run();
-  if (text !== LOOP_FINAL) throw new Error(`${name}: unexpected final text ${JSON.stringify(text)}`);
+  if (text !== LOOP_FINAL)
+    throw new Error(`${name}: unexpected final text ${JSON.stringify(text)}`);
 }
 
 /** Child mode: one system alone, for its peak memory. */
 async function memoryChild(name, origin, runs, warmup) {
   const { [name]: run } = await setup([name], origin);
   for (let i = 0; i < warmup + runs; i += 1) await once(name, run);
-  process.send({ maxRss: process.resourceUsage().maxRSS * 1024, heap: process.memoryUsage().heapUsed });
+  process.send({
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    heap: process.memoryUsage().heapUsed,
+  });
 }
 
 function measureMemory(name, origin, runs, warmup) {
-  return runChild(["--memory-child", name, "--origin", origin, "--runs", String(runs), "--warmup", String(warmup)], `${name} memory run`);
+  return runChild(
+    [
+      "--memory-child",
+      name,
+      "--origin",
+      origin,
+      "--runs",
+      String(runs),
+      "--warmup",
+      String(warmup),
+    ],
+    `${name} memory run`,
+  );
 }
 
 /**
@@ -56,7 +81,8 @@ function measureMemory(name, origin, runs, warmup) {
 async function interleaved(names, run, runs, warmup) {
   const wall = Object.fromEntries(names.map((n) => [n, []]));
   const cpu = Object.fromEntries(names.map((n) => [n, []]));
-  const order = (i) => (names.length === 2 ? (i % 2 ? names : [...names].reverse()) : shuffled(names));
+  const order = (i) =>
+    names.length === 2 ? (i % 2 ? names : [...names].reverse()) : shuffled(names);
   for (let i = 0; i < warmup; i += 1) for (const name of order(i)) await once(name, run[name]);
   for (let i = 0; i < runs; i += 1) {
     for (const name of order(i)) {
@@ -68,7 +94,10 @@ async function interleaved(names, run, runs, warmup) {
       cpu[name].push((c.user + c.system) / 1000);
     }
   }
-  return { wall: Object.fromEntries(names.map((n) => [n, summarize(wall[n])])), cpu: Object.fromEntries(names.map((n) => [n, summarize(cpu[n])])) };
+  return {
+    wall: Object.fromEntries(names.map((n) => [n, summarize(wall[n])])),
+    cpu: Object.fromEntries(names.map((n) => [n, summarize(cpu[n])])),
+  };
 }
 
 /** Child mode: the raw loop and one system, interleaved, in this process only. */
@@ -78,16 +107,28 @@ async function pairChild(name, origin, runs, warmup) {
 }
 
 function runChild(args, what) {
-  const child = fork(fileURLToPath(import.meta.url), args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(fileURLToPath(import.meta.url), args, {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`${what} timed out`))), 600_000);
+    const timer = setTimeout(
+      () => (child.kill("SIGKILL"), reject(new Error(`${what} timed out`))),
+      600_000,
+    );
     child.once("message", (m) => (clearTimeout(timer), resolve(m)));
-    child.once("exit", (code) => code !== 0 && (clearTimeout(timer), reject(new Error(`${what}: child exited ${code}`))));
+    child.once(
+      "exit",
+      (code) =>
+        code !== 0 && (clearTimeout(timer), reject(new Error(`${what}: child exited ${code}`))),
+    );
   });
 }
 
 const pairRun = (name, origin, runs, warmup) =>
-  runChild(["--pair-child", name, "--origin", origin, "--runs", String(runs), "--warmup", String(warmup)], `${name} pair`);
+  runChild(
+    ["--pair-child", name, "--origin", origin, "--runs", String(runs), "--warmup", String(warmup)],
+    `${name} pair`,
+  );
 
 export async function main() {
   const runs = Number(arg("runs", 1000));
@@ -99,40 +140,115 @@ export async function main() {
     const pairs = {};
     for (const name of NAMES.slice(1)) pairs[name] = await pairRun(name, mock.origin, runs, warmup);
     const memory = {};
-    for (const name of NAMES) memory[name] = await measureMemory(name, mock.origin, Math.min(runs, 300), Math.min(warmup, 50));
-    const baseRow = (label, raw) => [label, raw.wall.raw.n, ms(raw.wall.raw.median), ms(raw.wall.raw.p95), "1.00×", "1.00×", ms(raw.cpu.raw.median), "1.00×"];
+    for (const name of NAMES)
+      memory[name] = await measureMemory(
+        name,
+        mock.origin,
+        Math.min(runs, 300),
+        Math.min(warmup, 50),
+      );
+    const baseRow = (label, raw) => [
+      label,
+      raw.wall.raw.n,
+      ms(raw.wall.raw.median),
+      ms(raw.wall.raw.p95),
+      "1.00×",
+      "1.00×",
+      ms(raw.cpu.raw.median),
+      "1.00×",
+    ];
     out += table(
       `Loop overhead over loopback, pairs — each system interleaved with the raw loop in its own process, ${runs} rounds after ${warmup} warm-up`,
-      ["system", "runs", "median ms", "p95 ms", "median ×raw", "p95 ×raw", "client CPU ms (median)", "CPU ×raw", "peak RSS MiB", "RSS ×raw"],
+      [
+        "system",
+        "runs",
+        "median ms",
+        "p95 ms",
+        "median ×raw",
+        "p95 ×raw",
+        "client CPU ms (median)",
+        "CPU ×raw",
+        "peak RSS MiB",
+        "RSS ×raw",
+      ],
       NAMES.slice(1).flatMap((n) => {
         const p = pairs[n];
         return [
-          [...baseRow(`raw fetch loop (baseline, pair with ${SHORT[n]})`, p), mib(memory.raw.maxRss), "1.00×"],
           [
-            LABELS[n], p.wall[n].n, ms(p.wall[n].median), ms(p.wall[n].p95), ratio(p.wall[n].median, p.wall.raw.median), ratio(p.wall[n].p95, p.wall.raw.p95),
-            ms(p.cpu[n].median), ratio(p.cpu[n].median, p.cpu.raw.median), mib(memory[n].maxRss), ratio(memory[n].maxRss, memory.raw.maxRss),
+            ...baseRow(`raw fetch loop (baseline, pair with ${SHORT[n]})`, p),
+            mib(memory.raw.maxRss),
+            "1.00×",
+          ],
+          [
+            LABELS[n],
+            p.wall[n].n,
+            ms(p.wall[n].median),
+            ms(p.wall[n].p95),
+            ratio(p.wall[n].median, p.wall.raw.median),
+            ratio(p.wall[n].p95, p.wall.raw.p95),
+            ms(p.cpu[n].median),
+            ratio(p.cpu[n].median, p.cpu.raw.median),
+            mib(memory[n].maxRss),
+            ratio(memory[n].maxRss, memory.raw.maxRss),
           ],
         ];
       }),
     );
     const all = await interleaved(NAMES, await setup(NAMES, mock.origin), runs, warmup);
-    out += "\n" + table(
-      `Loop overhead over loopback, all four in one process — shuffled order each round, ${runs} rounds after ${warmup} warm-up`,
-      ["system", "runs", "median ms", "p95 ms", "median ×raw", "p95 ×raw", "client CPU ms (median)", "CPU ×raw"],
-      NAMES.map((n) => [
-        LABELS[n], all.wall[n].n, ms(all.wall[n].median), ms(all.wall[n].p95), ratio(all.wall[n].median, all.wall.raw.median), ratio(all.wall[n].p95, all.wall.raw.p95),
-        ms(all.cpu[n].median), ratio(all.cpu[n].median, all.cpu.raw.median),
-      ]),
+    out +=
+      "\n" +
+      table(
+        `Loop overhead over loopback, all four in one process — shuffled order each round, ${runs} rounds after ${warmup} warm-up`,
+        [
+          "system",
+          "runs",
+          "median ms",
+          "p95 ms",
+          "median ×raw",
+          "p95 ×raw",
+          "client CPU ms (median)",
+          "CPU ×raw",
+        ],
+        NAMES.map((n) => [
+          LABELS[n],
+          all.wall[n].n,
+          ms(all.wall[n].median),
+          ms(all.wall[n].p95),
+          ratio(all.wall[n].median, all.wall.raw.median),
+          ratio(all.wall[n].p95, all.wall.raw.p95),
+          ms(all.cpu[n].median),
+          ratio(all.cpu[n].median, all.cpu.raw.median),
+        ]),
+      );
+    const local = await interleaved(
+      NAMES,
+      await setup(NAMES, "http://mock.invalid", mockFetch),
+      inprocRuns,
+      200,
     );
-    const local = await interleaved(NAMES, await setup(NAMES, "http://mock.invalid", mockFetch), inprocRuns, 200);
-    out += "\n" + table(
-      `Loop overhead in-process — the same mock as an injected fetch (no sockets), all four in one process, ${inprocRuns} rounds after 200 warm-up`,
-      ["system", "runs", "median ms", "p95 ms", "median ×raw", "p95 ×raw", "overhead over raw, median µs"],
-      NAMES.map((n) => [
-        LABELS[n], local.wall[n].n, ms(local.wall[n].median), ms(local.wall[n].p95), ratio(local.wall[n].median, local.wall.raw.median), ratio(local.wall[n].p95, local.wall.raw.p95),
-        Math.round(1000 * (local.wall[n].median - local.wall.raw.median)),
-      ]),
-    );
+    out +=
+      "\n" +
+      table(
+        `Loop overhead in-process — the same mock as an injected fetch (no sockets), all four in one process, ${inprocRuns} rounds after 200 warm-up`,
+        [
+          "system",
+          "runs",
+          "median ms",
+          "p95 ms",
+          "median ×raw",
+          "p95 ×raw",
+          "overhead over raw, median µs",
+        ],
+        NAMES.map((n) => [
+          LABELS[n],
+          local.wall[n].n,
+          ms(local.wall[n].median),
+          ms(local.wall[n].p95),
+          ratio(local.wall[n].median, local.wall.raw.median),
+          ratio(local.wall[n].p95, local.wall.raw.p95),
+          Math.round(1000 * (local.wall[n].median - local.wall.raw.median)),
+        ]),
+      );
     console.log(out);
     console.log(`machine: ${machine()}\n`);
     return out;
@@ -142,10 +258,20 @@ export async function main() {
 }
 
 if (process.argv.includes("--pair-child")) {
-  await pairChild(arg("pair-child"), arg("origin"), Number(arg("runs", 1000)), Number(arg("warmup", 500)));
+  await pairChild(
+    arg("pair-child"),
+    arg("origin"),
+    Number(arg("runs", 1000)),
+    Number(arg("warmup", 500)),
+  );
   process.exit(0);
 } else if (process.argv.includes("--memory-child")) {
-  await memoryChild(arg("memory-child"), arg("origin"), Number(arg("runs", 300)), Number(arg("warmup", 50)));
+  await memoryChild(
+    arg("memory-child"),
+    arg("origin"),
+    Number(arg("runs", 300)),
+    Number(arg("warmup", 50)),
+  );
   process.exit(0);
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await main();

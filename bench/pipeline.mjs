@@ -34,7 +34,12 @@ function signed(body) {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const key = Buffer.from(SECRET.replace(/^whsec_/, ""), "base64");
   const signature = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
-  return { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
+  return {
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": timestamp,
+    "webhook-signature": `v1,${signature}`,
+  };
 }
 
 /** Reads a Server-Sent Events response; `onEvent({ id, event, data })` for each event. */
@@ -53,7 +58,8 @@ async function readSse(response, onEvent) {
         else if (line.startsWith("event:")) event.event = line.slice(6).trim();
         else if (line.startsWith("data:")) event.data += line.slice(5).trim();
       }
-      if (block.split("\n").some((l) => l.startsWith("data:"))) if (onEvent(event) === false) return;
+      if (block.split("\n").some((l) => l.startsWith("data:")))
+        if (onEvent(event) === false) return;
     }
   }
 }
@@ -70,11 +76,20 @@ async function cycle(origin, signal) {
 async function cycleOf(origin, signal, started_) {
   const auth = { authorization: `Bearer ${API_TOKEN}` };
   const t0 = performance.now();
-  const started = await fetch(`${origin}/v1/runs`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ agent: "support", input: "Please delete my account" }), signal });
-  if (started.status !== 202) throw new Error(`start: HTTP ${started.status} ${await started.text()}`);
+  const started = await fetch(`${origin}/v1/runs`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ agent: "support", input: "Please delete my account" }),
+    signal,
+  });
+  if (started.status !== 202)
+    throw new Error(`start: HTTP ${started.status} ${await started.text()}`);
   const { runId } = await started.json();
   started_(runId);
-  const events = await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}/events`, { headers: auth, signal });
+  const events = await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}/events`, {
+    headers: auth,
+    signal,
+  });
   if (!events.ok) throw new Error(`events: HTTP ${events.status}`);
   const seen = [];
   let t1;
@@ -88,28 +103,49 @@ async function cycleOf(origin, signal, started_) {
       const request = JSON.parse(e.data).request;
       const body = JSON.stringify({ runId, requestId: request.id, decision: "approve" });
       t2 = performance.now();
-      decided = fetch(`${origin}/v1/decisions`, { method: "POST", headers: signed(body), body, signal }).then(async (r) => {
+      decided = fetch(`${origin}/v1/decisions`, {
+        method: "POST",
+        headers: signed(body),
+        body,
+        signal,
+      }).then(async (r) => {
         if (r.status !== 202) throw new Error(`decision: HTTP ${r.status} ${await r.text()}`);
       });
       decided.catch(() => {});
     }
     if (e.event === "done" || e.event === "error") {
       t3 = performance.now();
-      if (e.event === "error" || JSON.parse(e.data).status !== "done") throw new Error(`run ${runId} ended with ${e.event} ${e.data}`);
+      if (e.event === "error" || JSON.parse(e.data).status !== "done")
+        throw new Error(`run ${runId} ended with ${e.event} ${e.data}`);
       return false;
     }
   });
-  if (!decided || t3 === undefined) throw new Error(`run ${runId}: stream ended early (${seen.join(",")})`);
+  if (!decided || t3 === undefined)
+    throw new Error(`run ${runId}: stream ended early (${seen.join(",")})`);
   await decided;
-  return { runId, startToPending: t1 - t0, decisionToDone: t3 - t2, total: t3 - t0, started: t0, finished: t3, seen };
+  return {
+    runId,
+    startToPending: t1 - t0,
+    decisionToDone: t3 - t2,
+    total: t3 - t0,
+    started: t0,
+    finished: t3,
+    seen,
+  };
 }
 
 /** Polls a run whose client cycle failed: true if it reaches `done` within 30 s. */
 async function finishedLater(origin, runId) {
   const auth = { authorization: `Bearer ${API_TOKEN}` };
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
+  for (
+    const deadline = Date.now() + 30_000;
+    Date.now() < deadline;
+    await new Promise((r) => setTimeout(r, 500))
+  ) {
     try {
-      const view = await (await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}`, { headers: auth })).json();
+      const view = await (
+        await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}`, { headers: auth })
+      ).json();
       if (view.status === "done") return true;
       if (view.status === "pending") {
         // The client never got to decide: this run is waiting, not lost; it is not a finished cycle either.
@@ -128,22 +164,41 @@ async function verify(origin, results, product) {
   if (ids.size !== results.length) problems.push(`${results.length - ids.size} duplicated run ids`);
   await Promise.all(
     results.map(async (r) => {
-      const view = await (await fetch(`${origin}/v1/runs/${encodeURIComponent(r.runId)}${product ? "?transcript=1" : ""}`, { headers: auth })).json();
+      const view = await (
+        await fetch(
+          `${origin}/v1/runs/${encodeURIComponent(r.runId)}${product ? "?transcript=1" : ""}`,
+          { headers: auth },
+        )
+      ).json();
       if (view.status !== "done") problems.push(`${r.runId}: status ${view.status}`);
       const count = (name) => r.seen.filter((e) => e === name).length;
-      if (count("pending") !== 1 || count("done") !== 1) problems.push(`${r.runId}: live events ${r.seen.join(",")}`);
+      if (count("pending") !== 1 || count("done") !== 1)
+        problems.push(`${r.runId}: live events ${r.seen.join(",")}`);
       if (product) {
         // The stored event log, replayed from the start: one pending, one resumed, one done.
         const replay = [];
-        await readSse(await fetch(`${origin}/v1/runs/${encodeURIComponent(r.runId)}/events`, { headers: auth }), (e) => void replay.push(e.event));
-        for (const [name, want] of [["pending", 1], ["resumed", 1], ["done", 1]]) {
+        await readSse(
+          await fetch(`${origin}/v1/runs/${encodeURIComponent(r.runId)}/events`, { headers: auth }),
+          (e) => void replay.push(e.event),
+        );
+        for (const [name, want] of [
+          ["pending", 1],
+          ["resumed", 1],
+          ["done", 1],
+        ]) {
           const got = replay.filter((e) => e === name).length;
           if (got !== want) problems.push(`${r.runId}: ${got} ${name} events in the log`);
         }
-        const deleted = (view.toolCalls ?? []).filter((c) => c.name === "delete_account" && !c.isError).length;
+        const deleted = (view.toolCalls ?? []).filter(
+          (c) => c.name === "delete_account" && !c.isError,
+        ).length;
         if (deleted !== 1) problems.push(`${r.runId}: delete_account ran ${deleted} times`);
-        const roles = (view.messages ?? view.transcript ?? []).map((m) => m.role).join(",").replace(/^system,/, "");
-        if (roles !== "user,assistant,tool,assistant") problems.push(`${r.runId}: transcript ${roles || "(none)"}`);
+        const roles = (view.messages ?? view.transcript ?? [])
+          .map((m) => m.role)
+          .join(",")
+          .replace(/^system,/, "");
+        if (roles !== "user,assistant,tool,assistant")
+          problems.push(`${r.runId}: transcript ${roles || "(none)"}`);
       }
     }),
   );
@@ -156,7 +211,9 @@ async function measure(label, server, runs, timeoutMs, product, profileFile) {
   for (let i = 0; i < 3; i += 1) await cycle(server.origin, signal);
   const profiler = profileFile ? await startProfile(server.inspectorPort) : undefined;
   const t0 = performance.now();
-  const settled = await Promise.allSettled(Array.from({ length: runs }, () => cycle(server.origin, signal)));
+  const settled = await Promise.allSettled(
+    Array.from({ length: runs }, () => cycle(server.origin, signal)),
+  );
   const wall = performance.now() - t0;
   if (profiler) {
     fs.writeFileSync(profileFile, JSON.stringify(await profiler.stop()));
@@ -169,7 +226,9 @@ async function measure(label, server, runs, timeoutMs, product, profileFile) {
   // A cycle that failed on the client side (socket reset, timeout) is not yet a lost run:
   // look its run up, and count it lost only if it never finishes.
   let lost = rejected.filter((e) => !e?.runId).length;
-  const late = await Promise.all(rejected.filter((e) => e?.runId).map((e) => finishedLater(server.origin, e.runId)));
+  const late = await Promise.all(
+    rejected.filter((e) => e?.runId).map((e) => finishedLater(server.origin, e.runId)),
+  );
   lost += late.filter((ok) => !ok).length;
   return { label, runs, wall, results, failures, problems, lost, clientErrors: rejected.length };
 }
@@ -178,11 +237,30 @@ export async function main() {
   const runs = Number(arg("runs", 200));
   const timeoutMs = Number(arg("timeout", 240)) * 1000;
   const systems = [
-    { label: "bare pipeline worker (baseline)", cwd: path.join(BENCH, "pipeline-baseline"), ready: "/v1/runs/none", product: false },
-    { label: "toolnexus-edge worker (support agent, demo model)", cwd: ROOT, ready: "/healthz", product: true },
+    {
+      label: "bare pipeline worker (baseline)",
+      cwd: path.join(BENCH, "pipeline-baseline"),
+      ready: "/v1/runs/none",
+      product: false,
+    },
+    {
+      label: "toolnexus-edge worker (support agent, demo model)",
+      cwd: ROOT,
+      ready: "/healthz",
+      product: true,
+    },
   ];
   const rounds = Number(arg("rounds", 2));
-  const measured = systems.map((s) => ({ label: s.label, runs: 0, wall: 0, results: [], failures: [], problems: [], lost: 0, clientErrors: 0 }));
+  const measured = systems.map((s) => ({
+    label: s.label,
+    runs: 0,
+    wall: 0,
+    results: [],
+    failures: [],
+    problems: [],
+    lost: 0,
+    clientErrors: 0,
+  }));
   const servers = [];
   const snapshots = [];
   try {
@@ -191,16 +269,31 @@ export async function main() {
     for (const s of systems) {
       const snapshot = await snapshotWorker(s.cwd);
       snapshots.push(snapshot);
-      servers.push(await startWranglerDev({ cwd: snapshot.dir, ready: s.ready, vars: s.product ? { API_TOKEN, WEBHOOK_SECRET: SECRET, LLM_BASE_URL: "" } : {} }));
+      servers.push(
+        await startWranglerDev({
+          cwd: snapshot.dir,
+          ready: s.ready,
+          vars: s.product ? { API_TOKEN, WEBHOOK_SECRET: SECRET, LLM_BASE_URL: "" } : {},
+        }),
+      );
     }
     for (let round = 0; round < rounds; round += 1) {
       for (const [i, s] of systems.entries()) {
         const which = s.product ? "product" : "baseline";
-        const profile = round === 0 && arg("profile") && arg("profile-only", which) === which ? arg("profile").replace(/\.cpuprofile$/, "") + `.${which}.cpuprofile` : undefined;
+        const profile =
+          round === 0 && arg("profile") && arg("profile-only", which) === which
+            ? arg("profile").replace(/\.cpuprofile$/, "") + `.${which}.cpuprofile`
+            : undefined;
         if (profile) fs.mkdirSync(path.dirname(path.resolve(profile)), { recursive: true });
-        if (profile) fs.copyFileSync(path.join(snapshots[i].dir, "worker.js"), profile.replace(/\.cpuprofile$/, ".worker.js"));
+        if (profile)
+          fs.copyFileSync(
+            path.join(snapshots[i].dir, "worker.js"),
+            profile.replace(/\.cpuprofile$/, ".worker.js"),
+          );
         const m = await measure(s.label, servers[i], runs, timeoutMs, s.product, profile);
-        console.error(`  round ${round + 1}, ${which}: ${m.results.length}/${m.runs} done in ${(m.wall / 1000).toFixed(1)} s${m.failures.length ? `; first failure: ${m.failures[0]}` : ""}`);
+        console.error(
+          `  round ${round + 1}, ${which}: ${m.results.length}/${m.runs} done in ${(m.wall / 1000).toFixed(1)} s${m.failures.length ? `; first failure: ${m.failures[0]}` : ""}`,
+        );
         const into = measured[i];
         into.runs += m.runs;
         into.wall += m.wall;
@@ -223,19 +316,44 @@ export async function main() {
     const dd = stat(m, "decisionToDone");
     const total = stat(m, "total");
     return [
-      m.label, `${m.results.length}/${m.runs}`, perSecond(m).toFixed(1), ratio(perSecond(base), perSecond(m)),
-      ms(sp.median), ms(sp.p95), ms(dd.median), ms(dd.p95), ms(total.median), ms(total.p95), ratio(total.median, stat(base, "total").median),
+      m.label,
+      `${m.results.length}/${m.runs}`,
+      perSecond(m).toFixed(1),
+      ratio(perSecond(base), perSecond(m)),
+      ms(sp.median),
+      ms(sp.p95),
+      ms(dd.median),
+      ms(dd.p95),
+      ms(total.median),
+      ms(total.p95),
+      ratio(total.median, stat(base, "total").median),
       m.clientErrors,
       `${m.lost} / ${m.problems.length}`,
     ];
   });
   const out = table(
     `Pipeline — ${runs} runs in parallel under wrangler dev, ${rounds} alternating round(s) per worker: start → pending → signed decision → queue → resume → done`,
-    ["worker", "done", "runs/s", "cycle cost ×baseline", "start→pending p50 ms", "p95 ms", "decision→done p50 ms", "p95 ms", "cycle p50 ms", "cycle p95 ms", "cycle p50 ×baseline", "client errors", "lost / duplicated or inconsistent"],
+    [
+      "worker",
+      "done",
+      "runs/s",
+      "cycle cost ×baseline",
+      "start→pending p50 ms",
+      "p95 ms",
+      "decision→done p50 ms",
+      "p95 ms",
+      "cycle p50 ms",
+      "cycle p95 ms",
+      "cycle p50 ×baseline",
+      "client errors",
+      "lost / duplicated or inconsistent",
+    ],
     rows,
   );
   console.log(out);
-  for (const m of measured) for (const line of [...m.failures.slice(0, 5), ...m.problems.slice(0, 10)]) console.log(`  ${m.label}: ${line}`);
+  for (const m of measured)
+    for (const line of [...m.failures.slice(0, 5), ...m.problems.slice(0, 10)])
+      console.log(`  ${m.label}: ${line}`);
   console.log(`machine: ${machine()}\n`);
   return out;
 }

@@ -16,13 +16,23 @@ import { summarize, table, ms, ratio, kib, shuffled, arg, machine } from "./lib/
 
 const NAMES = ["raw", "toolnexus", "vercel-ai", "openai-agents", "langgraph"];
 const PEERS = ["vercel-ai", "openai-agents", "langgraph"];
-const LABELS = { raw: "raw loop (baseline)", toolnexus: "toolnexus runWithAnswer", "vercel-ai": "Vercel AI SDK", "openai-agents": "OpenAI Agents SDK", langgraph: "LangGraph JS" };
+const LABELS = {
+  raw: "raw loop (baseline)",
+  toolnexus: "toolnexus runWithAnswer",
+  "vercel-ai": "Vercel AI SDK",
+  "openai-agents": "OpenAI Agents SDK",
+  langgraph: "LangGraph JS",
+};
 
 /** A prior transcript: alternating user/assistant text turns of ~120 characters. */
 export function history(length) {
   return Array.from({ length }, (_, i) => ({
     role: i % 2 === 0 ? "user" : "assistant",
-    content: `${i % 2 === 0 ? "Question" : "Answer"} ${i}: about order ${1000 + i}, its items, delivery and the invoice address. `.padEnd(120, "."),
+    content:
+      `${i % 2 === 0 ? "Question" : "Answer"} ${i}: about order ${1000 + i}, its items, delivery and the invoice address. `.padEnd(
+        120,
+        ".",
+      ),
   }));
 }
 
@@ -52,7 +62,8 @@ export async function main() {
           const final = await sys[name].resume(text);
           const s2 = performance.now();
           const c2 = process.cpuUsage(c1);
-          if (final !== APPROVE_FINAL) throw new Error(`${name}: unexpected final text ${JSON.stringify(final)}`);
+          if (final !== APPROVE_FINAL)
+            throw new Error(`${name}: unexpected final text ${JSON.stringify(final)}`);
           if (i < warmup) continue;
           suspend[name].push(s1 - s0);
           resume[name].push(s2 - s1);
@@ -68,16 +79,51 @@ export async function main() {
       for (const name of NAMES) {
         const b = summarize(bytes[name]).median;
         rows.push([
-          length, LABELS[name], b, `${b - transcript >= 0 ? "+" : ""}${b - transcript}`, ms(r[name].median), ms(r[name].p95),
-          ratio(r[name].median, r.raw.median), ratio(r[name].median, fastestPeer),
-          ms(c[name].median), ratio(c[name].median, c.raw.median), ratio(c[name].median, fastestPeerCpu), ms(summarize(suspend[name]).median),
+          length,
+          LABELS[name],
+          b,
+          `${b - transcript >= 0 ? "+" : ""}${b - transcript}`,
+          ms(r[name].median),
+          ms(r[name].p95),
+          ratio(r[name].median, r.raw.median),
+          ratio(r[name].median, fastestPeer),
+          ms(c[name].median),
+          ratio(c[name].median, c.raw.median),
+          ratio(c[name].median, fastestPeerCpu),
+          ms(summarize(suspend[name]).median),
         ]);
       }
-      rows.push([length, "(transcript's own JSON)", transcript, "+0", "", "", "", "", "", "", "", ""]);
+      rows.push([
+        length,
+        "(transcript's own JSON)",
+        transcript,
+        "+0",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+      ]);
     }
     const out = table(
       `Suspend and resume — serialized state and resume time (string → restored → declined → final text), interleaved, ${runs} runs each after ${warmup} warm-up`,
-      ["prior msgs", "system", "state bytes", "vs transcript JSON", "resume median ms", "resume p95 ms", "median ×raw", "median ×fastest peer", "resume CPU ms (median)", "CPU ×raw", "CPU ×fastest peer", "suspend median ms"],
+      [
+        "prior msgs",
+        "system",
+        "state bytes",
+        "vs transcript JSON",
+        "resume median ms",
+        "resume p95 ms",
+        "median ×raw",
+        "median ×fastest peer",
+        "resume CPU ms (median)",
+        "CPU ×raw",
+        "CPU ×fastest peer",
+        "suspend median ms",
+      ],
       rows,
     );
     console.log(out);

@@ -10,10 +10,15 @@ console.log(`toolnexus-edge benchmarks — ${new Date().toISOString()}\nmachine:
 let failed = 0;
 for (const script of SCRIPTS) {
   console.log(`## ${script}\n`);
-  const result = spawnSync(process.execPath, [script, ...process.argv.slice(2)], { stdio: "inherit", timeout: 20 * 60_000 });
+  const result = spawnSync(process.execPath, [script, ...process.argv.slice(2)], {
+    stdio: "inherit",
+    timeout: 20 * 60_000,
+  });
   if (result.status !== 0) {
     failed += 1;
-    console.log(`${script} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})\n`);
+    console.log(
+      `${script} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})\n`,
+    );
   }
 }
 process.exit(failed ? 1 : 0);

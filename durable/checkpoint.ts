@@ -18,7 +18,12 @@ export function forward(deps: DriverDeps, runId: string, event: RunEvent): void 
       return deps.record(runId, "tool_call", { id: event.id, name: event.name, args: event.args });
     case "tool_result":
       recordPolicyDecision(deps, runId, event.metadata?.policy);
-      return deps.record(runId, "tool_result", { id: event.id, name: event.name, output: event.output, isError: event.isError });
+      return deps.record(runId, "tool_result", {
+        id: event.id,
+        name: event.name,
+        output: event.output,
+        isError: event.isError,
+      });
     case "pending":
       return deps.record(runId, "pending", { request: event.request });
     case "usage":
@@ -49,7 +54,14 @@ function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown):
  * Persists a checkpoint. Committed messages are appended, never rewritten; the
  * halted turn's results live in `slots` until none of them is suspended.
  */
-export function checkpointer(deps: DriverDeps, run: RunRow, committed: number, toolCallsStored: number, work: Work, signal: AbortSignal) {
+export function checkpointer(
+  deps: DriverDeps,
+  run: RunRow,
+  committed: number,
+  toolCallsStored: number,
+  work: Work,
+  signal: AbortSignal,
+) {
   return (state: RunState) => {
     const finalOnly = work.kind === "answer" && work.finalOnly;
     // `cancel()` aborts the driver's signal in the same step as it stores the status.
@@ -59,7 +71,9 @@ export function checkpointer(deps: DriverDeps, run: RunRow, committed: number, t
     }
     deps.transaction(() => {
       const lastAssistant = state.messages.findLastIndex((m) => m.role === "assistant");
-      const turnResults = state.messages.slice(lastAssistant + 1).filter((m): m is ToolMessage => m.role === "tool");
+      const turnResults = state.messages
+        .slice(lastAssistant + 1)
+        .filter((m): m is ToolMessage => m.role === "tool");
       const halted = turnResults.some((m) => m.pending);
       const end = halted ? lastAssistant + 1 : state.messages.length;
       const fresh: Message[] = state.messages.slice(committed, Math.max(committed, end));
@@ -69,12 +83,17 @@ export function checkpointer(deps: DriverDeps, run: RunRow, committed: number, t
       else deps.store.clearSlots(run.run_id);
       deps.store.appendToolCalls(run.run_id, state.toolCalls.slice(toolCallsStored));
       toolCallsStored = state.toolCalls.length;
-      const fields: Partial<RunRow> = { usage: JSON.stringify(state.usage), turns: state.turns, model: state.model };
+      const fields: Partial<RunRow> = {
+        usage: JSON.stringify(state.usage),
+        turns: state.turns,
+        model: state.model,
+      };
       if (work.kind === "answer") {
         const answered = turnResults.find((m) => m.pending?.id === work.request.id);
         if (!answered) {
           deps.store.markApplied(work.request.id, deps.now());
-          if (!work.finalOnly) Object.assign(fields, { status: "running", pending: null, expires_at: null });
+          if (!work.finalOnly)
+            Object.assign(fields, { status: "running", pending: null, expires_at: null });
           else Object.assign(fields, { pending: null });
         }
       }
@@ -82,4 +101,3 @@ export function checkpointer(deps: DriverDeps, run: RunRow, committed: number, t
     });
   };
 }
-

@@ -14,12 +14,25 @@ export function closeOpenTurn(store: RunStore, runId: string): void {
   const assistant = committed[last];
   const slots = new Map(store.slots(runId).map((s) => [s.toolCallId, s]));
   if (assistant?.role === "assistant" && assistant.toolCalls?.length) {
-    const answered = new Set(committed.slice(last + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
+    const answered = new Set(
+      committed.slice(last + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])),
+    );
     const closing: Message[] = [];
     for (const call of assistant.toolCalls) {
       if (answered.has(call.id)) continue;
       const slot = slots.get(call.id);
-      closing.push(slot ? settle(slot) : { role: "tool", toolCallId: call.id, name: call.name, content: `cancelled: ${call.name} did not run`, isError: true, reason: "cancelled" });
+      closing.push(
+        slot
+          ? settle(slot)
+          : {
+              role: "tool",
+              toolCallId: call.id,
+              name: call.name,
+              content: `cancelled: ${call.name} did not run`,
+              isError: true,
+              reason: "cancelled",
+            },
+      );
     }
     store.appendMessages(runId, closing);
   }
@@ -29,5 +42,12 @@ export function closeOpenTurn(store: RunStore, runId: string): void {
 function settle(slot: ToolMessage): ToolMessage {
   if (!slot.pending) return slot;
   const refused = declinedResult(slot.pending, "cancelled");
-  return { role: "tool", toolCallId: slot.toolCallId, name: slot.name, content: refused.output, isError: true, reason: "cancelled" };
+  return {
+    role: "tool",
+    toolCallId: slot.toolCallId,
+    name: slot.name,
+    content: refused.output,
+    isError: true,
+    reason: "cancelled",
+  };
 }

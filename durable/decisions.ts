@@ -8,7 +8,14 @@ import { answerDeclined, answerOutput } from "../src/core/answers";
 import { validateArgs } from "../src/core/schema";
 import { canonicalJson } from "../src/edge/approval-token";
 import type { DecisionInput, DecisionOutcome, DecisionView } from "../src/edge/protocol";
-import { answerOfRow, parseJson, pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "./run-store";
+import {
+  answerOfRow,
+  parseJson,
+  pendingOfRow,
+  type DecisionRow,
+  type RunRow,
+  type RunStore,
+} from "./run-store";
 
 export type { DecisionInput, DecisionOutcome, DecisionView };
 
@@ -37,7 +44,9 @@ export function openRequests(store: RunStore, run: RunRow): Request[] {
   return [...all, ...inlineOpen.filter((r) => !all.some((a) => a.id === r.id))];
 }
 
-export function answerFor(input: Pick<DecisionInput, "requestId" | "decision" | "data" | "reason">): Answer {
+export function answerFor(
+  input: Pick<DecisionInput, "requestId" | "decision" | "data" | "reason">,
+): Answer {
   switch (input.decision) {
     case "approve":
       return answerOutput(input.requestId, input.data);
@@ -49,17 +58,34 @@ export function answerFor(input: Pick<DecisionInput, "requestId" | "decision" | 
 }
 
 /** Applies the ledger rules; writes the decision when accepted. Synchronous, so it commits atomically. */
-export function recordDecision(store: RunStore, input: DecisionInput, now: number): DecisionOutcome {
+export function recordDecision(
+  store: RunStore,
+  input: DecisionInput,
+  now: number,
+): DecisionOutcome {
   const run = store.run(input.runId);
-  if (!run) return { ok: false, status: 404, code: "run_not_found", message: `no run ${input.runId} in this thread` };
+  if (!run)
+    return {
+      ok: false,
+      status: 404,
+      code: "run_not_found",
+      message: `no run ${input.runId} in this thread`,
+    };
   const answer = answerFor(input);
 
   const existing = store.decision(input.requestId);
   if (existing) {
     if (existing.run_id !== run.run_id) {
-      return { ok: false, status: 404, code: "request_not_found", message: `request ${input.requestId} does not belong to run ${run.run_id}` };
+      return {
+        ok: false,
+        status: 404,
+        code: "request_not_found",
+        message: `request ${input.requestId} does not belong to run ${run.run_id}`,
+      };
     }
-    const same = existing.decision === input.decision && canonicalJson(answerOfRow(existing)) === canonicalJson(answer);
+    const same =
+      existing.decision === input.decision &&
+      canonicalJson(answerOfRow(existing)) === canonicalJson(answer);
     if (same) return { ok: true, status: 200, decision: decisionView(existing), duplicate: true };
     return {
       ok: false,
@@ -72,25 +98,53 @@ export function recordDecision(store: RunStore, input: DecisionInput, now: numbe
 
   const request = findRequest(store, run, input.requestId);
   if (!request) {
-    const surfaced = pendingOfRow(run)?.id === input.requestId || parseJson<Request>(run.inline_request)?.id === input.requestId;
+    const surfaced =
+      pendingOfRow(run)?.id === input.requestId ||
+      parseJson<Request>(run.inline_request)?.id === input.requestId;
     if (run.status !== "pending" && surfaced) {
-      return { ok: false, status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending` };
+      return {
+        ok: false,
+        status: 409,
+        code: "request_not_pending",
+        message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending`,
+      };
     }
-    return { ok: false, status: 404, code: "request_not_found", message: `run ${run.run_id} has no request ${input.requestId}` };
+    return {
+      ok: false,
+      status: 404,
+      code: "request_not_found",
+      message: `run ${run.run_id} has no request ${input.requestId}`,
+    };
   }
   const inline = parseJson<Request>(run.inline_request)?.id === request.id;
   if (run.status !== "pending" && !inline) {
-    return { ok: false, status: 409, code: "request_not_pending", message: `run ${run.run_id} is ${run.status}` };
+    return {
+      ok: false,
+      status: 409,
+      code: "request_not_pending",
+      message: `run ${run.run_id} is ${run.status}`,
+    };
   }
   if (run.expires_at !== null && run.expires_at <= now && pendingOfRow(run)?.id === request.id) {
-    return { ok: false, status: 409, code: "request_expired", message: `request ${request.id} expired at ${new Date(run.expires_at).toISOString()}` };
+    return {
+      ok: false,
+      status: 409,
+      code: "request_expired",
+      message: `request ${request.id} expired at ${new Date(run.expires_at).toISOString()}`,
+    };
   }
   if (input.decision === "approve" && request.kind === "input") {
     const schema = request.data?.schema;
     if (schema && typeof schema === "object") {
       const checked = validateArgs(schema as Record<string, unknown>, input.data ?? {});
       if (!checked.ok) {
-        return { ok: false, status: 400, code: "invalid_data", message: "data does not match the request's schema", issues: checked.problems };
+        return {
+          ok: false,
+          status: 400,
+          code: "invalid_data",
+          message: "data does not match the request's schema",
+          issues: checked.problems,
+        };
       }
     }
   }
@@ -106,7 +160,12 @@ export function recordDecision(store: RunStore, input: DecisionInput, now: numbe
     decided_at: now,
   };
   store.insertDecision(row);
-  return { ok: true, status: 202, decision: decisionView({ ...row, applied_at: null }), duplicate: false };
+  return {
+    ok: true,
+    status: 202,
+    decision: decisionView({ ...row, applied_at: null }),
+    duplicate: false,
+  };
 }
 
 function findRequest(store: RunStore, run: RunRow, requestId: string): Request | undefined {

@@ -17,7 +17,13 @@ import { edgeMetrics } from "../src/edge/metrics";
 import { closeOpenTurn } from "./close-turn";
 import { checkpointer, forward } from "./checkpoint";
 import { durableElicitation, type InlineDeps, type InlineWaiters } from "./elicitation";
-import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "./run-store";
+import {
+  answerOfRow,
+  pendingOfRow,
+  type DecisionRow,
+  type RunRow,
+  type RunStore,
+} from "./run-store";
 
 export interface DriverDeps {
   store: RunStore;
@@ -52,13 +58,22 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
   const request = pendingOfRow(run);
   if (!request) return undefined;
   let decision = deps.store.decision(request.id);
-  if (run.status === "pending" && !decision && run.expires_at !== null && run.expires_at <= deps.now()) {
+  if (
+    run.status === "pending" &&
+    !decision &&
+    run.expires_at !== null &&
+    run.expires_at <= deps.now()
+  ) {
     decision = recordExpiry(deps, run, request);
   }
   if (!decision || decision.applied_at !== null) return undefined;
   if (run.status === "pending") return { kind: "answer", decision, request, finalOnly: false };
   // Cancelled after the decision was recorded: the decision still applies to its call, the model is not called again.
-  if (run.status === "cancelled" && run.cancelled_at !== null && decision.decided_at <= run.cancelled_at) {
+  if (
+    run.status === "cancelled" &&
+    run.cancelled_at !== null &&
+    decision.decided_at <= run.cancelled_at
+  ) {
     return { kind: "answer", decision, request, finalOnly: true };
   }
   return undefined;
@@ -80,7 +95,11 @@ function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): Decision
 }
 
 /** Runs one unit of work. Returns true when it changed something (the caller looks again). */
-export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSignal): Promise<boolean> {
+export async function driveOnce(
+  deps: DriverDeps,
+  runId: string,
+  signal: AbortSignal,
+): Promise<boolean> {
   const run = deps.store.run(runId);
   if (!run) return false;
   const work = nextWork(deps, run);
@@ -101,23 +120,47 @@ export async function driveOnce(deps: DriverDeps, runId: string, signal: AbortSi
   };
   const persister = checkpointer(deps, run, committed, stored.toolCalls.length, work, signal);
   const finalOnly = work.kind === "answer" && work.finalOnly;
-  const client = makeClient(deps, agent, finalOnly, finalOnly ? run.turns : undefined, persister, runId, signal);
+  const client = makeClient(
+    deps,
+    agent,
+    finalOnly,
+    finalOnly ? run.turns : undefined,
+    persister,
+    runId,
+    signal,
+  );
   const toolkit = await createToolkit({
     tools: await agentTools(agent, deps.env),
     env: deps.env,
     ...(agent.mcp === undefined
       ? {}
-      : { mcp: agent.mcp, onElicitation: durableElicitation(inlineDeps(deps), runId), ...(deps.fetch ? { fetch: deps.fetch } : {}) }),
+      : {
+          mcp: agent.mcp,
+          onElicitation: durableElicitation(inlineDeps(deps), runId),
+          ...(deps.fetch ? { fetch: deps.fetch } : {}),
+        }),
   });
 
   let result: RunResult;
   try {
     if (work.kind === "answer") {
       const answer = answerOfRow(work.decision);
-      deps.record(runId, "resumed", { requestId: work.request.id, decision: work.decision.decision, channel: work.decision.channel });
-      result = await client.runWithAnswer({ ...stored, toolkit, history: messages, pending: work.request, answer, signal });
+      deps.record(runId, "resumed", {
+        requestId: work.request.id,
+        decision: work.decision.decision,
+        channel: work.decision.channel,
+      });
+      result = await client.runWithAnswer({
+        ...stored,
+        toolkit,
+        history: messages,
+        pending: work.request,
+        answer,
+        signal,
+      });
     } else {
-      if (work.recovering) deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
+      if (work.recovering)
+        deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
       result = await client.continueRun({ ...stored, toolkit, history: messages, signal });
     }
   } catch (error) {
@@ -177,33 +220,77 @@ function makeClient(
   };
   const llm = deps.config.llm;
   if (llm) {
-    return createClient({ ...common, baseUrl: llm.baseUrl, style: llm.style, model: agent.model ?? llm.model, apiKey: llm.apiKey, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+    return createClient({
+      ...common,
+      baseUrl: llm.baseUrl,
+      style: llm.style,
+      model: agent.model ?? llm.model,
+      apiKey: llm.apiKey,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    });
   }
   if (!agent.demoModel) {
-    throw new Error(`no model: set LLM_BASE_URL/LLM_STYLE/LLM_MODEL, or give agent ${agent.name} a demoModel`);
+    throw new Error(
+      `no model: set LLM_BASE_URL/LLM_STYLE/LLM_MODEL, or give agent ${agent.name} a demoModel`,
+    );
   }
-  return createInProcessClient({ ...common, model: agent.model ?? "demo", generate: agent.demoModel });
+  return createInProcessClient({
+    ...common,
+    model: agent.model ?? "demo",
+    generate: agent.demoModel,
+  });
 }
 
-async function finish(deps: DriverDeps, agent: AgentDefinition, runId: string, result: RunResult): Promise<void> {
+async function finish(
+  deps: DriverDeps,
+  agent: AgentDefinition,
+  runId: string,
+  result: RunResult,
+): Promise<void> {
   const run = deps.store.run(runId)!;
   if (run.status === "cancelled") return;
   if (result.status === "pending" && result.pending) {
     const request = result.pending;
-    const expires = request.expiresAt ? Date.parse(request.expiresAt) : deps.now() + (agent.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT_MS);
-    deps.store.update(runId, { status: "pending", pending: JSON.stringify(request), expires_at: expires, inline_request: null }, deps.now());
+    const expires = request.expiresAt
+      ? Date.parse(request.expiresAt)
+      : deps.now() + (agent.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT_MS);
+    deps.store.update(
+      runId,
+      {
+        status: "pending",
+        pending: JSON.stringify(request),
+        expires_at: expires,
+        inline_request: null,
+      },
+      deps.now(),
+    );
     // A suspended elicitation was surfaced (and notified) when its window opened.
-    const surfacedInline = run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;
+    const surfacedInline =
+      run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;
     // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
-    if (!deps.store.decision(request.id) && !surfacedInline) await deps.halted(deps.store.run(runId)!, request);
+    if (!deps.store.decision(request.id) && !surfacedInline)
+      await deps.halted(deps.store.run(runId)!, request);
     return;
   }
   deps.store.update(
     runId,
-    { status: result.status, text: result.text, pending: null, inline_request: null, expires_at: null, limit_reason: result.limit ?? null },
+    {
+      status: result.status,
+      text: result.text,
+      pending: null,
+      inline_request: null,
+      expires_at: null,
+      limit_reason: result.limit ?? null,
+    },
     deps.now(),
   );
-  deps.record(runId, "done", { status: result.status, text: result.text, usage: result.usage, turns: result.turns, ...(result.limit ? { limit: result.limit } : {}) });
+  deps.record(runId, "done", {
+    status: result.status,
+    text: result.text,
+    usage: result.usage,
+    turns: result.turns,
+    ...(result.limit ? { limit: result.limit } : {}),
+  });
 }
 
 /** A cancelled run after its last recorded decision: close the turn for good and end the log. */
@@ -215,6 +302,10 @@ function settleCancelled(deps: DriverDeps, runId: string): void {
 }
 
 function fail(deps: DriverDeps, run: RunRow, message: string): void {
-  deps.store.update(run.run_id, { status: "failed", error: message, pending: null, expires_at: null }, deps.now());
+  deps.store.update(
+    run.run_id,
+    { status: "failed", error: message, pending: null, expires_at: null },
+    deps.now(),
+  );
   deps.record(run.run_id, "error", { message });
 }

@@ -68,7 +68,8 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
     const id = ctx.callId ? `eli_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : asked.id;
     const request: Request = { ...asked, id };
     const earlier = deps.store.decision(id);
-    if (earlier && earlier.applied_at === null) return take(deps, runId, id, JSON.parse(earlier.answer) as Answer, asked.id);
+    if (earlier && earlier.applied_at === null)
+      return take(deps, runId, id, JSON.parse(earlier.answer) as Answer, asked.id);
 
     deps.transaction(() => {
       deps.store.update(runId, { inline_request: JSON.stringify(request) }, deps.now());
@@ -86,12 +87,23 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
 }
 
 /** Applies a recorded decision inline. The server's side knows the request by its own id: re-address it. */
-function take(deps: InlineDeps, runId: string, requestId: string, answer: Answer, askedId: string): Answer {
+function take(
+  deps: InlineDeps,
+  runId: string,
+  requestId: string,
+  answer: Answer,
+  askedId: string,
+): Answer {
   deps.transaction(() => {
     deps.store.markApplied(requestId, deps.now());
     deps.store.update(runId, { inline_request: null }, deps.now());
     const row = deps.store.decision(requestId);
-    deps.record(runId, "resumed", { requestId, decision: row?.decision, channel: row?.channel, inline: true });
+    deps.record(runId, "resumed", {
+      requestId,
+      decision: row?.decision,
+      channel: row?.channel,
+      inline: true,
+    });
   });
   return { ...answer, id: askedId };
 }

@@ -64,12 +64,18 @@ export class EventHub {
       keepalive = setInterval(() => listener.write(": keep-alive\n\n"), KEEPALIVE_MS);
     }
     return new Response(readable, {
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive" },
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        connection: "keep-alive",
+      },
     });
   }
 }
 
 /** `done` for a pending halt is never recorded, so any done/error closes the stream. */
 function isFinal(row: EventRow): boolean {
-  return TERMINAL.has(row.type) && !(row.type === "error" && row.data.includes('"recoverable":true'));
+  return (
+    TERMINAL.has(row.type) && !(row.type === "error" && row.data.includes('"recoverable":true'))
+  );
 }

@@ -64,7 +64,9 @@ export class RunStore {
   constructor(private readonly sql: Sql) {}
 
   run(runId: string): RunRow | undefined {
-    return this.sql.one<RunRow & Record<string, SqlStorageValue>>`SELECT * FROM runs WHERE run_id = ${runId}`;
+    return this.sql.one<
+      RunRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM runs WHERE run_id = ${runId}`;
   }
 
   activeRun(): RunRow | undefined {
@@ -83,12 +85,15 @@ export class RunStore {
 
   insertRun(run: NewRun): void {
     const usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-    this.sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at)
+    this
+      .sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at)
       VALUES (${run.runId}, ${run.threadId}, ${run.agent}, 'running', ${run.input}, ${run.callbackUrl ?? null},
               ${run.metadata === undefined ? null : JSON.stringify(run.metadata)}, ${run.publicUrl}, ${JSON.stringify(usage)}, ${run.now}, ${run.now})`;
     const fresh = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM messages`!.n === 0;
     this.appendMessages(run.runId, [
-      ...(fresh && run.systemPrompt ? [{ role: "system" as const, content: run.systemPrompt }] : []),
+      ...(fresh && run.systemPrompt
+        ? [{ role: "system" as const, content: run.systemPrompt }]
+        : []),
       { role: "user", content: run.input },
     ]);
   }
@@ -97,32 +102,45 @@ export class RunStore {
     const entries = Object.entries({ ...fields, updated_at: now });
     // Column names come from the RunRow type (never from input); values are bound.
     const assignments = entries.map(([column]) => `${column} = ?`).join(", ");
-    this.sqlRaw(`UPDATE runs SET ${assignments} WHERE run_id = ?`, [...entries.map(([, v]) => v), runId]);
+    this.sqlRaw(`UPDATE runs SET ${assignments} WHERE run_id = ?`, [
+      ...entries.map(([, v]) => v),
+      runId,
+    ]);
   }
 
   /** The thread's transcript (every run's committed messages) plus this run's halted-turn slots. */
   transcript(runId: string): { messages: Message[]; committed: number } {
     const rows = this.sql<{ body: string }>`SELECT body FROM messages ORDER BY seq`;
     const slots = this.slots(runId);
-    return { messages: [...rows.map((r) => JSON.parse(r.body) as Message), ...slots], committed: rows.length };
+    return {
+      messages: [...rows.map((r) => JSON.parse(r.body) as Message), ...slots],
+      committed: rows.length,
+    };
   }
 
   /** The thread's committed transcript, without any run's open slots. */
   committedMessages(): Message[] {
-    return this.sql<{ body: string }>`SELECT body FROM messages ORDER BY seq`.map((r) => JSON.parse(r.body) as Message);
+    return this.sql<{ body: string }>`SELECT body FROM messages ORDER BY seq`.map(
+      (r) => JSON.parse(r.body) as Message,
+    );
   }
 
   runMessages(runId: string): Message[] {
-    const rows = this.sql<{ body: string }>`SELECT body FROM messages WHERE run_id = ${runId} ORDER BY seq`;
+    const rows = this.sql<{
+      body: string;
+    }>`SELECT body FROM messages WHERE run_id = ${runId} ORDER BY seq`;
     return [...rows.map((r) => JSON.parse(r.body) as Message), ...this.slots(runId)];
   }
 
   appendMessages(runId: string, messages: Message[]): void {
-    for (const message of messages) this.sql`INSERT INTO messages (run_id, body) VALUES (${runId}, ${JSON.stringify(message)})`;
+    for (const message of messages)
+      this.sql`INSERT INTO messages (run_id, body) VALUES (${runId}, ${JSON.stringify(message)})`;
   }
 
   slots(runId: string): ToolMessage[] {
-    return this.sql<{ body: string }>`SELECT body FROM slots WHERE run_id = ${runId} ORDER BY position`.map(
+    return this.sql<{
+      body: string;
+    }>`SELECT body FROM slots WHERE run_id = ${runId} ORDER BY position`.map(
       (r) => JSON.parse(r.body) as ToolMessage,
     );
   }
@@ -133,7 +151,8 @@ export class RunStore {
     slots.forEach((slot, position) => {
       const body = JSON.stringify(slot);
       if (stored.get(slot.toolCallId) === body) return;
-      this.sql`INSERT INTO slots (run_id, position, call_id, body) VALUES (${runId}, ${position}, ${slot.toolCallId}, ${body})
+      this
+        .sql`INSERT INTO slots (run_id, position, call_id, body) VALUES (${runId}, ${position}, ${slot.toolCallId}, ${body})
         ON CONFLICT (run_id, call_id) DO UPDATE SET body = excluded.body, position = excluded.position`;
     });
   }
@@ -143,46 +162,64 @@ export class RunStore {
   }
 
   toolCalls(runId: string): RunResult["toolCalls"] {
-    return this.sql<{ body: string }>`SELECT body FROM tool_calls WHERE run_id = ${runId} ORDER BY seq`.map((r) => JSON.parse(r.body));
+    return this.sql<{
+      body: string;
+    }>`SELECT body FROM tool_calls WHERE run_id = ${runId} ORDER BY seq`.map((r) =>
+      JSON.parse(r.body),
+    );
   }
 
   appendToolCalls(runId: string, entries: RunResult["toolCalls"]): void {
-    for (const entry of entries) this.sql`INSERT INTO tool_calls (run_id, body) VALUES (${runId}, ${JSON.stringify(entry)})`;
+    for (const entry of entries)
+      this.sql`INSERT INTO tool_calls (run_id, body) VALUES (${runId}, ${JSON.stringify(entry)})`;
   }
 
   decision(requestId: string): DecisionRow | undefined {
-    return this.sql.one<DecisionRow & Record<string, SqlStorageValue>>`SELECT * FROM decisions WHERE request_id = ${requestId}`;
+    return this.sql.one<
+      DecisionRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM decisions WHERE request_id = ${requestId}`;
   }
 
   decisions(runId: string): DecisionRow[] {
-    return this.sql<DecisionRow & Record<string, SqlStorageValue>>`SELECT * FROM decisions WHERE run_id = ${runId} ORDER BY decided_at, request_id`;
+    return this.sql<
+      DecisionRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM decisions WHERE run_id = ${runId} ORDER BY decided_at, request_id`;
   }
 
   insertDecision(row: Omit<DecisionRow, "applied_at">): void {
-    this.sql`INSERT INTO decisions (request_id, run_id, decision, answer, channel, decided_by, webhook_id, decided_at)
+    this
+      .sql`INSERT INTO decisions (request_id, run_id, decision, answer, channel, decided_by, webhook_id, decided_at)
       VALUES (${row.request_id}, ${row.run_id}, ${row.decision}, ${row.answer}, ${row.channel}, ${row.decided_by}, ${row.webhook_id}, ${row.decided_at})`;
   }
 
   markApplied(requestId: string, now: number): void {
-    this.sql`UPDATE decisions SET applied_at = ${now} WHERE request_id = ${requestId} AND applied_at IS NULL`;
+    this
+      .sql`UPDATE decisions SET applied_at = ${now} WHERE request_id = ${requestId} AND applied_at IS NULL`;
   }
 
   appendEvent(runId: string, type: string, data: unknown, now: number): EventRow {
     const body = JSON.stringify(data);
-    const row = this.sql.one<{ id: number }>`INSERT INTO events (run_id, type, data, at) VALUES (${runId}, ${type}, ${body}, ${now}) RETURNING id`;
+    const row = this.sql.one<{
+      id: number;
+    }>`INSERT INTO events (run_id, type, data, at) VALUES (${runId}, ${type}, ${body}, ${now}) RETURNING id`;
     return { id: row!.id, run_id: runId, type, data: body, at: now };
   }
 
   eventsAfter(runId: string, afterId: number): EventRow[] {
-    return this.sql<EventRow & Record<string, SqlStorageValue>>`SELECT * FROM events WHERE run_id = ${runId} AND id > ${afterId} ORDER BY id`;
+    return this.sql<
+      EventRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM events WHERE run_id = ${runId} AND id > ${afterId} ORDER BY id`;
   }
 
   private sqlRaw(query: string, values: unknown[]): void {
-    const strings = Object.assign(query.split("?"), { raw: query.split("?") }) as unknown as TemplateStringsArray;
+    const strings = Object.assign(query.split("?"), {
+      raw: query.split("?"),
+    }) as unknown as TemplateStringsArray;
     this.sql(strings, ...values);
   }
 }
 
-export const parseJson = <T>(text: string | null): T | undefined => (text === null ? undefined : (JSON.parse(text) as T));
+export const parseJson = <T>(text: string | null): T | undefined =>
+  text === null ? undefined : (JSON.parse(text) as T);
 export const pendingOfRow = (run: RunRow): Request | undefined => parseJson<Request>(run.pending);
 export const answerOfRow = (row: DecisionRow): Answer => JSON.parse(row.answer) as Answer;

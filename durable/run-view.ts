@@ -15,7 +15,7 @@ export function runView(store: RunStore, run: RunRow, withTranscript: boolean): 
     agent: run.agent,
     status: run.status,
     input: run.input,
-    pending: open ? pendingOfRow(run) ?? null : null,
+    pending: open ? (pendingOfRow(run) ?? null) : null,
     expiresAt: open ? iso(run.expires_at) : null,
     text: run.text,
     usage: JSON.parse(run.usage) as Usage,

@@ -16,7 +16,9 @@ export const SCHEMA_VERSION = 2;
 
 export function migrate(sql: Sql): void {
   // Every construction calls this; an up-to-date object pays one read.
-  const current = sql<{ n: number }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`[0]!.n
+  const current = sql<{
+    n: number;
+  }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`[0]!.n
     ? sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`[0]?.value
     : undefined;
   if (current === String(SCHEMA_VERSION)) return;
@@ -64,7 +66,9 @@ export function migrate(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)`;
   sql`CREATE INDEX IF NOT EXISTS events_run ON events (run_id, id)`;
   // v2: an MCP elicitation being waited for inline (see durable/elicitation.ts).
-  const columns = sql<{ name: string }>`SELECT name FROM pragma_table_info('runs')`.map((c) => c.name);
+  const columns = sql<{ name: string }>`SELECT name FROM pragma_table_info('runs')`.map(
+    (c) => c.name,
+  );
   if (!columns.includes("inline_request")) sql`ALTER TABLE runs ADD COLUMN inline_request TEXT`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;

@@ -7,12 +7,28 @@ import { DurableObject } from "cloudflare:workers";
 import type { Request as AgentRequest } from "../src/core/types";
 import type { AgentDefinition } from "../src/edge/agent";
 import { readConfig, type EdgeConfig, type EdgeEnv } from "../src/edge/config";
-import type { CancelOutcome, DriveMessage, NotificationSource, NotifyMessage, RequestDescription, RunView, StartInput, StartOutcome, ThreadRpc } from "../src/edge/protocol";
+import type {
+  CancelOutcome,
+  DriveMessage,
+  NotificationSource,
+  NotifyMessage,
+  RequestDescription,
+  RunView,
+  StartInput,
+  StartOutcome,
+  ThreadRpc,
+} from "../src/edge/protocol";
 import { createSql } from "./sql";
 import { migrate } from "./schema";
 import { RunStore, pendingOfRow, type RunRow } from "./run-store";
 import { driveOnce, type DriverDeps } from "./driver";
-import { recordDecision, decisionView, openRequests, type DecisionInput, type DecisionOutcome } from "./decisions";
+import {
+  recordDecision,
+  decisionView,
+  openRequests,
+  type DecisionInput,
+  type DecisionOutcome,
+} from "./decisions";
 import { EventHub } from "./event-hub";
 import { runView } from "./run-view";
 import { closeOpenTurn } from "./close-turn";
@@ -59,31 +75,55 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     /** Starts a run in this thread; one active run per thread. */
     async start(input: StartInput): Promise<StartOutcome> {
       const agent = agents.get(input.agent);
-      if (!agent) return { ok: false, code: "unknown_agent", message: `no agent named ${JSON.stringify(input.agent)}` };
+      if (!agent)
+        return {
+          ok: false,
+          code: "unknown_agent",
+          message: `no agent named ${JSON.stringify(input.agent)}`,
+        };
       // A cancelled run with a decision still to apply counts as active too: its call must settle first.
       const active = this.store.activeRun() ?? this.store.runsWithWork()[0];
-      if (active) return { ok: false, code: "thread_busy", message: `thread ${input.threadId} has an active run ${active.run_id} (${active.status})` };
-      if (this.store.run(input.runId)) return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
+      if (active)
+        return {
+          ok: false,
+          code: "thread_busy",
+          message: `thread ${input.threadId} has an active run ${active.run_id} (${active.status})`,
+        };
+      if (this.store.run(input.runId))
+        return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
       const now = Date.now();
-      this.ctx.storage.transactionSync(() => this.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }));
+      this.ctx.storage.transactionSync(() =>
+        this.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }),
+      );
       await this.#armAlarm();
-      await this.env.RESUME_QUEUE.send({ threadId: input.threadId, runId: input.runId } satisfies DriveMessage);
+      await this.env.RESUME_QUEUE.send({
+        threadId: input.threadId,
+        runId: input.runId,
+      } satisfies DriveMessage);
       return { ok: true, run: this.#view(input.runId, false)! };
     }
 
-    async getRun(runId: string, options: { transcript?: boolean } = {}): Promise<RunView | undefined> {
+    async getRun(
+      runId: string,
+      options: { transcript?: boolean } = {},
+    ): Promise<RunView | undefined> {
       return this.#view(runId, options.transcript ?? false);
     }
 
     /** Records an approver's decision; the resume queue (or the backstop alarm) applies it. */
     async decide(input: DecisionInput): Promise<DecisionOutcome> {
-      const outcome = this.ctx.storage.transactionSync(() => recordDecision(this.store, input, Date.now()));
+      const outcome = this.ctx.storage.transactionSync(() =>
+        recordDecision(this.store, input, Date.now()),
+      );
       if (outcome.ok && outcome.status === 202) {
         // A driver waiting inline for this request (an MCP elicitation) takes it directly.
         if (this.#waiters.deliver(input.requestId, outcome.decision.answer)) return outcome;
         const run = this.store.run(input.runId)!;
         await this.#armAlarm(Date.now() + DECISION_BACKSTOP_MS);
-        await this.env.RESUME_QUEUE.send({ threadId: run.thread_id, runId: run.run_id } satisfies DriveMessage);
+        await this.env.RESUME_QUEUE.send({
+          threadId: run.thread_id,
+          runId: run.run_id,
+        } satisfies DriveMessage);
       }
       return outcome;
     }
@@ -93,17 +133,34 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       const run = this.store.run(runId);
       if (!run) return { state: "unknown" as const };
       const decided = this.store.decision(requestId);
-      if (decided && decided.run_id === runId) return { state: "decided" as const, decision: decisionView(decided) };
+      if (decided && decided.run_id === runId)
+        return { state: "decided" as const, decision: decisionView(decided) };
       const request = openRequests(this.store, run).find((r) => r.id === requestId);
-      if (!request) return { state: run.status === "pending" || run.status === "running" ? ("unknown" as const) : ("closed" as const), status: run.status };
-      return { state: "open" as const, request, agent: run.agent, expiresAt: run.expires_at === null ? null : new Date(run.expires_at).toISOString() };
+      if (!request)
+        return {
+          state:
+            run.status === "pending" || run.status === "running"
+              ? ("unknown" as const)
+              : ("closed" as const),
+          status: run.status,
+        };
+      return {
+        state: "open" as const,
+        request,
+        agent: run.agent,
+        expiresAt: run.expires_at === null ? null : new Date(run.expires_at).toISOString(),
+      };
     }
 
     async cancel(runId: string): Promise<CancelOutcome> {
       const run = this.store.run(runId);
       if (!run) return { ok: false, code: "run_not_found", message: `no run ${runId}` };
       if (run.status !== "running" && run.status !== "pending") {
-        return { ok: false, code: "run_not_active", message: `run ${runId} is already ${run.status}` };
+        return {
+          ok: false,
+          code: "run_not_active",
+          message: `run ${runId} is already ${run.status}`,
+        };
       }
       const now = Date.now();
       this.ctx.storage.transactionSync(() => {
@@ -169,9 +226,18 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       const request = new Request(input, init);
       const url = new URL(request.url);
       const runId = url.searchParams.get("runId") ?? "";
-      if (!this.store.run(runId)) return Response.json({ error: { code: "run_not_found", message: `no run ${runId}` } }, { status: 404 });
-      const after = Number.parseInt(request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0", 10);
-      return this.events.stream(runId, Number.isFinite(after) && after > 0 ? after : 0, () => this.#isFinished(runId));
+      if (!this.store.run(runId))
+        return Response.json(
+          { error: { code: "run_not_found", message: `no run ${runId}` } },
+          { status: 404 },
+        );
+      const after = Number.parseInt(
+        request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0",
+        10,
+      );
+      return this.events.stream(runId, Number.isFinite(after) && after > 0 ? after : 0, () =>
+        this.#isFinished(runId),
+      );
     }
 
     /** The notification body for a pending request (built when sent, so it is never stale). */
@@ -179,17 +245,38 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       const run = this.store.run(message.runId);
       const request = run && openRequests(this.store, run).find((r) => r.id === message.requestId);
       if (!run || !request || this.store.decision(request.id)) return undefined;
-      return { run: { runId: run.run_id, threadId: run.thread_id, agent: run.agent, callbackUrl: run.callback_url, publicUrl: run.public_url, metadata: run.metadata === null ? null : JSON.parse(run.metadata) }, request, expiresAt: run.expires_at };
+      return {
+        run: {
+          runId: run.run_id,
+          threadId: run.thread_id,
+          agent: run.agent,
+          callbackUrl: run.callback_url,
+          publicUrl: run.public_url,
+          metadata: run.metadata === null ? null : JSON.parse(run.metadata),
+        },
+        request,
+        expiresAt: run.expires_at,
+      };
     }
 
     /** Records that a notification could not be delivered (from the dead-letter consumer). */
     async notificationFailed(message: NotifyMessage, reason: string): Promise<void> {
-      if (this.store.run(message.runId)) this.events.record(message.runId, "error", { message: `notification for ${message.requestId} failed: ${reason}`, requestId: message.requestId, recoverable: true });
+      if (this.store.run(message.runId))
+        this.events.record(message.runId, "error", {
+          message: `notification for ${message.requestId} failed: ${reason}`,
+          requestId: message.requestId,
+          recoverable: true,
+        });
     }
 
     #isFinished(runId: string): boolean {
       const status = this.store.run(runId)?.status;
-      return status === "done" || status === "incomplete" || status === "failed" || status === "cancelled";
+      return (
+        status === "done" ||
+        status === "incomplete" ||
+        status === "failed" ||
+        status === "cancelled"
+      );
     }
 
     #view(runId: string, transcript: boolean): RunView | undefined {
@@ -223,7 +310,11 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         record: (runId, type, data) => this.events.record(runId, type, data),
         halted: async (run: RunRow, request: AgentRequest) => {
           if (!run.callback_url) return;
-          await this.env.NOTIFY_QUEUE.send({ threadId: run.thread_id, runId: run.run_id, requestId: request.id } satisfies NotifyMessage);
+          await this.env.NOTIFY_QUEUE.send({
+            threadId: run.thread_id,
+            runId: run.run_id,
+            requestId: request.id,
+          } satisfies NotifyMessage);
         },
         waiters: this.#waiters,
         parked: (waiting) => {
@@ -240,12 +331,14 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       for (const run of this.store.runsWithWork()) {
         if (run.status === "running") times.push(Date.now() + WATCHDOG_MS);
         if (run.status === "pending" && run.expires_at !== null) times.push(run.expires_at);
-        if (pendingOfRow(run) && this.#hasUnapplied(run)) times.push(Date.now() + DECISION_BACKSTOP_MS);
+        if (pendingOfRow(run) && this.#hasUnapplied(run))
+          times.push(Date.now() + DECISION_BACKSTOP_MS);
       }
       if (times.length === 0) return this.ctx.storage.deleteAlarm();
       const next = Math.min(...times);
       const current = await this.ctx.storage.getAlarm();
-      if (current === null || current > next || atLeast === undefined) await this.ctx.storage.setAlarm(next);
+      if (current === null || current > next || atLeast === undefined)
+        await this.ctx.storage.setAlarm(next);
     }
 
     #hasUnapplied(run: RunRow): boolean {

@@ -18,7 +18,11 @@ import { startReceiver } from "./lib/receiver.mjs";
 
 const baseUrl = (process.env.DEMO_URL ?? "http://localhost:8787").replace(/\/+$/, "");
 const credentials = devCredentials();
-const client = createClient({ baseUrl, apiToken: credentials.apiToken, webhookSecret: credentials.webhookSecrets[0] });
+const client = createClient({
+  baseUrl,
+  apiToken: credentials.apiToken,
+  webhookSecret: credentials.webhookSecrets[0],
+});
 
 const heading = (text) => console.log(`\n== ${text}`);
 const say = (line) => console.log(`   ${line}`);
@@ -27,7 +31,10 @@ function fail(message) {
   process.exit(1);
 }
 function expect(actual, wanted, what) {
-  if (actual !== wanted) throw new FlowError(`${what}: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(actual)}`);
+  if (actual !== wanted)
+    throw new FlowError(
+      `${what}: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(actual)}`,
+    );
   say(`✓ ${what}`);
 }
 
@@ -36,12 +43,19 @@ try {
   await client.health();
 } catch (error) {
   const cause = error.cause?.code ?? error.cause?.message ?? error.message;
-  fail(`no toolnexus-edge dev server answers at ${baseUrl} (${cause}).\n` +
-    "      Start it in another terminal with `npm start` (wrangler dev), or point DEMO_URL at a running one.");
+  fail(
+    `no toolnexus-edge dev server answers at ${baseUrl} (${cause}).\n` +
+      "      Start it in another terminal with `npm start` (wrangler dev), or point DEMO_URL at a running one.",
+  );
 }
-console.log(`toolnexus-edge demo against ${baseUrl} (credentials from ${path.basename(credentials.file)})`);
+console.log(
+  `toolnexus-edge demo against ${baseUrl} (credentials from ${path.basename(credentials.file)})`,
+);
 const agents = await client.agents({ expect: [200, 401] }).catch((error) => fail(error.message));
-if (agents.status === 401) fail(`the server rejected API_TOKEN from ${path.basename(credentials.file)} (401): is it running with the same .dev.vars?`);
+if (agents.status === 401)
+  fail(
+    `the server rejected API_TOKEN from ${path.basename(credentials.file)} (401): is it running with the same .dev.vars?`,
+  );
 
 const receiver = await startReceiver({ secrets: credentials.webhookSecrets });
 say(`callback receiver listening at ${receiver.url} (verifies Standard Webhooks signatures)`);
@@ -49,48 +63,103 @@ say(`callback receiver listening at ${receiver.url} (verifies Standard Webhooks 
 try {
   heading("1. Approve: an account deletion always needs a person");
   {
-    const { runId, run } = await startAndSuspend({ client, receiver, input: "Please delete my account", say });
-    const done = await decideAndFinish({ client, runId, requestId: run.pending.id, decision: "approve", say });
+    const { runId, run } = await startAndSuspend({
+      client,
+      receiver,
+      input: "Please delete my account",
+      say,
+    });
+    const done = await decideAndFinish({
+      client,
+      runId,
+      requestId: run.pending.id,
+      decision: "approve",
+      say,
+    });
     expect(done.text, "Done: Account deleted", "the tool ran after approval");
   }
 
   heading("2. Decline: a refund over $50 needs approval, and the approver says no");
   {
-    const { runId, run } = await startAndSuspend({ client, receiver, input: "Refund order 42 for $120", say });
+    const { runId, run } = await startAndSuspend({
+      client,
+      receiver,
+      input: "Refund order 42 for $120",
+      say,
+    });
     const reason = "order 42 was already refunded";
-    const done = await decideAndFinish({ client, runId, requestId: run.pending.id, decision: "decline", reason, say });
-    expect(done.text, `Understood — I did not refund $120 on order 42 because it was declined (${reason}).`,
-      "the model saw the refusal and its reason; the tool never ran");
+    const done = await decideAndFinish({
+      client,
+      runId,
+      requestId: run.pending.id,
+      decision: "decline",
+      reason,
+      say,
+    });
+    expect(
+      done.text,
+      `Understood — I did not refund $120 on order 42 because it was declined (${reason}).`,
+      "the model saw the refusal and its reason; the tool never ran",
+    );
   }
 
   heading("3. Expiry: nobody answers");
   {
     const threadId = `demo-expiry-${Date.now().toString(36)}`;
     say(`a thread of our choosing: threadId ${threadId}`);
-    const { runId, run, notification } = await startAndSuspend({ client, receiver, input: "Refund order 7 for $80", threadId, say });
+    const { runId, run, notification } = await startAndSuspend({
+      client,
+      receiver,
+      input: "Refund order 7 for $80",
+      threadId,
+      say,
+    });
     if (!run.expiresAt) throw new FlowError("the pending request has no expiresAt");
-    expect(notification.expiresAt, run.expiresAt, "the notification carries the same expiresAt as the run");
+    expect(
+      notification.expiresAt,
+      run.expiresAt,
+      "the notification carries the same expiresAt as the run",
+    );
     const minutes = ((Date.parse(run.expiresAt) - Date.now()) / 60_000).toFixed(1);
 
-    const busy = await client.startRun({ agent: "support", input: "hello", threadId }, { expect: [409] });
-    say(`another run on ${threadId} → ${busy.status} ${busy.body.error.code}: one active run per thread while it waits`);
+    const busy = await client.startRun(
+      { agent: "support", input: "hello", threadId },
+      { expect: [409] },
+    );
+    say(
+      `another run on ${threadId} → ${busy.status} ${busy.body.error.code}: one active run per thread while it waits`,
+    );
 
     say("");
-    say(`The request expires at ${run.expiresAt} (in ${minutes} min: the support agent's approvalTimeout is 15 min).`);
-    say("There is no API to shorten that, so the demo does not wait. What happens then: the thread's");
-    say("Durable Object armed an alarm for expiresAt; when it fires it records the decision \"expire\"");
-    say(`(channel "expiry") and resumes the loop with answerDeclined("${run.pending.id}", "expired").`);
+    say(
+      `The request expires at ${run.expiresAt} (in ${minutes} min: the support agent's approvalTimeout is 15 min).`,
+    );
+    say(
+      "There is no API to shorten that, so the demo does not wait. What happens then: the thread's",
+    );
+    say(
+      'Durable Object armed an alarm for expiresAt; when it fires it records the decision "expire"',
+    );
+    say(
+      `(channel "expiry") and resumes the loop with answerDeclined("${run.pending.id}", "expired").`,
+    );
     say("The tool does not run; the run ends done with the text:");
     say(`  "The approval request expired, so I did not refund $80 on order 7."`);
-    say("Until then the approval link and the decisions webhook still work. To see it expire, after that time:");
-    const token = credentials.apiToken === parseDotenv(readFileSync(DEV_VARS_EXAMPLE, "utf8")).API_TOKEN ? credentials.apiToken : "$API_TOKEN";
+    say(
+      "Until then the approval link and the decisions webhook still work. To see it expire, after that time:",
+    );
+    const token =
+      credentials.apiToken === parseDotenv(readFileSync(DEV_VARS_EXAMPLE, "utf8")).API_TOKEN
+        ? credentials.apiToken
+        : "$API_TOKEN";
     say(`  curl -s -H "authorization: Bearer ${token}" ${baseUrl}/v1/runs/${runId}`);
   }
 } catch (error) {
   await receiver.close();
   if (error instanceof FlowError) fail(error.message);
   const hint = /no notification reached/.test(error.message)
-    ? "\n      The worker must be able to reach this machine's 127.0.0.1 (true for a local `npm start`)." : "";
+    ? "\n      The worker must be able to reach this machine's 127.0.0.1 (true for a local `npm start`)."
+    : "";
   fail(`${error.message}${hint}`);
 }
 await receiver.close();

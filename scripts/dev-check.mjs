@@ -27,10 +27,15 @@ try {
   console.log("check:dev — starting wrangler dev …");
   server = await startDevServer({ timeoutMs: 60_000, log: say });
   receiver = await startReceiver({ secrets: server.webhookSecrets });
-  const client = createClient({ baseUrl: server.url, apiToken: server.apiToken, webhookSecret: server.webhookSecrets[0] });
+  const client = createClient({
+    baseUrl: server.url,
+    apiToken: server.apiToken,
+    webhookSecret: server.webhookSecrets[0],
+  });
   await approveFlow({ client, receiver, say });
   const problem = RUNTIME_ERROR.exec(server.output());
-  if (problem) throw new Error(`wrangler dev logged a runtime error (${problem[0]}):\n${server.tail()}`);
+  if (problem)
+    throw new Error(`wrangler dev logged a runtime error (${problem[0]}):\n${server.tail()}`);
 } catch (error) {
   failure = error;
 } finally {
@@ -41,7 +46,8 @@ try {
 
 if (failure) {
   console.error(`FAIL: ${failure.message}`);
-  if (server && !failure.message.includes("\n")) console.error(`--- wrangler dev output (last lines) ---\n${server.tail()}`);
+  if (server && !failure.message.includes("\n"))
+    console.error(`--- wrangler dev output (last lines) ---\n${server.tail()}`);
   process.exit(1);
 }
 console.log("PASS: start → pending → signed approve → done under wrangler dev");

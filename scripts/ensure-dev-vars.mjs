@@ -3,5 +3,7 @@
 import { ensureDevVars } from "./lib/dev-vars.mjs";
 
 if (ensureDevVars()) {
-  console.log("Created .dev.vars from .dev.vars.example (local development values; no keys needed: the demo model runs offline).");
+  console.log(
+    "Created .dev.vars from .dev.vars.example (local development values; no keys needed: the demo model runs offline).",
+  );
 }

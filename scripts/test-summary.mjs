@@ -17,7 +17,9 @@ if (existsSync(vitest)) {
 const tap = ".test-reports/browser.tap";
 if (existsSync(tap)) {
   // Top-level test points (`--test-force-exit` may cut the TAP summary, so count the points).
-  const points = readFileSync(tap, "utf8").split("\n").filter((line) => /^(not )?ok \d+/.test(line));
+  const points = readFileSync(tap, "utf8")
+    .split("\n")
+    .filter((line) => /^(not )?ok \d+/.test(line));
   for (const point of points) {
     if (/# (SKIP|TODO)/i.test(point)) skipped += 1;
     else if (point.startsWith("ok")) passed += 1;

@@ -6,6 +6,11 @@ export * from "./core/index";
 export { createEdge } from "../durable/create-edge";
 export { defineAgent } from "./edge/agent";
 export type { AgentDefinition, AgentTools } from "./edge/agent";
-export { signWebhook, verifyWebhook, webhookHeaders, WebhookVerificationError } from "./edge/webhooks";
+export {
+  signWebhook,
+  verifyWebhook,
+  webhookHeaders,
+  WebhookVerificationError,
+} from "./edge/webhooks";
 export type { Notification } from "./edge/notify";
 export type { RunView, DecisionView } from "./edge/protocol";

@@ -22,7 +22,12 @@ const kernel = await importKernel();
 const mock = await startMock();
 try {
   const run = {};
-  for (const n of names) run[n] = await systems[n](inproc ? "http://mock.invalid" : mock.origin, kernel, inproc ? mockFetch : undefined);
+  for (const n of names)
+    run[n] = await systems[n](
+      inproc ? "http://mock.invalid" : mock.origin,
+      kernel,
+      inproc ? mockFetch : undefined,
+    );
   for (let i = 0; i < 500; i += 1) for (const n of names) await run[n]();
   const session = new Session();
   session.connect();
@@ -46,9 +51,13 @@ try {
     }
   }
   const per = (BLOCK * BLOCKS) / 1000; // ms → µs per run
-  const busy = (m) => [...m].filter(([k]) => !k.startsWith("(idle)")).reduce((s, [, v]) => s + v, 0) / per;
-  console.log(`${inproc ? "in-process" : "loopback"}, ${BLOCK * BLOCKS} runs each; µs per run under the profiler`);
-  for (const n of names) console.log(`  ${n}: wall ${(wall[n] / per).toFixed(0)}, busy ${busy(self[n]).toFixed(0)}`);
+  const busy = (m) =>
+    [...m].filter(([k]) => !k.startsWith("(idle)")).reduce((s, [, v]) => s + v, 0) / per;
+  console.log(
+    `${inproc ? "in-process" : "loopback"}, ${BLOCK * BLOCKS} runs each; µs per run under the profiler`,
+  );
+  for (const n of names)
+    console.log(`  ${n}: wall ${(wall[n] / per).toFixed(0)}, busy ${busy(self[n]).toFixed(0)}`);
   console.log("    B−A       A       B  function (A = raw, B = toolnexus)");
   const keys = new Set([...self.raw.keys(), ...self.toolnexus.keys()]);
   [...keys]
@@ -57,8 +66,11 @@ try {
     .sort((x, y) => y[2] - y[1] - (x[2] - x[1]))
     .filter((_, i, all) => i < TOP || i >= all.length - 6)
     .forEach(([k, a, b], i, shown) => {
-      if (i === Math.min(TOP, shown.length - 6) && shown.length > TOP) console.log("    …  (the most negative: where raw spends more)");
-      console.log(`${(b - a).toFixed(1).padStart(7)} ${a.toFixed(1).padStart(7)} ${b.toFixed(1).padStart(7)}  ${k}`);
+      if (i === Math.min(TOP, shown.length - 6) && shown.length > TOP)
+        console.log("    …  (the most negative: where raw spends more)");
+      console.log(
+        `${(b - a).toFixed(1).padStart(7)} ${a.toFixed(1).padStart(7)} ${b.toFixed(1).padStart(7)}  ${k}`,
+      );
     });
 } finally {
   await mock.stop();

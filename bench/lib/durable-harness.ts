@@ -21,7 +21,11 @@ export interface Thread {
   /** ThreadObject.drive for one run: drives until no work is left. */
   drive(runId: string): Promise<void>;
   /** ThreadObject.decide: one transaction recording the decision. */
-  decide(runId: string, requestId: string, decision: "approve" | "decline"): { ok: boolean; status: number };
+  decide(
+    runId: string,
+    requestId: string,
+    decision: "approve" | "decline",
+  ): { ok: boolean; status: number };
   /** Seeds a finished earlier run holding `messages` (what earlier runs of the thread left). */
   seed(threadId: string, messages: Message[]): void;
 }
@@ -45,20 +49,43 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
   return {
     store,
     start(runId, threadId, input) {
-      transaction(() => store.insertRun({ runId, threadId, agent: supportAgent.name, input, publicUrl: "http://127.0.0.1", now: Date.now() }));
+      transaction(() =>
+        store.insertRun({
+          runId,
+          threadId,
+          agent: supportAgent.name,
+          input,
+          publicUrl: "http://127.0.0.1",
+          now: Date.now(),
+        }),
+      );
     },
     async drive(runId) {
-      for (let guard = 0; guard < 100; guard += 1) if (!(await driveOnce(deps, runId, signal))) return;
+      for (let guard = 0; guard < 100; guard += 1)
+        if (!(await driveOnce(deps, runId, signal))) return;
     },
     decide(runId, requestId, decision) {
-      return transaction(() => recordDecision(store, { runId, requestId, decision, channel: "webhook", webhookId: `msg_${requestId}` }, Date.now()));
+      return transaction(() =>
+        recordDecision(
+          store,
+          { runId, requestId, decision, channel: "webhook", webhookId: `msg_${requestId}` },
+          Date.now(),
+        ),
+      );
     },
     seed(threadId, messages) {
       const runId = `${threadId}.run_seed${String(Math.random()).slice(2, 18).padEnd(16, "0")}`;
       transaction(() => {
         // insertRun stores the run's input as its first (user) message.
         const [first, ...rest] = messages;
-        store.insertRun({ runId, threadId, agent: supportAgent.name, input: first && first.role === "user" ? first.content : "", publicUrl: "http://127.0.0.1", now: Date.now() });
+        store.insertRun({
+          runId,
+          threadId,
+          agent: supportAgent.name,
+          input: first && first.role === "user" ? first.content : "",
+          publicUrl: "http://127.0.0.1",
+          now: Date.now(),
+        });
         store.appendMessages(runId, rest);
         store.update(runId, { status: "done" }, Date.now());
       });

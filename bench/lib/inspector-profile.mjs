@@ -11,7 +11,9 @@ export async function startProfile(inspectorPort, { intervalUs = 200 } = {}) {
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     socket.once("open", resolve);
-    socket.once("error", (error) => reject(new Error(`inspector connection failed: ${error.message}`)));
+    socket.once("error", (error) =>
+      reject(new Error(`inspector connection failed: ${error.message}`)),
+    );
   });
   let next = 0;
   const waiting = new Map();
@@ -20,7 +22,9 @@ export async function startProfile(inspectorPort, { intervalUs = 200 } = {}) {
     const pending = waiting.get(message.id);
     if (!pending) return;
     waiting.delete(message.id);
-    message.error ? pending.reject(new Error(message.error.message)) : pending.resolve(message.result);
+    message.error
+      ? pending.reject(new Error(message.error.message))
+      : pending.resolve(message.result);
   });
   const send = (method, params = {}) =>
     new Promise((resolve, reject) => {

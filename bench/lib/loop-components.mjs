@@ -21,7 +21,9 @@ import { importKernel, importTs } from "./build.mjs";
 const variant = process.argv[2] ?? "none";
 const rounds = Number(process.argv[3] ?? 2500);
 const kernel = await importKernel();
-const style = (await importTs("src/core/providers/openai/index.ts", "style-only", { external: ["zod"] })).openaiStyle;
+const style = (
+  await importTs("src/core/providers/openai/index.ts", "style-only", { external: ["zod"] })
+).openaiStyle;
 const mock = await startMock();
 const url = `${mock.origin}/loop/v1/chat/completions`;
 const headers = { "content-type": "application/json", authorization: "Bearer bench" };
@@ -29,12 +31,25 @@ const weatherSchema = z.object({ city: z.string().describe("City name") });
 const addSchema = z.object({ a: z.number(), b: z.number() });
 const toolkit = await kernel.createToolkit({
   tools: [
-    kernel.defineTool({ name: "get_weather", description: "Current weather for a city.", inputSchema: weatherSchema, run: weather }),
-    kernel.defineTool({ name: "add", description: "Add two numbers.", inputSchema: addSchema, run: add }),
+    kernel.defineTool({
+      name: "get_weather",
+      description: "Current weather for a city.",
+      inputSchema: weatherSchema,
+      run: weather,
+    }),
+    kernel.defineTool({
+      name: "add",
+      description: "Add two numbers.",
+      inputSchema: addSchema,
+      run: add,
+    }),
   ],
 });
 const wireTools = toolkit.toOpenAI();
-const schemas = { get_weather: z.object({ city: z.string() }), add: z.object({ a: z.number(), b: z.number() }) };
+const schemas = {
+  get_weather: z.object({ city: z.string() }),
+  add: z.object({ a: z.number(), b: z.number() }),
+};
 const impl = { get_weather: weather, add };
 
 function requestBody(messages, internal) {
@@ -46,24 +61,45 @@ function requestBody(messages, internal) {
 
 async function runTool(call) {
   const args = JSON.parse(call.arguments);
-  if (variant === "tools") return (await toolkit.execute(call.name, args, { callId: call.id })).output;
-  if (variant === "direct") return (await toolkit.get(call.name).execute(args, { callId: call.id })).output;
+  if (variant === "tools")
+    return (await toolkit.execute(call.name, args, { callId: call.id })).output;
+  if (variant === "direct")
+    return (await toolkit.get(call.name).execute(args, { callId: call.id })).output;
   if (variant === "zod") schemas[call.name].safeParse(args);
   return impl[call.name](args);
 }
 
 async function withComponent() {
-  const messages = [{ role: "system", content: SYSTEM }, { role: "user", content: QUESTION }];
-  const internal = [{ role: "system", content: SYSTEM }, { role: "user", content: QUESTION }];
+  const messages = [
+    { role: "system", content: SYSTEM },
+    { role: "user", content: QUESTION },
+  ];
+  const internal = [
+    { role: "system", content: SYSTEM },
+    { role: "user", content: QUESTION },
+  ];
   for (let turn = 0; turn < 10; turn += 1) {
-    const res = await fetch(url, { method: "POST", headers, body: requestBody(messages, internal) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers,
+      body: requestBody(messages, internal),
+    });
     const json = await res.json();
     const message = json.choices[0].message;
-    const calls = variant === "parse"
-      ? style.parse(json, MODEL).toolCalls
-      : (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    const calls =
+      variant === "parse"
+        ? style.parse(json, MODEL).toolCalls
+        : (message.tool_calls ?? []).map((c) => ({
+            id: c.id,
+            name: c.function.name,
+            arguments: c.function.arguments,
+          }));
     messages.push(message);
-    internal.push({ role: "assistant", content: message.content, ...(calls.length ? { toolCalls: calls } : {}) });
+    internal.push({
+      role: "assistant",
+      content: message.content,
+      ...(calls.length ? { toolCalls: calls } : {}),
+    });
     if (!calls.length) return message.content;
     const outputs = await Promise.all(calls.map(runTool));
     calls.forEach((c, i) => {
@@ -87,7 +123,9 @@ try {
   }
   const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
   const paired = times.other.map((x, i) => x - times.base[i]);
-  console.log(`${variant}: +${(1000 * median(paired)).toFixed(1)} µs per two-turn run over the raw loop (paired median of ${rounds} rounds; raw median ${median(times.base).toFixed(3)} ms)`);
+  console.log(
+    `${variant}: +${(1000 * median(paired)).toFixed(1)} µs per two-turn run over the raw loop (paired median of ${rounds} rounds; raw median ${median(times.base).toFixed(3)} ms)`,
+  );
 } finally {
   await mock.stop();
 }

@@ -21,8 +21,18 @@ const WEATHER_DESC = "Current weather for a city.";
 const ADD_DESC = "Add two numbers.";
 
 const RAW_TOOLS = [
-  { type: "function", function: { name: "get_weather", description: WEATHER_DESC, parameters: z.toJSONSchema(weatherSchema) } },
-  { type: "function", function: { name: "add", description: ADD_DESC, parameters: z.toJSONSchema(addSchema) } },
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: WEATHER_DESC,
+      parameters: z.toJSONSchema(weatherSchema),
+    },
+  },
+  {
+    type: "function",
+    function: { name: "add", description: ADD_DESC, parameters: z.toJSONSchema(addSchema) },
+  },
 ];
 const RAW_IMPL = { get_weather: weather, add };
 
@@ -32,15 +42,26 @@ export const systems = {
     const url = `${origin}/loop/v1/chat/completions`;
     const headers = { "content-type": "application/json", authorization: "Bearer bench" };
     return async function run() {
-      const messages = [{ role: "system", content: SYSTEM }, { role: "user", content: QUESTION }];
+      const messages = [
+        { role: "system", content: SYSTEM },
+        { role: "user", content: QUESTION },
+      ];
       for (let turn = 0; turn < 10; turn += 1) {
-        const res = await fetchImpl(url, { method: "POST", headers, body: JSON.stringify({ model: MODEL, messages, tools: RAW_TOOLS }) });
+        const res = await fetchImpl(url, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ model: MODEL, messages, tools: RAW_TOOLS }),
+        });
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
         const message = (await res.json()).choices[0].message;
         messages.push(message);
         if (!message.tool_calls?.length) return message.content;
         const results = await Promise.all(
-          message.tool_calls.map(async (c) => ({ role: "tool", tool_call_id: c.id, content: await RAW_IMPL[c.function.name](JSON.parse(c.function.arguments)) })),
+          message.tool_calls.map(async (c) => ({
+            role: "tool",
+            tool_call_id: c.id,
+            content: await RAW_IMPL[c.function.name](JSON.parse(c.function.arguments)),
+          })),
         );
         messages.push(...results);
       }
@@ -53,11 +74,24 @@ export const systems = {
     const { createClient, createToolkit, defineTool } = kernel;
     const toolkit = await createToolkit({
       tools: [
-        defineTool({ name: "get_weather", description: WEATHER_DESC, inputSchema: weatherSchema, run: weather }),
+        defineTool({
+          name: "get_weather",
+          description: WEATHER_DESC,
+          inputSchema: weatherSchema,
+          run: weather,
+        }),
         defineTool({ name: "add", description: ADD_DESC, inputSchema: addSchema, run: add }),
       ],
     });
-    const client = createClient({ baseUrl: `${origin}/loop/v1`, style: "openai", model: MODEL, apiKey: "bench", systemPrompt: SYSTEM, maxTurns: 10, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+    const client = createClient({
+      baseUrl: `${origin}/loop/v1`,
+      style: "openai",
+      model: MODEL,
+      apiKey: "bench",
+      systemPrompt: SYSTEM,
+      maxTurns: 10,
+      ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    });
     return async function run() {
       const result = await client.run(QUESTION, { toolkit });
       return result.text;
@@ -68,14 +102,29 @@ export const systems = {
   async "vercel-ai"(origin, _kernel, fetchImpl) {
     const { generateText, tool, stepCountIs } = await import("ai");
     const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-    const provider = createOpenAICompatible({ name: "mock", baseURL: `${origin}/loop/v1`, apiKey: "bench", ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+    const provider = createOpenAICompatible({
+      name: "mock",
+      baseURL: `${origin}/loop/v1`,
+      apiKey: "bench",
+      ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    });
     const model = provider.chatModel(MODEL);
     const tools = {
-      get_weather: tool({ description: WEATHER_DESC, inputSchema: weatherSchema, execute: weather }),
+      get_weather: tool({
+        description: WEATHER_DESC,
+        inputSchema: weatherSchema,
+        execute: weather,
+      }),
       add: tool({ description: ADD_DESC, inputSchema: addSchema, execute: add }),
     };
     return async function run() {
-      const result = await generateText({ model, system: SYSTEM, prompt: QUESTION, tools, stopWhen: stepCountIs(10) });
+      const result = await generateText({
+        model,
+        system: SYSTEM,
+        prompt: QUESTION,
+        tools,
+        stopWhen: stepCountIs(10),
+      });
       return result.text;
     };
   },
@@ -88,13 +137,22 @@ export const systems = {
     agents.setOpenAIAPI("chat_completions");
     // The model object is the same one setDefaultOpenAIClient + setOpenAIAPI("chat_completions")
     // would build; passing it keeps the socket and in-process variants apart in one process.
-    const client = new OpenAI({ baseURL: `${origin}/loop/v1`, apiKey: "bench", ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+    const client = new OpenAI({
+      baseURL: `${origin}/loop/v1`,
+      apiKey: "bench",
+      ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    });
     const agent = new agents.Agent({
       name: "bench",
       instructions: SYSTEM,
       model: new agents.OpenAIChatCompletionsModel(client, MODEL),
       tools: [
-        agents.tool({ name: "get_weather", description: WEATHER_DESC, parameters: weatherSchema, execute: weather }),
+        agents.tool({
+          name: "get_weather",
+          description: WEATHER_DESC,
+          parameters: weatherSchema,
+          execute: weather,
+        }),
         agents.tool({ name: "add", description: ADD_DESC, parameters: addSchema, execute: add }),
       ],
     });

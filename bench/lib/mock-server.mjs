@@ -44,17 +44,40 @@ function completion(message, finish) {
   };
 }
 
-const call = (name, args) => ({ id: `call_${prefix}_${counter + 1}_${name}`, type: "function", function: { name, arguments: JSON.stringify(args) } });
+const call = (name, args) => ({
+  id: `call_${prefix}_${counter + 1}_${name}`,
+  type: "function",
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 export function reply(path, body) {
   const final = lastToolIndex(body) > body.lastIndexOf(QUESTION_MARKER);
   if (path.startsWith("/loop/")) {
-    if (!final) return completion({ role: "assistant", content: null, tool_calls: [call("get_weather", { city: "Paris" }), call("add", { a: 40, b: 2 })] }, "tool_calls");
+    if (!final)
+      return completion(
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [call("get_weather", { city: "Paris" }), call("add", { a: 40, b: 2 })],
+        },
+        "tool_calls",
+      );
     const ok = body.includes("sunny-17C") && /(?:\\"|[^0-9])42(?:\\"|[^0-9])/.test(body);
-    return completion({ role: "assistant", content: ok ? LOOP_FINAL : "BAD: tool results missing" }, "stop");
+    return completion(
+      { role: "assistant", content: ok ? LOOP_FINAL : "BAD: tool results missing" },
+      "stop",
+    );
   }
   if (path.startsWith("/approve/")) {
-    if (!final) return completion({ role: "assistant", content: null, tool_calls: [call("refund_order", { orderId: "42", amount: 120 })] }, "tool_calls");
+    if (!final)
+      return completion(
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [call("refund_order", { orderId: "42", amount: 120 })],
+        },
+        "tool_calls",
+      );
     return completion({ role: "assistant", content: APPROVE_FINAL }, "stop");
   }
   return undefined;
@@ -66,9 +89,17 @@ export function createMockServer() {
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      const out = req.method === "POST" && req.url.endsWith("/chat/completions") ? reply(req.url, body) : undefined;
-      const text = JSON.stringify(out ?? { error: { message: `no route ${req.method} ${req.url}` } });
-      res.writeHead(out ? 200 : 404, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      const out =
+        req.method === "POST" && req.url.endsWith("/chat/completions")
+          ? reply(req.url, body)
+          : undefined;
+      const text = JSON.stringify(
+        out ?? { error: { message: `no route ${req.method} ${req.url}` } },
+      );
+      res.writeHead(out ? 200 : 404, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(text),
+      });
       res.end(text);
     });
   });
@@ -82,15 +113,22 @@ export function createMockServer() {
  * client's own work from the network and from the machine's scheduling noise.
  */
 export async function mockFetch(input, init = {}) {
-  const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+  const url = new URL(
+    typeof input === "string" ? input : input instanceof URL ? input.href : input.url,
+  );
   const body = typeof init.body === "string" ? init.body : await new Request(input, init).text();
   const out = reply(url.pathname, body);
-  return new Response(JSON.stringify(out ?? { error: { message: "no route" } }), { status: out ? 200 : 404, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify(out ?? { error: { message: "no route" } }), {
+    status: out ? 200 : 404,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 /** Starts the mock in a child process; resolves with its base URL and a stop(). */
 export function startMock() {
-  const child = fork(fileURLToPath(import.meta.url), ["--serve"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(fileURLToPath(import.meta.url), ["--serve"], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("mock server did not start in 10 s")), 10_000);
     child.once("error", reject);
@@ -98,7 +136,10 @@ export function startMock() {
       clearTimeout(timer);
       resolve({
         origin: `http://127.0.0.1:${port}`,
-        stop: () => new Promise((done) => (child.exitCode !== null ? done() : (child.once("exit", done), child.kill("SIGTERM")))),
+        stop: () =>
+          new Promise((done) =>
+            child.exitCode !== null ? done() : (child.once("exit", done), child.kill("SIGTERM")),
+          ),
       });
     });
   });

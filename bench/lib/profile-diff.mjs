@@ -25,9 +25,23 @@ const load = (file) => {
 const a = load(fa);
 const b = load(fb);
 const keys = new Set([...a.keys(), ...b.keys()]);
-const rows = [...keys].map((k) => [k, (b.get(k) ?? 0) - (a.get(k) ?? 0), a.get(k) ?? 0, b.get(k) ?? 0]);
+const rows = [...keys].map((k) => [
+  k,
+  (b.get(k) ?? 0) - (a.get(k) ?? 0),
+  a.get(k) ?? 0,
+  b.get(k) ?? 0,
+]);
 const sum = (m) => [...m].filter(([k]) => !k.startsWith("(idle)")).reduce((s, [, v]) => s + v, 0);
-console.log(`busy: A ${(sum(a) / per).toFixed(3)} ms, B ${(sum(b) / per).toFixed(3)} ms, B−A ${((sum(b) - sum(a)) / per).toFixed(3)} ms (per ${per === 1 ? "profile" : "unit"})`);
+console.log(
+  `busy: A ${(sum(a) / per).toFixed(3)} ms, B ${(sum(b) / per).toFixed(3)} ms, B−A ${((sum(b) - sum(a)) / per).toFixed(3)} ms (per ${per === 1 ? "profile" : "unit"})`,
+);
 console.log("   B−A µs      A µs      B µs  function");
-rows.filter(([k]) => !k.startsWith("(idle)")).sort((x, y) => y[1] - x[1]).slice(0, top)
-  .forEach(([k, d, x, y]) => console.log(`${((1000 * d) / per).toFixed(1).padStart(8)}  ${((1000 * x) / per).toFixed(1).padStart(8)}  ${((1000 * y) / per).toFixed(1).padStart(8)}  ${k}`));
+rows
+  .filter(([k]) => !k.startsWith("(idle)"))
+  .sort((x, y) => y[1] - x[1])
+  .slice(0, top)
+  .forEach(([k, d, x, y]) =>
+    console.log(
+      `${((1000 * d) / per).toFixed(1).padStart(8)}  ${((1000 * x) / per).toFixed(1).padStart(8)}  ${((1000 * y) / per).toFixed(1).padStart(8)}  ${k}`,
+    ),
+  );

@@ -27,7 +27,9 @@ const total = [...self.values()].reduce((a, b) => a + b, 0);
 
 const key = (n) => {
   const f = n.callFrame;
-  const where = f.url ? `${f.url.replace(/^.*\//, "")}:${f.lineNumber + 1}:${f.columnNumber + 1}` : "";
+  const where = f.url
+    ? `${f.url.replace(/^.*\//, "")}:${f.lineNumber + 1}:${f.columnNumber + 1}`
+    : "";
   return `${f.functionName || "(anonymous)"} ${where}`.trim();
 };
 const selfBy = new Map();
@@ -45,29 +47,49 @@ for (const [id, t] of self) {
 }
 const show = (title, map) => {
   console.log(`\n${title} (of ${total.toFixed(1)} ms sampled)`);
-  [...map].filter(([k]) => !filter || k.includes(filter)).sort((a, b) => b[1] - a[1]).slice(0, top)
-    .forEach(([k, t]) => console.log(`${t.toFixed(1).padStart(8)} ms ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`));
+  [...map]
+    .filter(([k]) => !filter || k.includes(filter))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .forEach(([k, t]) =>
+      console.log(
+        `${t.toFixed(1).padStart(8)} ms ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`,
+      ),
+    );
 };
 show("self time", selfBy);
 show("total time", totalBy);
 
 // Self time by bundled source module.
-const bundleArg = process.argv.indexOf("--bundle") > 0 ? process.argv[process.argv.indexOf("--bundle") + 1] : undefined;
+const bundleArg =
+  process.argv.indexOf("--bundle") > 0
+    ? process.argv[process.argv.indexOf("--bundle") + 1]
+    : undefined;
 const modulesOf = new Map();
 function moduleAt(url, line) {
-  let file = bundleArg && !url.startsWith("file:") && !url.startsWith("node:") && url !== "" ? bundleArg : undefined;
+  let file =
+    bundleArg && !url.startsWith("file:") && !url.startsWith("node:") && url !== ""
+      ? bundleArg
+      : undefined;
   if (!file && url.startsWith("file:")) file = fileURLToPath(url);
   if (!file || !fs.existsSync(file)) return undefined;
   if (!modulesOf.has(file)) {
     const starts = [];
-    fs.readFileSync(file, "utf8").split("\n").forEach((text, i) => {
-      const m = /^\/\/ ((?:\.\.\/)*(?:src|durable|node_modules|bench)\/\S+\.(?:ts|js|mjs|cjs))$/.exec(text);
-      if (m) starts.push([i, m[1].replace(/^(\.\.\/)+/, "")]);
-    });
+    fs.readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((text, i) => {
+        const m =
+          /^\/\/ ((?:\.\.\/)*(?:src|durable|node_modules|bench)\/\S+\.(?:ts|js|mjs|cjs))$/.exec(
+            text,
+          );
+        if (m) starts.push([i, m[1].replace(/^(\.\.\/)+/, "")]);
+      });
     modulesOf.set(file, starts);
   }
   const starts = modulesOf.get(file);
-  let lo = 0, hi = starts.length - 1, found;
+  let lo = 0,
+    hi = starts.length - 1,
+    found;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     if (starts[mid][0] <= line) (found = starts[mid][1]), (lo = mid + 1);
@@ -82,12 +104,25 @@ for (const [id, t] of self) {
   if (f.functionName === "(idle)") idle += t;
   const mod = moduleAt(f.url, f.lineNumber);
   if (!mod) continue;
-  const group = mod.startsWith("node_modules/") ? mod.split("/").slice(0, mod.split("/")[1].startsWith("@") ? 3 : 2).join("/") : mod;
+  const group = mod.startsWith("node_modules/")
+    ? mod
+        .split("/")
+        .slice(0, mod.split("/")[1].startsWith("@") ? 3 : 2)
+        .join("/")
+    : mod;
   byModule.set(group, (byModule.get(group) ?? 0) + t);
 }
 if (byModule.size) {
   const inBundle = [...byModule.values()].reduce((a, b) => a + b, 0);
-  console.log(`\nself time in bundled modules: ${inBundle.toFixed(1)} ms = ${((100 * inBundle) / (total - idle)).toFixed(1)}% of ${(total - idle).toFixed(1)} ms busy (not idle)`);
-  [...byModule].sort((a, b) => b[1] - a[1]).slice(0, top)
-    .forEach(([k, t]) => console.log(`${t.toFixed(1).padStart(8)} ms ${((100 * t) / (total - idle)).toFixed(1).padStart(5)}%  ${k}`));
+  console.log(
+    `\nself time in bundled modules: ${inBundle.toFixed(1)} ms = ${((100 * inBundle) / (total - idle)).toFixed(1)}% of ${(total - idle).toFixed(1)} ms busy (not idle)`,
+  );
+  [...byModule]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .forEach(([k, t]) =>
+      console.log(
+        `${t.toFixed(1).padStart(8)} ms ${((100 * t) / (total - idle)).toFixed(1).padStart(5)}%  ${k}`,
+      ),
+    );
 }

@@ -24,23 +24,47 @@ export const systems = {
   async raw(origin) {
     const url = `${origin}/approve/v1/chat/completions`;
     const headers = { "content-type": "application/json", authorization: "Bearer bench" };
-    const tools = [{ type: "function", function: { name: "refund_order", description: REFUND_DESC, parameters: z.toJSONSchema(refundSchema) } }];
+    const tools = [
+      {
+        type: "function",
+        function: {
+          name: "refund_order",
+          description: REFUND_DESC,
+          parameters: z.toJSONSchema(refundSchema),
+        },
+      },
+    ];
     const call = async (messages) => {
-      const res = await fetch(url, { method: "POST", headers, body: JSON.stringify({ model: MODEL, messages, tools }) });
+      const res = await fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: MODEL, messages, tools }),
+      });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       return (await res.json()).choices[0].message;
     };
     return {
       async suspend(history) {
-        const messages = [{ role: "system", content: SYSTEM }, ...history, { role: "user", content: QUESTION }];
+        const messages = [
+          { role: "system", content: SYSTEM },
+          ...history,
+          { role: "user", content: QUESTION },
+        ];
         const message = await call(messages);
         messages.push(message);
         const halted = message.tool_calls.find((c) => c.function.name === "refund_order");
-        return JSON.stringify({ messages, pending: { callId: halted.id, prompt: promptFor(JSON.parse(halted.function.arguments)) } });
+        return JSON.stringify({
+          messages,
+          pending: { callId: halted.id, prompt: promptFor(JSON.parse(halted.function.arguments)) },
+        });
       },
       async resume(text) {
         const state = JSON.parse(text);
-        state.messages.push({ role: "tool", tool_call_id: state.pending.callId, content: `declined: ${state.pending.prompt}` });
+        state.messages.push({
+          role: "tool",
+          tool_call_id: state.pending.callId,
+          content: `declined: ${state.pending.prompt}`,
+        });
         return (await call(state.messages)).content;
       },
       /** The transcript's own JSON at the suspension (OpenAI message shape). */
@@ -51,18 +75,42 @@ export const systems = {
   /** This project: run → halted RunResult as JSON → runWithAnswer(answerDeclined) in a fresh client. */
   async toolnexus(origin, kernel) {
     const { createClient, createToolkit, defineTool, requireApproval, answerDeclined } = kernel;
-    const refund = requireApproval(defineTool({ name: "refund_order", description: REFUND_DESC, inputSchema: refundSchema, run: refundRun }), { prompt: promptFor });
-    const client = () => createClient({ baseUrl: `${origin}/approve/v1`, style: "openai", model: MODEL, apiKey: "bench", systemPrompt: SYSTEM });
+    const refund = requireApproval(
+      defineTool({
+        name: "refund_order",
+        description: REFUND_DESC,
+        inputSchema: refundSchema,
+        run: refundRun,
+      }),
+      { prompt: promptFor },
+    );
+    const client = () =>
+      createClient({
+        baseUrl: `${origin}/approve/v1`,
+        style: "openai",
+        model: MODEL,
+        apiKey: "bench",
+        systemPrompt: SYSTEM,
+      });
     return {
       async suspend(history) {
-        const result = await client().run(QUESTION, { toolkit: await createToolkit({ tools: [refund] }), history });
-        if (result.status !== "pending") throw new Error(`toolnexus did not suspend: ${result.status}`);
+        const result = await client().run(QUESTION, {
+          toolkit: await createToolkit({ tools: [refund] }),
+          history,
+        });
+        if (result.status !== "pending")
+          throw new Error(`toolnexus did not suspend: ${result.status}`);
         return JSON.stringify(result);
       },
       async resume(text) {
         const halted = JSON.parse(text);
         const toolkit = await createToolkit({ tools: [refund] });
-        const result = await client().runWithAnswer({ ...halted, toolkit, history: halted.messages, answer: answerDeclined(halted.pending.id) });
+        const result = await client().runWithAnswer({
+          ...halted,
+          toolkit,
+          history: halted.messages,
+          answer: answerDeclined(halted.pending.id),
+        });
         return result.text;
       },
     };
@@ -72,21 +120,42 @@ export const systems = {
   async "vercel-ai"(origin) {
     const { generateText, tool, stepCountIs } = await import("ai");
     const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-    const model = createOpenAICompatible({ name: "mock", baseURL: `${origin}/approve/v1`, apiKey: "bench" }).chatModel(MODEL);
-    const tools = { refund_order: tool({ description: REFUND_DESC, inputSchema: refundSchema, needsApproval: true, execute: refundRun }) };
-    const generate = (messages) => generateText({ model, system: SYSTEM, messages, tools, stopWhen: stepCountIs(10) });
+    const model = createOpenAICompatible({
+      name: "mock",
+      baseURL: `${origin}/approve/v1`,
+      apiKey: "bench",
+    }).chatModel(MODEL);
+    const tools = {
+      refund_order: tool({
+        description: REFUND_DESC,
+        inputSchema: refundSchema,
+        needsApproval: true,
+        execute: refundRun,
+      }),
+    };
+    const generate = (messages) =>
+      generateText({ model, system: SYSTEM, messages, tools, stopWhen: stepCountIs(10) });
     return {
       async suspend(history) {
         const messages = [...history, { role: "user", content: QUESTION }];
         const result = await generate(messages);
-        if (!result.content.some((p) => p.type === "tool-approval-request")) throw new Error("vercel-ai did not ask for approval");
+        if (!result.content.some((p) => p.type === "tool-approval-request"))
+          throw new Error("vercel-ai did not ask for approval");
         return JSON.stringify([...messages, ...result.response.messages]);
       },
       async resume(text) {
         const messages = JSON.parse(text);
         const last = messages[messages.length - 1];
         const requests = last.content.filter((p) => p.type === "tool-approval-request");
-        messages.push({ role: "tool", content: requests.map((r) => ({ type: "tool-approval-response", approvalId: r.approvalId, approved: false, reason: "declined" })) });
+        messages.push({
+          role: "tool",
+          content: requests.map((r) => ({
+            type: "tool-approval-response",
+            approvalId: r.approvalId,
+            approved: false,
+            reason: "declined",
+          })),
+        });
         return (await generate(messages)).text;
       },
     };
@@ -97,18 +166,38 @@ export const systems = {
     const agents = await import("@openai/agents");
     const { default: OpenAI } = await import("openai");
     agents.setTracingDisabled(true);
-    const model = new agents.OpenAIChatCompletionsModel(new OpenAI({ baseURL: `${origin}/approve/v1`, apiKey: "bench" }), MODEL);
+    const model = new agents.OpenAIChatCompletionsModel(
+      new OpenAI({ baseURL: `${origin}/approve/v1`, apiKey: "bench" }),
+      MODEL,
+    );
     const agent = new agents.Agent({
       name: "bench",
       instructions: SYSTEM,
       model,
-      tools: [agents.tool({ name: "refund_order", description: REFUND_DESC, parameters: refundSchema, needsApproval: true, execute: refundRun })],
+      tools: [
+        agents.tool({
+          name: "refund_order",
+          description: REFUND_DESC,
+          parameters: refundSchema,
+          needsApproval: true,
+          execute: refundRun,
+        }),
+      ],
     });
     const item = (m) =>
-      m.role === "user" ? { role: "user", content: m.content } : { role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] };
+      m.role === "user"
+        ? { role: "user", content: m.content }
+        : {
+            role: "assistant",
+            status: "completed",
+            content: [{ type: "output_text", text: m.content }],
+          };
     return {
       async suspend(history) {
-        const result = await agents.run(agent, [...history.map(item), { role: "user", content: QUESTION }]);
+        const result = await agents.run(agent, [
+          ...history.map(item),
+          { role: "user", content: QUESTION },
+        ]);
         if (!result.interruptions?.length) throw new Error("openai-agents did not interrupt");
         return result.state.toString();
       },
@@ -139,14 +228,27 @@ export const systems = {
       },
       { name: "refund_order", description: REFUND_DESC, schema: refundSchema },
     );
-    const llm = new ChatOpenAI({ model: MODEL, apiKey: "bench", configuration: { baseURL: `${origin}/approve/v1` }, maxRetries: 0 });
-    const graph = createReactAgent({ llm, tools: [refund], checkpointSaver: saver, prompt: SYSTEM });
+    const llm = new ChatOpenAI({
+      model: MODEL,
+      apiKey: "bench",
+      configuration: { baseURL: `${origin}/approve/v1` },
+      maxRetries: 0,
+    });
+    const graph = createReactAgent({
+      llm,
+      tools: [refund],
+      checkpointSaver: saver,
+      prompt: SYSTEM,
+    });
     let threads = 0;
     return {
       async suspend(history) {
         const thread = `thread-${++threads}`;
         const config = { configurable: { thread_id: thread } };
-        const result = await graph.invoke({ messages: [...history, { role: "user", content: QUESTION }] }, config);
+        const result = await graph.invoke(
+          { messages: [...history, { role: "user", content: QUESTION }] },
+          config,
+        );
         if (!result.__interrupt__?.length) throw new Error("langgraph did not interrupt");
         const text = JSON.stringify({ thread, ...exportThread(saver, thread) });
         await saver.deleteThread(thread);
@@ -155,7 +257,10 @@ export const systems = {
       async resume(text) {
         const state = JSON.parse(text);
         importThread(saver, state);
-        const result = await graph.invoke(new Command({ resume: { approved: false, reason: "declined" } }), { configurable: { thread_id: state.thread } });
+        const result = await graph.invoke(
+          new Command({ resume: { approved: false, reason: "declined" } }),
+          { configurable: { thread_id: state.thread } },
+        );
         await saver.deleteThread(state.thread);
         return result.messages[result.messages.length - 1].content;
       },
@@ -165,11 +270,27 @@ export const systems = {
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
-const toJson = (v) => (v instanceof Uint8Array ? { $text: decoder.decode(v) } : Array.isArray(v) ? v.map(toJson) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJson(x)])) : v);
-const fromJson = (v) => (v && typeof v === "object" && !Array.isArray(v) && typeof v.$text === "string" ? encoder.encode(v.$text) : Array.isArray(v) ? v.map(fromJson) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fromJson(x)])) : v);
+const toJson = (v) =>
+  v instanceof Uint8Array
+    ? { $text: decoder.decode(v) }
+    : Array.isArray(v)
+      ? v.map(toJson)
+      : v && typeof v === "object"
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJson(x)]))
+        : v;
+const fromJson = (v) =>
+  v && typeof v === "object" && !Array.isArray(v) && typeof v.$text === "string"
+    ? encoder.encode(v.$text)
+    : Array.isArray(v)
+      ? v.map(fromJson)
+      : v && typeof v === "object"
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fromJson(x)]))
+        : v;
 
 function exportThread(saver, thread) {
-  const writes = Object.fromEntries(Object.entries(saver.writes).filter(([key]) => JSON.parse(key)[0] === thread));
+  const writes = Object.fromEntries(
+    Object.entries(saver.writes).filter(([key]) => JSON.parse(key)[0] === thread),
+  );
   return { storage: toJson(saver.storage[thread] ?? {}), writes: toJson(writes) };
 }
 

@@ -23,12 +23,24 @@ export function openStorage(file) {
   const changes = db.prepare("SELECT changes() AS n");
   const indexCount = (query) => {
     indexes ??= new Map(
-      db.prepare("SELECT tbl_name AS t, count(*) AS n FROM sqlite_master WHERE type = 'index' GROUP BY tbl_name").all().map((r) => [r.t.toLowerCase(), r.n]),
+      db
+        .prepare(
+          "SELECT tbl_name AS t, count(*) AS n FROM sqlite_master WHERE type = 'index' GROUP BY tbl_name",
+        )
+        .all()
+        .map((r) => [r.t.toLowerCase(), r.n]),
     );
     const table = /^\s*(?:INSERT\s+INTO|DELETE\s+FROM)\s+(\w+)/i.exec(query)?.[1]?.toLowerCase();
-    return table ? indexes.get(table) ?? 0 : 0;
+    return table ? (indexes.get(table) ?? 0) : 0;
   };
-  const bytesOf = (v) => (typeof v === "string" ? Buffer.byteLength(v) : typeof v === "number" || typeof v === "bigint" ? 8 : v instanceof ArrayBuffer || ArrayBuffer.isView(v) ? v.byteLength : 0);
+  const bytesOf = (v) =>
+    typeof v === "string"
+      ? Buffer.byteLength(v)
+      : typeof v === "number" || typeof v === "bigint"
+        ? 8
+        : v instanceof ArrayBuffer || ArrayBuffer.isView(v)
+          ? v.byteLength
+          : 0;
   const bind = (v) => (v instanceof ArrayBuffer ? Buffer.from(v) : v);
 
   const storage = {

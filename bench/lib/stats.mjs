@@ -10,19 +10,36 @@ export function quantile(sorted, q) {
 
 export function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, median: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), min: sorted[0], max: sorted[sorted.length - 1] };
+  return {
+    n: sorted.length,
+    median: quantile(sorted, 0.5),
+    p95: quantile(sorted, 0.95),
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+  };
 }
 
-export const ms = (v) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(3)) : "–");
-export const ratio = (v, base) => (Number.isFinite(v) && base > 0 ? `${(v / base).toFixed(2)}×` : "–");
+export const ms = (v) =>
+  Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(3)) : "–";
+export const ratio = (v, base) =>
+  Number.isFinite(v) && base > 0 ? `${(v / base).toFixed(2)}×` : "–";
 export const mib = (bytes) => (Number.isFinite(bytes) ? (bytes / 1048576).toFixed(1) : "–");
 export const kib = (bytes) => (Number.isFinite(bytes) ? (bytes / 1024).toFixed(1) : "–");
 
 /** A GitHub-flavoured markdown table. `rows` are arrays of cells (strings). */
 export function table(title, header, rows) {
-  const widths = header.map((h, i) => Math.max(String(h).length, ...rows.map((r) => String(r[i]).length)));
+  const widths = header.map((h, i) =>
+    Math.max(String(h).length, ...rows.map((r) => String(r[i]).length)),
+  );
   const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`;
-  const out = [`### ${title}`, "", line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line), ""];
+  const out = [
+    `### ${title}`,
+    "",
+    line(header),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...rows.map(line),
+    "",
+  ];
   return out.join("\n");
 }
 

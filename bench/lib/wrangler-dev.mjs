@@ -31,17 +31,37 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_000 }) {
   const bin = path.join(ROOT, "node_modules", ".bin", "wrangler");
-  if (!fs.existsSync(bin)) throw new Error("wrangler not found: run `npm ci` at the repository root first");
+  if (!fs.existsSync(bin))
+    throw new Error("wrangler not found: run `npm ci` at the repository root first");
   const state = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bench-dev-"));
   const port = await freePort();
   const inspectorPort = await freePort();
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state,
-    "--show-interactive-dev-session=false", "--log-level", "warn", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])];
+  const args = [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    state,
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    "warn",
+    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+  ];
   const child = spawn(bin, args, {
     cwd,
     detached: true, // its own process group: stop() ends workerd too
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    },
   });
   let output = "";
   const onData = (chunk) => (output = (output + chunk.toString("utf8")).slice(-20_000));
@@ -69,8 +89,12 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output.slice(-3000)}`);
-      if (Date.now() > deadline) throw new Error(`wrangler dev not ready within ${timeoutMs / 1000}s:\n${output.slice(-3000)}`);
+      if (exited)
+        throw new Error(`wrangler dev exited before it was ready:\n${output.slice(-3000)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `wrangler dev not ready within ${timeoutMs / 1000}s:\n${output.slice(-3000)}`,
+        );
       try {
         const res = await fetch(`${origin}${ready}`, { signal: AbortSignal.timeout(2_000) });
         await res.arrayBuffer();
@@ -94,13 +118,19 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
 export async function snapshotWorker(dir) {
   const { execFileSync } = await import("node:child_process");
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bench-worker-"));
-  execFileSync(path.join(ROOT, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", out], {
-    cwd: dir,
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 180_000,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
-  });
-  const toml = fs.readFileSync(path.join(dir, "wrangler.toml"), "utf8").replace(/^main\s*=.*$/m, 'main = "worker.js"\nno_bundle = true');
+  execFileSync(
+    path.join(ROOT, "node_modules", ".bin", "wrangler"),
+    ["deploy", "--dry-run", "--outdir", out],
+    {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 180_000,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" },
+    },
+  );
+  const toml = fs
+    .readFileSync(path.join(dir, "wrangler.toml"), "utf8")
+    .replace(/^main\s*=.*$/m, 'main = "worker.js"\nno_bundle = true');
   fs.writeFileSync(path.join(out, "wrangler.toml"), toml);
   for (const f of fs.readdirSync(out)) if (f.endsWith(".map")) fs.rmSync(path.join(out, f));
   return { dir: out, remove: () => fs.rmSync(out, { recursive: true, force: true }) };

@@ -14,7 +14,9 @@ export class BareRun extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec("CREATE TABLE IF NOT EXISTS run (id TEXT PRIMARY KEY, status TEXT NOT NULL, request_id TEXT)");
+    this.sql.exec(
+      "CREATE TABLE IF NOT EXISTS run (id TEXT PRIMARY KEY, status TEXT NOT NULL, request_id TEXT)",
+    );
     this.listeners = new Set();
   }
 
@@ -35,7 +37,11 @@ export class BareRun extends DurableObject {
   async decide(id, requestId) {
     const status = this.status(id);
     if (status !== "pending") return status === undefined ? 404 : 409;
-    this.sql.exec("UPDATE run SET status = 'decided' WHERE id = ? AND request_id = ?", id, requestId);
+    this.sql.exec(
+      "UPDATE run SET status = 'decided' WHERE id = ? AND request_id = ?",
+      id,
+      requestId,
+    );
     await this.env.STEP_QUEUE.send({ id });
     return 202;
   }
@@ -45,7 +51,11 @@ export class BareRun extends DurableObject {
     const status = this.status(id);
     if (status === "running") {
       const requestId = `req_${crypto.randomUUID()}`;
-      this.sql.exec("UPDATE run SET status = 'pending', request_id = ? WHERE id = ?", requestId, id);
+      this.sql.exec(
+        "UPDATE run SET status = 'pending', request_id = ? WHERE id = ?",
+        requestId,
+        id,
+      );
       this.#emit("pending", { request: { id: requestId, kind: "approval", prompt: "Approve?" } });
     } else if (status === "decided") {
       this.sql.exec("UPDATE run SET status = 'done' WHERE id = ?", id);
@@ -64,7 +74,9 @@ export class BareRun extends DurableObject {
     const encoder = new TextEncoder();
     let n = 0;
     const write = (type, data) => {
-      writer.write(encoder.encode(`id: ${++n}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)).catch(() => {});
+      writer
+        .write(encoder.encode(`id: ${++n}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`))
+        .catch(() => {});
       if (type === "done") {
         this.listeners.delete(write);
         writer.close().catch(() => {});
@@ -72,7 +84,8 @@ export class BareRun extends DurableObject {
     };
     writer.write(encoder.encode(": connected\n\n"));
     const row = this.sql.exec("SELECT status, request_id FROM run WHERE id = ?", id).toArray()[0];
-    if (row?.status === "pending") write("pending", { request: { id: row.request_id, kind: "approval", prompt: "Approve?" } });
+    if (row?.status === "pending")
+      write("pending", { request: { id: row.request_id, kind: "approval", prompt: "Approve?" } });
     if (row?.status === "done") write("done", { status: "done" });
     else this.listeners.add(write);
     return new Response(readable, { headers: { "content-type": "text/event-stream" } });

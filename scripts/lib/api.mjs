@@ -8,7 +8,9 @@ const TERMINAL = new Set(["done", "incomplete", "failed", "cancelled"]);
 
 export class ApiError extends Error {
   constructor(method, path, status, body) {
-    super(`${method} ${path} → ${status}: ${typeof body === "string" ? body : JSON.stringify(body)}`);
+    super(
+      `${method} ${path} → ${status}: ${typeof body === "string" ? body : JSON.stringify(body)}`,
+    );
     this.status = status;
     this.body = body;
   }
@@ -19,10 +21,14 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
   const base = baseUrl.replace(/\/+$/, "");
 
   async function call(method, path, { body, headers = {}, expect } = {}) {
-    const text = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+    const text =
+      body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: { ...(text === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      headers: {
+        ...(text === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
       body: text,
       signal: AbortSignal.timeout(15_000),
     });
@@ -33,7 +39,8 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
     } catch {
       json = raw;
     }
-    if (expect ? !expect.includes(response.status) : !response.ok) throw new ApiError(method, path, response.status, json);
+    if (expect ? !expect.includes(response.status) : !response.ok)
+      throw new ApiError(method, path, response.status, json);
     return { status: response.status, body: json };
   }
   const auth = { authorization: `Bearer ${apiToken}` };
@@ -44,11 +51,16 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
     agents: (opts = {}) => call("GET", "/v1/agents", { headers: auth, ...opts }),
     /** POST /v1/runs → `{ status, body: { runId, threadId, status, links } }` */
     startRun: (body, opts = {}) => call("POST", "/v1/runs", { body, headers: auth, ...opts }),
-    getRun: async (runId) => (await call("GET", `/v1/runs/${encodeURIComponent(runId)}`, { headers: auth })).body,
+    getRun: async (runId) =>
+      (await call("GET", `/v1/runs/${encodeURIComponent(runId)}`, { headers: auth })).body,
     /** POST /v1/decisions, signed per Standard Webhooks with the first secret. */
     decide: (decision, opts = {}) => {
       const body = JSON.stringify(decision);
-      return call("POST", "/v1/decisions", { body, headers: webhookHeaders(webhookSecret, body), ...opts });
+      return call("POST", "/v1/decisions", {
+        body,
+        headers: webhookHeaders(webhookSecret, body),
+        ...opts,
+      });
     },
     /** Polls GET /v1/runs/:id until `until(run)` holds; rejects after `timeoutMs` with the last status. */
     async waitFor(runId, until, { timeoutMs = 20_000, intervalMs = 200 } = {}) {
@@ -58,7 +70,9 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
         run = await this.getRun(runId);
         if (until(run)) return run;
         if (TERMINAL.has(run.status) || Date.now() > deadline) {
-          throw new Error(`run ${runId} is ${run.status}${run.error ? ` (${run.error})` : ""}; gave up waiting after ${((Date.now() - deadline + timeoutMs) / 1000).toFixed(1)}s`);
+          throw new Error(
+            `run ${runId} is ${run.status}${run.error ? ` (${run.error})` : ""}; gave up waiting after ${((Date.now() - deadline + timeoutMs) / 1000).toFixed(1)}s`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, intervalMs));
       }

@@ -25,7 +25,8 @@ export function freePort() {
 }
 
 /** What workerd logs when the worker breaks at run time (eval is forbidden there, for one). */
-export const RUNTIME_ERROR = /EvalError|Code generation from strings disallowed|Uncaught|500 Internal Server Error/;
+export const RUNTIME_ERROR =
+  /EvalError|Code generation from strings disallowed|Uncaught|500 Internal Server Error/;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -40,15 +41,34 @@ export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}
   const stateDir = mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
   // Exactly `npm start`'s .dev.vars, except that a developer's real model endpoint is
   // left out: the checks script the built-in demo model's replies.
-  const args = ["--no", "wrangler", "dev", "--ip", "127.0.0.1", "--port", String(await freePort()),
-    "--inspector-port", String(await freePort()), "--persist-to", path.join(stateDir, "state"),
-    "--show-interactive-dev-session=false", "--log-level", "info"];
+  const args = [
+    "--no",
+    "wrangler",
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(await freePort()),
+    "--inspector-port",
+    String(await freePort()),
+    "--persist-to",
+    path.join(stateDir, "state"),
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    "info",
+  ];
   if (credentials.vars.LLM_BASE_URL) {
     const envFile = path.join(stateDir, "dev.vars");
     const kept = Object.entries(credentials.vars).filter(([name]) => !name.startsWith("LLM_"));
-    writeFileSync(envFile, kept.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join("\n"), { mode: 0o600 });
+    writeFileSync(
+      envFile,
+      kept.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join("\n"),
+      { mode: 0o600 },
+    );
     args.push("--env-file", envFile);
-    log(".dev.vars sets LLM_BASE_URL: using it without the LLM_* variables (the checks need the demo model)");
+    log(
+      ".dev.vars sets LLM_BASE_URL: using it without the LLM_* variables (the checks need the demo model)",
+    );
   }
   const url = `http://127.0.0.1:${args[args.indexOf("--port") + 1]}`;
 
@@ -121,11 +141,19 @@ export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}
   try {
     for (;;) {
       if (exited) {
-        const how = exited.error ? exited.error.message : exited.signal ? `signal ${exited.signal}` : `code ${exited.code}`;
+        const how = exited.error
+          ? exited.error.message
+          : exited.signal
+            ? `signal ${exited.signal}`
+            : `code ${exited.code}`;
         throw new Error(`wrangler dev exited (${how}) before it was ready:\n${tail()}`);
       }
-      if (/Build failed/.test(output)) throw new Error(`wrangler dev could not build the worker:\n${tail()}`);
-      if (Date.now() > deadline) throw new Error(`wrangler dev was not healthy at ${url}/healthz within ${timeoutMs / 1000}s:\n${tail()}`);
+      if (/Build failed/.test(output))
+        throw new Error(`wrangler dev could not build the worker:\n${tail()}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `wrangler dev was not healthy at ${url}/healthz within ${timeoutMs / 1000}s:\n${tail()}`,
+        );
       try {
         const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
         if (response.ok) break;
@@ -140,5 +168,12 @@ export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}
     throw error;
   }
   log(`wrangler dev is up at ${url}`);
-  return { url, apiToken: credentials.apiToken, webhookSecrets: credentials.webhookSecrets, output: () => output, tail, stop };
+  return {
+    url,
+    apiToken: credentials.apiToken,
+    webhookSecrets: credentials.webhookSecrets,
+    output: () => output,
+    tail,
+    stop,
+  };
 }

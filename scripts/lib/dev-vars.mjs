@@ -37,7 +37,8 @@ export function parseDotenv(text) {
     if (!match) continue;
     let value = match[2].trim();
     const quote = value[0];
-    if ((quote === '"' || quote === "'") && value.indexOf(quote, 1) > 0) value = value.slice(1, value.indexOf(quote, 1));
+    if ((quote === '"' || quote === "'") && value.indexOf(quote, 1) > 0)
+      value = value.slice(1, value.indexOf(quote, 1));
     else value = value.replace(/\s+#.*$/, "");
     vars[match[1]] = value;
   }
@@ -48,7 +49,13 @@ export function parseDotenv(text) {
 export function devCredentials() {
   const { file, vars } = readDevVars();
   for (const name of ["API_TOKEN", "WEBHOOK_SECRET"]) {
-    if (!vars[name]) throw new Error(`${name} is not set in ${path.relative(process.cwd(), file) || file}`);
+    if (!vars[name])
+      throw new Error(`${name} is not set in ${path.relative(process.cwd(), file) || file}`);
   }
-  return { file, apiToken: vars.API_TOKEN, webhookSecrets: vars.WEBHOOK_SECRET.split(/\s+/).filter(Boolean), vars };
+  return {
+    file,
+    apiToken: vars.API_TOKEN,
+    webhookSecrets: vars.WEBHOOK_SECRET.split(/\s+/).filter(Boolean),
+    vars,
+  };
 }

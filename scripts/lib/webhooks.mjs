@@ -15,7 +15,11 @@ export function sign(secret, id, timestamp, body) {
 }
 
 /** Headers for a signed POST of `body` (already-serialized JSON). */
-export function webhookHeaders(secret, body, { id = `msg_${randomUUID().replaceAll("-", "")}`, now = Date.now() } = {}) {
+export function webhookHeaders(
+  secret,
+  body,
+  { id = `msg_${randomUUID().replaceAll("-", "")}`, now = Date.now() } = {},
+) {
   const timestamp = String(Math.floor(now / 1000));
   return {
     "content-type": "application/json",
@@ -29,20 +33,33 @@ export function webhookHeaders(secret, body, { id = `msg_${randomUUID().replaceA
  * Checks a received webhook over its raw body against any of `secrets`.
  * Returns `{ ok: true, id }` or `{ ok: false, reason }`; never throws.
  */
-export function verifyWebhook(secrets, headers, rawBody, { toleranceSeconds = 300, now = Date.now() } = {}) {
+export function verifyWebhook(
+  secrets,
+  headers,
+  rawBody,
+  { toleranceSeconds = 300, now = Date.now() } = {},
+) {
   const id = headers["webhook-id"];
   const timestamp = headers["webhook-timestamp"];
   const signatures = headers["webhook-signature"];
-  if (!id || !timestamp || !signatures) return { ok: false, reason: "missing webhook-id/-timestamp/-signature header" };
-  if (!/^\d{1,15}$/.test(timestamp)) return { ok: false, reason: "webhook-timestamp is not integer seconds" };
-  if (Math.abs(Math.floor(now / 1000) - Number(timestamp)) > toleranceSeconds) return { ok: false, reason: "stale webhook-timestamp" };
+  if (!id || !timestamp || !signatures)
+    return { ok: false, reason: "missing webhook-id/-timestamp/-signature header" };
+  if (!/^\d{1,15}$/.test(timestamp))
+    return { ok: false, reason: "webhook-timestamp is not integer seconds" };
+  if (Math.abs(Math.floor(now / 1000) - Number(timestamp)) > toleranceSeconds)
+    return { ok: false, reason: "stale webhook-timestamp" };
   const given = signatures
     .split(" ")
     .filter((entry) => entry.startsWith("v1,"))
     .map((entry) => Buffer.from(entry.slice(3), "base64"));
   for (const secret of secrets) {
     const expected = Buffer.from(sign(secret, id, timestamp, rawBody).slice(3), "base64");
-    if (given.some((candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected))) return { ok: true, id };
+    if (
+      given.some(
+        (candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
+      )
+    )
+      return { ok: true, id };
   }
   return { ok: false, reason: "no signature matches" };
 }

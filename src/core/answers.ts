@@ -72,14 +72,18 @@ export function pending(init: PendingInit): ToolResult {
   if (init.url !== undefined) request.url = init.url;
   if (init.data !== undefined) request.data = init.data;
   if (init.expiresAt !== undefined) {
-    request.expiresAt = init.expiresAt instanceof Date ? init.expiresAt.toISOString() : init.expiresAt;
+    request.expiresAt =
+      init.expiresAt instanceof Date ? init.expiresAt.toISOString() : init.expiresAt;
   }
   RequestSchema.parse(request);
   return { output: `pending: ${request.prompt}`, isError: true, metadata: { pending: request } };
 }
 
 /** A suspension asking a person to authorize out of band at `url` (credentials never travel as input). */
-export function authRequired(url: string, prompt = "Authorization required to continue"): ToolResult {
+export function authRequired(
+  url: string,
+  prompt = "Authorization required to continue",
+): ToolResult {
   return pending({ kind: "authorization", prompt, url });
 }
 

@@ -14,7 +14,12 @@ import { MetricsRegistry, type MetricEvent } from "./metrics";
 import { memoryConversationStore, type ConversationStore } from "./conversation-store";
 import { createWireCaller } from "./model-call";
 import { runTurns, type LoopConfig, type ModelCaller, type RunState } from "./loop/run-loop";
-import { translateOnce, type TranslateRequest, type TranslateResult, type TranslateSend } from "./translate";
+import {
+  translateOnce,
+  type TranslateRequest,
+  type TranslateResult,
+  type TranslateSend,
+} from "./translate";
 import { eventStream, refusedStream } from "./event-stream";
 import { continueRun, resumeRun, type ContinueInput, type ResumeInput } from "./loop/resume";
 import { newCallId } from "./providers/call-ids";
@@ -50,7 +55,10 @@ export interface ClientOptions extends CommonClientOptions {
   headers?: Record<string, string>;
   retries?: number;
   retryBaseMs?: number;
-  bodyTransform?: (body: Record<string, unknown>, info: { style: string; turn: number }) => Record<string, unknown> | void;
+  bodyTransform?: (
+    body: Record<string, unknown>,
+    info: { style: string; turn: number },
+  ) => Record<string, unknown> | void;
   fetch?: typeof fetch;
   /** For tests: observe retry waits without spending them. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -85,11 +93,25 @@ export interface Client {
    */
   stream(prompt: string, options: RunOptions): AsyncIterable<RunEvent>;
   /** A run in conversation `id`; with `onText`, replies are streamed and every text delta reaches it. */
-  ask(prompt: string, options: { toolkit: Toolkit; id?: string; onText?: (delta: string) => void; signal?: AbortSignal }): Promise<RunResult>;
+  ask(
+    prompt: string,
+    options: {
+      toolkit: Toolkit;
+      id?: string;
+      onText?: (delta: string) => void;
+      signal?: AbortSignal;
+    },
+  ): Promise<RunResult>;
   runWithAnswer(input: ResumeInput): Promise<RunResult>;
   /** Carries a checkpointed run on without an answer (crash recovery); see `continueRun`. */
   continueRun(input: ContinueInput): Promise<RunResult>;
-  askWithAnswer(input: { toolkit: Toolkit; id?: string; pending: Request; answer: Answer; signal?: AbortSignal }): Promise<RunResult>;
+  askWithAnswer(input: {
+    toolkit: Toolkit;
+    id?: string;
+    pending: Request;
+    answer: Answer;
+    signal?: AbortSignal;
+  }): Promise<RunResult>;
   /**
    * One model call for a caller that runs its own loop: OpenAI-format messages and tools
    * in, the reply out; tools are declared, never executed; only `beforeLLM`/`afterLLM` fire.
@@ -124,7 +146,11 @@ export function createClient(options: ClientOptions): Client {
       metric,
       sleep: options.sleep,
     });
-    return { streams: true, call: wire.call, translate: (chat, _neutral, signal) => wire.translate(chat, signal) };
+    return {
+      streams: true,
+      call: wire.call,
+      translate: (chat, _neutral, signal) => wire.translate(chat, signal),
+    };
   });
 }
 
@@ -143,10 +169,21 @@ export function createInProcessClient(options: InProcessClientOptions): Client {
       const started = Date.now();
       try {
         const turn = normalizeGenerated(await options.generate(request), request.model);
-        metric({ type: "llm_request", model: request.model, status: "ok", durationMs: Date.now() - started, usage: turn.usage });
+        metric({
+          type: "llm_request",
+          model: request.model,
+          status: "ok",
+          durationMs: Date.now() - started,
+          usage: turn.usage,
+        });
         return turn;
       } catch (error) {
-        metric({ type: "llm_request", model: request.model, status: "error", durationMs: Date.now() - started });
+        metric({
+          type: "llm_request",
+          model: request.model,
+          status: "error",
+          durationMs: Date.now() - started,
+        });
         throw error;
       }
     };
@@ -166,7 +203,11 @@ function normalizeGenerated(message: GeneratedMessage, model: string): ModelTurn
     content: message.content ?? null,
     toolCalls,
     finishReason: message.finishReason ?? (toolCalls.length ? "tool_calls" : "stop"),
-    usage: { promptTokens: prompt, completionTokens: completion, totalTokens: message.usage?.totalTokens ?? prompt + completion },
+    usage: {
+      promptTokens: prompt,
+      completionTokens: completion,
+      totalTokens: message.usage?.totalTokens ?? prompt + completion,
+    },
     model,
   };
 }
@@ -179,7 +220,10 @@ interface Backend {
   translate: TranslateSend;
 }
 
-function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: MetricEvent) => void) => Backend): Client {
+function buildClient(
+  options: CommonClientOptions,
+  makeBackend: (metric: (e: MetricEvent) => void) => Backend,
+): Client {
   const registry = new MetricsRegistry();
   const store = options.store ?? memoryConversationStore();
   const metric = (event: MetricEvent) => {
@@ -193,14 +237,19 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
   const backend = makeBackend(metric);
 
   /** `beforeWait`: what must happen before `waitFor` is asked (a stream's consumer taking the `pending` event). */
-  const buildConfig = (local: (e: RunEvent) => void, stream: boolean, beforeWait?: () => Promise<void>): LoopConfig => ({
+  const buildConfig = (
+    local: (e: RunEvent) => void,
+    stream: boolean,
+    beforeWait?: () => Promise<void>,
+  ): LoopConfig => ({
     checkpoint: options.onCheckpoint,
     model: options.model,
     callModel: backend.call,
     stream,
     maxTurns: options.maxTurns ?? 10,
     hooks: options.hooks ?? {},
-    waitFor: beforeWait && options.waitFor ? withPrelude(beforeWait, options.waitFor) : options.waitFor,
+    waitFor:
+      beforeWait && options.waitFor ? withPrelude(beforeWait, options.waitFor) : options.waitFor,
     requestParams: options.requestParams,
     metric,
     emit:
@@ -215,9 +264,15 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
   // The loop never changes its config, so entry points without a listener of their own
   // share one per streaming mode instead of building it on every run.
   const shared: { plain?: LoopConfig; streamed?: LoopConfig } = {};
-  const loopConfig = (local: (e: RunEvent) => void, stream: boolean, beforeWait?: () => Promise<void>): LoopConfig => {
+  const loopConfig = (
+    local: (e: RunEvent) => void,
+    stream: boolean,
+    beforeWait?: () => Promise<void>,
+  ): LoopConfig => {
     if (local !== ignore || beforeWait) return buildConfig(local, stream, beforeWait);
-    return stream ? (shared.streamed ??= buildConfig(ignore, true)) : (shared.plain ??= buildConfig(ignore, false));
+    return stream
+      ? (shared.streamed ??= buildConfig(ignore, true))
+      : (shared.plain ??= buildConfig(ignore, false));
   };
 
   /** The caller's signal combined with the client's timeout, if either is set. */
@@ -229,16 +284,20 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
 
   /** Reports a failed run once (metric, `onError`) and gives the error to throw. */
   function failed(error: unknown, combined: AbortSignal | undefined): unknown {
-    const failure = combined?.aborted && !(error instanceof RunAbortedError)
-      ? new RunAbortedError(`run aborted: ${errorMessage(combined.reason)}`, combined.reason)
-      : error;
+    const failure =
+      combined?.aborted && !(error instanceof RunAbortedError)
+        ? new RunAbortedError(`run aborted: ${errorMessage(combined.reason)}`, combined.reason)
+        : error;
     metric({ type: "run_error", model: options.model, error: errorMessage(failure) });
     options.onError?.(failure);
     return failure;
   }
 
   /** Runs `body` under the client's timeout and the caller's signal; reports failures once. */
-  async function guarded<T>(signal: AbortSignal | undefined, body: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+  async function guarded<T>(
+    signal: AbortSignal | undefined,
+    body: (signal?: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const combined = runSignal(signal);
     try {
       return await body(combined);
@@ -254,7 +313,14 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
       options.systemPrompt && history[0]?.role !== "system"
         ? [{ role: "system", content: options.systemPrompt }, ...history, user]
         : [...history, user];
-    return { runId: crypto.randomUUID(), messages, toolCalls: [], turns: 0, usage: emptyUsage(), model: options.model };
+    return {
+      runId: crypto.randomUUID(),
+      messages,
+      toolCalls: [],
+      turns: 0,
+      usage: emptyUsage(),
+      model: options.model,
+    };
   }
 
   const streaming = options.streaming ?? false;
@@ -280,7 +346,8 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
       throw failed(error, combined);
     }
   }
-  const withSignal = <T extends object>(input: T, signal?: AbortSignal) => (signal ? { ...input, signal } : input);
+  const withSignal = <T extends object>(input: T, signal?: AbortSignal) =>
+    signal ? { ...input, signal } : input;
 
   const run = (
     prompt: string,
@@ -292,7 +359,8 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
     drive(
       runOptions.signal,
       local,
-      (config, signal) => runTurns(config, startState(prompt, runOptions.history), runOptions.toolkit, signal),
+      (config, signal) =>
+        runTurns(config, startState(prompt, runOptions.history), runOptions.toolkit, signal),
       stream,
       beforeWait,
     );
@@ -308,7 +376,13 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
     stream: (prompt, runOptions) =>
       backend.streams
         ? eventStream(({ emit, stop, drained }) =>
-            run(prompt, { ...runOptions, signal: anySignal(runOptions.signal, stop) }, emit, true, drained),
+            run(
+              prompt,
+              { ...runOptions, signal: anySignal(runOptions.signal, stop) },
+              emit,
+              true,
+              drained,
+            ),
           )
         : refusedStream(IN_PROCESS_STREAM_REFUSAL),
     runWithAnswer: (input) => runWithAnswer(input),
@@ -317,13 +391,19 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
       const local = (e: RunEvent) => {
         if (e.type === "text") onText?.(e.delta);
       };
-      const result = await run(prompt, { toolkit, history, signal }, local, streaming || onText !== undefined);
+      const result = await run(
+        prompt,
+        { toolkit, history, signal },
+        local,
+        streaming || onText !== undefined,
+      );
       await store.set(id, result.messages);
       return result;
     },
     async askWithAnswer({ toolkit, id = "default", pending, answer, signal }) {
       const history = await store.get(id);
-      if (!history) throw new TypeError(`askWithAnswer: no conversation ${JSON.stringify(id)} in the store`);
+      if (!history)
+        throw new TypeError(`askWithAnswer: no conversation ${JSON.stringify(id)} in the store`);
       const result = await runWithAnswer({ toolkit, history, pending, answer, signal });
       await store.set(id, result.messages);
       return result;
@@ -331,7 +411,12 @@ function buildClient(options: CommonClientOptions, makeBackend: (metric: (e: Met
     translate: (request) =>
       guarded(request.signal, (signal) =>
         translateOnce(
-          { model: options.model, hooks: options.hooks ?? {}, requestParams: options.requestParams, send: backend.translate },
+          {
+            model: options.model,
+            hooks: options.hooks ?? {},
+            requestParams: options.requestParams,
+            send: backend.translate,
+          },
           request,
           signal,
         ),

@@ -9,7 +9,8 @@ export type EnvLike = Record<string, unknown>;
 export function lookupEnv(name: string, env?: EnvLike): string | undefined {
   const own = env?.[name];
   if (typeof own === "string") return own;
-  const processEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const processEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } })
+    .process?.env;
   return processEnv?.[name];
 }
 

@@ -33,7 +33,10 @@ export class ResumeError extends Error {
 /** The run was aborted by the caller's signal or by `timeoutMs`. */
 export class RunAbortedError extends Error {
   override readonly name = "RunAbortedError";
-  constructor(message: string, readonly reason?: unknown) {
+  constructor(
+    message: string,
+    readonly reason?: unknown,
+  ) {
     super(message);
   }
 }

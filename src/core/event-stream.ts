@@ -20,7 +20,9 @@ export interface StreamControls {
  * Bridges the loop's callback events into an async iterable; the run's error ends the
  * iteration. A consumer that stops early aborts the run.
  */
-export function eventStream(start: (controls: StreamControls) => Promise<RunResult>): AsyncIterable<RunEvent> {
+export function eventStream(
+  start: (controls: StreamControls) => Promise<RunResult>,
+): AsyncIterable<RunEvent> {
   return {
     [Symbol.asyncIterator]() {
       const queue: RunEvent[] = [];
@@ -34,7 +36,9 @@ export function eventStream(start: (controls: StreamControls) => Promise<RunResu
       let processed = 0;
       let waiters: Array<{ upTo: number; resolve: () => void }> = [];
       const settle = () => {
-        waiters = waiters.filter((w) => (processed >= w.upTo || controller.signal.aborted ? (w.resolve(), false) : true));
+        waiters = waiters.filter((w) =>
+          processed >= w.upTo || controller.signal.aborted ? (w.resolve(), false) : true,
+        );
       };
       start({
         emit: (e) => {

@@ -4,7 +4,14 @@ import type { Request, RunResult, ToolResult, Usage } from "./types";
 export type RunEvent =
   | { type: "text"; delta: string }
   | { type: "tool_call"; id: string; name: string; args: unknown }
-  | { type: "tool_result"; id: string; name: string; output: string; isError: boolean; metadata?: ToolResult["metadata"] }
+  | {
+      type: "tool_result";
+      id: string;
+      name: string;
+      output: string;
+      isError: boolean;
+      metadata?: ToolResult["metadata"];
+    }
   | { type: "pending"; request: Request }
   | { type: "usage"; usage: Usage }
   | { type: "done"; result: RunResult };

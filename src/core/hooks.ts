@@ -8,17 +8,31 @@ import type { ModelTurn } from "./providers/model";
  * after that request is answered, the hook sees the `answer`.
  */
 export interface Hooks {
-  beforeLLM?(info: { messages: Message[]; tools: Tool[]; model: string; turn: number }):
+  beforeLLM?(info: {
+    messages: Message[];
+    tools: Tool[];
+    model: string;
+    turn: number;
+  }):
     | { messages?: Message[]; tools?: Tool[] }
     | void
     | Promise<{ messages?: Message[]; tools?: Tool[] } | void>;
   afterLLM?(info: { response: ModelTurn; model: string; turn: number }): void | Promise<void>;
-  beforeTool?(info: { name: string; args: unknown; id: string; turn: number; answer?: Answer }):
+  beforeTool?(info: {
+    name: string;
+    args: unknown;
+    id: string;
+    turn: number;
+    answer?: Answer;
+  }):
     | { result?: ToolResult; args?: unknown }
     | void
     | Promise<{ result?: ToolResult; args?: unknown } | void>;
-  afterTool?(info: { name: string; args: unknown; result: ToolResult; id: string; turn: number }):
-    | { result?: ToolResult }
-    | void
-    | Promise<{ result?: ToolResult } | void>;
+  afterTool?(info: {
+    name: string;
+    args: unknown;
+    result: ToolResult;
+    id: string;
+    turn: number;
+  }): { result?: ToolResult } | void | Promise<{ result?: ToolResult } | void>;
 }

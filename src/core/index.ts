@@ -19,7 +19,15 @@ export type {
   WaitFor,
 } from "./types";
 export { RequestSchema, AnswerSchema } from "./wire";
-export { answerOutput, answerDeclined, pending, authRequired, isPending, pendingOf, newRequestId } from "./answers";
+export {
+  answerOutput,
+  answerDeclined,
+  pending,
+  authRequired,
+  isPending,
+  pendingOf,
+  newRequestId,
+} from "./answers";
 export type { PendingInit } from "./answers";
 export { declinedResult, unresolvedResult } from "./suspension";
 export { defineTool, toToolResult } from "./tools/define";
@@ -36,15 +44,39 @@ export type { McpServerConfig } from "./mcp/config";
 export { requestFromElicitation, resultFromAnswer, elicitationNote } from "./mcp/elicitation";
 export type { ElicitationParams, ElicitationOrigin, ElicitationOutcome } from "./mcp/elicitation";
 export { suspendCall, isSuspendCall } from "./mcp/bridge";
-export type { ElicitationHandler, ElicitationContext, ElicitationReply, SuspendCall } from "./mcp/bridge";
+export type {
+  ElicitationHandler,
+  ElicitationContext,
+  ElicitationReply,
+  SuspendCall,
+} from "./mcp/bridge";
 export type { McpServerStatus, McpSource, LoadMcpOptions } from "./mcp/index";
 export { createClient, createInProcessClient } from "./client";
-export type { Client, ClientOptions, InProcessClientOptions, GeneratedMessage, RunOptions } from "./client";
-export type { TranslateRequest, TranslateResult, ChatMessage, ChatTool, ChatToolChoice } from "./translate";
+export type {
+  Client,
+  ClientOptions,
+  InProcessClientOptions,
+  GeneratedMessage,
+  RunOptions,
+} from "./client";
+export type {
+  TranslateRequest,
+  TranslateResult,
+  ChatMessage,
+  ChatTool,
+  ChatToolChoice,
+} from "./translate";
 export type { ResumeInput } from "./loop/resume";
 export type { Hooks } from "./hooks";
 export type { RunEvent } from "./events";
-export type { ModelRequest, ModelTurn, FinishReason, WireStyle, ModelDelta, StreamParser } from "./providers/model";
+export type {
+  ModelRequest,
+  ModelTurn,
+  FinishReason,
+  WireStyle,
+  ModelDelta,
+  StreamParser,
+} from "./providers/model";
 export { MetricsRegistry } from "./metrics";
 export type { MetricEvent } from "./metrics";
 export { memoryConversationStore } from "./conversation-store";

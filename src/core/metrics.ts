@@ -13,7 +13,14 @@ export type MetricEvent =
       durationMs: number;
       usage?: Usage;
     }
-  | { type: "tool_call"; tool: string; source: string; isError: boolean; pending: boolean; durationMs: number }
+  | {
+      type: "tool_call";
+      tool: string;
+      source: string;
+      isError: boolean;
+      pending: boolean;
+      durationMs: number;
+    }
   | { type: "run_error"; model: string; error: string };
 
 /** Upper bounds (seconds) of the duration histograms; `+Inf` is implied. */
@@ -146,7 +153,9 @@ export class MetricsRegistry {
       const family: Family = FAMILIES[key];
       lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
       const tree = this.#series.get(key);
-      const series = (tree ? leaves(tree, family.labels.length) : []).sort((a, b) => compareLabels(a.labels, b.labels));
+      const series = (tree ? leaves(tree, family.labels.length) : []).sort((a, b) =>
+        compareLabels(a.labels, b.labels),
+      );
       for (const s of series) {
         const pairs = family.labels.map((name, i) => [name, s.labels[i] ?? ""] as const);
         if (family.type === "counter") {
@@ -156,9 +165,13 @@ export class MetricsRegistry {
         let cumulative = 0;
         HISTOGRAM_BUCKETS.forEach((le, i) => {
           cumulative += s.buckets?.[i] ?? 0;
-          lines.push(`${family.name}_bucket${labelSet([...pairs, ["le", formatNumber(le)]])} ${formatNumber(cumulative)}`);
+          lines.push(
+            `${family.name}_bucket${labelSet([...pairs, ["le", formatNumber(le)]])} ${formatNumber(cumulative)}`,
+          );
         });
-        lines.push(`${family.name}_bucket${labelSet([...pairs, ["le", "+Inf"]])} ${formatNumber(s.value)}`);
+        lines.push(
+          `${family.name}_bucket${labelSet([...pairs, ["le", "+Inf"]])} ${formatNumber(s.value)}`,
+        );
         lines.push(`${family.name}_sum${labelSet(pairs)} ${formatNumber(s.sum ?? 0)}`);
         lines.push(`${family.name}_count${labelSet(pairs)} ${formatNumber(s.value)}`);
       }

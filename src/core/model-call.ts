@@ -19,7 +19,10 @@ export interface WireCallOptions {
   retries: number;
   retryBaseMs: number;
   fetch: typeof fetch;
-  bodyTransform?: (body: Record<string, unknown>, info: { style: string; turn: number }) => Record<string, unknown> | void;
+  bodyTransform?: (
+    body: Record<string, unknown>,
+    info: { style: string; turn: number },
+  ) => Record<string, unknown> | void;
   metric(event: MetricEvent): void;
   /** Injected by tests to observe waits without spending them. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -55,12 +58,22 @@ export function createWireCaller(options: WireCallOptions) {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ProviderError(`${style.name}: response is not JSON: ${excerpt(text)}`, status, excerpt(text, 2000));
+      throw new ProviderError(
+        `${style.name}: response is not JSON: ${excerpt(text)}`,
+        status,
+        excerpt(text, 2000),
+      );
     }
     return style.parse(json, model);
   }
 
-  async function readStream(response: Response, model: string, signal: AbortSignal | undefined, deliver: TextSink, delivered: () => boolean) {
+  async function readStream(
+    response: Response,
+    model: string,
+    signal: AbortSignal | undefined,
+    deliver: TextSink,
+    delivered: () => boolean,
+  ) {
     // A server that ignores the stream flag answers with one JSON reply: use it whole.
     if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
       const turn = parseJsonReply(await response.text(), response.status, model);
@@ -74,16 +87,31 @@ export function createWireCaller(options: WireCallOptions) {
         if (parser.ended) break;
       }
     } catch (error) {
-      if (error instanceof ProviderError || error instanceof SinkFailure || signal?.aborted) throw error;
-      throw new StreamInterruptedError(`${style.name}: stream failed while reading: ${errorMessage(error)}`, delivered(), error);
+      if (error instanceof ProviderError || error instanceof SinkFailure || signal?.aborted)
+        throw error;
+      throw new StreamInterruptedError(
+        `${style.name}: stream failed while reading: ${errorMessage(error)}`,
+        delivered(),
+        error,
+      );
     }
-    if (signal?.aborted) throw new RunAbortedError("run aborted during a model call", signal.reason);
-    if (!parser.complete) throw new StreamInterruptedError(`${style.name}: stream ended before its final event`, delivered());
+    if (signal?.aborted)
+      throw new RunAbortedError("run aborted during a model call", signal.reason);
+    if (!parser.complete)
+      throw new StreamInterruptedError(
+        `${style.name}: stream ended before its final event`,
+        delivered(),
+      );
     return parser.finish();
   }
 
   /** Sends one body, retrying per policy; a streamed call is retried only while none of it was delivered. */
-  async function exchange(payload: string, model: string, signal: AbortSignal | undefined, onText?: TextSink): Promise<ModelTurn> {
+  async function exchange(
+    payload: string,
+    model: string,
+    signal: AbortSignal | undefined,
+    onText?: TextSink,
+  ): Promise<ModelTurn> {
     let delivered = false;
     const deliver: TextSink | undefined = onText
       ? (delta) => {
@@ -98,18 +126,36 @@ export function createWireCaller(options: WireCallOptions) {
 
     for (let attempt = 0; ; attempt += 1) {
       // A wait that ended normally after an abort must not lead to another request.
-      if (signal?.aborted) throw new RunAbortedError("run aborted before a model call", signal.reason);
+      if (signal?.aborted)
+        throw new RunAbortedError("run aborted before a model call", signal.reason);
       const started = Date.now();
       const record = (status: string, usage?: ModelTurn["usage"]) =>
-        options.metric({ type: "llm_request", model, status, durationMs: Date.now() - started, ...(usage ? { usage } : {}) });
+        options.metric({
+          type: "llm_request",
+          model,
+          status,
+          durationMs: Date.now() - started,
+          ...(usage ? { usage } : {}),
+        });
       let response: Response;
       try {
-        response = await options.fetch(url, signal ? { method: "POST", headers, body: payload, signal } : { method: "POST", headers, body: payload });
+        response = await options.fetch(
+          url,
+          signal
+            ? { method: "POST", headers, body: payload, signal }
+            : { method: "POST", headers, body: payload },
+        );
       } catch (error) {
-        if (signal?.aborted) throw new RunAbortedError("run aborted during a model call", signal.reason);
+        if (signal?.aborted)
+          throw new RunAbortedError("run aborted during a model call", signal.reason);
         record("error");
         if (attempt >= options.retries) {
-          throw new ProviderError(`${style.name}: request failed: ${errorMessage(error)}`, undefined, undefined, true);
+          throw new ProviderError(
+            `${style.name}: request failed: ${errorMessage(error)}`,
+            undefined,
+            undefined,
+            true,
+          );
         }
         await sleepOrAbort(sleep, backoffDelay(attempt, options.retryBaseMs), signal);
         continue;
@@ -119,7 +165,9 @@ export function createWireCaller(options: WireCallOptions) {
         const text = await response.text().catch(() => "");
         record(String(response.status));
         if (RETRYABLE_STATUS.has(response.status) && attempt < options.retries) {
-          const delay = parseRetryAfter(response.headers.get("retry-after")) ?? backoffDelay(attempt, options.retryBaseMs);
+          const delay =
+            parseRetryAfter(response.headers.get("retry-after")) ??
+            backoffDelay(attempt, options.retryBaseMs);
           await sleepOrAbort(sleep, delay, signal);
           continue;
         }
@@ -139,9 +187,15 @@ export function createWireCaller(options: WireCallOptions) {
         return turn;
       } catch (error) {
         if (error instanceof SinkFailure) throw error.error;
-        if (signal?.aborted) throw new RunAbortedError("run aborted during a model call", signal.reason);
+        if (signal?.aborted)
+          throw new RunAbortedError("run aborted during a model call", signal.reason);
         record("error");
-        if (error instanceof ProviderError && error.retryable && !delivered && attempt < options.retries) {
+        if (
+          error instanceof ProviderError &&
+          error.retryable &&
+          !delivered &&
+          attempt < options.retries
+        ) {
           await sleepOrAbort(sleep, backoffDelay(attempt, options.retryBaseMs), signal);
           continue;
         }
@@ -152,9 +206,16 @@ export function createWireCaller(options: WireCallOptions) {
 
   return {
     /** One model turn of the loop; streamed when `onText` is given. */
-    call(request: ModelRequest, signal: AbortSignal | undefined, turn: number, onText?: TextSink): Promise<ModelTurn> {
+    call(
+      request: ModelRequest,
+      signal: AbortSignal | undefined,
+      turn: number,
+      onText?: TextSink,
+    ): Promise<ModelTurn> {
       const extra = onText ? style.streamFlags() : undefined;
-      const payload = transform ? serialize({ ...style.body(request), ...extra }, turn) : style.bodyText(request, extra);
+      const payload = transform
+        ? serialize({ ...style.body(request), ...extra }, turn)
+        : style.bodyText(request, extra);
       return exchange(payload, request.model, signal, onText);
     },
     /** `translate()`: one OpenAI-format chat request in this style, never streamed. */
@@ -164,11 +225,16 @@ export function createWireCaller(options: WireCallOptions) {
   };
 }
 
-async function sleepOrAbort(sleep: (ms: number, signal?: AbortSignal) => Promise<void>, ms: number, signal?: AbortSignal) {
+async function sleepOrAbort(
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  ms: number,
+  signal?: AbortSignal,
+) {
   try {
     await sleep(ms, signal);
   } catch (error) {
-    if (signal?.aborted) throw new RunAbortedError("run aborted while waiting to retry", signal.reason);
+    if (signal?.aborted)
+      throw new RunAbortedError("run aborted while waiting to retry", signal.reason);
     throw error;
   }
 }

@@ -10,7 +10,10 @@ export const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 export const MAX_RETRY_DELAY_MS = 60_000;
 
 /** Milliseconds to wait per `Retry-After`, or undefined when it is absent or not whole delay-seconds. */
-export function parseRetryAfter(value: string | null | undefined, maxMs = MAX_RETRY_DELAY_MS): number | undefined {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  maxMs = MAX_RETRY_DELAY_MS,
+): number | undefined {
   if (value == null) return undefined;
   const trimmed = value.trim();
   if (!/^\d+$/.test(trimmed)) return undefined;
@@ -18,7 +21,11 @@ export function parseRetryAfter(value: string | null | undefined, maxMs = MAX_RE
 }
 
 /** Exponential backoff with jitter: uniform in [½, 1]·base·2^attempt, capped. */
-export function backoffDelay(attempt: number, baseMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  baseMs: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(baseMs * 2 ** attempt, MAX_RETRY_DELAY_MS);
   return Math.round(ceiling * (0.5 + random() / 2));
 }

@@ -12,7 +12,12 @@ export type ValidateResult = { ok: true; value: unknown } | { ok: false; problem
 
 /** True for a zod (v4) schema; zod 3 schemas and plain objects are not. */
 export function isZodSchema(x: unknown): x is ZodType {
-  return typeof x === "object" && x !== null && "_zod" in x && typeof (x as { _zod: unknown })._zod === "object";
+  return (
+    typeof x === "object" &&
+    x !== null &&
+    "_zod" in x &&
+    typeof (x as { _zod: unknown })._zod === "object"
+  );
 }
 
 /**

@@ -31,7 +31,10 @@ export class StreamInterruptedError extends ProviderError {
  * missing final event, never as half a JSON payload. Aborting `signal` ends the
  * iteration early; read errors are thrown as they come.
  */
-export async function* readSse(body: ReadableStream<Uint8Array> | null, signal?: AbortSignal): AsyncGenerator<EventSourceMessage> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array> | null,
+  signal?: AbortSignal,
+): AsyncGenerator<EventSourceMessage> {
   if (!body) return;
   const ready: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => void ready.push(event) });

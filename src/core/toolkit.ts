@@ -58,7 +58,9 @@ export interface Toolkit {
   execute(name: string, args: unknown, ctx?: Context): Promise<ToolResult>;
   toOpenAI(): ReturnType<typeof toOpenAITools>;
   toAnthropic(): ReturnType<typeof toAnthropicTools>;
-  toGemini(): [{ functionDeclarations: Array<{ name: string; description: string; parameters: unknown }> }];
+  toGemini(): [
+    { functionDeclarations: Array<{ name: string; description: string; parameters: unknown }> },
+  ];
   /** Per MCP server: `connected | disabled | failed` (with the reason) and its tool names. */
   mcpStatus(): Record<string, McpServerStatus>;
   /** Disconnects every MCP server. */
@@ -80,7 +82,9 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
   const register = (...tools: Tool[]): void => {
     for (const tool of tools) {
       if (byName.has(tool.name)) {
-        warn(`toolkit: duplicate tool name "${tool.name}" (from ${tool.source}); keeping the first`);
+        warn(
+          `toolkit: duplicate tool name "${tool.name}" (from ${tool.source}); keeping the first`,
+        );
         continue;
       }
       byName.set(tool.name, tool);
@@ -111,9 +115,16 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
     register,
     async execute(name, args, ctx = {}) {
       const tool = byName.get(name);
-      if (!tool) return { output: `unknown tool "${name}"; available: ${[...byName.keys()].join(", ") || "none"}`, isError: true };
+      if (!tool)
+        return {
+          output: `unknown tool "${name}"; available: ${[...byName.keys()].join(", ") || "none"}`,
+          isError: true,
+        };
       try {
-        return await tool.execute(args, ctx.env !== undefined || env === undefined ? ctx : { ...ctx, env });
+        return await tool.execute(
+          args,
+          ctx.env !== undefined || env === undefined ? ctx : { ...ctx, env },
+        );
       } catch (error) {
         return { output: `${name} failed: ${errorMessage(error)}`, isError: true };
       }
@@ -121,7 +132,13 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
     toOpenAI: () => toOpenAITools(list()),
     toAnthropic: () => toAnthropicTools(list()),
     toGemini: () => [
-      { functionDeclarations: list().map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema })) },
+      {
+        functionDeclarations: list().map((t) => ({
+          name: t.name,
+          description: t.description,
+          parameters: t.inputSchema,
+        })),
+      },
     ],
     mcpStatus: () => Object.assign({}, ...sources.map((s) => s.status?.() ?? {})),
     async close() {

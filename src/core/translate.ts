@@ -51,7 +51,11 @@ export interface TranslateResult {
 }
 
 /** How a client produces the one turn: the chat request for a wire, the neutral one for an in-process model. */
-export type TranslateSend = (chat: ChatRequest, neutral: ModelRequest, signal: AbortSignal | undefined) => Promise<ModelTurn>;
+export type TranslateSend = (
+  chat: ChatRequest,
+  neutral: ModelRequest,
+  signal: AbortSignal | undefined,
+) => Promise<ModelTurn>;
 
 const InputSchema = z.object({
   messages: z.array(ChatMessageSchema),
@@ -66,12 +70,21 @@ function validate(input: TranslateRequest): void {
   const checked = InputSchema.safeParse(input);
   if (checked.success) return;
   const issue = checked.error.issues[0];
-  const where = issue?.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") || "request";
+  const where =
+    issue?.path
+      .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+      .join("")
+      .replace(/^\./, "") || "request";
   throw new TypeError(`translate: ${where}: ${issue?.message ?? "invalid"}`);
 }
 
 export async function translateOnce(
-  config: { model: string; hooks: Hooks; requestParams?: Record<string, unknown>; send: TranslateSend },
+  config: {
+    model: string;
+    hooks: Hooks;
+    requestParams?: Record<string, unknown>;
+    send: TranslateSend;
+  },
   input: TranslateRequest,
   signal: AbortSignal | undefined,
 ): Promise<TranslateResult> {

@@ -38,19 +38,29 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
  */
 export function defineAgent(definition: AgentDefinition): AgentDefinition {
   if (!NAME.test(definition.name)) {
-    throw new TypeError(`defineAgent: name must match ${NAME} (got ${JSON.stringify(definition.name)})`);
+    throw new TypeError(
+      `defineAgent: name must match ${NAME} (got ${JSON.stringify(definition.name)})`,
+    );
   }
-  if (definition.maxTurns !== undefined && !(Number.isInteger(definition.maxTurns) && definition.maxTurns > 0)) {
+  if (
+    definition.maxTurns !== undefined &&
+    !(Number.isInteger(definition.maxTurns) && definition.maxTurns > 0)
+  ) {
     throw new TypeError(`defineAgent(${definition.name}): maxTurns must be a positive integer`);
   }
   if (definition.approvalTimeout !== undefined && !(definition.approvalTimeout > 0)) {
-    throw new TypeError(`defineAgent(${definition.name}): approvalTimeout must be a positive number of milliseconds`);
+    throw new TypeError(
+      `defineAgent(${definition.name}): approvalTimeout must be a positive number of milliseconds`,
+    );
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.
   if (definition.mcp !== undefined) parseMcpConfig(definition.mcp);
   return Object.freeze({ ...definition });
 }
 
-export async function agentTools(agent: AgentDefinition, env: Record<string, unknown>): Promise<Tool[]> {
+export async function agentTools(
+  agent: AgentDefinition,
+  env: Record<string, unknown>,
+): Promise<Tool[]> {
   return typeof agent.tools === "function" ? agent.tools(env) : agent.tools;
 }

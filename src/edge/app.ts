@@ -18,7 +18,11 @@ export function createApp(agents: AgentDefinition[]) {
     })
     .get("/healthz", (c) => c.json({ ok: true }))
     .get("/openapi.json", (c) => c.json(openApiDocument() as Record<string, unknown>))
-    .get("/metrics", (c) => c.text(edgeMetrics.render(), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }))
+    .get("/metrics", (c) =>
+      c.text(edgeMetrics.render(), 200, {
+        "content-type": "text/plain; version=0.0.4; charset=utf-8",
+      }),
+    )
     .route("/v1", decisionRoutes())
     .route("/v1", runRoutes(agents))
     .route("/", approvalRoutes())

@@ -47,7 +47,10 @@ export function renderApprovalPage(view: ApprovalPageView): string {
     row("Run", `<code>${esc(view.runId)}</code>`),
     row("Request", `<code>${esc(view.requestId)}</code>`),
     view.expiresAt !== undefined
-      ? row("Expires", `<time id="expires" datetime="${esc(view.expiresAt)}">${esc(view.expiresAt)}</time>`)
+      ? row(
+          "Expires",
+          `<time id="expires" datetime="${esc(view.expiresAt)}">${esc(view.expiresAt)}</time>`,
+        )
       : "",
   ].join("");
   const fields = view.kind === "input" ? renderFields(view.data?.["schema"]) : "";
@@ -73,8 +76,15 @@ ${fields}<label for="reason">Reason <span class="hint">(optional)</span></label>
  *
  * @example c.html(renderMessagePage("Expired", "This link has expired", "error"), 410, pageHeaders())
  */
-export function renderMessagePage(title: string, message: string, status: "ok" | "error" = "ok"): string {
-  return layout(title, `<h1 class="${status}">${esc(title)}</h1>\n<p id="message" class="${status}">${esc(message)}</p>`);
+export function renderMessagePage(
+  title: string,
+  message: string,
+  status: "ok" | "error" = "ok",
+): string {
+  return layout(
+    title,
+    `<h1 class="${status}">${esc(title)}</h1>\n<p id="message" class="${status}">${esc(message)}</p>`,
+  );
 }
 
 /**
@@ -101,7 +111,10 @@ function renderFields(schema: unknown): string {
     .map(([name, def], index) => {
       const prop = isRecord(def) ? def : {};
       const title = typeof prop["title"] === "string" ? prop["title"] : name;
-      const hint = typeof prop["description"] === "string" ? ` <span class="hint">${esc(prop["description"])}</span>` : "";
+      const hint =
+        typeof prop["description"] === "string"
+          ? ` <span class="hint">${esc(prop["description"])}</span>`
+          : "";
       const isRequired = required.includes(name);
       const value = prop["default"] !== undefined ? ` value="${esc(String(prop["default"]))}"` : "";
       const id = `field-${index}`; // ids from an index: property names may hold any character

@@ -126,7 +126,11 @@ function parseClaims(payload: string): ApprovalClaims | null {
 
 /** Like JSON.stringify (toJSON honoured, undefined members dropped) but with sorted keys. */
 export function canonicalJson(value: unknown): string {
-  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+  if (
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  ) {
     value = (value as { toJSON: () => unknown }).toJSON();
   }
   if (Array.isArray(value)) {

@@ -10,7 +10,9 @@ export function bearerAuth(): MiddlewareHandler<{ Bindings: Env & EdgeEnv }> {
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     if (!match || !(await sameSecret(match[1]!, apiToken))) {
-      throw new ApiError(401, "unauthorized", "missing or invalid bearer token", undefined, { "www-authenticate": 'Bearer realm="toolnexus"' });
+      throw new ApiError(401, "unauthorized", "missing or invalid bearer token", undefined, {
+        "www-authenticate": 'Bearer realm="toolnexus"',
+      });
     }
     await next();
   };

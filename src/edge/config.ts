@@ -45,9 +45,15 @@ export function readConfig(env: EdgeEnv): EdgeConfig {
 
 function parseConfig(env: EdgeEnv): EdgeConfig {
   const apiToken = env.API_TOKEN?.trim();
-  if (!apiToken) throw new ConfigError("API_TOKEN is not set: add it as a secret (`wrangler secret put API_TOKEN`) or in .dev.vars");
+  if (!apiToken)
+    throw new ConfigError(
+      "API_TOKEN is not set: add it as a secret (`wrangler secret put API_TOKEN`) or in .dev.vars",
+    );
   const secrets = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);
-  if (secrets.length === 0) throw new ConfigError("WEBHOOK_SECRET is not set: add a whsec_… secret (see .dev.vars.example)");
+  if (secrets.length === 0)
+    throw new ConfigError(
+      "WEBHOOK_SECRET is not set: add a whsec_… secret (see .dev.vars.example)",
+    );
   for (const secret of secrets) {
     try {
       parseWebhookSecret(secret);
@@ -57,21 +63,35 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
   }
   let publicUrl: string | undefined;
   if (env.PUBLIC_URL) {
-    if (!isUrl(env.PUBLIC_URL)) throw new ConfigError(`PUBLIC_URL is not a URL: ${JSON.stringify(env.PUBLIC_URL)}`);
+    if (!isUrl(env.PUBLIC_URL))
+      throw new ConfigError(`PUBLIC_URL is not a URL: ${JSON.stringify(env.PUBLIC_URL)}`);
     publicUrl = env.PUBLIC_URL.replace(/\/+$/, "");
   }
-  return { apiToken, webhookSecrets: secrets, ...(publicUrl ? { publicUrl } : {}), ...(env.LLM_BASE_URL ? { llm: readLlm(env) } : {}) };
+  return {
+    apiToken,
+    webhookSecrets: secrets,
+    ...(publicUrl ? { publicUrl } : {}),
+    ...(env.LLM_BASE_URL ? { llm: readLlm(env) } : {}),
+  };
 }
 
 function readLlm(env: EdgeEnv): LlmConfig {
   const baseUrl = env.LLM_BASE_URL!;
-  if (!isUrl(baseUrl)) throw new ConfigError(`LLM_BASE_URL is not a URL: ${JSON.stringify(baseUrl)}`);
+  if (!isUrl(baseUrl))
+    throw new ConfigError(`LLM_BASE_URL is not a URL: ${JSON.stringify(baseUrl)}`);
   const style = env.LLM_STYLE ?? "openai";
   if (style !== "openai" && style !== "anthropic") {
-    throw new ConfigError(`LLM_STYLE must be "openai" or "anthropic", got ${JSON.stringify(style)}`);
+    throw new ConfigError(
+      `LLM_STYLE must be "openai" or "anthropic", got ${JSON.stringify(style)}`,
+    );
   }
   if (!env.LLM_MODEL) throw new ConfigError("LLM_MODEL is not set (required with LLM_BASE_URL)");
-  return { baseUrl, style, model: env.LLM_MODEL, ...(env.LLM_API_KEY ? { apiKey: env.LLM_API_KEY } : {}) };
+  return {
+    baseUrl,
+    style,
+    model: env.LLM_MODEL,
+    ...(env.LLM_API_KEY ? { apiKey: env.LLM_API_KEY } : {}),
+  };
 }
 
 function isUrl(text: string): boolean {

@@ -27,14 +27,23 @@ export function fakeOrder(orderId: string) {
     const [name, cents] = CATALOG[(n + i * 2) % CATALOG.length]!;
     return { name, quantity: ((n + i) % 2) + 1, unitPrice: cents / 100 };
   });
-  const totalCents = items.reduce((sum, item) => sum + Math.round(item.unitPrice * 100) * item.quantity, 0);
-  return { orderId, status: STATUSES[n % STATUSES.length]!, items, total: totalCents / 100, currency: "USD" };
+  const totalCents = items.reduce(
+    (sum, item) => sum + Math.round(item.unitPrice * 100) * item.quantity,
+    0,
+  );
+  return {
+    orderId,
+    status: STATUSES[n % STATUSES.length]!,
+    items,
+    total: totalCents / 100,
+    currency: "USD",
+  };
 }
 
 const lookupOrder = defineTool<{ orderId: string }>({
   name: "lookup_order",
   description: "Look up an order by its number: status, items and total.",
-  inputSchema: z.object({ orderId: z.string().describe("The order number, e.g. \"42\"") }),
+  inputSchema: z.object({ orderId: z.string().describe('The order number, e.g. "42"') }),
   run: ({ orderId }) => {
     const id = orderId.trim().replace(/^#/, "");
     if (!/^\d{1,9}$/.test(id)) return { output: `order ${orderId} not found`, isError: true };
@@ -53,7 +62,10 @@ const refundOrder = requireApproval<RefundArgs>(
   {
     when: (a) => a.amount > 50,
     prompt: (a) => `Refund $${a.amount} on order ${a.orderId}?`,
-    policy: (a, req) => (a.amount > 10_000 ? answerDeclined(req.id, "policy: refunds over $10,000 need finance review") : undefined),
+    policy: (a, req) =>
+      a.amount > 10_000
+        ? answerDeclined(req.id, "policy: refunds over $10,000 need finance review")
+        : undefined,
   },
 );
 
@@ -80,15 +92,24 @@ const askUser = defineTool<{ question: string }>({
   run: ({ question }, ctx) => {
     // Derived from the call id so a retried execution asks the same question.
     const id = ctx.callId ? `inp_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : undefined;
-    const ask = { kind: "input", prompt: question, data: { schema: INPUT_SCHEMA }, ...(id ? { id } : {}) };
+    const ask = {
+      kind: "input",
+      prompt: question,
+      data: { schema: INPUT_SCHEMA },
+      ...(id ? { id } : {}),
+    };
     if (!ctx.answer) return pending(ask);
     // The loop never re-executes on a refusal; a caller that does gets the refusal back.
     if (!ctx.answer.ok) return declinedResult({ ...ask, id: ctx.answer.id }, ctx.answer.reason);
     const data = ctx.answer.data;
     const answer =
-      typeof data === "object" && data !== null && typeof (data as { answer?: unknown }).answer === "string"
+      typeof data === "object" &&
+      data !== null &&
+      typeof (data as { answer?: unknown }).answer === "string"
         ? (data as { answer: string }).answer
-        : typeof data === "string" ? data : JSON.stringify(data ?? null);
+        : typeof data === "string"
+          ? data
+          : JSON.stringify(data ?? null);
     return `The user answered: ${answer}`;
   },
 });
@@ -96,7 +117,8 @@ const askUser = defineTool<{ question: string }>({
 /** The demo agent; with no `LLM_BASE_URL` it is driven by `demoSupportModel`. */
 export const supportAgent = defineAgent({
   name: "support",
-  description: "Order support: look up orders, refund (with approval), delete accounts, ask the user.",
+  description:
+    "Order support: look up orders, refund (with approval), delete accounts, ask the user.",
   systemPrompt:
     "You are a customer support agent for an online shop. Use lookup_order for order questions, " +
     "refund_order for refunds, delete_account only when the user asks to delete their account, " +

@@ -23,16 +23,23 @@ export function demoSupportModel(request: ModelRequest): GeneratedMessage {
   const last = messages[messages.length - 1];
   let reply: { content: string | null; calls: Call[] };
   if (last?.role === "tool") reply = { content: summarize(messages), calls: [] };
-  else if (last?.role === "user") reply = understand(last.content, (name) => request.tools.some((t) => t.name === name));
+  else if (last?.role === "user")
+    reply = understand(last.content, (name) => request.tools.some((t) => t.name === name));
   else reply = { content: HELP, calls: [] };
 
   // Ids are unique within a transcript (the turn index grows) and differ across transcripts (the hash).
   const turn = messages.filter((m) => m.role === "assistant").length;
   const tag = fnv1a(JSON.stringify(messages));
-  const toolCalls = reply.calls.map((c, n) => ({ id: `call_${turn}_${n}_${tag}`, name: c.name, arguments: JSON.stringify(c.arguments) }));
+  const toolCalls = reply.calls.map((c, n) => ({
+    id: `call_${turn}_${n}_${tag}`,
+    name: c.name,
+    arguments: JSON.stringify(c.arguments),
+  }));
 
   const promptChars = messages.reduce((sum, m) => sum + charsOf(m), 0);
-  const completionChars = (reply.content ?? "").length + toolCalls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0);
+  const completionChars =
+    (reply.content ?? "").length +
+    toolCalls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0);
   const promptTokens = Math.max(1, Math.round(promptChars / 4));
   const completionTokens = Math.max(1, Math.round(completionChars / 4));
   return {
@@ -43,23 +50,36 @@ export function demoSupportModel(request: ModelRequest): GeneratedMessage {
 }
 
 /** Intent from English text. Order: delete account, refund, address, order lookup, shipping, help. */
-function understand(text: string, available: (name: string) => boolean): { content: string | null; calls: Call[] } {
+function understand(
+  text: string,
+  available: (name: string) => boolean,
+): { content: string | null; calls: Call[] } {
   const t = text.toLowerCase();
   const call = (name: string, args: Record<string, unknown>) =>
-    available(name) ? { content: null, calls: [{ name, arguments: args }] } : { content: HELP, calls: [] };
+    available(name)
+      ? { content: null, calls: [{ name, arguments: args }] }
+      : { content: HELP, calls: [] };
   const orderId = /(?:\border\s*(?:number|no\.?|id)?\s*[#:]?\s*|#)(\d+)\b/.exec(t)?.[1];
 
   if (/\bdelete\b/.test(t) && /\baccount\b/.test(t)) return call("delete_account", {});
   if (/\brefund/.test(t)) {
     const amount = parseAmount(t);
-    if (!orderId) return { content: "Which order should I refund? Please give the order number (e.g. order 42).", calls: [] };
-    if (amount === undefined) return { content: `Which amount should I refund on order ${orderId}?`, calls: [] };
+    if (!orderId)
+      return {
+        content: "Which order should I refund? Please give the order number (e.g. order 42).",
+        calls: [],
+      };
+    if (amount === undefined)
+      return { content: `Which amount should I refund on order ${orderId}?`, calls: [] };
     return call("refund_order", { orderId, amount });
   }
-  if (/\baddress\b|\bask me\b/.test(t)) return call("ask_user", { question: "What is your new shipping address?" });
+  if (/\baddress\b|\bask me\b/.test(t))
+    return call("ask_user", { question: "What is your new shipping address?" });
   const anyNumber = orderId ?? /\b(\d+)\b/.exec(t)?.[1];
-  if (/\border\b|\bstatus\b|\bwhere(?: is|'s)\b/.test(t) && anyNumber) return call("lookup_order", { orderId: anyNumber });
-  if (/\bshipping\b/.test(t)) return call("ask_user", { question: "What is your new shipping address?" });
+  if (/\border\b|\bstatus\b|\bwhere(?: is|'s)\b/.test(t) && anyNumber)
+    return call("lookup_order", { orderId: anyNumber });
+  if (/\bshipping\b/.test(t))
+    return call("ask_user", { question: "What is your new shipping address?" });
   return { content: HELP, calls: [] };
 }
 
@@ -79,17 +99,22 @@ function summarize(messages: Message[]): string {
   const assistant = messages[index];
   const calls = assistant?.role === "assistant" ? (assistant.toolCalls ?? []) : [];
   const results = messages.slice(index + 1) as ToolMessage[];
-  return results.map((r) => outcome(r, argsOf(calls.find((c) => c.id === r.toolCallId)))).join("\n");
+  return results
+    .map((r) => outcome(r, argsOf(calls.find((c) => c.id === r.toolCallId))))
+    .join("\n");
 }
 
 function outcome(result: ToolMessage, args: Record<string, unknown>): string {
   const refused = result.reason !== undefined || result.content.startsWith("declined/expired: ");
-  if (!result.isError) return result.name === "lookup_order" ? reportOrder(result.content) : `Done: ${result.content}`;
-  if (!refused || result.content.startsWith("unresolved: ")) return `Something went wrong: ${result.content}`;
+  if (!result.isError)
+    return result.name === "lookup_order" ? reportOrder(result.content) : `Done: ${result.content}`;
+  if (!refused || result.content.startsWith("unresolved: "))
+    return `Something went wrong: ${result.content}`;
   const what = action(result.name, args);
   const reason = result.reason ?? "declined";
   if (reason === "expired") return `The approval request expired, so I did not ${what}.`;
-  if (reason.startsWith("policy:")) return `A policy blocked this: ${reason.slice("policy:".length).trim()}. I did not ${what}.`;
+  if (reason.startsWith("policy:"))
+    return `A policy blocked this: ${reason.slice("policy:".length).trim()}. I did not ${what}.`;
   const how = reason === "declined" || reason === "cancelled" ? reason : `declined (${reason})`;
   return `Understood — I did not ${what} because it was ${how}.`;
 }
@@ -111,7 +136,12 @@ function action(tool: string, args: Record<string, unknown>): string {
 
 function reportOrder(output: string): string {
   try {
-    const order = JSON.parse(output) as { orderId: string; status: string; items: Array<{ name: string; quantity: number }>; total: number };
+    const order = JSON.parse(output) as {
+      orderId: string;
+      status: string;
+      items: Array<{ name: string; quantity: number }>;
+      total: number;
+    };
     const items = order.items.map((i) => `${i.quantity} × ${i.name}`).join(", ");
     return `Order ${order.orderId} is ${order.status}: ${items} (total $${order.total.toFixed(2)}).`;
   } catch {
@@ -130,7 +160,10 @@ function argsOf(call: ToolCall | undefined): Record<string, unknown> {
 
 function charsOf(message: Message): number {
   const calls = message.role === "assistant" ? (message.toolCalls ?? []) : [];
-  return (message.content ?? "").length + calls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0);
+  return (
+    (message.content ?? "").length +
+    calls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0)
+  );
 }
 
 /** A short, stable hash (FNV-1a, 32 bit) in base 36. */

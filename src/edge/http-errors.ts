@@ -15,7 +15,11 @@ export class ApiError extends Error {
   }
 }
 
-export function errorBody(code: string, message: string, issues?: Array<{ path: string; message: string }>) {
+export function errorBody(
+  code: string,
+  message: string,
+  issues?: Array<{ path: string; message: string }>,
+) {
   return { error: { code, message, ...(issues ? { issues } : {}) } };
 }
 

@@ -24,7 +24,10 @@ export interface Notification {
   metadata: unknown;
 }
 
-export async function buildNotification(source: NotificationSource, config: EdgeConfig): Promise<Notification> {
+export async function buildNotification(
+  source: NotificationSource,
+  config: EdgeConfig,
+): Promise<Notification> {
   const base = config.publicUrl ?? source.run.publicUrl;
   const { runId, threadId } = source.run;
   return {
@@ -34,7 +37,13 @@ export async function buildNotification(source: NotificationSource, config: Edge
     agent: source.run.agent,
     request: source.request,
     decisionUrl: `${base}/v1/decisions`,
-    approvalUrl: await approvalUrl(base, config.webhookSecrets[0]!, { threadId, runId }, source.request, source.expiresAt),
+    approvalUrl: await approvalUrl(
+      base,
+      config.webhookSecrets[0]!,
+      { threadId, runId },
+      source.request,
+      source.expiresAt,
+    ),
     expiresAt: source.expiresAt === null ? null : new Date(source.expiresAt).toISOString(),
     metadata: source.run.metadata,
   };
@@ -57,11 +66,21 @@ export async function deliver(
   fetcher: typeof fetch = fetch,
 ): Promise<DeliveryResult> {
   const body = JSON.stringify(notification);
-  const headers = await webhookHeaders(config.webhookSecrets[0]!, body, { id: notificationId(notification) });
+  const headers = await webhookHeaders(config.webhookSecrets[0]!, body, {
+    id: notificationId(notification),
+  });
   try {
-    const response = await fetcher(url, { method: "POST", headers, body, signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS), redirect: "manual" });
+    const response = await fetcher(url, {
+      method: "POST",
+      headers,
+      body,
+      signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS),
+      redirect: "manual",
+    });
     await response.body?.cancel();
-    return response.ok ? { ok: true, status: response.status } : { ok: false, reason: `HTTP ${response.status}` };
+    return response.ok
+      ? { ok: true, status: response.status }
+      : { ok: false, reason: `HTTP ${response.status}` };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }

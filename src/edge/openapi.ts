@@ -38,7 +38,10 @@ function components() {
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
     if (id) registry.add(schema, { id });
   }
-  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
+  const { schemas } = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    unrepresentable: "any",
+  });
   // OpenAPI components are named by their key; a `$id` with a fragment is not valid JSON Schema.
   for (const schema of Object.values(schemas)) {
     delete (schema as { $schema?: string }).$schema;
@@ -48,7 +51,10 @@ function components() {
 }
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const json = (id: string, description: string) => ({ description, content: { "application/json": { schema: ref(id) } } });
+const json = (id: string, description: string) => ({
+  description,
+  content: { "application/json": { schema: ref(id) } },
+});
 const error = (description: string) => json("Error", description);
 const bearer = [{ bearer: [] }];
 const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
@@ -66,22 +72,41 @@ export function openApiDocument(): unknown {
     info: {
       title: "toolnexus-edge",
       version: "0.1.0",
-      description: "Agent runs that suspend for human approval and resume durably. Errors are JSON `{ error: { code, message, issues? } }`.",
+      description:
+        "Agent runs that suspend for human approval and resume durably. Errors are JSON `{ error: { code, message, issues? } }`.",
     },
     components: {
       schemas: components(),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "API_TOKEN" },
-        standardWebhooks: { type: "apiKey", in: "header", name: "webhook-signature", description: "Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) with WEBHOOK_SECRET" },
+        standardWebhooks: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description:
+            "Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) with WEBHOOK_SECRET",
+        },
       },
     },
     paths: {
-      "/v1/agents": { get: { summary: "List agents", security: bearer, responses: { 200: json("Agents", "Agents with their tools"), 401: error("Bad or missing token") } } },
+      "/v1/agents": {
+        get: {
+          summary: "List agents",
+          security: bearer,
+          responses: {
+            200: json("Agents", "Agents with their tools"),
+            401: error("Bad or missing token"),
+          },
+        },
+      },
       "/v1/runs": {
         post: {
           summary: "Start a run",
           security: bearer,
-          requestBody: { required: true, content: { "application/json": { schema: ref("RunCreate") } } },
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: ref("RunCreate") } },
+          },
           responses: {
             202: json("RunAccepted", "Started; follow links.events"),
             400: error("Invalid body or unknown agent"),
@@ -93,7 +118,8 @@ export function openApiDocument(): unknown {
             runPending: {
               "{$request.body#/callbackUrl}": {
                 post: {
-                  summary: "A run is waiting for a decision (signed like /v1/decisions; retried with backoff)",
+                  summary:
+                    "A run is waiting for a decision (signed like /v1/decisions; retried with backoff)",
                   requestBody: { content: { "application/json": { schema: ref("Notification") } } },
                   responses: { 200: { description: "Any 2xx acknowledges" } },
                 },
@@ -107,7 +133,11 @@ export function openApiDocument(): unknown {
           summary: "Get a run (status, pending request, text, usage, tool calls, decisions)",
           security: bearer,
           parameters: [runId, { name: "transcript", in: "query", schema: { type: "boolean" } }],
-          responses: { 200: json("Run", "The run"), 401: error("Bad or missing token"), 404: error("Unknown run") },
+          responses: {
+            200: json("Run", "The run"),
+            401: error("Bad or missing token"),
+            404: error("Unknown run"),
+          },
         },
       },
       "/v1/runs/{runId}/events": {
@@ -115,7 +145,14 @@ export function openApiDocument(): unknown {
           summary: "Stream a run's events",
           security: bearer,
           parameters: [runId, { name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
-          responses: { 200: { description: EVENTS, content: { "text/event-stream": { schema: { type: "string" } } } }, 401: error("Bad or missing token"), 404: error("Unknown run") },
+          responses: {
+            200: {
+              description: EVENTS,
+              content: { "text/event-stream": { schema: { type: "string" } } },
+            },
+            401: error("Bad or missing token"),
+            404: error("Unknown run"),
+          },
         },
       },
       "/v1/runs/{runId}/cancel": {
@@ -123,14 +160,22 @@ export function openApiDocument(): unknown {
           summary: "Cancel a run (a decision recorded earlier still applies to its call)",
           security: bearer,
           parameters: [runId],
-          responses: { 200: json("Run", "Cancelled"), 401: error("Bad or missing token"), 404: error("Unknown run"), 409: error("Run already finished") },
+          responses: {
+            200: json("Run", "Cancelled"),
+            401: error("Bad or missing token"),
+            404: error("Unknown run"),
+            409: error("Run already finished"),
+          },
         },
       },
       "/v1/decisions": {
         post: {
           summary: "Record an approver's decision (Standard Webhooks signature)",
           security: [{ standardWebhooks: [] }],
-          requestBody: { required: true, content: { "application/json": { schema: ref("Decision") } } },
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: ref("Decision") } },
+          },
           responses: {
             202: json("DecisionAccepted", "Recorded; the run resumes through the queue"),
             200: json("DecisionAccepted", "Identical repeat; nothing changed"),
@@ -143,11 +188,27 @@ export function openApiDocument(): unknown {
         },
       },
       "/approve/{token}": {
-        get: { summary: "Approval page (renders only)", parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "HTML" } } },
-        post: { summary: "Decide from the approval page (form: decision=approve|decline, reason, field:<name>)", parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }], responses: { 200: { description: "HTML" } } },
+        get: {
+          summary: "Approval page (renders only)",
+          parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: { description: "HTML" } },
+        },
+        post: {
+          summary:
+            "Decide from the approval page (form: decision=approve|decline, reason, field:<name>)",
+          parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: { description: "HTML" } },
+        },
       },
-      "/metrics": { get: { summary: "Prometheus metrics of this isolate", responses: { 200: { description: "text/plain; version=0.0.4" } } } },
-      "/openapi.json": { get: { summary: "This document", responses: { 200: { description: "OpenAPI 3.1" } } } },
+      "/metrics": {
+        get: {
+          summary: "Prometheus metrics of this isolate",
+          responses: { 200: { description: "text/plain; version=0.0.4" } },
+        },
+      },
+      "/openapi.json": {
+        get: { summary: "This document", responses: { 200: { description: "OpenAPI 3.1" } } },
+      },
       "/healthz": { get: { summary: "Liveness", responses: { 200: { description: "ok" } } } },
     },
   };

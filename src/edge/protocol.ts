@@ -67,7 +67,9 @@ export interface RunView {
   transcript?: Message[];
 }
 
-export type CancelOutcome = { ok: true; run: RunView } | { ok: false; code: "run_not_found" | "run_not_active"; message: string };
+export type CancelOutcome =
+  | { ok: true; run: RunView }
+  | { ok: false; code: "run_not_found" | "run_not_active"; message: string };
 
 export interface DecisionInput {
   runId: string;
@@ -82,7 +84,14 @@ export interface DecisionInput {
 
 export type DecisionOutcome =
   | { ok: true; status: 202 | 200; decision: DecisionView; duplicate: boolean }
-  | { ok: false; status: 400 | 404 | 409; code: string; message: string; issues?: string[]; decision?: DecisionView };
+  | {
+      ok: false;
+      status: 400 | 404 | 409;
+      code: string;
+      message: string;
+      issues?: string[];
+      decision?: DecisionView;
+    };
 
 export type RequestDescription =
   | { state: "unknown" }
@@ -91,7 +100,14 @@ export type RequestDescription =
   | { state: "open"; request: Request; agent: string; expiresAt: string | null };
 
 export interface NotificationSource {
-  run: { runId: string; threadId: string; agent: string; callbackUrl: string | null; publicUrl: string; metadata: unknown };
+  run: {
+    runId: string;
+    threadId: string;
+    agent: string;
+    callbackUrl: string | null;
+    publicUrl: string;
+    metadata: unknown;
+  };
   request: Request;
   expiresAt: number | null;
 }

@@ -22,7 +22,10 @@ export const DEFAULT_QUEUES: QueueNames = {
   resumeDeadLetter: "toolnexus-resume-dlq",
 };
 
-export function createQueueHandler(options: { queues?: Partial<QueueNames>; fetch?: typeof fetch }) {
+export function createQueueHandler(options: {
+  queues?: Partial<QueueNames>;
+  fetch?: typeof fetch;
+}) {
   const names = { ...DEFAULT_QUEUES, ...options.queues };
   return async function queue(batch: MessageBatch<unknown>, env: Env & EdgeEnv): Promise<void> {
     switch (batch.queue) {
@@ -34,16 +37,27 @@ export function createQueueHandler(options: { queues?: Partial<QueueNames>; fetc
       case names.notify: {
         const config = readConfig(env);
         return each(batch, async (message: Message<NotifyMessage>) => {
-          const source: NotificationSource | undefined = await threadStub(env, message.body.threadId).notification(message.body);
+          const source: NotificationSource | undefined = await threadStub(
+            env,
+            message.body.threadId,
+          ).notification(message.body);
           if (!source?.run.callbackUrl) return message.ack(); // decided or gone meanwhile: nothing to say
-          const result = await deliver(source.run.callbackUrl, await buildNotification(source, config), config, options.fetch);
+          const result = await deliver(
+            source.run.callbackUrl,
+            await buildNotification(source, config),
+            config,
+            options.fetch,
+          );
           if (result.ok) message.ack();
           else message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
         });
       }
       case names.notifyDeadLetter:
         return each(batch, async (message: Message<NotifyMessage>) => {
-          await threadStub(env, message.body.threadId).notificationFailed(message.body, `gave up after ${message.attempts} attempts`);
+          await threadStub(env, message.body.threadId).notificationFailed(
+            message.body,
+            `gave up after ${message.attempts} attempts`,
+          );
           message.ack();
         });
       case names.resumeDeadLetter:
@@ -60,7 +74,10 @@ export function createQueueHandler(options: { queues?: Partial<QueueNames>; fetc
 }
 
 /** Handles messages one by one; a failure retries that message only. */
-async function each<T>(batch: MessageBatch<unknown>, handle: (message: Message<T>) => Promise<void>): Promise<void> {
+async function each<T>(
+  batch: MessageBatch<unknown>,
+  handle: (message: Message<T>) => Promise<void>,
+): Promise<void> {
   for (const message of batch.messages as readonly Message<T>[]) {
     try {
       await handle(message);

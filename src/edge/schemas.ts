@@ -24,14 +24,21 @@ const httpUrl = z
 export const RunCreateSchema = z
   .strictObject({
     agent: z.string().min(1).max(64).describe("Name of an agent from GET /v1/agents"),
-    input: z.string().min(1, "must not be empty").max(MAX_INPUT_CHARS).describe("The user's message"),
+    input: z
+      .string()
+      .min(1, "must not be empty")
+      .max(MAX_INPUT_CHARS)
+      .describe("The user's message"),
     threadId: z
       .string()
       .regex(THREAD_ID, "must be 1–128 characters of A–Z, a–z, 0–9, _ or -")
       .optional()
       .describe("Conversation to continue; a new one is created when absent"),
     callbackUrl: httpUrl.optional().describe("Receives a signed POST for every pending request"),
-    metadata: z.record(z.string(), z.unknown()).optional().describe("Echoed in GET and in notifications"),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("Echoed in GET and in notifications"),
   })
   .meta({ id: "RunCreate" });
 
@@ -40,8 +47,17 @@ export const DecisionSchema = z
     runId: z.string().min(1).max(300),
     requestId: z.string().min(1).max(300),
     decision: z.enum(["approve", "decline", "cancel"]),
-    data: z.unknown().optional().describe("With approve: the answer's data (validated against data.schema for input requests)"),
-    reason: z.string().max(1000).optional().describe("With decline/cancel: the reason the model sees"),
+    data: z
+      .unknown()
+      .optional()
+      .describe(
+        "With approve: the answer's data (validated against data.schema for input requests)",
+      ),
+    reason: z
+      .string()
+      .max(1000)
+      .optional()
+      .describe("With decline/cancel: the reason the model sees"),
     decidedBy: z.string().max(200).optional().describe("Who decided, for the audit trail"),
   })
   .meta({ id: "Decision" });
@@ -56,15 +72,23 @@ export const ErrorSchema = z
   })
   .meta({ id: "Error" });
 
-export const LinksSchema = z.object({ self: z.string(), events: z.string(), cancel: z.string() }).meta({ id: "RunLinks" });
+export const LinksSchema = z
+  .object({ self: z.string(), events: z.string(), cancel: z.string() })
+  .meta({ id: "RunLinks" });
 
-export const RunStatusSchema = z.enum(["running", "pending", "done", "incomplete", "failed", "cancelled"]).meta({ id: "RunStatus" });
+export const RunStatusSchema = z
+  .enum(["running", "pending", "done", "incomplete", "failed", "cancelled"])
+  .meta({ id: "RunStatus" });
 
 export const RunAcceptedSchema = z
   .object({ runId: z.string(), threadId: z.string(), status: RunStatusSchema, links: LinksSchema })
   .meta({ id: "RunAccepted" });
 
-const UsageSchema = z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() });
+const UsageSchema = z.object({
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  totalTokens: z.number(),
+});
 
 export const DecisionRecordSchema = z
   .object({
@@ -92,7 +116,15 @@ export const RunViewSchema = z
     usage: UsageSchema,
     turns: z.number(),
     model: z.string().nullable(),
-    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), args: z.unknown(), output: z.string(), isError: z.boolean() })),
+    toolCalls: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        args: z.unknown(),
+        output: z.string(),
+        isError: z.boolean(),
+      }),
+    ),
     toolCallCount: z.number(),
     decisions: z.array(DecisionRecordSchema),
     error: z.string().nullable(),
@@ -102,17 +134,32 @@ export const RunViewSchema = z
     updatedAt: z.string(),
     cancelledAt: z.string().nullable(),
     links: LinksSchema,
-    approvalUrl: z.string().optional().describe("Signed link to the approval page of the pending request"),
-    transcript: z.array(z.record(z.string(), z.unknown())).optional().describe("With ?transcript=true"),
+    approvalUrl: z
+      .string()
+      .optional()
+      .describe("Signed link to the approval page of the pending request"),
+    transcript: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe("With ?transcript=true"),
   })
   .meta({ id: "Run" });
 
 export const DecisionAcceptedSchema = z
-  .object({ runId: z.string(), requestId: z.string(), duplicate: z.boolean(), decision: DecisionRecordSchema })
+  .object({
+    runId: z.string(),
+    requestId: z.string(),
+    duplicate: z.boolean(),
+    decision: DecisionRecordSchema,
+  })
   .meta({ id: "DecisionAccepted" });
 
 export const AgentsSchema = z
-  .object({ agents: z.array(z.object({ name: z.string(), description: z.string(), tools: z.array(z.string()) })) })
+  .object({
+    agents: z.array(
+      z.object({ name: z.string(), description: z.string(), tools: z.array(z.string()) }),
+    ),
+  })
   .meta({ id: "Agents" });
 
 /** The body POSTed to a run's callbackUrl when it suspends (signed like the decisions webhook). */
@@ -132,5 +179,8 @@ export const NotificationSchema = z
 
 /** Turns zod issues into the API's `issues` list: `path` is dotted, `(root)` for the body itself. */
 export function issuesOf(error: z.ZodError): Array<{ path: string; message: string }> {
-  return error.issues.map((issue) => ({ path: issue.path.length ? issue.path.join(".") : "(root)", message: issue.message }));
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.join(".") : "(root)",
+    message: issue.message,
+  }));
 }

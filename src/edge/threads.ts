@@ -18,7 +18,9 @@ export function threadOf(runId: string): string | undefined {
   const dot = runId.indexOf(".");
   if (dot <= 0) return undefined;
   const threadId = runId.slice(0, dot);
-  return THREAD_ID.test(threadId) && /^run_[a-f0-9]{20}$/.test(runId.slice(dot + 1)) ? threadId : undefined;
+  return THREAD_ID.test(threadId) && /^run_[a-f0-9]{20}$/.test(runId.slice(dot + 1))
+    ? threadId
+    : undefined;
 }
 
 /** The thread's object, typed by its RPC surface (the class implements `ThreadRpc`). */

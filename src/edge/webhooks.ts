@@ -99,12 +99,18 @@ export async function verifyWebhook(
   const rawTimestamp = headers.get("webhook-timestamp");
   const signatureHeader = headers.get("webhook-signature");
   if (!id || !rawTimestamp || !signatureHeader) {
-    throw new WebhookVerificationError("missing_headers", `missing header(s): ${missing.join(", ")}`);
+    throw new WebhookVerificationError(
+      "missing_headers",
+      `missing header(s): ${missing.join(", ")}`,
+    );
   }
 
   // Digits only: Number() would also accept "1e9", "0x1f" or "12.5", which no sender means.
   if (!/^\d{1,15}$/.test(rawTimestamp)) {
-    throw new WebhookVerificationError("missing_headers", "webhook-timestamp must be integer unix seconds");
+    throw new WebhookVerificationError(
+      "missing_headers",
+      "webhook-timestamp must be integer unix seconds",
+    );
   }
   const timestamp = Number(rawTimestamp);
   const tolerance = opts.toleranceSeconds ?? 300;
@@ -134,7 +140,10 @@ export async function verifyWebhook(
     }
   }
   if (!matched) {
-    throw new WebhookVerificationError("bad_signature", "no webhook-signature entry matches the body");
+    throw new WebhookVerificationError(
+      "bad_signature",
+      "no webhook-signature entry matches the body",
+    );
   }
   return { id, timestamp };
 }

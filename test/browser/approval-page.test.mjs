@@ -34,11 +34,18 @@ let receiver;
 let client;
 let browser;
 
-before(async () => {
-  server = await startDevServer({ timeoutMs: 60_000 });
-  receiver = await startReceiver({ secrets: server.webhookSecrets });
-  client = createClient({ baseUrl: server.url, apiToken: server.apiToken, webhookSecret: server.webhookSecrets[0] });
-}, { timeout: 75_000 });
+before(
+  async () => {
+    server = await startDevServer({ timeoutMs: 60_000 });
+    receiver = await startReceiver({ secrets: server.webhookSecrets });
+    client = createClient({
+      baseUrl: server.url,
+      apiToken: server.apiToken,
+      webhookSecret: server.webhookSecrets[0],
+    });
+  },
+  { timeout: 75_000 },
+);
 
 after(async () => {
   await browser?.close().catch(() => {});
@@ -56,11 +63,19 @@ async function withServerLog(fn) {
   }
 }
 
-test("approval page: GET only renders, Approve in Chromium finishes the run", { timeout: 60_000 }, async (t) => {
-  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+test("approval page: GET only renders, Approve in Chromium finishes the run", {
+  timeout: 60_000,
+}, async (t) => {
+  assert.ok(
+    existsSync(CHROMIUM),
+    `no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`,
+  );
   await withServerLog(async () => {
     const { runId, run, notification } = await startAndSuspend({
-      client, receiver, input: "Refund order 42 for $120", say: (line) => t.diagnostic(line),
+      client,
+      receiver,
+      input: "Refund order 42 for $120",
+      say: (line) => t.diagnostic(line),
     });
     assert.equal(run.pending.prompt, "Refund $120 on order 42?");
 
@@ -68,8 +83,16 @@ test("approval page: GET only renders, Approve in Chromium finishes the run", { 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       timeout: 30_000,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
@@ -103,7 +126,9 @@ test("approval page: GET only renders, Approve in Chromium finishes the run", { 
   });
 });
 
-test("check:dev: start → pending → signed approve → done under wrangler dev", { timeout: 45_000 }, async (t) => {
+test("check:dev: start → pending → signed approve → done under wrangler dev", {
+  timeout: 45_000,
+}, async (t) => {
   await withServerLog(() => approveFlow({ client, receiver, say: (line) => t.diagnostic(line) }));
   assert.doesNotMatch(server.output(), RUNTIME_ERROR, server.tail());
 });

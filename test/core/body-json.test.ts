@@ -11,31 +11,69 @@ import type { Message, Tool } from "../../src/core/types";
 const tool = (name: string, description = `${name} tool`): Tool => ({
   name,
   description,
-  inputSchema: { type: "object", properties: { q: { type: "string", description: "¿qué? 🔎" } }, required: ["q"] },
+  inputSchema: {
+    type: "object",
+    properties: { q: { type: "string", description: "¿qué? 🔎" } },
+    required: ["q"],
+  },
   source: "native",
   execute: async () => ({ output: "", isError: false }),
 });
 
 const messages: Message[] = [
   { role: "system", content: "Be brief." },
-  { role: "user", content: "Héllo \u2028 \"quoted\" 🚀" },
-  { role: "assistant", content: null, toolCalls: [{ id: "c1", name: "search", arguments: '{"q":"x"}' }] },
+  { role: "user", content: 'Héllo \u2028 "quoted" 🚀' },
+  {
+    role: "assistant",
+    content: null,
+    toolCalls: [{ id: "c1", name: "search", arguments: '{"q":"x"}' }],
+  },
   { role: "tool", toolCallId: "c1", name: "search", content: "found" },
 ];
 
 const cases: Array<[string, Partial<ModelRequest>, Record<string, unknown> | undefined]> = [
   ["no tools", { tools: [] }, undefined],
   ["tools", { tools: [tool("search"), tool("add")] }, undefined],
-  ["tools + tool_choice + other params", { tools: [tool("search")], params: { tool_choice: "required", temperature: 0.2 } }, undefined],
-  ["tool_choice without tools is dropped", { tools: [], params: { tool_choice: "auto" } }, undefined],
-  ["params.tools lose to the toolkit's", { tools: [tool("search")], params: { tools: [{ type: "function", function: { name: "other" } }] } }, undefined],
-  ["params.tools go out when the toolkit has none", { tools: [], params: { tools: [{ type: "function", function: { name: "other" } }] } }, undefined],
-  ["params override the model", { tools: [tool("search")], params: { model: "override" } }, undefined],
-  ["stream flags as extra", { tools: [tool("search")] }, { stream: true, stream_options: { include_usage: true } }],
+  [
+    "tools + tool_choice + other params",
+    { tools: [tool("search")], params: { tool_choice: "required", temperature: 0.2 } },
+    undefined,
+  ],
+  [
+    "tool_choice without tools is dropped",
+    { tools: [], params: { tool_choice: "auto" } },
+    undefined,
+  ],
+  [
+    "params.tools lose to the toolkit's",
+    {
+      tools: [tool("search")],
+      params: { tools: [{ type: "function", function: { name: "other" } }] },
+    },
+    undefined,
+  ],
+  [
+    "params.tools go out when the toolkit has none",
+    { tools: [], params: { tools: [{ type: "function", function: { name: "other" } }] } },
+    undefined,
+  ],
+  [
+    "params override the model",
+    { tools: [tool("search")], params: { model: "override" } },
+    undefined,
+  ],
+  [
+    "stream flags as extra",
+    { tools: [tool("search")] },
+    { stream: true, stream_options: { include_usage: true } },
+  ],
   ["stream flags win over params", { tools: [], params: { stream: false } }, { stream: true }],
   [
     "params without a JSON form are left out, toJSON is honoured",
-    { tools: [tool("search")], params: { temperature: undefined, hook: () => 1, stop: new Date(0), user: "ü" } },
+    {
+      tools: [tool("search")],
+      params: { temperature: undefined, hook: () => 1, stop: new Date(0), user: "ü" },
+    },
     undefined,
   ],
 ];
@@ -47,7 +85,9 @@ describe.each([
   it.each(cases)("equals the object body: %s", (_case, over, extra) => {
     const request: ModelRequest = { model: "m", messages, tools: [], ...over };
     const text = style.bodyText(request, extra);
-    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify({ ...style.body(request), ...extra })));
+    expect(JSON.parse(text)).toEqual(
+      JSON.parse(JSON.stringify({ ...style.body(request), ...extra })),
+    );
   });
 
   it("is the same on a second turn (cached tool JSON) and follows a replaced description", () => {

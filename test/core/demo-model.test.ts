@@ -16,9 +16,15 @@ import { supportAgent } from "../../src/edge/demo-agent";
 
 const toolkit = () => createToolkit({ tools: supportAgent.tools as Tool[] });
 const client = (waitFor?: WaitFor) =>
-  createInProcessClient({ model: "demo", generate: demoSupportModel, systemPrompt: supportAgent.systemPrompt, waitFor });
+  createInProcessClient({
+    model: "demo",
+    generate: demoSupportModel,
+    systemPrompt: supportAgent.systemPrompt,
+    waitFor,
+  });
 const roundTrip = (r: RunResult): RunResult => JSON.parse(JSON.stringify(r));
-const toolOutputs = (r: RunResult) => r.messages.filter((m) => m.role === "tool").map((m) => m.content);
+const toolOutputs = (r: RunResult) =>
+  r.messages.filter((m) => m.role === "tool").map((m) => m.content);
 
 /** Runs `prompt` until it halts, then resumes the halted result (after a JSON round trip) with `decide`. */
 async function haltThenResume(prompt: string, decide: (id: string) => Answer) {
@@ -27,7 +33,13 @@ async function haltThenResume(prompt: string, decide: (id: string) => Answer) {
   const halted = await c.run(prompt, { toolkit: tk });
   expect(halted.status).toBe("pending");
   const saved = roundTrip(halted);
-  const resumed = await c.runWithAnswer({ ...saved, toolkit: tk, history: saved.messages, pending: saved.pending!, answer: decide(saved.pending!.id) });
+  const resumed = await c.runWithAnswer({
+    ...saved,
+    toolkit: tk,
+    history: saved.messages,
+    pending: saved.pending!,
+    answer: decide(saved.pending!.id),
+  });
   return { halted, resumed };
 }
 
@@ -36,22 +48,34 @@ describe("demo support agent", () => {
     const result = await client().run("Where is order 42?", { toolkit: await toolkit() });
     expect(result.status).toBe("done");
     expect(result.turns).toBe(2);
-    expect(result.toolCalls).toMatchObject([{ name: "lookup_order", args: { orderId: "42" }, isError: false }]);
+    expect(result.toolCalls).toMatchObject([
+      { name: "lookup_order", args: { orderId: "42" }, isError: false },
+    ]);
     expect(result.text).toMatch(/order 42 is shipped/i);
     expect(result.usage.promptTokens).toBeGreaterThan(0);
     expect(result.usage.completionTokens).toBeGreaterThan(0);
   });
 
   it("reports an unknown order as an error", async () => {
-    const result = await client().run("status of order 0000000000042", { toolkit: await toolkit() });
+    const result = await client().run("status of order 0000000000042", {
+      toolkit: await toolkit(),
+    });
     expect(result.text).toMatch(/^Something went wrong: order \d+ not found/);
   });
 
   it("refunds $50 or less without approval", async () => {
-    const result = await client().run("Please refund $20 on order #42", { toolkit: await toolkit() });
+    const result = await client().run("Please refund $20 on order #42", {
+      toolkit: await toolkit(),
+    });
     expect(result.status).toBe("done");
     expect(result.pending).toBeUndefined();
-    expect(result.toolCalls).toMatchObject([{ name: "refund_order", args: { orderId: "42", amount: 20 }, output: "Refunded $20 on order 42" }]);
+    expect(result.toolCalls).toMatchObject([
+      {
+        name: "refund_order",
+        args: { orderId: "42", amount: 20 },
+        output: "Refunded $20 on order 42",
+      },
+    ]);
     expect(result.text).toMatch(/refunded \$20 on order 42/i);
   });
 
@@ -62,7 +86,9 @@ describe("demo support agent", () => {
   });
 
   it("suspends a refund over $50 for approval, and an approval runs it", async () => {
-    const { halted, resumed } = await haltThenResume("refund 120 dollars on order 42", (id) => answerOutput(id));
+    const { halted, resumed } = await haltThenResume("refund 120 dollars on order 42", (id) =>
+      answerOutput(id),
+    );
     expect(halted.pending).toMatchObject({ kind: "approval", prompt: "Refund $120 on order 42?" });
     expect(resumed.status).toBe("done");
     expect(resumed.text).toMatch(/refunded \$120 on order 42/i);
@@ -71,27 +97,40 @@ describe("demo support agent", () => {
   it("says so when the refund is declined", async () => {
     const { resumed } = await haltThenResume("refund $120 on order 42", (id) => answerDeclined(id));
     expect(resumed.status).toBe("done");
-    expect(resumed.text).toBe("Understood — I did not refund $120 on order 42 because it was declined.");
+    expect(resumed.text).toBe(
+      "Understood — I did not refund $120 on order 42 because it was declined.",
+    );
     expect(toolOutputs(resumed)).not.toContain("Refunded $120 on order 42");
   });
 
   it("says so when the approval expired", async () => {
-    const { resumed } = await haltThenResume("refund $120 on order 42", (id) => answerDeclined(id, "expired"));
-    expect(resumed.text).toBe("The approval request expired, so I did not refund $120 on order 42.");
+    const { resumed } = await haltThenResume("refund $120 on order 42", (id) =>
+      answerDeclined(id, "expired"),
+    );
+    expect(resumed.text).toBe(
+      "The approval request expired, so I did not refund $120 on order 42.",
+    );
   });
 
   it("lets the policy block a huge refund without suspending", async () => {
     const asked: unknown[] = [];
-    const result = await client((req) => (asked.push(req), answerOutput(req.id))).run("refund amount 50000 on order 42", {
-      toolkit: await toolkit(),
-    });
+    const result = await client((req) => (asked.push(req), answerOutput(req.id))).run(
+      "refund amount 50000 on order 42",
+      {
+        toolkit: await toolkit(),
+      },
+    );
     expect(asked).toEqual([]);
     expect(result.status).toBe("done");
-    expect(result.text).toMatch(/^A policy blocked this: refunds over \$10,000 need finance review/);
+    expect(result.text).toMatch(
+      /^A policy blocked this: refunds over \$10,000 need finance review/,
+    );
   });
 
   it("never deletes an account without approval; a decline leaves it alone", async () => {
-    const { halted, resumed } = await haltThenResume("Please delete my account", (id) => answerDeclined(id));
+    const { halted, resumed } = await haltThenResume("Please delete my account", (id) =>
+      answerDeclined(id),
+    );
     expect(halted.pending).toMatchObject({ kind: "approval" });
     expect(halted.pending!.prompt).toMatch(/delete this account\?/i);
     expect(resumed.text).toMatch(/did not delete your account/);
@@ -101,7 +140,9 @@ describe("demo support agent", () => {
   });
 
   it("deletes the account once approved", async () => {
-    const result = await client((req) => answerOutput(req.id)).run("delete account", { toolkit: await toolkit() });
+    const result = await client((req) => answerOutput(req.id)).run("delete account", {
+      toolkit: await toolkit(),
+    });
     expect(result.text).toBe("Done: Account deleted");
   });
 
@@ -125,7 +166,9 @@ describe("demo support agent", () => {
     ];
     const tools = (await toolkit()).tools();
     const first = demoSupportModel({ model: "demo", messages: transcript, tools });
-    expect(demoSupportModel({ model: "demo", messages: structuredClone(transcript), tools })).toEqual(first);
+    expect(
+      demoSupportModel({ model: "demo", messages: structuredClone(transcript), tools }),
+    ).toEqual(first);
     expect(first.toolCalls).toHaveLength(1);
     expect(first.toolCalls![0]!.id).toMatch(/^call_0_0_/);
 

@@ -10,7 +10,10 @@ import { validateArgs } from "../../src/core/schema";
 const flat: Array<[string, ZodType]> = [
   ["one string", z.object({ city: z.string().describe("City name") })],
   ["two numbers", z.object({ a: z.number(), b: z.number() })],
-  ["mixed with optionals", z.object({ s: z.string(), n: z.number().optional(), b: z.boolean(), t: z.string().optional() })],
+  [
+    "mixed with optionals",
+    z.object({ s: z.string(), n: z.number().optional(), b: z.boolean(), t: z.string().optional() }),
+  ],
   ["no fields", z.object({})],
 ];
 
@@ -34,12 +37,50 @@ const notFlat: Array<[string, ZodType]> = [
   ["a __proto__ key", z.object({ ["__proto__"]: z.string() })],
 ];
 
-const values: unknown[] = ["", "Paris", "ü 🚀", 0, -0, 1.5, -7, 1e308, NaN, Infinity, -Infinity, true, false, null, undefined, {}, [], ["x"], { a: 1 }];
+const values: unknown[] = [
+  "",
+  "Paris",
+  "ü 🚀",
+  0,
+  -0,
+  1.5,
+  -7,
+  1e308,
+  NaN,
+  Infinity,
+  -Infinity,
+  true,
+  false,
+  null,
+  undefined,
+  {},
+  [],
+  ["x"],
+  { a: 1 },
+];
 
 /** Inputs for a schema: every field × every value, plus missing, extra and odd keys, and non-objects. */
 function inputs(keys: string[]): unknown[] {
-  const base: Record<string, unknown> = { s: "x", n: 1, b: true, t: "y", city: "Paris", a: 1, bb: 2 };
-  const out: unknown[] = [null, undefined, "str", 42, [], [1], Object.create(null), Object.create({ city: "Paris" }), new Date(0)];
+  const base: Record<string, unknown> = {
+    s: "x",
+    n: 1,
+    b: true,
+    t: "y",
+    city: "Paris",
+    a: 1,
+    bb: 2,
+  };
+  const out: unknown[] = [
+    null,
+    undefined,
+    "str",
+    42,
+    [],
+    [1],
+    Object.create(null),
+    Object.create({ city: "Paris" }),
+    new Date(0),
+  ];
   out.push({ ...base });
   out.push({ ...base, extra: "dropped", another: { deep: 1 } });
   out.push(JSON.parse('{"__proto__": {"polluted": 1}, "city": "Paris", "a": 1, "b": 2, "s": "x"}'));
@@ -69,7 +110,10 @@ describe("flat-object fast path", () => {
       if (fast === undefined) continue;
       accepted += 1;
       const slow = z.safeParse(schema, input);
-      expect(slow.success, `zod refuses what the fast path accepted: ${JSON.stringify(input)}`).toBe(true);
+      expect(
+        slow.success,
+        `zod refuses what the fast path accepted: ${JSON.stringify(input)}`,
+      ).toBe(true);
       expect(Object.keys(fast)).toEqual(Object.keys(slow.data as object));
       expect(fast).toEqual(slow.data);
       expect(fast).not.toBe(input);
@@ -94,12 +138,15 @@ describe("flat-object fast path", () => {
     expect(flatObjectAcceptor(schema)).toBeUndefined();
   });
 
-  it.each([...flat, ...notFlat])("validateArgs gives zod's answer, fast path or not: %s", (_name, schema) => {
-    for (const input of inputs([...keysOf(schema), "zzz"])) {
-      const slow = z.safeParse(schema, input);
-      const checked = validateArgs(schema, input);
-      expect(checked.ok, JSON.stringify(input)).toBe(slow.success);
-      if (checked.ok && slow.success) expect(checked.value).toEqual(slow.data);
-    }
-  });
+  it.each([...flat, ...notFlat])(
+    "validateArgs gives zod's answer, fast path or not: %s",
+    (_name, schema) => {
+      for (const input of inputs([...keysOf(schema), "zzz"])) {
+        const slow = z.safeParse(schema, input);
+        const checked = validateArgs(schema, input);
+        expect(checked.ok, JSON.stringify(input)).toBe(slow.success);
+        if (checked.ok && slow.success) expect(checked.value).toEqual(slow.data);
+      }
+    },
+  );
 });

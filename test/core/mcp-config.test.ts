@@ -19,10 +19,23 @@ import { fromCallResult } from "../../src/core/mcp/tools";
 
 describe("parseMcpConfig", () => {
   const entry = { url: "https://docs.example.com/mcp" };
-  const normalized = { name: "docs", type: "remote", transport: "auto", url: entry.url, headers: {}, enabled: true, timeout: 30_000 };
+  const normalized = {
+    name: "docs",
+    type: "remote",
+    transport: "auto",
+    url: entry.url,
+    headers: {},
+    enabled: true,
+    timeout: 30_000,
+  };
 
   it("accepts mcpServers, servers, mcp or a bare map of servers", () => {
-    for (const config of [{ mcpServers: { docs: entry } }, { servers: { docs: entry } }, { mcp: { docs: entry } }, { docs: entry }]) {
+    for (const config of [
+      { mcpServers: { docs: entry } },
+      { servers: { docs: entry } },
+      { mcp: { docs: entry } },
+      { docs: entry },
+    ]) {
       expect(parseMcpConfig(config)).toEqual([normalized]);
     }
   });
@@ -52,37 +65,69 @@ describe("parseMcpConfig", () => {
     const [off, on] = parseMcpConfig({
       servers: {
         off: { ...entry, disabled: true },
-        on: { ...entry, enabled: true, timeout: 5000, headers: { authorization: "Bearer ${T}" }, tools: { search: true } },
+        on: {
+          ...entry,
+          enabled: true,
+          timeout: 5000,
+          headers: { authorization: "Bearer ${T}" },
+          tools: { search: true },
+        },
       },
     });
     expect(off).toMatchObject({ enabled: false });
-    expect(on).toEqual({ ...normalized, name: "on", timeout: 5000, headers: { authorization: "Bearer ${T}" }, tools: { search: true } });
-    expect(parseMcpConfig({ servers: { x: { ...entry, enabled: false } } })[0]).toMatchObject({ enabled: false });
+    expect(on).toEqual({
+      ...normalized,
+      name: "on",
+      timeout: 5000,
+      headers: { authorization: "Bearer ${T}" },
+      tools: { search: true },
+    });
+    expect(parseMcpConfig({ servers: { x: { ...entry, enabled: false } } })[0]).toMatchObject({
+      enabled: false,
+    });
   });
 
   it("a bad entry throws a TypeError naming the server and the field", () => {
     const bad: Array<[unknown, RegExp]> = [
-      [{ mcpServers: { docs: { url: "not a url" } } }, /^mcp server "docs": url: must be an http\(s\) URL$/],
+      [
+        { mcpServers: { docs: { url: "not a url" } } },
+        /^mcp server "docs": url: must be an http\(s\) URL$/,
+      ],
       [{ mcpServers: { docs: { url: "file:///etc/passwd" } } }, /^mcp server "docs": url: /],
       [{ mcpServers: { docs: { ...entry, timeout: -1 } } }, /^mcp server "docs": timeout: /],
       [{ mcpServers: { docs: { ...entry, timeout: "30s" } } }, /^mcp server "docs": timeout: /],
-      [{ mcpServers: { docs: { ...entry, headers: { a: 1 } } } }, /^mcp server "docs": headers\.a: header values must be strings$/],
-      [{ mcpServers: { docs: { ...entry, tools: { search: "yes" } } } }, /^mcp server "docs": tools\.search: must map tool names to true\/false$/],
+      [
+        { mcpServers: { docs: { ...entry, headers: { a: 1 } } } },
+        /^mcp server "docs": headers\.a: header values must be strings$/,
+      ],
+      [
+        { mcpServers: { docs: { ...entry, tools: { search: "yes" } } } },
+        /^mcp server "docs": tools\.search: must map tool names to true\/false$/,
+      ],
       [{ mcpServers: { docs: { ...entry, enabled: "no" } } }, /^mcp server "docs": enabled: /],
-      [{ mcpServers: { docs: { ...entry, type: "websocket" } } }, /^mcp server "docs": type: unknown type "websocket"/],
-      [{ mcpServers: { docs: { type: "remote" } } }, /^mcp server "docs": url: required for a remote server$/],
+      [
+        { mcpServers: { docs: { ...entry, type: "websocket" } } },
+        /^mcp server "docs": type: unknown type "websocket"/,
+      ],
+      [
+        { mcpServers: { docs: { type: "remote" } } },
+        /^mcp server "docs": url: required for a remote server$/,
+      ],
       [{ mcpServers: { docs: {} } }, /^mcp server "docs": url: required/],
       [{ mcpServers: { docs: "https://x" } }, /^mcp server "docs": must be an object$/],
       [{ mcpServers: [] }, /^mcp config: mcpServers must be an object of servers$/],
       [{ mcpServers: {}, servers: {} }, /^mcp config: use one of mcpServers, servers or mcp/],
       [null, /^mcp config: must be an object/],
     ];
-    for (const [config, message] of bad) expect(() => parseMcpConfig(config), JSON.stringify(config)).toThrow(message);
+    for (const [config, message] of bad)
+      expect(() => parseMcpConfig(config), JSON.stringify(config)).toThrow(message);
     expect(() => parseMcpConfig({ mcpServers: { docs: { url: "x" } } })).toThrow(TypeError);
   });
 
   it("tolerates keys meant for other clients", () => {
-    expect(parseMcpConfig({ mcpServers: { docs: { ...entry, oauth: {}, description: "d" } } })[0]).toMatchObject({ name: "docs", type: "remote" });
+    expect(
+      parseMcpConfig({ mcpServers: { docs: { ...entry, oauth: {}, description: "d" } } })[0],
+    ).toMatchObject({ name: "docs", type: "remote" });
   });
 });
 
@@ -104,20 +149,45 @@ describe("tool names and filters", () => {
 
 describe("fromCallResult", () => {
   it("maps isError, structuredContent, text and other parts", () => {
-    expect(fromCallResult("t", { content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toEqual({ output: "a\nb", isError: false });
-    expect(fromCallResult("t", { isError: true, content: [{ type: "text", text: "bad" }], structuredContent: { x: 1 } })).toEqual({ output: "bad", isError: true });
-    expect(fromCallResult("t", { isError: true, content: [] })).toEqual({ output: "t: the server reported an error", isError: true });
-    expect(fromCallResult("t", { content: [{ type: "text", text: "1" }], structuredContent: { n: 1 } })).toEqual({ output: '{"n":1}', isError: false });
+    expect(
+      fromCallResult("t", {
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      }),
+    ).toEqual({ output: "a\nb", isError: false });
+    expect(
+      fromCallResult("t", {
+        isError: true,
+        content: [{ type: "text", text: "bad" }],
+        structuredContent: { x: 1 },
+      }),
+    ).toEqual({ output: "bad", isError: true });
+    expect(fromCallResult("t", { isError: true, content: [] })).toEqual({
+      output: "t: the server reported an error",
+      isError: true,
+    });
+    expect(
+      fromCallResult("t", { content: [{ type: "text", text: "1" }], structuredContent: { n: 1 } }),
+    ).toEqual({ output: '{"n":1}', isError: false });
     expect(
       fromCallResult("t", {
         content: [
           { type: "audio", data: "AA==", mimeType: "audio/wav" },
           { type: "resource", resource: { uri: "file:///a.txt", text: "inline text" } },
-          { type: "resource", resource: { uri: "file:///b.bin", blob: "AA==", mimeType: "application/octet-stream" } },
+          {
+            type: "resource",
+            resource: { uri: "file:///b.bin", blob: "AA==", mimeType: "application/octet-stream" },
+          },
           { type: "resource_link", uri: "https://x/y", name: "y" },
         ],
       }),
-    ).toEqual({ output: "[audio audio/wav]\ninline text\n[resource file:///b.bin application/octet-stream]\n[resource_link https://x/y]", isError: false });
+    ).toEqual({
+      output:
+        "[audio audio/wav]\ninline text\n[resource file:///b.bin application/octet-stream]\n[resource_link https://x/y]",
+      isError: false,
+    });
   });
 });
 
@@ -127,11 +197,20 @@ describe("elicitation mappings (shared with the edge)", () => {
     message: "Which repository?",
     requestedSchema: {
       type: "object",
-      properties: { repo: { type: "string", minLength: 1 }, private: { type: "boolean" }, labels: { type: "array" as const, items: { type: "string" as const, enum: ["x", "y"] } } },
+      properties: {
+        repo: { type: "string", minLength: 1 },
+        private: { type: "boolean" },
+        labels: { type: "array" as const, items: { type: "string" as const, enum: ["x", "y"] } },
+      },
       required: ["repo"],
     },
   } satisfies ElicitationParams;
-  const url: ElicitationParams = { mode: "url", message: "Sign in to GitHub", url: "https://github.com/login/x", elicitationId: "e-9" };
+  const url: ElicitationParams = {
+    mode: "url",
+    message: "Sign in to GitHub",
+    url: "https://github.com/login/x",
+    elicitationId: "e-9",
+  };
 
   it("requestFromElicitation: form ⇒ input with data.schema; url ⇒ authorization with url", () => {
     expect(requestFromElicitation(form, { server: "gh", tool: "gh_create", id: "r1" })).toEqual({
@@ -151,13 +230,21 @@ describe("elicitation mappings (shared with the edge)", () => {
   });
 
   it("resultFromAnswer: ok ⇒ accept with data; declined ⇒ decline; other refusals ⇒ cancel", () => {
-    expect(resultFromAnswer(answerOutput("r", { repo: "a/b", private: true, labels: ["x"] }), form)).toEqual({
+    expect(
+      resultFromAnswer(answerOutput("r", { repo: "a/b", private: true, labels: ["x"] }), form),
+    ).toEqual({
       result: { action: "accept", content: { repo: "a/b", private: true, labels: ["x"] } },
     });
     expect(resultFromAnswer(answerDeclined("r"), form)).toEqual({ result: { action: "decline" } });
-    expect(resultFromAnswer(answerDeclined("r", "expired"), form)).toEqual({ result: { action: "cancel" } });
-    expect(resultFromAnswer(answerDeclined("r", "cancelled"), form)).toEqual({ result: { action: "cancel" } });
-    expect(resultFromAnswer(answerDeclined("r", null), form)).toEqual({ result: { action: "cancel" } });
+    expect(resultFromAnswer(answerDeclined("r", "expired"), form)).toEqual({
+      result: { action: "cancel" },
+    });
+    expect(resultFromAnswer(answerDeclined("r", "cancelled"), form)).toEqual({
+      result: { action: "cancel" },
+    });
+    expect(resultFromAnswer(answerDeclined("r", null), form)).toEqual({
+      result: { action: "cancel" },
+    });
     expect(resultFromAnswer(answerOutput("r"), url)).toEqual({ result: { action: "accept" } });
     expect(resultFromAnswer(answerDeclined("r"), url)).toEqual({ result: { action: "decline" } });
   });
@@ -171,7 +258,9 @@ describe("elicitation mappings (shared with the edge)", () => {
     expect(resultFromAnswer(answerOutput("r", { repo: { nested: 1 } }), form).problems).toEqual([
       "/repo: must be a string, number, boolean or array of strings",
     ]);
-    expect(resultFromAnswer(answerOutput("r", ["a"]), form).problems).toEqual(["(root): the answer must be an object of fields"]);
+    expect(resultFromAnswer(answerOutput("r", ["a"]), form).problems).toEqual([
+      "(root): the answer must be an object of fields",
+    ]);
   });
 
   it("suspendCall wraps a valid Request and rejects a malformed one", () => {

@@ -6,7 +6,15 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createToolkit, type Toolkit } from "../../src/core/index";
-import { hangingFetch, routeFetch, sseOnlyServer, streamableServer, text, type TestServer, type TestTool } from "../helpers/mcp-server";
+import {
+  hangingFetch,
+  routeFetch,
+  sseOnlyServer,
+  streamableServer,
+  text,
+  type TestServer,
+  type TestTool,
+} from "../helpers/mcp-server";
 
 const ALPHA = "https://alpha.test";
 const BETA = "https://beta.test";
@@ -14,7 +22,11 @@ const BETA = "https://beta.test";
 const echo: TestTool = {
   name: "echo",
   description: "Echo the message",
-  inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] },
+  inputSchema: {
+    type: "object",
+    properties: { message: { type: "string" } },
+    required: ["message"],
+  },
   run: (args) => text(`echo: ${String(args.message)}`),
 };
 
@@ -26,9 +38,14 @@ const track = <T extends Toolkit | TestServer>(x: T): T => (toCleanUp.push(x), x
 
 describe("MCP tool source: streamable HTTP", () => {
   it("lists the server's tools as sanitize(server)_sanitize(tool) with source mcp:<server>", async () => {
-    const server = track(streamableServer({ tools: [echo, { name: "get.v2/item", run: () => text("ok") }] }));
+    const server = track(
+      streamableServer({ tools: [echo, { name: "get.v2/item", run: () => text("ok") }] }),
+    );
     const toolkit = track(
-      await createToolkit({ mcp: { mcpServers: { "my docs": { url: `${ALPHA}/mcp` } } }, fetch: routeFetch({ [ALPHA]: server.fetch }) }),
+      await createToolkit({
+        mcp: { mcpServers: { "my docs": { url: `${ALPHA}/mcp` } } },
+        fetch: routeFetch({ [ALPHA]: server.fetch }),
+      }),
     );
     expect(toolkit.tools().map((t) => t.name)).toEqual(["my_docs_echo", "my_docs_get_v2_item"]);
     const tool = toolkit.get("my_docs_echo")!;
@@ -36,7 +53,11 @@ describe("MCP tool source: streamable HTTP", () => {
     expect(tool.description).toBe("Echo the message");
     expect(tool.inputSchema).toEqual(echo.inputSchema);
     expect(toolkit.mcpStatus()).toEqual({
-      "my docs": { status: "connected", tools: ["my_docs_echo", "my_docs_get_v2_item"], transport: "streamable-http" },
+      "my docs": {
+        status: "connected",
+        tools: ["my_docs_echo", "my_docs_get_v2_item"],
+        transport: "streamable-http",
+      },
     });
     expect(toolkit.toOpenAI().map((t) => t.function.name)).toContain("my_docs_get_v2_item");
   });
@@ -56,29 +77,72 @@ describe("MCP tool source: streamable HTTP", () => {
               ],
             }),
           },
-          { name: "broken", run: () => ({ isError: true, content: [{ type: "text", text: "no such order" }, { type: "text", text: "try again" }] }) },
+          {
+            name: "broken",
+            run: () => ({
+              isError: true,
+              content: [
+                { type: "text", text: "no such order" },
+                { type: "text", text: "try again" },
+              ],
+            }),
+          },
           {
             name: "weather",
-            outputSchema: { type: "object", properties: { temp: { type: "number" } }, required: ["temp"] },
-            run: () => ({ content: [{ type: "text", text: "21 degrees" }], structuredContent: { temp: 21 } }),
+            outputSchema: {
+              type: "object",
+              properties: { temp: { type: "number" } },
+              required: ["temp"],
+            },
+            run: () => ({
+              content: [{ type: "text", text: "21 degrees" }],
+              structuredContent: { temp: 21 },
+            }),
           },
         ],
       }),
     );
-    const toolkit = track(await createToolkit({ mcp: { servers: { s: { url: `${ALPHA}/mcp` } } }, fetch: routeFetch({ [ALPHA]: server.fetch }) }));
+    const toolkit = track(
+      await createToolkit({
+        mcp: { servers: { s: { url: `${ALPHA}/mcp` } } },
+        fetch: routeFetch({ [ALPHA]: server.fetch }),
+      }),
+    );
 
-    expect(await toolkit.execute("s_echo", { message: "hi" })).toEqual({ output: "echo: hi", isError: false });
-    expect(await toolkit.execute("s_two_parts", {})).toEqual({ output: "first\n[image image/png]\nlast", isError: false });
-    expect(await toolkit.execute("s_broken", {})).toEqual({ output: "no such order\ntry again", isError: true });
-    expect(await toolkit.execute("s_weather", {})).toEqual({ output: '{"temp":21}', isError: false });
-    const call = server.messages().find((m) => m.method === "tools/call" && m.params.name === "echo");
+    expect(await toolkit.execute("s_echo", { message: "hi" })).toEqual({
+      output: "echo: hi",
+      isError: false,
+    });
+    expect(await toolkit.execute("s_two_parts", {})).toEqual({
+      output: "first\n[image image/png]\nlast",
+      isError: false,
+    });
+    expect(await toolkit.execute("s_broken", {})).toEqual({
+      output: "no such order\ntry again",
+      isError: true,
+    });
+    expect(await toolkit.execute("s_weather", {})).toEqual({
+      output: '{"temp":21}',
+      isError: false,
+    });
+    const call = server
+      .messages()
+      .find((m) => m.method === "tools/call" && m.params.name === "echo");
     expect(call.params).toEqual({ name: "echo", arguments: { message: "hi" } }); // nothing of ours leaks on the wire
   });
 
   it("follows nextCursor through every tools/list page", async () => {
-    const tools = Array.from({ length: 5 }, (_, i) => ({ name: `t${i}`, run: () => text(`t${i}`) }));
+    const tools = Array.from({ length: 5 }, (_, i) => ({
+      name: `t${i}`,
+      run: () => text(`t${i}`),
+    }));
     const server = track(streamableServer({ tools, pageSize: 2 }));
-    const toolkit = track(await createToolkit({ mcp: { mcp: { p: { url: `${ALPHA}/mcp` } } }, fetch: routeFetch({ [ALPHA]: server.fetch }) }));
+    const toolkit = track(
+      await createToolkit({
+        mcp: { mcp: { p: { url: `${ALPHA}/mcp` } } },
+        fetch: routeFetch({ [ALPHA]: server.fetch }),
+      }),
+    );
     expect(toolkit.tools().map((t) => t.name)).toEqual(["p_t0", "p_t1", "p_t2", "p_t3", "p_t4"]);
     const lists = server.messages().filter((m) => m.method === "tools/list");
     expect(lists.map((m) => m.params?.cursor)).toEqual([undefined, "page-2", "page-4"]);
@@ -86,18 +150,32 @@ describe("MCP tool source: streamable HTTP", () => {
   });
 
   it("a hanging tool call ends in an error result at the server timeout; ctx.signal aborts a call", async () => {
-    const hang: TestTool = { name: "hang", run: (_a, io) => new Promise((resolve) => io.signal.addEventListener("abort", () => resolve(text("late")))) };
+    const hang: TestTool = {
+      name: "hang",
+      run: (_a, io) =>
+        new Promise((resolve) => io.signal.addEventListener("abort", () => resolve(text("late")))),
+    };
     const server = track(streamableServer({ tools: [hang] }));
-    const toolkit = track(await createToolkit({ mcp: { mcpServers: { h: { url: `${ALPHA}/mcp`, timeout: 150 } } }, fetch: routeFetch({ [ALPHA]: server.fetch }) }));
+    const toolkit = track(
+      await createToolkit({
+        mcp: { mcpServers: { h: { url: `${ALPHA}/mcp`, timeout: 150 } } },
+        fetch: routeFetch({ [ALPHA]: server.fetch }),
+      }),
+    );
 
     const started = Date.now();
-    expect(await toolkit.execute("h_hang", {})).toEqual({ output: "h_hang timed out after 150 ms", isError: true });
+    expect(await toolkit.execute("h_hang", {})).toEqual({
+      output: "h_hang timed out after 150 ms",
+      isError: true,
+    });
     expect(Date.now() - started).toBeLessThan(2000);
     await until(() => server.messages().some((m) => m.method === "notifications/cancelled"));
 
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("user stopped")), 20);
-    expect(await toolkit.execute("h_hang", {}, { signal: controller.signal, timeout: 10_000 })).toEqual({ output: "h_hang aborted", isError: true });
+    expect(
+      await toolkit.execute("h_hang", {}, { signal: controller.signal, timeout: 10_000 }),
+    ).toEqual({ output: "h_hang aborted", isError: true });
   });
 
   it("a JSON-RPC error from tools/call is an error result naming it", async () => {
@@ -108,19 +186,43 @@ describe("MCP tool source: streamable HTTP", () => {
       },
     };
     const server = track(streamableServer({ tools: [refuse] }));
-    const toolkit = track(await createToolkit({ mcp: { mcpServers: { s: { url: `${ALPHA}/mcp` } } }, fetch: routeFetch({ [ALPHA]: server.fetch }) }));
+    const toolkit = track(
+      await createToolkit({
+        mcp: { mcpServers: { s: { url: `${ALPHA}/mcp` } } },
+        fetch: routeFetch({ [ALPHA]: server.fetch }),
+      }),
+    );
     const result = await toolkit.execute("s_refuse", {});
     expect(result.isError).toBe(true);
-    expect(result.output).toMatch(/^s_refuse failed: MCP error -32602: .*order id must be numeric$/);
+    expect(result.output).toMatch(
+      /^s_refuse failed: MCP error -32602: .*order id must be numeric$/,
+    );
   });
 
   it("the tools map allows or drops by the server's original tool names", async () => {
-    const tools = ["read.file", "write.file", "delete.file"].map((name) => ({ name, run: () => text(name) }));
+    const tools = ["read.file", "write.file", "delete.file"].map((name) => ({
+      name,
+      run: () => text(name),
+    }));
     const server = track(streamableServer({ tools }));
     const fetch = routeFetch({ [ALPHA]: server.fetch });
-    const dropping = track(await createToolkit({ mcp: { mcpServers: { fs: { url: `${ALPHA}/mcp`, tools: { "delete.file": false } } } }, fetch }));
+    const dropping = track(
+      await createToolkit({
+        mcp: { mcpServers: { fs: { url: `${ALPHA}/mcp`, tools: { "delete.file": false } } } },
+        fetch,
+      }),
+    );
     expect(dropping.tools().map((t) => t.name)).toEqual(["fs_read_file", "fs_write_file"]);
-    const allowing = track(await createToolkit({ mcp: { mcpServers: { fs: { url: `${ALPHA}/mcp`, tools: { "read.file": true, "write.file": false } } } }, fetch }));
+    const allowing = track(
+      await createToolkit({
+        mcp: {
+          mcpServers: {
+            fs: { url: `${ALPHA}/mcp`, tools: { "read.file": true, "write.file": false } },
+          },
+        },
+        fetch,
+      }),
+    );
     expect(allowing.tools().map((t) => t.name)).toEqual(["fs_read_file"]);
     expect(allowing.mcpStatus().fs!.tools).toEqual(["fs_read_file"]);
   });
@@ -166,7 +268,9 @@ describe("MCP tool source: isolation and status", () => {
     expect(status.up!.status).toBe("connected");
     expect(status.down).toMatchObject({ status: "failed", tools: [] });
     expect(status.down!.reason).toMatch(/ECONNREFUSED beta\.test/);
-    expect((await toolkit.execute("up_echo", { message: "still here" })).output).toBe("echo: still here");
+    expect((await toolkit.execute("up_echo", { message: "still here" })).output).toBe(
+      "echo: still here",
+    );
   });
 
   it("a server that never answers fails at the initialize timeout; the rest load", async () => {
@@ -174,12 +278,18 @@ describe("MCP tool source: isolation and status", () => {
     const started = Date.now();
     const toolkit = track(
       await createToolkit({
-        mcp: { mcpServers: { slow: { url: `${BETA}/mcp`, timeout: 100 }, up: { url: `${ALPHA}/mcp` } } },
+        mcp: {
+          mcpServers: { slow: { url: `${BETA}/mcp`, timeout: 100 }, up: { url: `${ALPHA}/mcp` } },
+        },
         fetch: routeFetch({ [ALPHA]: server.fetch, [BETA]: hangingFetch }),
       }),
     );
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(toolkit.mcpStatus().slow).toEqual({ status: "failed", reason: "initialize timed out after 100 ms", tools: [] });
+    expect(toolkit.mcpStatus().slow).toEqual({
+      status: "failed",
+      reason: "initialize timed out after 100 ms",
+      tools: [],
+    });
     expect(toolkit.tools().map((t) => t.name)).toEqual(["up_echo"]);
   });
 
@@ -189,8 +299,17 @@ describe("MCP tool source: isolation and status", () => {
       const body = typeof init?.body === "string" ? init.body : "";
       return body.includes('"tools/list"') ? hangingFetch(input, init) : server.fetch(input, init);
     };
-    const toolkit = track(await createToolkit({ mcp: { mcpServers: { l: { url: `${ALPHA}/mcp`, timeout: 100 } } }, fetch: routeFetch({ [ALPHA]: listHangs }) }));
-    expect(toolkit.mcpStatus().l).toEqual({ status: "failed", reason: "tools/list timed out after 100 ms", tools: [] });
+    const toolkit = track(
+      await createToolkit({
+        mcp: { mcpServers: { l: { url: `${ALPHA}/mcp`, timeout: 100 } } },
+        fetch: routeFetch({ [ALPHA]: listHangs }),
+      }),
+    );
+    expect(toolkit.mcpStatus().l).toEqual({
+      status: "failed",
+      reason: "tools/list timed out after 100 ms",
+      tools: [],
+    });
   });
 
   it("${ENV} headers are expanded from the toolkit env; a missing variable fails that server only, without leaking values", async () => {
@@ -200,8 +319,17 @@ describe("MCP tool source: isolation and status", () => {
       await createToolkit({
         mcp: {
           mcpServers: {
-            good: { url: `${ALPHA}/mcp`, headers: { authorization: "Bearer ${DOCS_TOKEN}", "x-region": "${REGION}-1" } },
-            bad: { url: `${BETA}/mcp`, headers: { authorization: "Bearer ${DOCS_TOKEN}", "x-missing": "${NOT_SET_ANYWHERE_42}" } },
+            good: {
+              url: `${ALPHA}/mcp`,
+              headers: { authorization: "Bearer ${DOCS_TOKEN}", "x-region": "${REGION}-1" },
+            },
+            bad: {
+              url: `${BETA}/mcp`,
+              headers: {
+                authorization: "Bearer ${DOCS_TOKEN}",
+                "x-missing": "${NOT_SET_ANYWHERE_42}",
+              },
+            },
           },
         },
         env: { DOCS_TOKEN: "s3cret-token", REGION: "eu" },
@@ -215,14 +343,21 @@ describe("MCP tool source: isolation and status", () => {
     }
     expect(b.requests).toEqual([]);
     const status = toolkit.mcpStatus();
-    expect(status.bad).toEqual({ status: "failed", reason: "headers.x-missing: environment variable NOT_SET_ANYWHERE_42 is not set", tools: [] });
+    expect(status.bad).toEqual({
+      status: "failed",
+      reason: "headers.x-missing: environment variable NOT_SET_ANYWHERE_42 is not set",
+      tools: [],
+    });
     expect(JSON.stringify(status)).not.toContain("s3cret");
     expect(toolkit.tools().map((t) => t.name)).toEqual(["good_echo"]);
   });
 
   it("close() disconnects every server: sessions are terminated and later calls fail cleanly", async () => {
     const server = track(streamableServer({ tools: [echo] }));
-    const toolkit = await createToolkit({ mcp: { mcpServers: { s: { url: `${ALPHA}/mcp` } } }, fetch: routeFetch({ [ALPHA]: server.fetch }) });
+    const toolkit = await createToolkit({
+      mcp: { mcpServers: { s: { url: `${ALPHA}/mcp` } } },
+      fetch: routeFetch({ [ALPHA]: server.fetch }),
+    });
     await toolkit.close();
     expect(server.requests.some((r) => r.method === "DELETE")).toBe(true);
     const result = await toolkit.execute("s_echo", { message: "x" });
@@ -235,7 +370,9 @@ describe("MCP tool source: isolation and status", () => {
   });
 
   it("a malformed config throws, naming the server and the field", async () => {
-    await expect(createToolkit({ mcp: { mcpServers: { docs: { url: "ftp://x" } } } })).rejects.toThrow(/mcp server "docs": url: must be an http\(s\) URL/);
+    await expect(
+      createToolkit({ mcp: { mcpServers: { docs: { url: "ftp://x" } } } }),
+    ).rejects.toThrow(/mcp server "docs": url: must be an http\(s\) URL/);
   });
 });
 
@@ -249,25 +386,44 @@ describe("MCP tool source: SSE fallback", () => {
         fetch: routeFetch({ [ALPHA]: server.fetch }),
       }),
     );
-    expect(toolkit.mcpStatus().legacy).toEqual({ status: "connected", tools: ["legacy_echo"], transport: "sse" });
+    expect(toolkit.mcpStatus().legacy).toEqual({
+      status: "connected",
+      tools: ["legacy_echo"],
+      transport: "sse",
+    });
     expect(server.requests[0]).toMatchObject({ method: "POST", url: `${ALPHA}/sse` }); // streamable first
     expect(server.requests[1]).toMatchObject({ method: "GET", url: `${ALPHA}/sse` }); // then SSE
     expect(server.requests.every((r) => r.headers.get("x-key") === "k1")).toBe(true);
-    expect(await toolkit.execute("legacy_echo", { message: "over sse" })).toEqual({ output: "echo: over sse", isError: false });
+    expect(await toolkit.execute("legacy_echo", { message: "over sse" })).toEqual({
+      output: "echo: over sse",
+      isError: false,
+    });
   });
 
   it("type: sse goes straight to SSE", async () => {
     const server = track(sseOnlyServer({ tools: [echo] }));
-    const toolkit = track(await createToolkit({ mcp: { mcpServers: { legacy: { type: "sse", url: `${ALPHA}/sse` } } }, fetch: routeFetch({ [ALPHA]: server.fetch }) }));
+    const toolkit = track(
+      await createToolkit({
+        mcp: { mcpServers: { legacy: { type: "sse", url: `${ALPHA}/sse` } } },
+        fetch: routeFetch({ [ALPHA]: server.fetch }),
+      }),
+    );
     expect(toolkit.mcpStatus().legacy!.transport).toBe("sse");
     expect(server.requests[0]).toMatchObject({ method: "GET" });
   });
 
   it("when both transports fail, the reason names both", async () => {
     const nothing: typeof fetch = async () => new Response("nope", { status: 404 });
-    const toolkit = track(await createToolkit({ mcp: { mcpServers: { gone: { url: `${ALPHA}/mcp` } } }, fetch: routeFetch({ [ALPHA]: nothing }) }));
+    const toolkit = track(
+      await createToolkit({
+        mcp: { mcpServers: { gone: { url: `${ALPHA}/mcp` } } },
+        fetch: routeFetch({ [ALPHA]: nothing }),
+      }),
+    );
     const reason = toolkit.mcpStatus().gone!.reason!;
-    expect(reason).toBe("streamable HTTP: HTTP 404: Error POSTing to endpoint: nope; SSE fallback: SSE error: Non-200 status code (404)");
+    expect(reason).toBe(
+      "streamable HTTP: HTTP 404: Error POSTing to endpoint: nope; SSE fallback: SSE error: Non-200 status code (404)",
+    );
   });
 });
 

@@ -21,7 +21,10 @@ const COMMENT = /^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$/;
 function assertParses(text: string): void {
   expect(text.endsWith("\n")).toBe(true);
   for (const line of text.slice(0, -1).split("\n")) {
-    expect(COMMENT.test(line) || SAMPLE.test(line), `unparsable line: ${JSON.stringify(line)}`).toBe(true);
+    expect(
+      COMMENT.test(line) || SAMPLE.test(line),
+      `unparsable line: ${JSON.stringify(line)}`,
+    ).toBe(true);
   }
 }
 
@@ -55,10 +58,31 @@ describe("MetricsRegistry", () => {
     m.record({ type: "llm_request", model: "gpt", status: "ok", durationMs: 100, usage });
     m.record({ type: "llm_request", model: "gpt", status: "ok", durationMs: 200, usage });
     m.record({ type: "llm_request", model: "gpt", status: "429", durationMs: 5 });
-    m.record({ type: "tool_call", tool: "pay", source: "native", isError: false, pending: false, durationMs: 1 });
-    m.record({ type: "tool_call", tool: "pay", source: "native", isError: true, pending: false, durationMs: 1 });
+    m.record({
+      type: "tool_call",
+      tool: "pay",
+      source: "native",
+      isError: false,
+      pending: false,
+      durationMs: 1,
+    });
+    m.record({
+      type: "tool_call",
+      tool: "pay",
+      source: "native",
+      isError: true,
+      pending: false,
+      durationMs: 1,
+    });
     // A suspended call carries isError: true on its result but is not a failure.
-    m.record({ type: "tool_call", tool: "pay", source: "native", isError: true, pending: true, durationMs: 1 });
+    m.record({
+      type: "tool_call",
+      tool: "pay",
+      source: "native",
+      isError: true,
+      pending: true,
+      durationMs: 1,
+    });
     m.record({ type: "run_error", model: "gpt", error: "boom" });
     const text = m.render();
     assertParses(text);
@@ -67,8 +91,12 @@ describe("MetricsRegistry", () => {
     expect(value(text, "toolnexus_llm_requests_total", '{model="gpt",status="429"}')).toBe(1);
     expect(value(text, "toolnexus_llm_tokens_total", '{type="prompt"}')).toBe(20);
     expect(value(text, "toolnexus_llm_tokens_total", '{type="completion"}')).toBe(10);
-    expect(value(text, "toolnexus_tool_calls_total", '{tool="pay",source="native",is_error="false"}')).toBe(2);
-    expect(value(text, "toolnexus_tool_calls_total", '{tool="pay",source="native",is_error="true"}')).toBe(1);
+    expect(
+      value(text, "toolnexus_tool_calls_total", '{tool="pay",source="native",is_error="false"}'),
+    ).toBe(2);
+    expect(
+      value(text, "toolnexus_tool_calls_total", '{tool="pay",source="native",is_error="true"}'),
+    ).toBe(1);
     expect(value(text, "toolnexus_run_errors_total", '{model="gpt"}')).toBe(1);
     expect(text).not.toContain("boom");
   });
@@ -87,14 +115,25 @@ describe("MetricsRegistry", () => {
     ]);
     // 0.01 and 0.05 fall in le=0.05 (upper bounds are inclusive); 120s only in +Inf.
     expect(buckets.map((b) => b.value)).toEqual([2, 2, 2, 3, 3, 4, 4, 4, 4, 4, 5]);
-    for (let i = 1; i < buckets.length; i++) expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
+    for (let i = 1; i < buckets.length; i++)
+      expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
     expect(value(text, "toolnexus_llm_request_duration_seconds_count", '{model="m"}')).toBe(5);
-    expect(value(text, "toolnexus_llm_request_duration_seconds_sum", '{model="m"}')).toBeCloseTo(122.36, 10);
+    expect(value(text, "toolnexus_llm_request_duration_seconds_sum", '{model="m"}')).toBeCloseTo(
+      122.36,
+      10,
+    );
   });
 
   test("tool durations get their own histogram by tool", () => {
     const m = new MetricsRegistry();
-    m.record({ type: "tool_call", tool: "a", source: "mcp:x", isError: false, pending: false, durationMs: 700 });
+    m.record({
+      type: "tool_call",
+      tool: "a",
+      source: "mcp:x",
+      isError: false,
+      pending: false,
+      durationMs: 700,
+    });
     const text = m.render();
     expect(value(text, "toolnexus_tool_duration_seconds_bucket", '{tool="a",le="0.5"}')).toBe(0);
     expect(value(text, "toolnexus_tool_duration_seconds_bucket", '{tool="a",le="1"}')).toBe(1);
@@ -123,7 +162,9 @@ describe("MetricsRegistry", () => {
     m.record({ type: "run_error", model: "モデル-é", error: "x" });
     const text = m.render();
     assertParses(text);
-    expect(text).toContain(String.raw`toolnexus_run_errors_total{model="say \"hi\"\nback\\slash"} 1`);
+    expect(text).toContain(
+      String.raw`toolnexus_run_errors_total{model="say \"hi\"\nback\\slash"} 1`,
+    );
     expect(text).toContain('toolnexus_run_errors_total{model="モデル-é"} 1');
   });
 
@@ -131,7 +172,14 @@ describe("MetricsRegistry", () => {
     const m = new MetricsRegistry();
     const usage = { promptTokens: Number.NaN, completionTokens: -3, totalTokens: 0 };
     m.record({ type: "llm_request", model: "m", status: "error", durationMs: Number.NaN, usage });
-    m.record({ type: "tool_call", tool: "t", source: "s", isError: false, pending: false, durationMs: -5 });
+    m.record({
+      type: "tool_call",
+      tool: "t",
+      source: "s",
+      isError: false,
+      pending: false,
+      durationMs: -5,
+    });
     const text = m.render();
     assertParses(text);
     expect(value(text, "toolnexus_llm_tokens_total", '{type="prompt"}')).toBe(0);
@@ -144,11 +192,14 @@ describe("MetricsRegistry", () => {
     for (let n = 1; n <= 300; n++) {
       m.record({ type: "llm_request", model: "m", status: "ok", durationMs: 1 });
       // Render at a few points, including right at and right after batch boundaries.
-      if ([1, 63, 64, 65, 128, 300].includes(n)) expect(value(m.render(), name, '{model="m",status="ok"}')).toBe(n);
+      if ([1, 63, 64, 65, 128, 300].includes(n))
+        expect(value(m.render(), name, '{model="m",status="ok"}')).toBe(n);
     }
     const text = m.render();
     expect(value(text, "toolnexus_llm_request_duration_seconds_count", '{model="m"}')).toBe(300);
-    expect(value(text, "toolnexus_llm_request_duration_seconds_sum", '{model="m"}')).toBeCloseTo(0.3);
+    expect(value(text, "toolnexus_llm_request_duration_seconds_sum", '{model="m"}')).toBeCloseTo(
+      0.3,
+    );
   });
 
   test("an unknown event is refused when recorded, not later", () => {

@@ -3,7 +3,14 @@
  * through the `sleep` option, never spent), aborts, timeouts, and what is reported.
  */
 import { describe, expect, it } from "vitest";
-import { ProviderError, RunAbortedError, createClient, createToolkit, parseRetryAfter, type ClientOptions } from "../../src/core/index";
+import {
+  ProviderError,
+  RunAbortedError,
+  createClient,
+  createToolkit,
+  parseRetryAfter,
+  type ClientOptions,
+} from "../../src/core/index";
 import { MAX_RETRY_DELAY_MS } from "../../src/core/retry";
 import { fakeLlm, type Step } from "../helpers/fake-llm";
 
@@ -28,7 +35,11 @@ function setup(steps: Step[], extra: Partial<ClientOptions> = {}) {
 }
 
 const toolkit = () => createToolkit({ tools: [] });
-const status = (code: number, headers?: Record<string, string>): Step => ({ status: code, body: `upstream ${code}`, headers });
+const status = (code: number, headers?: Record<string, string>): Step => ({
+  status: code,
+  body: `upstream ${code}`,
+  headers,
+});
 const ok: Step = { content: "recovered" };
 
 /** Backoff for attempt n is jittered within [½, 1]·base·2^n. */
@@ -78,7 +89,9 @@ describe("what is retried", () => {
 
   it("retries: 0 never retries", async () => {
     const { fake, waits, client } = setup([status(429), ok], { retries: 0 });
-    await expect(client.run("hi", { toolkit: await toolkit() })).rejects.toBeInstanceOf(ProviderError);
+    await expect(client.run("hi", { toolkit: await toolkit() })).rejects.toBeInstanceOf(
+      ProviderError,
+    );
     expect(fake.bodies).toHaveLength(1);
     expect(waits).toEqual([]);
   });
@@ -96,7 +109,9 @@ describe("what is retried", () => {
 
 describe("how long it waits", () => {
   it("backs off exponentially with jitter", async () => {
-    const { waits, client } = setup([status(500), status(500), status(500), status(500), ok], { retries: 4 });
+    const { waits, client } = setup([status(500), status(500), status(500), status(500), ok], {
+      retries: 4,
+    });
     await client.run("hi", { toolkit: await toolkit() });
     expect(waits).toHaveLength(4);
     waits.forEach((w, attempt) => expectBackoff(w, attempt));
@@ -121,7 +136,11 @@ describe("how long it waits", () => {
     ["garbage", "soon-ish"],
     ["empty", ""],
   ])("Retry-After as %s falls back to backoff", async (_, value) => {
-    const { waits, client } = setup([status(429, { "retry-after": value }), status(429, { "retry-after": value }), ok]);
+    const { waits, client } = setup([
+      status(429, { "retry-after": value }),
+      status(429, { "retry-after": value }),
+      ok,
+    ]);
     await client.run("hi", { toolkit: await toolkit() });
     expect(waits).toHaveLength(2);
     expectBackoff(waits[0], 0);
@@ -156,12 +175,20 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter(value)).toBe(ms);
   });
 
-  it.each([null, undefined, "", "1.5", "-1", "+3", "1e3", "3s", "Wed, 21 Oct 2015 07:28:00 GMT", "0x10"])(
-    "%j ⇒ undefined (use backoff)",
-    (value) => {
-      expect(parseRetryAfter(value)).toBeUndefined();
-    },
-  );
+  it.each([
+    null,
+    undefined,
+    "",
+    "1.5",
+    "-1",
+    "+3",
+    "1e3",
+    "3s",
+    "Wed, 21 Oct 2015 07:28:00 GMT",
+    "0x10",
+  ])("%j ⇒ undefined (use backoff)", (value) => {
+    expect(parseRetryAfter(value)).toBeUndefined();
+  });
 
   it("takes a custom cap", () => {
     expect(parseRetryAfter("10", 5000)).toBe(5000);
@@ -181,7 +208,9 @@ describe("aborts and timeouts", () => {
         signal?.throwIfAborted();
       },
     });
-    const error = await client.run("hi", { toolkit: await toolkit(), signal: controller.signal }).catch((e) => e);
+    const error = await client
+      .run("hi", { toolkit: await toolkit(), signal: controller.signal })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
     expect(waits).toHaveLength(1);
     expect(fake.bodies).toHaveLength(1);
@@ -198,7 +227,9 @@ describe("aborts and timeouts", () => {
         controller.abort(new Error("user went away"));
       },
     });
-    const outcome = await client.run("hi", { toolkit: await toolkit(), signal: controller.signal }).catch((e) => e);
+    const outcome = await client
+      .run("hi", { toolkit: await toolkit(), signal: controller.signal })
+      .catch((e) => e);
     expect(outcome).toBeInstanceOf(RunAbortedError);
     expect(waits).toHaveLength(1);
     expect(fake.bodies).toHaveLength(1);
@@ -206,10 +237,14 @@ describe("aborts and timeouts", () => {
 
   it("the default sleep stops waiting when the signal aborts", async () => {
     const controller = new AbortController();
-    const { fake, client } = setup([status(429, { "retry-after": "30" }), ok], { sleep: undefined });
+    const { fake, client } = setup([status(429, { "retry-after": "30" }), ok], {
+      sleep: undefined,
+    });
     setTimeout(() => controller.abort(), 20);
     const started = Date.now();
-    const error = await client.run("hi", { toolkit: await toolkit(), signal: controller.signal }).catch((e) => e);
+    const error = await client
+      .run("hi", { toolkit: await toolkit(), signal: controller.signal })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(fake.bodies).toHaveLength(1);
@@ -217,7 +252,9 @@ describe("aborts and timeouts", () => {
 
   it("an already-aborted signal never reaches the provider", async () => {
     const { fake, client } = setup([ok]);
-    const error = await client.run("hi", { toolkit: await toolkit(), signal: AbortSignal.abort() }).catch((e) => e);
+    const error = await client
+      .run("hi", { toolkit: await toolkit(), signal: AbortSignal.abort() })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
     expect(fake.bodies).toHaveLength(0);
   });
@@ -237,7 +274,10 @@ describe("aborts and timeouts", () => {
   });
 
   it("timeoutMs cuts a long Retry-After wait short", async () => {
-    const { fake, client } = setup([status(503, { "retry-after": "30" }), ok], { sleep: undefined, timeoutMs: 30 });
+    const { fake, client } = setup([status(503, { "retry-after": "30" }), ok], {
+      sleep: undefined,
+      timeoutMs: 30,
+    });
     const started = Date.now();
     const error = await client.run("hi", { toolkit: await toolkit() }).catch((e) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
@@ -249,7 +289,9 @@ describe("aborts and timeouts", () => {
 describe("reporting", () => {
   it("onError is called once, with the error the run rejects with", async () => {
     const errors: unknown[] = [];
-    const { client } = setup([status(500), status(500), status(500)], { onError: (e) => errors.push(e) });
+    const { client } = setup([status(500), status(500), status(500)], {
+      onError: (e) => errors.push(e),
+    });
     const error = await client.run("hi", { toolkit: await toolkit() }).catch((e) => e);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBe(error);
@@ -265,7 +307,9 @@ describe("reporting", () => {
 
   it("metrics count each attempt by status and the failed run", async () => {
     const { client } = setup([status(429), status(429), status(429)]);
-    await expect(client.run("hi", { toolkit: await toolkit() })).rejects.toBeInstanceOf(ProviderError);
+    await expect(client.run("hi", { toolkit: await toolkit() })).rejects.toBeInstanceOf(
+      ProviderError,
+    );
     const text = client.metrics();
     expect(text).toContain('toolnexus_llm_requests_total{model="retry-model",status="429"} 3\n');
     expect(text).toContain('toolnexus_run_errors_total{model="retry-model"} 1\n');

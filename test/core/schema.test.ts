@@ -35,7 +35,11 @@ describe("isZodSchema", () => {
 describe("toJsonSchema", () => {
   test("zod object ⇒ properties and required, without $schema", () => {
     const schema = toJsonSchema(
-      z.object({ city: z.string().describe("City name"), days: z.number().int().optional(), unit: z.string().default("C") }),
+      z.object({
+        city: z.string().describe("City name"),
+        days: z.number().int().optional(),
+        unit: z.string().default("C"),
+      }),
     );
     expect(schema.$schema).toBeUndefined();
     expect(schema.type).toBe("object");
@@ -77,11 +81,16 @@ describe("validateArgs with zod", () => {
   });
 
   test("returns the parsed value with coercion and defaults", () => {
-    expect(validateArgs(schema, { amount: "12.5" })).toEqual({ ok: true, value: { amount: 12.5, currency: "EUR" } });
+    expect(validateArgs(schema, { amount: "12.5" })).toEqual({
+      ok: true,
+      value: { amount: 12.5, currency: "EUR" },
+    });
   });
 
   test("lists every problem with its path", () => {
-    const problems = problemsOf(validateArgs(schema, { amount: "x", currency: "GBP", payee: { iban: "1" } }));
+    const problems = problemsOf(
+      validateArgs(schema, { amount: "x", currency: "GBP", payee: { iban: "1" } }),
+    );
     expect(problems).toHaveLength(3);
     expect(problems[0]).toMatch(/^amount: /);
     expect(problems[1]).toMatch(/^currency: /);
@@ -93,7 +102,9 @@ describe("validateArgs with zod", () => {
       expect.stringMatching(/^q: .*expected string/),
     ]);
     for (const bad of [null, [], "text"]) {
-      expect(problemsOf(validateArgs(schema, bad))).toEqual([expect.stringMatching(/^\(root\): .*expected object/)]);
+      expect(problemsOf(validateArgs(schema, bad))).toEqual([
+        expect.stringMatching(/^\(root\): .*expected object/),
+      ]);
     }
   });
 
@@ -121,7 +132,12 @@ describe("validateArgs with JSON Schema", () => {
 
   test("nested paths, array items, missing required, unknown property", () => {
     const problems = problemsOf(
-      validateArgs(payment, { currency: "EUR", payee: { iban: "1" }, tags: ["ok", 2], extra: true }),
+      validateArgs(payment, {
+        currency: "EUR",
+        payee: { iban: "1" },
+        tags: ["ok", 2],
+        extra: true,
+      }),
     );
     expect(problems).toEqual([
       expect.stringMatching(/^\(root\): .*required property "amount".*\(required\)$/),
@@ -133,7 +149,11 @@ describe("validateArgs with JSON Schema", () => {
   });
 
   test("non-object args", () => {
-    for (const [bad, type] of [[null, "null"], [[], "array"], ["text", "string"]] as const) {
+    for (const [bad, type] of [
+      [null, "null"],
+      [[], "array"],
+      ["text", "string"],
+    ] as const) {
       expect(problemsOf(validateArgs(payment, bad))).toEqual([
         `(root): Instance type "${type}" is invalid. Expected "object". (type)`,
       ]);
@@ -149,14 +169,19 @@ describe("validateArgs with JSON Schema", () => {
 
   test("keeps a wrapper error when it is the only explanation", () => {
     const schema = { type: "object", properties: { a: false } };
-    expect(problemsOf(validateArgs(schema, { a: 1 }))).toEqual(["/a: Not allowed by the schema. (false)"]);
+    expect(problemsOf(validateArgs(schema, { a: 1 }))).toEqual([
+      "/a: Not allowed by the schema. (false)",
+    ]);
   });
 
   // (The vitest workers pool re-enables code generation, so this checks behaviour only:
   // @cfworker/json-schema interprets schemas and never calls eval / new Function.)
   test("interprets the schema without code generation", () => {
     // A pattern that would break naive code generation stays a plain string to match.
-    const schema = { type: "object", properties: { s: { type: "string", pattern: "^[a-z\"'`]+$" } } };
+    const schema = {
+      type: "object",
+      properties: { s: { type: "string", pattern: "^[a-z\"'`]+$" } },
+    };
     expect(validateArgs(schema, { s: "a\"'`" }).ok).toBe(true);
     expect(validateArgs(schema, { s: "A" }).ok).toBe(false);
     // Draft 2020-12 keyword support is the validator's, not hand-rolled.

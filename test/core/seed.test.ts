@@ -1,6 +1,12 @@
 // The seed document's three examples (../shared/seed/answer_declined.md), in TypeScript.
 import { describe, expect, it } from "vitest";
-import { answerDeclined, answerOutput, createClient, createToolkit, type Tool } from "../../src/core/index";
+import {
+  answerDeclined,
+  answerOutput,
+  createClient,
+  createToolkit,
+  type Tool,
+} from "../../src/core/index";
 import { fakeLlm } from "../helpers/fake-llm";
 
 describe("answerDeclined (seed)", () => {
@@ -50,7 +56,9 @@ describe("answerDeclined (seed)", () => {
         return {
           output: "approval required",
           isError: true,
-          metadata: { pending: { id: "req-1", kind: "authorization", prompt: "Delete this account?" } },
+          metadata: {
+            pending: { id: "req-1", kind: "authorization", prompt: "Delete this account?" },
+          },
         };
       },
     };
@@ -66,12 +74,18 @@ describe("answerDeclined (seed)", () => {
       fetch: llm.fetch,
       waitFor: () => answerDeclined("req-1", "not authorized"),
     });
-    const result = await client.run("delete my account", { toolkit: await createToolkit({ tools: [deleteAccount] }) });
+    const result = await client.run("delete my account", {
+      toolkit: await createToolkit({ tools: [deleteAccount] }),
+    });
 
     expect(result.status).toBe("done");
     expect(result.text).toBe("understood, cancelled");
     expect(invocations).toBe(1);
     const toolMessage = llm.bodies[1].messages.find((m: any) => m.role === "tool");
-    expect(toolMessage).toEqual({ role: "tool", tool_call_id: "c1", content: "declined/expired: Delete this account?" });
+    expect(toolMessage).toEqual({
+      role: "tool",
+      tool_call_id: "c1",
+      content: "declined/expired: Delete this account?",
+    });
   });
 });

@@ -21,7 +21,13 @@ import {
   type RunResult,
 } from "../../src/core/index";
 import { assertBalanced, render, type Style } from "../helpers/fake-llm";
-import { fakeStreamLlm, slices, streamFor, type SseStep, type StreamScript } from "../helpers/fake-sse";
+import {
+  fakeStreamLlm,
+  slices,
+  streamFor,
+  type SseStep,
+  type StreamScript,
+} from "../helpers/fake-sse";
 
 const STYLES: Style[] = ["openai", "anthropic"];
 
@@ -46,7 +52,11 @@ async function toolkitWith(log: Array<{ name: string; args: unknown; answer?: un
       defineTool({
         name: "get_weather",
         description: "Weather for a city",
-        inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        inputSchema: {
+          type: "object",
+          properties: { city: { type: "string" } },
+          required: ["city"],
+        },
         run: (args: any) => (log.push({ name: "get_weather", args }), `sunny in ${args.city}`),
       }),
       defineTool({
@@ -76,8 +86,13 @@ async function collect(iterable: AsyncIterable<RunEvent>) {
 }
 const texts = (events: RunEvent[]) => events.flatMap((e) => (e.type === "text" ? [e.delta] : []));
 const types = (events: RunEvent[]) => events.map((e) => e.type);
-const doneOf = (events: RunEvent[]) => (events.at(-1) as Extract<RunEvent, { type: "done" }>).result;
-const sse = (style: Style, script: StreamScript, extra: Omit<Partial<Extract<SseStep, { sse: string }>>, "sse"> = {}) => ({
+const doneOf = (events: RunEvent[]) =>
+  (events.at(-1) as Extract<RunEvent, { type: "done" }>).result;
+const sse = (
+  style: Style,
+  script: StreamScript,
+  extra: Omit<Partial<Extract<SseStep, { sse: string }>>, "sse"> = {},
+) => ({
   sse: streamFor(style, script),
   ...extra,
 });
@@ -86,7 +101,9 @@ const HELLO = ["Bon", "jour, ", "日本", " 👋", "!"];
 
 describe.each(STYLES)("%s stream()", (style) => {
   it("yields text deltas as they arrive, then usage, then done; the deltas make up the text", async () => {
-    const { llm, client } = setup(style, [sse(style, { text: HELLO, usage: { prompt: 11, completion: 5 } }, { splitAt: "bytes" })]);
+    const { llm, client } = setup(style, [
+      sse(style, { text: HELLO, usage: { prompt: 11, completion: 5 } }, { splitAt: "bytes" }),
+    ]);
     const events = await collect(client.stream("hi", { toolkit: await toolkitWith() }));
     expect(types(events)).toEqual(["text", "text", "text", "text", "text", "usage", "done"]);
     expect(texts(events)).toEqual(HELLO);
@@ -94,10 +111,16 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(result.status).toBe("done");
     expect(result.text).toBe(HELLO.join(""));
     expect(result.usage).toEqual({ promptTokens: 11, completionTokens: 5, totalTokens: 16 });
-    expect(events[5]).toEqual({ type: "usage", usage: { promptTokens: 11, completionTokens: 5, totalTokens: 16 } });
+    expect(events[5]).toEqual({
+      type: "usage",
+      usage: { promptTokens: 11, completionTokens: 5, totalTokens: 16 },
+    });
     expect(result.messages.at(-1)).toEqual({ role: "assistant", content: HELLO.join("") });
     if (style === "openai") {
-      expect(llm.bodies[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+      expect(llm.bodies[0]).toMatchObject({
+        stream: true,
+        stream_options: { include_usage: true },
+      });
     } else {
       expect(llm.bodies[0].stream).toBe(true);
       expect(llm.bodies[0]).not.toHaveProperty("stream_options");
@@ -105,8 +128,19 @@ describe.each(STYLES)("%s stream()", (style) => {
   });
 
   it("run() on the same client still sends a plain request and reads JSON", async () => {
-    const llm = fakeStreamLlm([{ status: 200, body: JSON.stringify(render(style, { content: "whole" })), headers: { "content-type": "application/json" } }]);
-    const client = createClient({ baseUrl: "https://llm.test/v1", style, model: "m", fetch: llm.fetch });
+    const llm = fakeStreamLlm([
+      {
+        status: 200,
+        body: JSON.stringify(render(style, { content: "whole" })),
+        headers: { "content-type": "application/json" },
+      },
+    ]);
+    const client = createClient({
+      baseUrl: "https://llm.test/v1",
+      style,
+      model: "m",
+      fetch: llm.fetch,
+    });
     const result = await client.run("hi", { toolkit: await toolkitWith() });
     expect(result.text).toBe("whole");
     expect(llm.bodies[0]).not.toHaveProperty("stream");
@@ -114,7 +148,13 @@ describe.each(STYLES)("%s stream()", (style) => {
   });
 
   it("a server that ignores the stream flag and answers JSON still works: the text comes once", async () => {
-    const { client } = setup(style, [{ status: 200, body: JSON.stringify(render(style, { content: "whole answer" })), headers: { "content-type": "application/json" } }]);
+    const { client } = setup(style, [
+      {
+        status: 200,
+        body: JSON.stringify(render(style, { content: "whole answer" })),
+        headers: { "content-type": "application/json" },
+      },
+    ]);
     const events = await collect(client.stream("hi", { toolkit: await toolkitWith() }));
     expect(texts(events)).toEqual(["whole answer"]);
     expect(doneOf(events).text).toBe("whole answer");
@@ -126,16 +166,45 @@ describe.each(STYLES)("%s stream()", (style) => {
     const { llm, client } = setup(
       style,
       [
-        sse(style, { text: ["Let me ", "check."], toolCalls: [{ id: "call_w1", name: "get_weather", args: slices('{"city": "Zürich"}', 2) }] }, { splitAt: "bytes" }),
+        sse(
+          style,
+          {
+            text: ["Let me ", "check."],
+            toolCalls: [
+              { id: "call_w1", name: "get_weather", args: slices('{"city": "Zürich"}', 2) },
+            ],
+          },
+          { splitAt: "bytes" },
+        ),
         sse(style, { text: ["It is ", "sunny."], usage: { prompt: 30, completion: 4 } }),
       ],
       { onMetric: (e) => metrics.push(e) },
     );
     const events = await collect(client.stream("weather?", { toolkit: await toolkitWith(log) }));
     expect(log).toEqual([{ name: "get_weather", args: { city: "Zürich" } }]);
-    expect(types(events)).toEqual(["text", "text", "usage", "tool_call", "tool_result", "text", "text", "usage", "done"]);
-    expect(events[3]).toEqual({ type: "tool_call", id: "call_w1", name: "get_weather", args: { city: "Zürich" } });
-    expect(events[4]).toMatchObject({ type: "tool_result", id: "call_w1", output: "sunny in Zürich", isError: false });
+    expect(types(events)).toEqual([
+      "text",
+      "text",
+      "usage",
+      "tool_call",
+      "tool_result",
+      "text",
+      "text",
+      "usage",
+      "done",
+    ]);
+    expect(events[3]).toEqual({
+      type: "tool_call",
+      id: "call_w1",
+      name: "get_weather",
+      args: { city: "Zürich" },
+    });
+    expect(events[4]).toMatchObject({
+      type: "tool_result",
+      id: "call_w1",
+      output: "sunny in Zürich",
+      isError: false,
+    });
     const result = doneOf(events);
     expect(result.text).toBe("It is sunny.");
     expect(result.turns).toBe(2);
@@ -143,7 +212,11 @@ describe.each(STYLES)("%s stream()", (style) => {
     // The streamed turn is stored like any other: the next request carries the call and its result.
     assertBalanced(style, llm.bodies[1]);
     expect(JSON.stringify(llm.bodies[1])).toContain("sunny in Zürich");
-    expect(metrics.filter((m) => m.type === "llm_request").map((m) => m.type === "llm_request" && m.status)).toEqual(["ok", "ok"]);
+    expect(
+      metrics
+        .filter((m) => m.type === "llm_request")
+        .map((m) => m.type === "llm_request" && m.status),
+    ).toEqual(["ok", "ok"]);
     expect(metrics.filter((m) => m.type === "tool_call")).toHaveLength(1);
   });
 
@@ -152,13 +225,21 @@ describe.each(STYLES)("%s stream()", (style) => {
     const { client } = setup(
       style,
       [
-        sse(style, { toolCalls: [{ id: "call_1", name: "get_time", args: slices('{"tz":"UTC"}') }] }),
+        sse(style, {
+          toolCalls: [{ id: "call_1", name: "get_time", args: slices('{"tz":"UTC"}') }],
+        }),
         sse(style, { text: ["done"] }),
       ],
       {
         hooks: {
           beforeLLM: ({ turn }) => void seen.push(["before", turn]),
-          afterLLM: ({ response, turn }) => void seen.push(["after", turn, response.content, response.toolCalls.map((c) => c.arguments)]),
+          afterLLM: ({ response, turn }) =>
+            void seen.push([
+              "after",
+              turn,
+              response.content,
+              response.toolCalls.map((c) => c.arguments),
+            ]),
         },
       },
     );
@@ -178,7 +259,14 @@ describe.each(STYLES)("%s stream()", (style) => {
     const { client } = setup(
       style,
       [
-        sse(style, { text: ["One ", "moment."], toolCalls: [{ id: "call_r", name: "refund", args: slices('{"amount": 42}', 4) }] }, { splitAt: "bytes" }),
+        sse(
+          style,
+          {
+            text: ["One ", "moment."],
+            toolCalls: [{ id: "call_r", name: "refund", args: slices('{"amount": 42}', 4) }],
+          },
+          { splitAt: "bytes" },
+        ),
         sse(style, { text: ["Refunded ", "42."] }),
       ],
       {
@@ -188,13 +276,32 @@ describe.each(STYLES)("%s stream()", (style) => {
         },
       },
     );
-    for await (const e of client.stream("refund", { toolkit: await toolkitWith(log) })) consumed.push(e);
+    for await (const e of client.stream("refund", { toolkit: await toolkitWith(log) }))
+      consumed.push(e);
     expect(seenWhenAsked).toEqual(["text", "text", "usage", "tool_call", "pending"]);
-    expect(types(consumed)).toEqual(["text", "text", "usage", "tool_call", "pending", "tool_result", "text", "text", "usage", "done"]);
-    expect(consumed[4]).toEqual({ type: "pending", request: { id: "req-refund", kind: "approval", prompt: "Refund 42?" } });
+    expect(types(consumed)).toEqual([
+      "text",
+      "text",
+      "usage",
+      "tool_call",
+      "pending",
+      "tool_result",
+      "text",
+      "text",
+      "usage",
+      "done",
+    ]);
+    expect(consumed[4]).toEqual({
+      type: "pending",
+      request: { id: "req-refund", kind: "approval", prompt: "Refund 42?" },
+    });
     expect(log).toEqual([
       { name: "refund", args: { amount: 42 } },
-      { name: "refund", args: { amount: 42 }, answer: { id: "req-refund", ok: true, data: { by: "ann" } } },
+      {
+        name: "refund",
+        args: { amount: 42 },
+        answer: { id: "req-refund", ok: true, data: { by: "ann" } },
+      },
     ]);
     expect(doneOf(consumed)).toMatchObject({ status: "done", text: "Refunded 42." });
   });
@@ -203,19 +310,32 @@ describe.each(STYLES)("%s stream()", (style) => {
     const log: Array<{ name: string; args: unknown }> = [];
     const { llm, client } = setup(
       style,
-      [sse(style, { toolCalls: [{ id: "call_r", name: "refund", args: ['{"amount": 5}'] }] }), sse(style, { text: ["Declined."] })],
+      [
+        sse(style, { toolCalls: [{ id: "call_r", name: "refund", args: ['{"amount": 5}'] }] }),
+        sse(style, { text: ["Declined."] }),
+      ],
       { waitFor: (request) => answerDeclined(request.id) },
     );
     const events = await collect(client.stream("refund", { toolkit: await toolkitWith(log) }));
     expect(log).toHaveLength(1);
-    expect(events.find((e) => e.type === "tool_result")).toMatchObject({ output: "declined/expired: Refund 5?", isError: true });
+    expect(events.find((e) => e.type === "tool_result")).toMatchObject({
+      output: "declined/expired: Refund 5?",
+      isError: true,
+    });
     expect(JSON.stringify(llm.bodies[1])).toContain("declined/expired: Refund 5?");
   });
 
   it("without waitFor: a durable halt mid-stream ends with pending, then done with status pending; resume streams on", async () => {
     const log: Array<{ name: string; args: unknown }> = [];
     const { llm, client } = setup(style, [
-      sse(style, { text: ["Asking ", "a human."], toolCalls: [{ id: "call_r", name: "refund", args: slices('{"amount": 9}', 3) }] }, { splitAt: "bytes" }),
+      sse(
+        style,
+        {
+          text: ["Asking ", "a human."],
+          toolCalls: [{ id: "call_r", name: "refund", args: slices('{"amount": 9}', 3) }],
+        },
+        { splitAt: "bytes" },
+      ),
     ]);
     const toolkit = await toolkitWith(log);
     const events = await collect(client.stream("refund", { toolkit }));
@@ -228,12 +348,22 @@ describe.each(STYLES)("%s stream()", (style) => {
 
     // Resume through a client that streams on every entry point (what the edge uses).
     const resumed: RunEvent[] = [];
-    const { llm: llm2, client: resumer } = setup(style, [sse(style, { text: ["Refunded", " 9."] })], {
-      streaming: true,
-      onEvent: (e) => resumed.push(e),
-    });
+    const { llm: llm2, client: resumer } = setup(
+      style,
+      [sse(style, { text: ["Refunded", " 9."] })],
+      {
+        streaming: true,
+        onEvent: (e) => resumed.push(e),
+      },
+    );
     const stored: RunResult = JSON.parse(JSON.stringify(halted));
-    const result = await resumer.runWithAnswer({ ...stored, toolkit, history: stored.messages, pending: stored.pending!, answer: answerOutput("req-refund") });
+    const result = await resumer.runWithAnswer({
+      ...stored,
+      toolkit,
+      history: stored.messages,
+      pending: stored.pending!,
+      answer: answerOutput("req-refund"),
+    });
     expect(result).toMatchObject({ status: "done", text: "Refunded 9." });
     expect(texts(resumed)).toEqual(["Refunded", " 9."]);
     expect(llm2.bodies[0].stream).toBe(true);
@@ -244,7 +374,10 @@ describe.each(STYLES)("%s stream()", (style) => {
     const script: StreamScript = { text: ["Hello", " there"] };
     const whole = streamFor(style, script);
     const beforeText = whole.indexOf("Hello") - 40; // inside the events that precede any text
-    const { llm, client, waits } = setup(style, [{ sse: whole, cutAt: beforeText }, { sse: whole, splitAt: [7, 50, 51] }]);
+    const { llm, client, waits } = setup(style, [
+      { sse: whole, cutAt: beforeText },
+      { sse: whole, splitAt: [7, 50, 51] },
+    ]);
     const events = await collect(client.stream("hi", { toolkit: await toolkitWith() }));
     expect(texts(events)).toEqual(["Hello", " there"]);
     expect(llm.bodies).toHaveLength(2);
@@ -261,7 +394,9 @@ describe.each(STYLES)("%s stream()", (style) => {
   });
 
   it("a tool-call stream cut before any text is retried (tool-call deltas are not emitted)", async () => {
-    const whole = streamFor(style, { toolCalls: [{ id: "call_t", name: "get_time", args: slices('{"tz":"UTC"}') }] });
+    const whole = streamFor(style, {
+      toolCalls: [{ id: "call_t", name: "get_time", args: slices('{"tz":"UTC"}') }],
+    });
     const log: Array<{ name: string; args: unknown }> = [];
     const { llm, client } = setup(style, [
       { sse: whole, cutAt: whole.indexOf('"tz') + 2 },
@@ -278,10 +413,14 @@ describe.each(STYLES)("%s stream()", (style) => {
     const whole = streamFor(style, { text: ["Partial ", "answer ", "here"] });
     const errors: unknown[] = [];
     const metrics: MetricEvent[] = [];
-    const { llm, client, waits } = setup(style, [{ sse: whole, cutAt: whole.indexOf("answer") + 20 }, { sse: whole }], {
-      onError: (e) => errors.push(e),
-      onMetric: (e) => metrics.push(e),
-    });
+    const { llm, client, waits } = setup(
+      style,
+      [{ sse: whole, cutAt: whole.indexOf("answer") + 20 }, { sse: whole }],
+      {
+        onError: (e) => errors.push(e),
+        onMetric: (e) => metrics.push(e),
+      },
+    );
     const seen: RunEvent[] = [];
     const error = await (async () => {
       for await (const e of client.stream("hi", { toolkit: await toolkitWith() })) seen.push(e);
@@ -296,13 +435,22 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(llm.bodies).toHaveLength(1);
     expect(waits).toEqual([]);
     expect(errors).toEqual([error]);
-    expect(metrics.filter((m) => m.type === "llm_request").map((m) => m.type === "llm_request" && m.status)).toEqual(["error"]);
+    expect(
+      metrics
+        .filter((m) => m.type === "llm_request")
+        .map((m) => m.type === "llm_request" && m.status),
+    ).toEqual(["error"]);
   });
 
   it("a network error after some text is not retried either", async () => {
     const whole = streamFor(style, { text: ["Partial ", "answer"] });
-    const { llm, client } = setup(style, [{ sse: whole, failAt: whole.indexOf("answer") + 20 }, { sse: whole }]);
-    const error = await collect(client.stream("hi", { toolkit: await toolkitWith() })).catch((e) => e);
+    const { llm, client } = setup(style, [
+      { sse: whole, failAt: whole.indexOf("answer") + 20 },
+      { sse: whole },
+    ]);
+    const error = await collect(client.stream("hi", { toolkit: await toolkitWith() })).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(StreamInterruptedError);
     expect(error.message).toMatch(/network connection lost/);
     expect(llm.bodies).toHaveLength(1);
@@ -312,7 +460,9 @@ describe.each(STYLES)("%s stream()", (style) => {
     const whole = streamFor(style, { text: ["never"] });
     const cut = { sse: whole, cutAt: 20 };
     const { llm, client, waits } = setup(style, [cut, cut, cut, { sse: whole }]);
-    const error = await collect(client.stream("hi", { toolkit: await toolkitWith() })).catch((e) => e);
+    const error = await collect(client.stream("hi", { toolkit: await toolkitWith() })).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(StreamInterruptedError);
     expect(error.afterOutput).toBe(false);
     expect(llm.bodies).toHaveLength(3);
@@ -337,7 +487,10 @@ describe.each(STYLES)("%s stream()", (style) => {
     const whole = streamFor(style, { text: ["a", "b", "c"] });
     const { client } = setup(style, [{ sse: whole, splitAt: "bytes" }]);
     const error = await (async () => {
-      for await (const e of client.stream("hi", { toolkit: await toolkitWith(), signal: controller.signal })) {
+      for await (const e of client.stream("hi", {
+        toolkit: await toolkitWith(),
+        signal: controller.signal,
+      })) {
         if (e.type === "text") controller.abort(new Error("user left"));
       }
     })().catch((e) => e);
@@ -347,10 +500,18 @@ describe.each(STYLES)("%s stream()", (style) => {
   it("leaving the loop early stops the run: no tool runs, no further model call", async () => {
     const log: Array<{ name: string; args: unknown }> = [];
     const { llm, client } = setup(style, [
-      sse(style, { text: ["thinking"], toolCalls: [{ id: "call_w", name: "get_weather", args: ['{"city":"Oslo"}'] }] }, { splitAt: "bytes" }),
+      sse(
+        style,
+        {
+          text: ["thinking"],
+          toolCalls: [{ id: "call_w", name: "get_weather", args: ['{"city":"Oslo"}'] }],
+        },
+        { splitAt: "bytes" },
+      ),
       sse(style, { text: ["unused"] }),
     ]);
-    for await (const e of client.stream("hi", { toolkit: await toolkitWith(log) })) if (e.type === "text") break;
+    for await (const e of client.stream("hi", { toolkit: await toolkitWith(log) }))
+      if (e.type === "text") break;
     await new Promise((r) => setTimeout(r, 20));
     expect(log).toEqual([]);
     expect(llm.bodies).toHaveLength(1);
@@ -368,29 +529,57 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(deltas.join("")).toBe(result.text);
     expect(llm.bodies[0].stream).toBe(true);
     const second: string[] = [];
-    const again = await client.ask("once more", { toolkit, id: "conv-1", onText: (d) => second.push(d) });
+    const again = await client.ask("once more", {
+      toolkit,
+      id: "conv-1",
+      onText: (d) => second.push(d),
+    });
     expect(second.join("")).toBe(again.text);
     expect(llm.bodies[1].messages.length).toBeGreaterThan(llm.bodies[0].messages.length);
   });
 
   it("ask() without onText does not stream", async () => {
-    const llm = fakeStreamLlm([{ status: 200, body: JSON.stringify(render(style, { content: "plain" })), headers: { "content-type": "application/json" } }]);
-    const client = createClient({ baseUrl: "https://llm.test/v1", style, model: "m", fetch: llm.fetch });
+    const llm = fakeStreamLlm([
+      {
+        status: 200,
+        body: JSON.stringify(render(style, { content: "plain" })),
+        headers: { "content-type": "application/json" },
+      },
+    ]);
+    const client = createClient({
+      baseUrl: "https://llm.test/v1",
+      style,
+      model: "m",
+      fetch: llm.fetch,
+    });
     expect((await client.ask("hi", { toolkit: await toolkitWith() })).text).toBe("plain");
     expect(llm.bodies[0]).not.toHaveProperty("stream");
   });
 
   it("an onText that throws fails the run with its own error, not retried", async () => {
-    const { llm, client } = setup(style, [sse(style, { text: ["a", "b"] }), sse(style, { text: ["unused"] })]);
+    const { llm, client } = setup(style, [
+      sse(style, { text: ["a", "b"] }),
+      sse(style, { text: ["unused"] }),
+    ]);
     const boom = new Error("sink broke");
-    const error = await client.ask("hi", { toolkit: await toolkitWith(), onText: () => { throw boom; } }).catch((e) => e);
+    const error = await client
+      .ask("hi", {
+        toolkit: await toolkitWith(),
+        onText: () => {
+          throw boom;
+        },
+      })
+      .catch((e) => e);
     expect(error).toBe(boom);
     expect(llm.bodies).toHaveLength(1);
   });
 
   it("the streaming option: run() streams and onEvent gets every delta, once", async () => {
     const seen: RunEvent[] = [];
-    const { llm, client } = setup(style, [sse(style, { text: HELLO }, { splitAt: "bytes" })], { streaming: true, onEvent: (e) => seen.push(e) });
+    const { llm, client } = setup(style, [sse(style, { text: HELLO }, { splitAt: "bytes" })], {
+      streaming: true,
+      onEvent: (e) => seen.push(e),
+    });
     const result = await client.run("hi", { toolkit: await toolkitWith() });
     expect(texts(seen)).toEqual(HELLO);
     expect(result.text).toBe(HELLO.join(""));
@@ -423,11 +612,19 @@ describe("openai parallel tool calls", () => {
     ]);
     expect(log.map((l) => l.name).sort()).toEqual(["get_time", "get_weather"]);
     const assistant = llm.bodies[1].messages.find((m: any) => m.role === "assistant");
-    expect(assistant.tool_calls.map((c: any) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+    expect(
+      assistant.tool_calls.map((c: any) => [
+        c.id,
+        c.function.name,
+        JSON.parse(c.function.arguments),
+      ]),
+    ).toEqual([
       ["call_a", "get_weather", { city: "Zürich" }],
       ["call_b", "get_time", { tz: "Asia/東京" }],
     ]);
-    expect(llm.bodies[1].messages.filter((m: any) => m.role === "tool").map((m: any) => m.content)).toEqual(["sunny in Zürich", "noon in Asia/東京"]);
+    expect(
+      llm.bodies[1].messages.filter((m: any) => m.role === "tool").map((m: any) => m.content),
+    ).toEqual(["sunny in Zürich", "noon in Asia/東京"]);
   });
 });
 
@@ -435,7 +632,10 @@ describe("error events inside a stream", () => {
   const overloaded = `event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`;
 
   it("anthropic: an overloaded error event before any text is retried like a 529", async () => {
-    const { llm, client, waits } = setup("anthropic", [{ sse: overloaded }, sse("anthropic", { text: ["fine"] })]);
+    const { llm, client, waits } = setup("anthropic", [
+      { sse: overloaded },
+      sse("anthropic", { text: ["fine"] }),
+    ]);
     const events = await collect(client.stream("hi", { toolkit: await toolkitWith() }));
     expect(doneOf(events).text).toBe("fine");
     expect(llm.bodies).toHaveLength(2);
@@ -443,9 +643,16 @@ describe("error events inside a stream", () => {
   });
 
   it("anthropic: the same error after some text fails the run with the provider's message", async () => {
-    const partial = streamFor("anthropic", { text: ["Half"] }).split("event: content_block_stop")[0]!;
-    const { llm, client } = setup("anthropic", [{ sse: partial + overloaded }, sse("anthropic", { text: ["unused"] })]);
-    const error = await collect(client.stream("hi", { toolkit: await toolkitWith() })).catch((e) => e);
+    const partial = streamFor("anthropic", { text: ["Half"] }).split(
+      "event: content_block_stop",
+    )[0]!;
+    const { llm, client } = setup("anthropic", [
+      { sse: partial + overloaded },
+      sse("anthropic", { text: ["unused"] }),
+    ]);
+    const error = await collect(client.stream("hi", { toolkit: await toolkitWith() })).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).toContain("Overloaded");
     expect(llm.bodies).toHaveLength(1);
@@ -454,7 +661,9 @@ describe("error events inside a stream", () => {
   it("openai: an invalid-request error chunk is not retried", async () => {
     const chunk = `data: {"error":{"message":"Invalid schema for function","type":"invalid_request_error","param":"tools[0]","code":null}}\n\n`;
     const { llm, client } = setup("openai", [{ sse: chunk }, sse("openai", { text: ["unused"] })]);
-    const error = await collect(client.stream("hi", { toolkit: await toolkitWith() })).catch((e) => e);
+    const error = await collect(client.stream("hi", { toolkit: await toolkitWith() })).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).toContain("Invalid schema for function");
     expect(llm.bodies).toHaveLength(1);
@@ -476,14 +685,22 @@ describe("in-process client", () => {
 
   it("ask() with onText falls back: onText is called once with the whole text", async () => {
     const deltas: string[] = [];
-    const result = await client().ask("hi", { toolkit: await toolkitWith(), onText: (d) => deltas.push(d) });
+    const result = await client().ask("hi", {
+      toolkit: await toolkitWith(),
+      onText: (d) => deltas.push(d),
+    });
     expect(deltas).toEqual(["a whole answer"]);
     expect(result.text).toBe("a whole answer");
   });
 
   it("the streaming option is accepted: text arrives whole, once per turn", async () => {
     const seen: RunEvent[] = [];
-    const c = createInProcessClient({ model: "local", streaming: true, onEvent: (e) => seen.push(e), generate: () => ({ content: "whole" }) });
+    const c = createInProcessClient({
+      model: "local",
+      streaming: true,
+      onEvent: (e) => seen.push(e),
+      generate: () => ({ content: "whole" }),
+    });
     await c.run("hi", { toolkit: await toolkitWith() });
     expect(texts(seen)).toEqual(["whole"]);
   });

@@ -20,7 +20,10 @@ import {
 import { assertBalanced, fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 /** A tool that suspends until answered, recording every execution's args and context. */
-function approvalTool(name: string, opts: { requestId?: string; suspendAgain?: boolean; delayMs?: number } = {}) {
+function approvalTool(
+  name: string,
+  opts: { requestId?: string; suspendAgain?: boolean; delayMs?: number } = {},
+) {
   const calls: Array<{ args: unknown; ctx: Context }> = [];
   const tool = defineTool({
     name,
@@ -29,8 +32,13 @@ function approvalTool(name: string, opts: { requestId?: string; suspendAgain?: b
     async run(args, ctx) {
       calls.push({ args, ctx });
       if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
-      if (ctx.answer && !opts.suspendAgain) return `${name} done with ${JSON.stringify(ctx.answer.data ?? null)}`;
-      return pending({ kind: "approval", prompt: `Allow ${name}?`, id: opts.requestId ?? `req-${name}` });
+      if (ctx.answer && !opts.suspendAgain)
+        return `${name} done with ${JSON.stringify(ctx.answer.data ?? null)}`;
+      return pending({
+        kind: "approval",
+        prompt: `Allow ${name}?`,
+        id: opts.requestId ?? `req-${name}`,
+      });
     },
   });
   return { tool, calls };
@@ -38,16 +46,32 @@ function approvalTool(name: string, opts: { requestId?: string; suspendAgain?: b
 
 function counterTool(name: string) {
   const calls: unknown[] = [];
-  const tool = defineTool({ name, description: name, run: (args) => (calls.push(args), `${name} ok`) });
+  const tool = defineTool({
+    name,
+    description: name,
+    run: (args) => (calls.push(args), `${name} ok`),
+  });
   return { tool, calls };
 }
 
 const roundTrip = (r: RunResult): RunResult => JSON.parse(JSON.stringify(r));
 
 describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) => {
-  const client = (steps: Step[], extra: { waitFor?: WaitFor; onMetric?: (e: MetricEvent) => void } = {}) => {
+  const client = (
+    steps: Step[],
+    extra: { waitFor?: WaitFor; onMetric?: (e: MetricEvent) => void } = {},
+  ) => {
     const llm = fakeLlm(style, steps);
-    return { llm, client: createClient({ baseUrl: "http://llm.test", style, model: "m", fetch: llm.fetch, ...extra }) };
+    return {
+      llm,
+      client: createClient({
+        baseUrl: "http://llm.test",
+        style,
+        model: "m",
+        fetch: llm.fetch,
+        ...extra,
+      }),
+    };
   };
 
   it("rule 1: ok ⇒ the same call runs once more with ctx.answer and the same callId", async () => {
@@ -94,7 +118,13 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
     expect(calls).toHaveLength(1);
     expect(JSON.stringify(llm.bodies[1])).toContain("declined/expired: Allow refund?");
     expect(result.toolCalls).toEqual([
-      { id: "c1", name: "refund", args: {}, output: "declined/expired: Allow refund?", isError: true },
+      {
+        id: "c1",
+        name: "refund",
+        args: {},
+        output: "declined/expired: Allow refund?",
+        isError: true,
+      },
     ]);
   });
 
@@ -111,26 +141,44 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
         ],
       },
     ]);
-    const result = await c.run("go", { toolkit: await createToolkit({ tools: [slow.tool, fast.tool, plain.tool] }) });
+    const result = await c.run("go", {
+      toolkit: await createToolkit({ tools: [slow.tool, fast.tool, plain.tool] }),
+    });
     expect(result.status).toBe("pending");
     expect(result.pending?.id).toBe("req-first");
     expect(llm.bodies).toHaveLength(1);
     const slots = result.messages.filter((m) => m.role === "tool");
     expect(slots.map((m) => m.role === "tool" && m.toolCallId)).toEqual(["c1", "c2", "c3"]);
-    expect(slots.map((m) => m.role === "tool" && m.pending?.id)).toEqual(["req-first", undefined, "req-second"]);
+    expect(slots.map((m) => m.role === "tool" && m.pending?.id)).toEqual([
+      "req-first",
+      undefined,
+      "req-second",
+    ]);
   });
 
   it("rule 3: halt → JSON → resume in a fresh client with approve", async () => {
     const { tool, calls } = approvalTool("refund");
     const first = client([{ toolCalls: [{ id: "c1", name: "refund", args: { n: 1 } }] }]);
-    const halted = roundTrip(await first.client.run("go", { toolkit: await createToolkit({ tools: [tool] }) }));
+    const halted = roundTrip(
+      await first.client.run("go", { toolkit: await createToolkit({ tools: [tool] }) }),
+    );
     expect(halted.status).toBe("pending");
     // The halted transcript is valid as it is: the placeholder fills the slot.
-    expect(halted.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "c1", pending: { id: "req-refund" } });
+    expect(halted.messages.at(-1)).toMatchObject({
+      role: "tool",
+      toolCallId: "c1",
+      pending: { id: "req-refund" },
+    });
 
     const second = client([{ content: "refund approved and done" }]);
     const toolkit = await createToolkit({ tools: [tool] });
-    const resumed = await second.client.runWithAnswer({ ...halted, toolkit, history: halted.messages, pending: halted.pending!, answer: answerOutput("req-refund", "yes") });
+    const resumed = await second.client.runWithAnswer({
+      ...halted,
+      toolkit,
+      history: halted.messages,
+      pending: halted.pending!,
+      answer: answerOutput("req-refund", "yes"),
+    });
     expect(resumed.status).toBe("done");
     expect(resumed.text).toBe("refund approved and done");
     expect(calls).toHaveLength(2);
@@ -148,7 +196,9 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
   it("rule 3: resume with a decline feeds declined/expired without executing the tool", async () => {
     const { tool, calls } = approvalTool("refund");
     const first = client([{ toolCalls: [{ id: "c1", name: "refund", args: {} }] }]);
-    const halted = roundTrip(await first.client.run("go", { toolkit: await createToolkit({ tools: [tool] }) }));
+    const halted = roundTrip(
+      await first.client.run("go", { toolkit: await createToolkit({ tools: [tool] }) }),
+    );
     const second = client([{ content: "understood, cancelled" }]);
     const resumed = await second.client.runWithAnswer({
       toolkit: await createToolkit({ tools: [tool] }),
@@ -165,20 +215,37 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
   it("rule 3: an answer with the wrong id throws and changes nothing", async () => {
     const { tool, calls } = approvalTool("refund");
     const first = client([{ toolCalls: [{ id: "c1", name: "refund", args: {} }] }]);
-    const halted = roundTrip(await first.client.run("go", { toolkit: await createToolkit({ tools: [tool] }) }));
+    const halted = roundTrip(
+      await first.client.run("go", { toolkit: await createToolkit({ tools: [tool] }) }),
+    );
     const snapshot = JSON.stringify(halted);
     const second = client([{ content: "never" }]);
     const toolkit = await createToolkit({ tools: [tool] });
     await expect(
-      second.client.runWithAnswer({ toolkit, history: halted.messages, pending: halted.pending!, answer: answerOutput("req-other") }),
+      second.client.runWithAnswer({
+        toolkit,
+        history: halted.messages,
+        pending: halted.pending!,
+        answer: answerOutput("req-other"),
+      }),
     ).rejects.toThrow(ResumeError);
     await expect(
-      second.client.runWithAnswer({ toolkit, history: halted.messages, pending: halted.pending!, answer: answerOutput("req-other") }),
+      second.client.runWithAnswer({
+        toolkit,
+        history: halted.messages,
+        pending: halted.pending!,
+        answer: answerOutput("req-other"),
+      }),
     ).rejects.toThrow(/does not match/);
     // A pending request that is not in the transcript is refused too.
     const stranger: Request = { id: "req-x", kind: "approval", prompt: "?" };
     await expect(
-      second.client.runWithAnswer({ toolkit, history: halted.messages, pending: stranger, answer: answerOutput("req-x") }),
+      second.client.runWithAnswer({
+        toolkit,
+        history: halted.messages,
+        pending: stranger,
+        answer: answerOutput("req-x"),
+      }),
     ).rejects.toThrow(/not pending/);
     expect(JSON.stringify(halted)).toBe(snapshot);
     expect(calls).toHaveLength(1);
@@ -206,7 +273,13 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
     // Answer the first: no model call yet, because close_account is still suspended.
     const second = client([]);
     const halted2 = roundTrip(
-      await second.client.runWithAnswer({ ...halted1, toolkit: await tools(), history: halted1.messages, pending: halted1.pending!, answer: answerOutput("req-a") }),
+      await second.client.runWithAnswer({
+        ...halted1,
+        toolkit: await tools(),
+        history: halted1.messages,
+        pending: halted1.pending!,
+        answer: answerOutput("req-a"),
+      }),
     );
     expect(halted2.status).toBe("pending");
     expect(halted2.pending?.id).toBe("req-b");
@@ -217,7 +290,13 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
 
     // Answer the second (a decline): now the model hears all three results, once each.
     const third = client([{ content: "wired, looked up, kept the account" }]);
-    const done = await third.client.runWithAnswer({ ...halted2, toolkit: await tools(), history: halted2.messages, pending: halted2.pending!, answer: answerDeclined("req-b") });
+    const done = await third.client.runWithAnswer({
+      ...halted2,
+      toolkit: await tools(),
+      history: halted2.messages,
+      pending: halted2.pending!,
+      answer: answerDeclined("req-b"),
+    });
     expect(done.status).toBe("done");
     expect(a.calls).toHaveLength(2);
     expect(b.calls).toHaveLength(1);
@@ -235,13 +314,27 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
     const a = approvalTool("wire_money", { requestId: "req-a" });
     const plain = counterTool("lookup");
     const first = client([
-      { toolCalls: [{ id: "c1", name: "wire_money", args: {} }, { id: "c2", name: "lookup", args: {} }] },
+      {
+        toolCalls: [
+          { id: "c1", name: "wire_money", args: {} },
+          { id: "c2", name: "lookup", args: {} },
+        ],
+      },
     ]);
-    const halted = roundTrip(await first.client.run("go", { toolkit: await createToolkit({ tools: [a.tool, plain.tool] }) }));
+    const halted = roundTrip(
+      await first.client.run("go", {
+        toolkit: await createToolkit({ tools: [a.tool, plain.tool] }),
+      }),
+    );
     // Simulate a crash after the suspension was stored but before lookup's result was.
     const history = halted.messages.filter((m) => !(m.role === "tool" && m.toolCallId === "c2"));
     const second = client([{ content: "done" }]);
-    const done = await second.client.runWithAnswer({ toolkit: await createToolkit({ tools: [a.tool, plain.tool] }), history, pending: halted.pending!, answer: answerOutput("req-a") });
+    const done = await second.client.runWithAnswer({
+      toolkit: await createToolkit({ tools: [a.tool, plain.tool] }),
+      history,
+      pending: halted.pending!,
+      answer: answerOutput("req-a"),
+    });
     expect(done.status).toBe("done");
     expect(plain.calls).toHaveLength(2);
     assertBalanced(style, second.llm.bodies[0]);
@@ -251,7 +344,10 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
     const events: MetricEvent[] = [];
     const seen: string[] = [];
     const { tool } = approvalTool("refund");
-    const llm = fakeLlm(style, [{ toolCalls: [{ id: "c1", name: "refund", args: {} }] }, { content: "ok" }]);
+    const llm = fakeLlm(style, [
+      { toolCalls: [{ id: "c1", name: "refund", args: {} }] },
+      { content: "ok" },
+    ]);
     const c = createClient({
       baseUrl: "http://llm.test",
       style,
@@ -266,26 +362,40 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
     expect(toolEvents[0]).toMatchObject({ pending: true, isError: false });
     expect(toolEvents[1]).toMatchObject({ pending: false, isError: false });
     expect(seen).toEqual(["refund done with null"]);
-    expect(c.metrics()).toContain('toolnexus_tool_calls_total{tool="refund",source="native",is_error="false"} 2');
+    expect(c.metrics()).toContain(
+      'toolnexus_tool_calls_total{tool="refund",source="native",is_error="false"} 2',
+    );
   });
 
   it("rule 4: a beforeTool guard may raise the suspension itself", async () => {
     const plain = counterTool("transfer");
-    const llm = fakeLlm(style, [{ toolCalls: [{ id: "c1", name: "transfer", args: { n: 9 } }] }, { content: "done" }]);
+    const llm = fakeLlm(style, [
+      { toolCalls: [{ id: "c1", name: "transfer", args: { n: 9 } }] },
+      { content: "done" },
+    ]);
     const c = createClient({
       baseUrl: "http://llm.test",
       style,
       model: "m",
       fetch: llm.fetch,
       hooks: {
-        beforeTool: ({ answer }) => (answer ? undefined : { result: pending({ kind: "approval", prompt: "Guard: transfer?", id: "g1" }) }),
+        beforeTool: ({ answer }) =>
+          answer
+            ? undefined
+            : { result: pending({ kind: "approval", prompt: "Guard: transfer?", id: "g1" }) },
       },
     });
     const toolkit = await createToolkit({ tools: [plain.tool] });
     const halted = roundTrip(await c.run("go", { toolkit }));
     expect(halted.pending).toMatchObject({ id: "g1", prompt: "Guard: transfer?" });
     expect(plain.calls).toHaveLength(0);
-    const done = await c.runWithAnswer({ ...halted, toolkit, history: halted.messages, pending: halted.pending!, answer: answerOutput("g1") });
+    const done = await c.runWithAnswer({
+      ...halted,
+      toolkit,
+      history: halted.messages,
+      pending: halted.pending!,
+      answer: answerOutput("g1"),
+    });
     expect(done.status).toBe("done");
     expect(plain.calls).toEqual([{ n: 9 }]);
   });
@@ -294,10 +404,18 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
     const plain = counterTool("refund");
     const guarded = requireApproval(plain.tool, {
       prompt: (a: { amount?: number }) => `Refund $${a.amount}?`,
-      policy: (a: { amount?: number }, req) => ((a.amount ?? 0) > 1000 ? answerDeclined(req.id, "policy: amount over threshold") : undefined),
+      policy: (a: { amount?: number }, req) =>
+        (a.amount ?? 0) > 1000
+          ? answerDeclined(req.id, "policy: amount over threshold")
+          : undefined,
     });
-    const { llm, client: c } = client([{ toolCalls: [{ id: "c1", name: "refund", args: { amount: 5000 } }] }, { content: "I cannot refund that much" }]);
-    const result = await c.run("refund 5000", { toolkit: await createToolkit({ tools: [guarded] }) });
+    const { llm, client: c } = client([
+      { toolCalls: [{ id: "c1", name: "refund", args: { amount: 5000 } }] },
+      { content: "I cannot refund that much" },
+    ]);
+    const result = await c.run("refund 5000", {
+      toolkit: await createToolkit({ tools: [guarded] }),
+    });
     expect(result.status).toBe("done");
     expect(plain.calls).toHaveLength(0);
     expect(JSON.stringify(llm.bodies[1])).toContain("declined/expired: Refund $5000?");
@@ -305,15 +423,26 @@ describe.each<Style>(["openai", "anthropic"])("suspension rule on %s", (style) =
 
   it("requireApproval suspends, then runs the wrapped tool once on approval (durably)", async () => {
     const plain = counterTool("refund");
-    const guarded = requireApproval(plain.tool, { when: (a: { amount: number }) => a.amount > 100, expiresIn: 60_000 });
+    const guarded = requireApproval(plain.tool, {
+      when: (a: { amount: number }) => a.amount > 100,
+      expiresIn: 60_000,
+    });
     const first = client([{ toolCalls: [{ id: "c1", name: "refund", args: { amount: 500 } }] }]);
-    const halted = roundTrip(await first.client.run("go", { toolkit: await createToolkit({ tools: [guarded] }) }));
+    const halted = roundTrip(
+      await first.client.run("go", { toolkit: await createToolkit({ tools: [guarded] }) }),
+    );
     expect(halted.pending?.kind).toBe("approval");
     expect(halted.pending?.data).toEqual({ tool: "refund", args: { amount: 500 } });
     expect(Date.parse(halted.pending!.expiresAt!)).toBeGreaterThan(Date.now());
     expect(plain.calls).toHaveLength(0);
     const second = client([{ content: "refunded" }]);
-    await second.client.runWithAnswer({ ...halted, toolkit: await createToolkit({ tools: [guarded] }), history: halted.messages, pending: halted.pending!, answer: answerOutput(halted.pending!.id) });
+    await second.client.runWithAnswer({
+      ...halted,
+      toolkit: await createToolkit({ tools: [guarded] }),
+      history: halted.messages,
+      pending: halted.pending!,
+      answer: answerOutput(halted.pending!.id),
+    });
     expect(plain.calls).toEqual([{ amount: 500 }]);
   });
 });
@@ -323,13 +452,29 @@ describe("suspension helpers", () => {
     const result = authRequired("https://example.com/oauth");
     expect(isPending(result)).toBe(true);
     expect(result.isError).toBe(true);
-    expect(result.metadata?.pending).toMatchObject({ kind: "authorization", url: "https://example.com/oauth", prompt: "Authorization required to continue" });
+    expect(result.metadata?.pending).toMatchObject({
+      kind: "authorization",
+      url: "https://example.com/oauth",
+      prompt: "Authorization required to continue",
+    });
   });
 
   it("isPending is false for results whose metadata.pending is not a Request", () => {
-    expect(isPending({ output: "x", isError: true, metadata: { pending: { id: "" } as unknown as Request } })).toBe(false);
+    expect(
+      isPending({
+        output: "x",
+        isError: true,
+        metadata: { pending: { id: "" } as unknown as Request },
+      }),
+    ).toBe(false);
     expect(isPending({ output: "x", isError: false })).toBe(false);
-    expect(isPending({ output: "x", isError: true, metadata: { pending: "req-1" as unknown as Request } })).toBe(false);
+    expect(
+      isPending({
+        output: "x",
+        isError: true,
+        metadata: { pending: "req-1" as unknown as Request },
+      }),
+    ).toBe(false);
   });
 
   it("pending() generates distinct ids when none is given", () => {

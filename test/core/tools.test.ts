@@ -29,14 +29,23 @@ function recordingFetch(reply: () => Response = () => new Response("ok")) {
   const requests: Array<{ url: string; method: string; headers: Headers; body: string }> = [];
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const request = new Request(input as RequestInfo, init);
-    requests.push({ url: request.url, method: request.method, headers: request.headers, body: await request.text() });
+    requests.push({
+      url: request.url,
+      method: request.method,
+      headers: request.headers,
+      body: await request.text(),
+    });
     return reply();
   };
   return { fetch, requests };
 }
 
 describe("defineTool", () => {
-  const weatherZod = z.object({ city: z.string(), days: z.number().int().min(1), units: z.enum(["c", "f"]).default("c") });
+  const weatherZod = z.object({
+    city: z.string(),
+    days: z.number().int().min(1),
+    units: z.enum(["c", "f"]).default("c"),
+  });
   const weatherJson = {
     type: "object",
     properties: { city: { type: "string" }, days: { type: "integer", minimum: 1 } },
@@ -46,7 +55,12 @@ describe("defineTool", () => {
 
   it("zod: bad arguments never reach run, and every problem is listed", async () => {
     const calls: unknown[] = [];
-    const tool = defineTool({ name: "weather", description: "Forecast", inputSchema: weatherZod, run: (a) => (calls.push(a), "sunny") });
+    const tool = defineTool({
+      name: "weather",
+      description: "Forecast",
+      inputSchema: weatherZod,
+      run: (a) => (calls.push(a), "sunny"),
+    });
     const result = await tool.execute({ city: 42, days: 0, units: "k" }, {});
     expect(calls).toEqual([]);
     expect(result.isError).toBe(true);
@@ -57,7 +71,12 @@ describe("defineTool", () => {
   });
 
   it("zod: valid arguments reach run parsed (defaults applied)", async () => {
-    const tool = defineTool({ name: "weather", description: "Forecast", inputSchema: weatherZod, run: (a) => JSON.stringify(a) });
+    const tool = defineTool({
+      name: "weather",
+      description: "Forecast",
+      inputSchema: weatherZod,
+      run: (a) => JSON.stringify(a),
+    });
     const result = await tool.execute({ city: "Oslo", days: 2 }, {});
     expect(result).toEqual({ output: '{"city":"Oslo","days":2,"units":"c"}', isError: false });
     expect(tool.inputSchema).toMatchObject({
@@ -71,7 +90,12 @@ describe("defineTool", () => {
 
   it("JSON Schema: bad arguments never reach run, and every problem is listed", async () => {
     const calls: unknown[] = [];
-    const tool = defineTool({ name: "weather", description: "Forecast", inputSchema: weatherJson, run: (a) => (calls.push(a), "sunny") });
+    const tool = defineTool({
+      name: "weather",
+      description: "Forecast",
+      inputSchema: weatherJson,
+      run: (a) => (calls.push(a), "sunny"),
+    });
     const result = await tool.execute({ days: "two", extra: true }, {});
     expect(calls).toEqual([]);
     expect(result.isError).toBe(true);
@@ -83,15 +107,29 @@ describe("defineTool", () => {
   });
 
   it("JSON Schema: valid arguments reach run as given", async () => {
-    const tool = defineTool({ name: "weather", description: "Forecast", inputSchema: weatherJson, run: ({ city, days }) => `${city}:${days}` });
-    expect(await tool.execute({ city: "Oslo", days: 3 }, {})).toEqual({ output: "Oslo:3", isError: false });
+    const tool = defineTool({
+      name: "weather",
+      description: "Forecast",
+      inputSchema: weatherJson,
+      run: ({ city, days }) => `${city}:${days}`,
+    });
+    expect(await tool.execute({ city: "Oslo", days: 3 }, {})).toEqual({
+      output: "Oslo:3",
+      isError: false,
+    });
   });
 
   it("a string return is the output; an object return is its JSON; a ToolResult passes through", async () => {
     const make = (value: unknown) => defineTool({ name: "t", description: "", run: () => value });
     expect(await make("plain").execute({}, {})).toEqual({ output: "plain", isError: false });
-    expect(await make({ total: 3, items: ["a"] }).execute({}, {})).toEqual({ output: '{"total":3,"items":["a"]}', isError: false });
-    expect(await make({ output: "custom", isError: true }).execute({}, {})).toEqual({ output: "custom", isError: true });
+    expect(await make({ total: 3, items: ["a"] }).execute({}, {})).toEqual({
+      output: '{"total":3,"items":["a"]}',
+      isError: false,
+    });
+    expect(await make({ output: "custom", isError: true }).execute({}, {})).toEqual({
+      output: "custom",
+      isError: true,
+    });
   });
 
   it("an async run works the same", async () => {
@@ -124,19 +162,35 @@ describe("defineTool", () => {
 describe("httpTool", () => {
   const repoSchema = {
     type: "object",
-    properties: { owner: { type: "string" }, path: { type: "string" }, q: { type: "string" }, limit: { type: "number" } },
+    properties: {
+      owner: { type: "string" },
+      path: { type: "string" },
+      q: { type: "string" },
+      limit: { type: "number" },
+    },
     required: ["owner", "path"],
   };
 
   it("substitutes {placeholders} URL-encoded, and sends the other arguments as the query (GET)", async () => {
     const { fetch, requests } = recordingFetch(() => new Response('{"found":1}'));
-    const tool = httpTool({ name: "find", description: "Find", url: "https://api.test/repos/{owner}/files/{path}", inputSchema: repoSchema, fetch });
-    const result = await tool.execute({ owner: "Zoë Ōtani", path: "docs/read me.md", q: "a&b=c", limit: 5 }, {});
+    const tool = httpTool({
+      name: "find",
+      description: "Find",
+      url: "https://api.test/repos/{owner}/files/{path}",
+      inputSchema: repoSchema,
+      fetch,
+    });
+    const result = await tool.execute(
+      { owner: "Zoë Ōtani", path: "docs/read me.md", q: "a&b=c", limit: 5 },
+      {},
+    );
     expect(result).toEqual({ output: '{"found":1}', isError: false });
     expect(requests).toHaveLength(1);
     const url = new URL(requests[0]!.url);
     expect(requests[0]!.method).toBe("GET");
-    expect(url.pathname).toBe(`/repos/${encodeURIComponent("Zoë Ōtani")}/files/docs%2Fread%20me.md`);
+    expect(url.pathname).toBe(
+      `/repos/${encodeURIComponent("Zoë Ōtani")}/files/docs%2Fread%20me.md`,
+    );
     expect(decodeURIComponent(url.pathname.split("/")[2]!)).toBe("Zoë Ōtani");
     expect(url.searchParams.get("q")).toBe("a&b=c");
     expect(url.searchParams.get("limit")).toBe("5");
@@ -153,7 +207,14 @@ describe("httpTool", () => {
       description: "Create",
       method: "POST",
       url: "https://api.test/repos/{owner}/issues",
-      inputSchema: { type: "object", properties: { owner: { type: "string" }, title: { type: "string" }, labels: { type: "array" } } },
+      inputSchema: {
+        type: "object",
+        properties: {
+          owner: { type: "string" },
+          title: { type: "string" },
+          labels: { type: "array" },
+        },
+      },
       fetch,
     });
     const result = await tool.execute({ owner: "acme", title: "Bug: ✗", labels: ["p1"] }, {});
@@ -174,7 +235,10 @@ describe("httpTool", () => {
       headers: { authorization: "Bearer ${TOKEN}", "x-client": "toolnexus/${APP_VERSION}" },
       fetch,
     });
-    const toolkit = await createToolkit({ tools: [tool], env: { TOKEN: "s3cret", APP_VERSION: "1.2" } });
+    const toolkit = await createToolkit({
+      tools: [tool],
+      env: { TOKEN: "s3cret", APP_VERSION: "1.2" },
+    });
     const result = await toolkit.execute("ping", {});
     expect(result.isError).toBe(false);
     expect(requests[0]!.headers.get("authorization")).toBe("Bearer s3cret");
@@ -187,7 +251,10 @@ describe("httpTool", () => {
       name: "ping",
       description: "Ping",
       url: "https://api.test/ping",
-      headers: { authorization: "Bearer ${TOKEN}", "x-tenant": "${TOOLNEXUS_TEST_SURELY_UNSET_VAR}" },
+      headers: {
+        authorization: "Bearer ${TOKEN}",
+        "x-tenant": "${TOOLNEXUS_TEST_SURELY_UNSET_VAR}",
+      },
       fetch,
     });
     const toolkit = await createToolkit({ tools: [tool], env: { TOKEN: "s3cret" } });
@@ -201,7 +268,13 @@ describe("httpTool", () => {
 
   it("a non-2xx response is an `HTTP <status>: <body>` error result", async () => {
     const { fetch } = recordingFetch(() => new Response("no such repo", { status: 404 }));
-    const tool = httpTool({ name: "find", description: "Find", url: "https://api.test/repos/{owner}/files/{path}", inputSchema: repoSchema, fetch });
+    const tool = httpTool({
+      name: "find",
+      description: "Find",
+      url: "https://api.test/repos/{owner}/files/{path}",
+      inputSchema: repoSchema,
+      fetch,
+    });
     const result = await tool.execute({ owner: "x", path: "y" }, {});
     expect(result).toEqual({ output: "HTTP 404: no such repo", isError: true });
   });
@@ -222,7 +295,13 @@ describe("httpTool", () => {
 
   it("invalid arguments are reported and nothing is sent", async () => {
     const { fetch, requests } = recordingFetch();
-    const tool = httpTool({ name: "find", description: "Find", url: "https://api.test/repos/{owner}/files/{path}", inputSchema: repoSchema, fetch });
+    const tool = httpTool({
+      name: "find",
+      description: "Find",
+      url: "https://api.test/repos/{owner}/files/{path}",
+      inputSchema: repoSchema,
+      fetch,
+    });
     const result = await tool.execute({ owner: 1 }, {});
     expect(result.isError).toBe(true);
     expect(result.output).toMatch(/invalid arguments for find/);
@@ -233,12 +312,22 @@ describe("httpTool", () => {
 
 describe("relayTool", () => {
   it("suspends with a tool_call request carrying its name and arguments", async () => {
-    const tool = relayTool("lookup_user", "Look a user up (runs in the caller)", z.object({ email: z.string() }));
+    const tool = relayTool(
+      "lookup_user",
+      "Look a user up (runs in the caller)",
+      z.object({ email: z.string() }),
+    );
     expect(tool.source).toBe("relay");
-    expect(tool.inputSchema).toMatchObject({ type: "object", properties: { email: { type: "string" } } });
+    expect(tool.inputSchema).toMatchObject({
+      type: "object",
+      properties: { email: { type: "string" } },
+    });
     const result = await tool.execute({ email: "ada@example.com" }, {});
     expect(isPending(result)).toBe(true);
-    expect(pendingOf(result)).toMatchObject({ kind: "tool_call", data: { name: "lookup_user", arguments: { email: "ada@example.com" } } });
+    expect(pendingOf(result)).toMatchObject({
+      kind: "tool_call",
+      data: { name: "lookup_user", arguments: { email: "ada@example.com" } },
+    });
   });
 
   it("on resume the model gets the answer's data", async () => {
@@ -246,17 +335,35 @@ describe("relayTool", () => {
       { toolCalls: [{ id: "c1", name: "lookup_user", args: { email: "ada@example.com" } }] },
       { content: "Ada it is." },
     ]);
-    const client = createClient({ baseUrl: "https://llm.test/v1", style: "openai", model: "m", fetch: fake.fetch });
+    const client = createClient({
+      baseUrl: "https://llm.test/v1",
+      style: "openai",
+      model: "m",
+      fetch: fake.fetch,
+    });
     const toolkit = await createToolkit({ tools: [relayTool("lookup_user", "Look a user up")] });
     const halted = roundTrip(await client.run("who is ada?", { toolkit }));
     expect(halted.status).toBe("pending");
     expect(halted.pending!.kind).toBe("tool_call");
-    expect(halted.pending!.data).toEqual({ name: "lookup_user", arguments: { email: "ada@example.com" } });
+    expect(halted.pending!.data).toEqual({
+      name: "lookup_user",
+      arguments: { email: "ada@example.com" },
+    });
 
     const answer = answerOutput(halted.pending!.id, { name: "Ada Lovelace", id: 7 });
-    const result = await client.runWithAnswer({ ...halted, toolkit, history: halted.messages, pending: halted.pending!, answer });
+    const result = await client.runWithAnswer({
+      ...halted,
+      toolkit,
+      history: halted.messages,
+      pending: halted.pending!,
+      answer,
+    });
     expect(result.status).toBe("done");
-    expect(fake.bodies[1].messages.at(-1)).toEqual({ role: "tool", tool_call_id: "c1", content: '{"name":"Ada Lovelace","id":7}' });
+    expect(fake.bodies[1].messages.at(-1)).toEqual({
+      role: "tool",
+      tool_call_id: "c1",
+      content: '{"name":"Ada Lovelace","id":7}',
+    });
   });
 
   it("a string answer is passed through as the output", async () => {
@@ -279,13 +386,20 @@ describe("requireApproval", () => {
   it("keeps the wrapped tool's name, description, schema and source", () => {
     const inner = refundTool([]);
     const wrapped = requireApproval(inner);
-    expect([wrapped.name, wrapped.description, wrapped.source]).toEqual([inner.name, inner.description, inner.source]);
+    expect([wrapped.name, wrapped.description, wrapped.source]).toEqual([
+      inner.name,
+      inner.description,
+      inner.source,
+    ]);
     expect(wrapped.inputSchema).toEqual(inner.inputSchema);
   });
 
   it("suspends with an approval request before the tool runs", async () => {
     const log: unknown[] = [];
-    const result = await requireApproval(refundTool(log)).execute({ orderId: "42", amount: 120 }, { callId: "call_1" });
+    const result = await requireApproval(refundTool(log)).execute(
+      { orderId: "42", amount: 120 },
+      { callId: "call_1" },
+    );
     expect(log).toEqual([]);
     const request = pendingOf(result)!;
     expect(request.kind).toBe("approval");
@@ -296,8 +410,13 @@ describe("requireApproval", () => {
 
   it("`when` false runs the tool directly", async () => {
     const log: unknown[] = [];
-    const tool = requireApproval<{ amount: number }>(refundTool(log), { when: (a) => a.amount > 100 });
-    expect(await tool.execute({ orderId: "1", amount: 20 }, {})).toEqual({ output: "refunded 20", isError: false });
+    const tool = requireApproval<{ amount: number }>(refundTool(log), {
+      when: (a) => a.amount > 100,
+    });
+    expect(await tool.execute({ orderId: "1", amount: 20 }, {})).toEqual({
+      output: "refunded 20",
+      isError: false,
+    });
     expect(log).toEqual([{ orderId: "1", amount: 20 }]);
     expect(isPending(await tool.execute({ orderId: "2", amount: 500 }, {}))).toBe(true);
     expect(log).toHaveLength(1);
@@ -314,13 +433,23 @@ describe("requireApproval", () => {
   });
 
   it("a fixed prompt string is used as is", async () => {
-    const request = pendingOf(await requireApproval(refundTool([]), { prompt: "Refund?" }).execute({ orderId: "1", amount: 1 }, {}))!;
+    const request = pendingOf(
+      await requireApproval(refundTool([]), { prompt: "Refund?" }).execute(
+        { orderId: "1", amount: 1 },
+        {},
+      ),
+    )!;
     expect(request.prompt).toBe("Refund?");
   });
 
   it("expiresIn sets an RFC 3339 expiresAt in the future", async () => {
     const before = Date.now();
-    const request = pendingOf(await requireApproval(refundTool([]), { expiresIn: 15 * 60_000 }).execute({ orderId: "1", amount: 1 }, {}))!;
+    const request = pendingOf(
+      await requireApproval(refundTool([]), { expiresIn: 15 * 60_000 }).execute(
+        { orderId: "1", amount: 1 },
+        {},
+      ),
+    )!;
     expect(request.expiresAt).toMatch(RFC3339);
     const at = Date.parse(request.expiresAt!);
     expect(at).toBeGreaterThanOrEqual(before + 15 * 60_000);
@@ -334,7 +463,9 @@ describe("requireApproval", () => {
       prompt: "Refund over limit?",
       policy: (a, request) => {
         seenRequests.push(request);
-        return a.amount > 10_000 ? answerDeclined(request.id, "policy: amount over threshold") : undefined;
+        return a.amount > 10_000
+          ? answerDeclined(request.id, "policy: amount over threshold")
+          : undefined;
       },
     });
     const result = await tool.execute({ orderId: "9", amount: 50_000 }, {});
@@ -361,14 +492,24 @@ describe("requireApproval", () => {
     async function setup(steps: Step[], wrap: (t: Tool) => Tool) {
       const log: unknown[] = [];
       const fake = fakeLlm("openai", steps);
-      const client = createClient({ baseUrl: "https://llm.test/v1", style: "openai", model: "m", fetch: fake.fetch });
+      const client = createClient({
+        baseUrl: "https://llm.test/v1",
+        style: "openai",
+        model: "m",
+        fetch: fake.fetch,
+      });
       const toolkit = await createToolkit({ tools: [wrap(refundTool(log))] });
       return { log, fake, client, toolkit };
     }
-    const refundCall: Step = { toolCalls: [{ id: "c1", name: "refund", args: { orderId: "42", amount: 120 } }] };
+    const refundCall: Step = {
+      toolCalls: [{ id: "c1", name: "refund", args: { orderId: "42", amount: 120 } }],
+    };
 
     it("halts, and runs the tool once after an ok answer", async () => {
-      const { log, fake, client, toolkit } = await setup([refundCall, { content: "Refunded." }], (t) => requireApproval(t));
+      const { log, fake, client, toolkit } = await setup(
+        [refundCall, { content: "Refunded." }],
+        (t) => requireApproval(t),
+      );
       const halted = roundTrip(await client.run("refund 42", { toolkit }));
       expect(halted.status).toBe("pending");
       expect(log).toEqual([]);
@@ -385,25 +526,46 @@ describe("requireApproval", () => {
     });
 
     it("a declining policy never halts: the model reads declined/expired and the reason is kept off the wire", async () => {
-      const { log, fake, client, toolkit } = await setup([refundCall, { content: "I can't refund that." }], (t) =>
-        requireApproval(t, { prompt: "Refund $120?", policy: (_a, req) => answerDeclined(req.id, "policy: amount over threshold") }),
+      const { log, fake, client, toolkit } = await setup(
+        [refundCall, { content: "I can't refund that." }],
+        (t) =>
+          requireApproval(t, {
+            prompt: "Refund $120?",
+            policy: (_a, req) => answerDeclined(req.id, "policy: amount over threshold"),
+          }),
       );
       const result = await client.run("refund 42", { toolkit });
       expect(result.status).toBe("done");
       expect(log).toEqual([]);
-      expect(fake.bodies[1].messages.at(-1)).toEqual({ role: "tool", tool_call_id: "c1", content: "declined/expired: Refund $120?" });
-      expect(result.toolCalls[0]).toMatchObject({ output: "declined/expired: Refund $120?", isError: true });
+      expect(fake.bodies[1].messages.at(-1)).toEqual({
+        role: "tool",
+        tool_call_id: "c1",
+        content: "declined/expired: Refund $120?",
+      });
+      expect(result.toolCalls[0]).toMatchObject({
+        output: "declined/expired: Refund $120?",
+        isError: true,
+      });
     });
   });
 });
 
 describe("createToolkit", () => {
   const tool = (name: string, output = name, source?: string): Tool =>
-    defineTool({ name, description: `${name} tool`, inputSchema: z.object({ x: z.string().optional() }), run: () => output, ...(source ? { source } : {}) });
+    defineTool({
+      name,
+      description: `${name} tool`,
+      inputSchema: z.object({ x: z.string().optional() }),
+      run: () => output,
+      ...(source ? { source } : {}),
+    });
 
   it("keeps the first of duplicate names and warns", async () => {
     const warnings: string[] = [];
-    const toolkit = await createToolkit({ tools: [tool("a", "first"), tool("b"), tool("a", "second")], warn: (m) => warnings.push(m) });
+    const toolkit = await createToolkit({
+      tools: [tool("a", "first"), tool("b"), tool("a", "second")],
+      warn: (m) => warnings.push(m),
+    });
     expect(toolkit.tools().map((t) => t.name)).toEqual(["a", "b"]);
     expect((await toolkit.execute("a", {})).output).toBe("first");
     expect(warnings).toHaveLength(1);
@@ -412,7 +574,12 @@ describe("createToolkit", () => {
 
   it("accepts extraTools as an alias, and builtins (ignored)", async () => {
     const warnings: string[] = [];
-    const toolkit = await createToolkit({ tools: [tool("a")], extraTools: [tool("b")], builtins: ["read_file", "bash"], warn: (m) => warnings.push(m) });
+    const toolkit = await createToolkit({
+      tools: [tool("a")],
+      extraTools: [tool("b")],
+      builtins: ["read_file", "bash"],
+      warn: (m) => warnings.push(m),
+    });
     expect(toolkit.tools().map((t) => t.name)).toEqual(["a", "b"]);
     expect(warnings).toEqual([]);
   });
@@ -463,14 +630,29 @@ describe("createToolkit", () => {
 
   describe("provider shapes", () => {
     const schema = { type: "object", properties: { q: { type: "string" } }, required: ["q"] };
-    const search = defineTool({ name: "search", description: "Search the web", inputSchema: schema, run: () => "" });
+    const search = defineTool({
+      name: "search",
+      description: "Search the web",
+      inputSchema: schema,
+      run: () => "",
+    });
     const now = defineTool({ name: "now", description: "Current time", run: () => "" });
 
     it("toOpenAI", async () => {
       const toolkit = await createToolkit({ tools: [search, now] });
       expect(toolkit.toOpenAI()).toEqual([
-        { type: "function", function: { name: "search", description: "Search the web", parameters: schema } },
-        { type: "function", function: { name: "now", description: "Current time", parameters: { type: "object", properties: {} } } },
+        {
+          type: "function",
+          function: { name: "search", description: "Search the web", parameters: schema },
+        },
+        {
+          type: "function",
+          function: {
+            name: "now",
+            description: "Current time",
+            parameters: { type: "object", properties: {} },
+          },
+        },
       ]);
     });
 
@@ -478,7 +660,11 @@ describe("createToolkit", () => {
       const toolkit = await createToolkit({ tools: [search, now] });
       expect(toolkit.toAnthropic()).toEqual([
         { name: "search", description: "Search the web", input_schema: schema },
-        { name: "now", description: "Current time", input_schema: { type: "object", properties: {} } },
+        {
+          name: "now",
+          description: "Current time",
+          input_schema: { type: "object", properties: {} },
+        },
       ]);
     });
 
@@ -488,7 +674,11 @@ describe("createToolkit", () => {
         {
           functionDeclarations: [
             { name: "search", description: "Search the web", parameters: schema },
-            { name: "now", description: "Current time", parameters: { type: "object", properties: {} } },
+            {
+              name: "now",
+              description: "Current time",
+              parameters: { type: "object", properties: {} },
+            },
           ],
         },
       ]);

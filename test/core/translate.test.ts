@@ -19,7 +19,14 @@ import { fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 function setup(style: Style, steps: Step[], extra: Partial<ClientOptions> = {}) {
   const llm = fakeLlm(style, steps);
-  const client = createClient({ baseUrl: "https://llm.test/v1", style, model: "tr-model", fetch: llm.fetch, sleep: async () => {}, ...extra });
+  const client = createClient({
+    baseUrl: "https://llm.test/v1",
+    style,
+    model: "tr-model",
+    fetch: llm.fetch,
+    sleep: async () => {},
+    ...extra,
+  });
   return { llm, client };
 }
 
@@ -37,13 +44,28 @@ const WEATHER: ChatTool = {
 const CONVERSATION: ChatMessage[] = [
   { role: "system", content: "You are terse." },
   { role: "developer", content: [{ type: "text", text: "Use metric units." }] },
-  { role: "user", content: [{ type: "text", text: "Weather in Paris" }, { type: "image_url", image_url: { url: "https://x/y.png" } }, { type: "text", text: "and Rome?" }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "Weather in Paris" },
+      { type: "image_url", image_url: { url: "https://x/y.png" } },
+      { type: "text", text: "and Rome?" },
+    ],
+  },
   {
     role: "assistant",
     content: null,
     tool_calls: [
-      { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
-      { id: "call_2", type: "function", function: { name: "get_weather", arguments: { city: "Rome" } } },
+      {
+        id: "call_1",
+        type: "function",
+        function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+      },
+      {
+        id: "call_2",
+        type: "function",
+        function: { name: "get_weather", arguments: { city: "Rome" } },
+      },
     ],
   },
   { role: "tool", tool_call_id: "call_1", content: "18C" },
@@ -54,12 +76,26 @@ const CONVERSATION: ChatMessage[] = [
 describe("openai: messages, tools and tool_choice go out verbatim", () => {
   it("sends the messages, tools and tool_choice exactly as given (only object arguments become JSON text)", async () => {
     const { llm, client } = setup("openai", [{ content: "Rome." }]);
-    const result = await client.translate({ messages: CONVERSATION, tools: [WEATHER], toolChoice: "auto" });
+    const result = await client.translate({
+      messages: CONVERSATION,
+      tools: [WEATHER],
+      toolChoice: "auto",
+    });
     const expectedMessages = structuredClone(CONVERSATION) as any[];
     expectedMessages[3].tool_calls[1].function.arguments = '{"city":"Rome"}';
-    expect(llm.bodies[0]).toEqual({ model: "tr-model", messages: expectedMessages, tools: [WEATHER], tool_choice: "auto" });
+    expect(llm.bodies[0]).toEqual({
+      model: "tr-model",
+      messages: expectedMessages,
+      tools: [WEATHER],
+      tool_choice: "auto",
+    });
     expect(llm.urls[0]).toBe("https://llm.test/v1/chat/completions");
-    expect(result).toMatchObject({ text: "Rome.", toolCalls: [], finishReason: "stop", model: "fake-model" });
+    expect(result).toMatchObject({
+      text: "Rome.",
+      toolCalls: [],
+      finishReason: "stop",
+      model: "fake-model",
+    });
   });
 
   it("an explicit system replaces the system/developer messages", async () => {
@@ -70,7 +106,21 @@ describe("openai: messages, tools and tool_choice go out verbatim", () => {
     expect(roles.filter((r: string) => r === "system" || r === "developer")).toHaveLength(1);
     expect(llm.bodies[0].messages.slice(1)).toEqual(
       CONVERSATION.slice(2).map((m: any) =>
-        m.tool_calls ? { ...m, tool_calls: m.tool_calls.map((c: any) => ({ ...c, function: { ...c.function, arguments: typeof c.function.arguments === "string" ? c.function.arguments : JSON.stringify(c.function.arguments) } })) } : m,
+        m.tool_calls
+          ? {
+              ...m,
+              tool_calls: m.tool_calls.map((c: any) => ({
+                ...c,
+                function: {
+                  ...c.function,
+                  arguments:
+                    typeof c.function.arguments === "string"
+                      ? c.function.arguments
+                      : JSON.stringify(c.function.arguments),
+                },
+              })),
+            }
+          : m,
       ),
     );
   });
@@ -78,8 +128,19 @@ describe("openai: messages, tools and tool_choice go out verbatim", () => {
   it("a named tool_choice and maxTokens go out as OpenAI has them", async () => {
     const { llm, client } = setup("openai", [{ content: "ok" }]);
     const toolChoice = { type: "function" as const, function: { name: "get_weather" } };
-    await client.translate({ messages: [{ role: "user", content: "hi" }], tools: [WEATHER], toolChoice, maxTokens: 64 });
-    expect(llm.bodies[0]).toEqual({ model: "tr-model", messages: [{ role: "user", content: "hi" }], tools: [WEATHER], tool_choice: toolChoice, max_tokens: 64 });
+    await client.translate({
+      messages: [{ role: "user", content: "hi" }],
+      tools: [WEATHER],
+      toolChoice,
+      maxTokens: 64,
+    });
+    expect(llm.bodies[0]).toEqual({
+      model: "tr-model",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [WEATHER],
+      tool_choice: toolChoice,
+      max_tokens: 64,
+    });
   });
 });
 
@@ -114,7 +175,11 @@ describe("anthropic: converted from OpenAI format", () => {
         {
           name: "get_weather",
           description: "Weather for a city",
-          input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+          input_schema: {
+            type: "object",
+            properties: { city: { type: "string" } },
+            required: ["city"],
+          },
         },
       ],
     });
@@ -125,7 +190,13 @@ describe("anthropic: converted from OpenAI format", () => {
     await client.translate({
       messages: [
         { role: "user", content: "go" },
-        { role: "assistant", content: "Looking.", tool_calls: [{ id: "t1", type: "function", function: { name: "get_weather", arguments: "" } }] },
+        {
+          role: "assistant",
+          content: "Looking.",
+          tool_calls: [
+            { id: "t1", type: "function", function: { name: "get_weather", arguments: "" } },
+          ],
+        },
         { role: "tool", tool_call_id: "t1", content: "sunny" },
       ],
     });
@@ -136,7 +207,10 @@ describe("anthropic: converted from OpenAI format", () => {
         { type: "tool_use", id: "t1", name: "get_weather", input: {} },
       ],
     });
-    expect(llm.bodies[0].messages[2]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "sunny" }] });
+    expect(llm.bodies[0].messages[2]).toEqual({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "t1", content: "sunny" }],
+    });
   });
 
   it("an explicit system overrides the hoisted ones", async () => {
@@ -148,17 +222,28 @@ describe("anthropic: converted from OpenAI format", () => {
   it("no system at all ⇒ no system key", async () => {
     const { llm, client } = setup("anthropic", [{ content: "ok" }]);
     await client.translate({ messages: [{ role: "user", content: "hi" }] });
-    expect(llm.bodies[0]).toEqual({ model: "tr-model", max_tokens: 4096, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });
+    expect(llm.bodies[0]).toEqual({
+      model: "tr-model",
+      max_tokens: 4096,
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+    });
   });
 
   it.each([
     ["auto", { type: "auto" }],
     ["none", { type: "none" }],
     ["required", { type: "any" }],
-    [{ type: "function", function: { name: "get_weather" } }, { type: "tool", name: "get_weather" }],
+    [
+      { type: "function", function: { name: "get_weather" } },
+      { type: "tool", name: "get_weather" },
+    ],
   ] as const)("toolChoice %j ⇒ %j", async (toolChoice, expected) => {
     const { llm, client } = setup("anthropic", [{ content: "ok" }]);
-    await client.translate({ messages: [{ role: "user", content: "hi" }], tools: [WEATHER], toolChoice: toolChoice as any });
+    await client.translate({
+      messages: [{ role: "user", content: "hi" }],
+      tools: [WEATHER],
+      toolChoice: toolChoice as any,
+    });
     expect(llm.bodies[0].tool_choice).toEqual(expected);
   });
 
@@ -170,8 +255,13 @@ describe("anthropic: converted from OpenAI format", () => {
 
   it("a tool without parameters gets an empty object schema", async () => {
     const { llm, client } = setup("anthropic", [{ content: "ok" }]);
-    await client.translate({ messages: [{ role: "user", content: "hi" }], tools: [{ type: "function", function: { name: "ping" } }] });
-    expect(llm.bodies[0].tools).toEqual([{ name: "ping", description: "", input_schema: { type: "object", properties: {} } }]);
+    await client.translate({
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ type: "function", function: { name: "ping" } }],
+    });
+    expect(llm.bodies[0].tools).toEqual([
+      { name: "ping", description: "", input_schema: { type: "object", properties: {} } },
+    ]);
   });
 });
 
@@ -188,7 +278,10 @@ describe.each<Style>(["openai", "anthropic"])("%s translate result", (style) => 
         usage: { prompt: 12, completion: 8 },
       },
     ]);
-    const result = await client.translate({ messages: [{ role: "user", content: "go" }], tools: [WEATHER] });
+    const result = await client.translate({
+      messages: [{ role: "user", content: "go" }],
+      tools: [WEATHER],
+    });
     expect(result.toolCalls).toEqual([
       { id: "c_b", name: "get_weather", arguments: '{"city":"Rome"}' },
       { id: "c_a", name: "get_weather", arguments: '{"city":"Paris"}' },
@@ -206,32 +299,55 @@ describe.each<Style>(["openai", "anthropic"])("%s translate result", (style) => 
     ["content_filter", "content_filter", "refusal"],
     ["stop", "stop", "end_turn"],
   ])("finishReason %s", async (expected, openaiFinish, anthropicFinish) => {
-    const { client } = setup(style, [{ content: "x", finish: style === "openai" ? openaiFinish : anthropicFinish }]);
+    const { client } = setup(style, [
+      { content: "x", finish: style === "openai" ? openaiFinish : anthropicFinish },
+    ]);
     const result = await client.translate({ messages: [{ role: "user", content: "go" }] });
     expect(result.finishReason).toBe(expected);
   });
 
   it("an unknown provider finish reason without tool calls is reported as stop", async () => {
     const { client } = setup(style, [{ content: "x", finish: "something_new" }]);
-    expect((await client.translate({ messages: [{ role: "user", content: "go" }] })).finishReason).toBe("stop");
+    expect(
+      (await client.translate({ messages: [{ role: "user", content: "go" }] })).finishReason,
+    ).toBe("stop");
   });
 
   it("a toolkit is declared (schemas sent) but never executed; a same-named explicit tool wins", async () => {
     const runs: unknown[] = [];
     const toolkit = await createToolkit({
       tools: [
-        defineTool({ name: "lookup", description: "Look up", inputSchema: { type: "object", properties: { q: { type: "string" } } }, run: (a) => (runs.push(a), "x") }),
-        defineTool({ name: "get_weather", description: "shadowed", run: (a) => (runs.push(a), "y") }),
+        defineTool({
+          name: "lookup",
+          description: "Look up",
+          inputSchema: { type: "object", properties: { q: { type: "string" } } },
+          run: (a) => (runs.push(a), "x"),
+        }),
+        defineTool({
+          name: "get_weather",
+          description: "shadowed",
+          run: (a) => (runs.push(a), "y"),
+        }),
       ],
     });
-    const { llm, client } = setup(style, [{ toolCalls: [{ id: "c1", name: "lookup", args: { q: "a" } }] }]);
-    const result = await client.translate({ messages: [{ role: "user", content: "go" }], tools: [WEATHER], toolkit });
+    const { llm, client } = setup(style, [
+      { toolCalls: [{ id: "c1", name: "lookup", args: { q: "a" } }] },
+    ]);
+    const result = await client.translate({
+      messages: [{ role: "user", content: "go" }],
+      tools: [WEATHER],
+      toolkit,
+    });
     expect(runs).toEqual([]);
     expect(result.toolCalls).toEqual([{ id: "c1", name: "lookup", arguments: '{"q":"a"}' }]);
-    const names = llm.bodies[0].tools.map((t: any) => (style === "openai" ? t.function.name : t.name));
+    const names = llm.bodies[0].tools.map((t: any) =>
+      style === "openai" ? t.function.name : t.name,
+    );
     expect(names).toEqual(["get_weather", "lookup"]);
     const weather = llm.bodies[0].tools[0];
-    expect(style === "openai" ? weather.function.description : weather.description).toBe("Weather for a city");
+    expect(style === "openai" ? weather.function.description : weather.description).toBe(
+      "Weather for a city",
+    );
   });
 
   it("no tools ⇒ no tools and no tool_choice in the body", async () => {
@@ -243,24 +359,38 @@ describe.each<Style>(["openai", "anthropic"])("%s translate result", (style) => 
 
   it("beforeLLM and afterLLM fire once; tool hooks never", async () => {
     const calls: string[] = [];
-    const { llm, client } = setup(style, [{ toolCalls: [{ id: "c1", name: "get_weather", args: { city: "Oslo" } }] }], {
-      hooks: {
-        beforeLLM: ({ messages, tools, turn }) => {
-          calls.push(`before:${turn}:${messages.map((m) => m.role).join(",")}:${tools.map((t) => t.name).join(",")}`);
+    const { llm, client } = setup(
+      style,
+      [{ toolCalls: [{ id: "c1", name: "get_weather", args: { city: "Oslo" } }] }],
+      {
+        hooks: {
+          beforeLLM: ({ messages, tools, turn }) => {
+            calls.push(
+              `before:${turn}:${messages.map((m) => m.role).join(",")}:${tools.map((t) => t.name).join(",")}`,
+            );
+          },
+          afterLLM: ({ response, turn }) =>
+            void calls.push(`after:${turn}:${response.toolCalls.length}`),
+          beforeTool: () => void calls.push("beforeTool"),
+          afterTool: () => void calls.push("afterTool"),
         },
-        afterLLM: ({ response, turn }) => void calls.push(`after:${turn}:${response.toolCalls.length}`),
-        beforeTool: () => void calls.push("beforeTool"),
-        afterTool: () => void calls.push("afterTool"),
       },
-    });
+    );
     await client.translate({ messages: CONVERSATION, tools: [WEATHER] });
-    expect(calls).toEqual(["before:0:system,user,assistant,tool,tool,user:get_weather", "after:0:1"]);
+    expect(calls).toEqual([
+      "before:0:system,user,assistant,tool,tool,user:get_weather",
+      "after:0:1",
+    ]);
     expect(llm.bodies).toHaveLength(1);
   });
 
   it("a beforeLLM hook that rewrites the messages is what is sent", async () => {
     const { llm, client } = setup(style, [{ content: "ok" }], {
-      hooks: { beforeLLM: ({ messages }) => ({ messages: [...messages, { role: "user", content: "(hooked)" }] }) },
+      hooks: {
+        beforeLLM: ({ messages }) => ({
+          messages: [...messages, { role: "user", content: "(hooked)" }],
+        }),
+      },
     });
     await client.translate({ messages: [{ role: "user", content: "hi" }], system: "S" });
     const body = llm.bodies[0];
@@ -272,41 +402,64 @@ describe.each<Style>(["openai", "anthropic"])("%s translate result", (style) => 
       ]);
     } else {
       expect(body.system).toBe("S");
-      expect(body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "hi" }, { type: "text", text: "(hooked)" }] }]);
+      expect(body.messages).toEqual([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "hi" },
+            { type: "text", text: "(hooked)" },
+          ],
+        },
+      ]);
     }
   });
 
   it("retries like run() and records metrics", async () => {
     const metrics: MetricEvent[] = [];
-    const { llm, client } = setup(style, [{ status: 503, body: "busy" }, { content: "ok" }], { onMetric: (e) => metrics.push(e) });
+    const { llm, client } = setup(style, [{ status: 503, body: "busy" }, { content: "ok" }], {
+      onMetric: (e) => metrics.push(e),
+    });
     const result = await client.translate({ messages: [{ role: "user", content: "hi" }] });
     expect(result.text).toBe("ok");
     expect(llm.bodies).toHaveLength(2);
     expect(llm.bodies[1]).toEqual(llm.bodies[0]);
     expect(metrics.map((m) => m.type === "llm_request" && m.status)).toEqual(["503", "ok"]);
-    expect(client.metrics()).toContain('toolnexus_llm_requests_total{model="tr-model",status="ok"} 1');
+    expect(client.metrics()).toContain(
+      'toolnexus_llm_requests_total{model="tr-model",status="ok"} 1',
+    );
   });
 
   it("a provider error rejects with ProviderError and reaches onError", async () => {
     const errors: unknown[] = [];
-    const { client } = setup(style, [{ status: 400, body: "bad request" }], { onError: (e) => errors.push(e) });
-    const error = await client.translate({ messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    const { client } = setup(style, [{ status: 400, body: "bad request" }], {
+      onError: (e) => errors.push(e),
+    });
+    const error = await client
+      .translate({ messages: [{ role: "user", content: "hi" }] })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect(errors).toEqual([error]);
   });
 
   it("a malformed request names the field and never reaches the provider", async () => {
     const { llm, client } = setup(style, [{ content: "unused" }]);
-    const error = await client.translate({ messages: [{ role: "wizard", content: "hi" } as any] }).catch((e) => e);
+    const error = await client
+      .translate({ messages: [{ role: "wizard", content: "hi" } as any] })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toMatch(/^translate: messages\[0\]/);
-    const bad = await client.translate({ messages: [], tools: [{ type: "function", function: {} } as any] }).catch((e) => e);
+    const bad = await client
+      .translate({ messages: [], tools: [{ type: "function", function: {} } as any] })
+      .catch((e) => e);
     expect(bad.message).toMatch(/tools\[0\]\.function\.name/);
     expect(llm.bodies).toHaveLength(0);
   });
 
   it("is stateless: requestParams apply, no systemPrompt is added, nothing is stored", async () => {
-    const { llm, client } = setup(style, [{ content: "one" }, { content: "two" }], { systemPrompt: "IGNORED", requestParams: { temperature: 0.1 } });
+    const { llm, client } = setup(style, [{ content: "one" }, { content: "two" }], {
+      systemPrompt: "IGNORED",
+      requestParams: { temperature: 0.1 },
+    });
     await client.translate({ messages: [{ role: "user", content: "a" }] });
     await client.translate({ messages: [{ role: "user", content: "b" }] });
     expect(JSON.stringify(llm.bodies)).not.toContain("IGNORED");
@@ -322,10 +475,18 @@ describe("in-process translate", () => {
       model: "local",
       generate: (request) => {
         seen.push(request);
-        return { content: "hi", toolCalls: [{ id: "x1", name: "get_weather", arguments: { city: "Oslo" } }] };
+        return {
+          content: "hi",
+          toolCalls: [{ id: "x1", name: "get_weather", arguments: { city: "Oslo" } }],
+        };
       },
     });
-    const result = await client.translate({ messages: CONVERSATION, tools: [WEATHER], toolChoice: "required", maxTokens: 5 });
+    const result = await client.translate({
+      messages: CONVERSATION,
+      tools: [WEATHER],
+      toolChoice: "required",
+      maxTokens: 5,
+    });
     expect(result).toEqual({
       text: "hi",
       toolCalls: [{ id: "x1", name: "get_weather", arguments: '{"city":"Oslo"}' }],
@@ -333,8 +494,20 @@ describe("in-process translate", () => {
       usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
       model: "local",
     });
-    expect(seen[0]!.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "user"]);
-    expect(seen[0]!.messages[3]).toEqual({ role: "tool", toolCallId: "call_1", name: "get_weather", content: "18C" });
+    expect(seen[0]!.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "user",
+    ]);
+    expect(seen[0]!.messages[3]).toEqual({
+      role: "tool",
+      toolCallId: "call_1",
+      name: "get_weather",
+      content: "18C",
+    });
     expect(seen[0]!.tools.map((t) => t.name)).toEqual(["get_weather"]);
     expect(seen[0]!.params).toEqual({ max_tokens: 5, tool_choice: "required" });
   });

@@ -4,14 +4,28 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ProviderError, createClient, createToolkit, defineTool, type ClientOptions, type Toolkit } from "../../src/core/index";
+import {
+  ProviderError,
+  createClient,
+  createToolkit,
+  defineTool,
+  type ClientOptions,
+  type Toolkit,
+} from "../../src/core/index";
 import { assertBalanced, fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 const STYLES: Style[] = ["openai", "anthropic"];
 
 function client(style: Style, steps: Step[], extra: Partial<ClientOptions> = {}) {
   const fake = fakeLlm(style, steps);
-  const c = createClient({ baseUrl: "https://llm.test/v1", style, model: "test-model", apiKey: "sk-test", fetch: fake.fetch, ...extra });
+  const c = createClient({
+    baseUrl: "https://llm.test/v1",
+    style,
+    model: "test-model",
+    apiKey: "sk-test",
+    fetch: fake.fetch,
+    ...extra,
+  });
   return { fake, client: c };
 }
 
@@ -41,13 +55,18 @@ function echoToolkit(runs: unknown[] = []): Promise<Toolkit> {
 const emptyToolkit = () => createToolkit({ tools: [] });
 
 /** The tool results a request carried, in either style's shape, normalized. */
-function toolResults(style: Style, body: any): Array<{ id: string; content: string; isError: boolean }> {
+function toolResults(
+  style: Style,
+  body: any,
+): Array<{ id: string; content: string; isError: boolean }> {
   const out: Array<{ id: string; content: string; isError: boolean }> = [];
   for (const m of body.messages) {
-    if (style === "openai" && m.role === "tool") out.push({ id: m.tool_call_id, content: m.content, isError: false });
+    if (style === "openai" && m.role === "tool")
+      out.push({ id: m.tool_call_id, content: m.content, isError: false });
     if (style === "anthropic" && Array.isArray(m.content)) {
       for (const b of m.content) {
-        if (b.type === "tool_result") out.push({ id: b.tool_use_id, content: b.content, isError: b.is_error === true });
+        if (b.type === "tool_result")
+          out.push({ id: b.tool_use_id, content: b.content, isError: b.is_error === true });
       }
     }
   }
@@ -63,7 +82,11 @@ describe("URLs", () => {
     ["anthropic", "https://api.anthropic.com/", "https://api.anthropic.com/v1/messages"],
     ["anthropic", "https://api.anthropic.com/v1", "https://api.anthropic.com/v1/messages"],
     ["anthropic", "https://api.anthropic.com/v1/", "https://api.anthropic.com/v1/messages"],
-    ["anthropic", "https://gateway.test/proxy/anthropic", "https://gateway.test/proxy/anthropic/v1/messages"],
+    [
+      "anthropic",
+      "https://gateway.test/proxy/anthropic",
+      "https://gateway.test/proxy/anthropic/v1/messages",
+    ],
   ];
   it.each(cases)("%s with baseUrl %s posts to %s", async (style, baseUrl, expected) => {
     const { fake, client: c } = client(style, [{ content: "hi" }], { baseUrl });
@@ -99,9 +122,13 @@ describe("headers", () => {
   });
 
   it.each(STYLES)("%s: extra headers are sent on every call", async (style) => {
-    const { fake, client: c } = client(style, [{ toolCalls: [{ id: "c1", name: "echo", args: { text: "a" } }] }, { content: "ok" }], {
-      headers: { "x-org": "acme", "x-trace": "t-1" },
-    });
+    const { fake, client: c } = client(
+      style,
+      [{ toolCalls: [{ id: "c1", name: "echo", args: { text: "a" } }] }, { content: "ok" }],
+      {
+        headers: { "x-org": "acme", "x-trace": "t-1" },
+      },
+    );
     await c.run("hello", { toolkit: await echoToolkit() });
     expect(fake.headers).toHaveLength(2);
     for (const h of fake.headers) {
@@ -112,7 +139,9 @@ describe("headers", () => {
 
   it("an extra header replaces the built-in one of the same name, whatever its case", async () => {
     // A gateway token passed as `Authorization` must be sent as given, not comma-joined with the Bearer key.
-    const { fake, client: c } = client("openai", [{ content: "hi" }], { headers: { Authorization: "Bearer gateway-token" } });
+    const { fake, client: c } = client("openai", [{ content: "hi" }], {
+      headers: { Authorization: "Bearer gateway-token" },
+    });
     await c.run("hello", { toolkit: await emptyToolkit() });
     expect(fake.headers[0]!.get("authorization")).toBe("Bearer gateway-token");
   });
@@ -120,14 +149,18 @@ describe("headers", () => {
 
 describe.each(STYLES)("%s request body", (style) => {
   it("omits tools and tool_choice when the toolkit is empty", async () => {
-    const { fake, client: c } = client(style, [{ content: "hi" }], { requestParams: { tool_choice: "auto" } });
+    const { fake, client: c } = client(style, [{ content: "hi" }], {
+      requestParams: { tool_choice: "auto" },
+    });
     await c.run("hello", { toolkit: await emptyToolkit() });
     expect(fake.bodies[0]).not.toHaveProperty("tools");
     expect(fake.bodies[0]).not.toHaveProperty("tool_choice");
   });
 
   it("sends tools in the style's shape, and tool_choice from requestParams", async () => {
-    const { fake, client: c } = client(style, [{ content: "hi" }], { requestParams: { tool_choice: "auto" } });
+    const { fake, client: c } = client(style, [{ content: "hi" }], {
+      requestParams: { tool_choice: "auto" },
+    });
     await c.run("hello", { toolkit: await echoToolkit() });
     const body = fake.bodies[0];
     expect(body.tool_choice).toBe("auto");
@@ -136,27 +169,46 @@ describe.each(STYLES)("%s request body", (style) => {
     if (style === "openai") {
       expect(body.tools[0]).toEqual({
         type: "function",
-        function: { name: "echo", description: "Echo the text back", parameters: expect.objectContaining(schema) },
+        function: {
+          name: "echo",
+          description: "Echo the text back",
+          parameters: expect.objectContaining(schema),
+        },
       });
     } else {
-      expect(body.tools[0]).toEqual({ name: "echo", description: "Echo the text back", input_schema: expect.objectContaining(schema) });
+      expect(body.tools[0]).toEqual({
+        name: "echo",
+        description: "Echo the text back",
+        input_schema: expect.objectContaining(schema),
+      });
     }
   });
 
   it("merges requestParams into the body", async () => {
-    const { fake, client: c } = client(style, [{ content: "hi" }], { requestParams: { temperature: 0.2, max_tokens: 77, top_p: 0.9 } });
+    const { fake, client: c } = client(style, [{ content: "hi" }], {
+      requestParams: { temperature: 0.2, max_tokens: 77, top_p: 0.9 },
+    });
     await c.run("hello", { toolkit: await emptyToolkit() });
-    expect(fake.bodies[0]).toMatchObject({ model: "test-model", temperature: 0.2, max_tokens: 77, top_p: 0.9 });
+    expect(fake.bodies[0]).toMatchObject({
+      model: "test-model",
+      temperature: 0.2,
+      max_tokens: 77,
+      top_p: 0.9,
+    });
   });
 
   it("applies bodyTransform (returned body, with style and turn)", async () => {
     const seen: Array<{ style: string; turn: number }> = [];
-    const { fake, client: c } = client(style, [{ toolCalls: [{ id: "c1", name: "echo", args: { text: "a" } }] }, { content: "ok" }], {
-      bodyTransform: (body, info) => {
-        seen.push(info);
-        return { ...body, metadata: { user_id: "u-1" }, stamp: info.turn };
+    const { fake, client: c } = client(
+      style,
+      [{ toolCalls: [{ id: "c1", name: "echo", args: { text: "a" } }] }, { content: "ok" }],
+      {
+        bodyTransform: (body, info) => {
+          seen.push(info);
+          return { ...body, metadata: { user_id: "u-1" }, stamp: info.turn };
+        },
       },
-    });
+    );
     await c.run("hello", { toolkit: await echoToolkit() });
     expect(seen).toEqual([
       { style, turn: 0 },
@@ -188,7 +240,10 @@ describe.each(STYLES)("%s request body", (style) => {
     } else {
       expect(body.system).toBe("Be terse.");
       expect(body.messages.every((m: any) => m.role !== "system")).toBe(true);
-      expect(body.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "hello" }] });
+      expect(body.messages[0]).toEqual({
+        role: "user",
+        content: [{ type: "text", text: "hello" }],
+      });
     }
   });
 });
@@ -196,7 +251,12 @@ describe.each(STYLES)("%s request body", (style) => {
 describe("tool results on the wire", () => {
   it("openai: one {role:'tool', tool_call_id, content} message per call", async () => {
     const { fake, client: c } = client("openai", [
-      { toolCalls: [{ id: "c1", name: "echo", args: { text: "a" } }, { id: "c2", name: "boom" }] },
+      {
+        toolCalls: [
+          { id: "c1", name: "echo", args: { text: "a" } },
+          { id: "c2", name: "boom" },
+        ],
+      },
       { content: "done" },
     ]);
     await c.run("hello", { toolkit: await echoToolkit() });
@@ -216,7 +276,13 @@ describe("tool results on the wire", () => {
 
   it("anthropic: one user turn of tool_result blocks, is_error only on errors", async () => {
     const { fake, client: c } = client("anthropic", [
-      { content: "Let me check.", toolCalls: [{ id: "tu1", name: "echo", args: { text: "a" } }, { id: "tu2", name: "boom" }] },
+      {
+        content: "Let me check.",
+        toolCalls: [
+          { id: "tu1", name: "echo", args: { text: "a" } },
+          { id: "tu2", name: "boom" },
+        ],
+      },
       { content: "done" },
     ]);
     await c.run("hello", { toolkit: await echoToolkit() });
@@ -229,7 +295,12 @@ describe("tool results on the wire", () => {
     ]);
     expect(messages[2].content).toEqual([
       { type: "tool_result", tool_use_id: "tu1", content: "echo:a" },
-      { type: "tool_result", tool_use_id: "tu2", content: expect.stringContaining("kaboom"), is_error: true },
+      {
+        type: "tool_result",
+        tool_use_id: "tu2",
+        content: expect.stringContaining("kaboom"),
+        is_error: true,
+      },
     ]);
     assertBalanced("anthropic", fake.bodies[1]);
   });
@@ -238,8 +309,14 @@ describe("tool results on the wire", () => {
 describe.each(STYLES)("%s run result", (style) => {
   it("sums usage across turns and reports the provider's model", async () => {
     const { client: c } = client(style, [
-      { toolCalls: [{ id: "c1", name: "echo", args: { text: "a" } }], usage: { prompt: 10, completion: 3 } },
-      { toolCalls: [{ id: "c2", name: "echo", args: { text: "b" } }], usage: { prompt: 20, completion: 5 } },
+      {
+        toolCalls: [{ id: "c1", name: "echo", args: { text: "a" } }],
+        usage: { prompt: 10, completion: 3 },
+      },
+      {
+        toolCalls: [{ id: "c2", name: "echo", args: { text: "b" } }],
+        usage: { prompt: 20, completion: 5 },
+      },
       { content: "all done", usage: { prompt: 30, completion: 7 } },
     ]);
     const result = await c.run("hello", { toolkit: await echoToolkit() });
@@ -259,8 +336,15 @@ describe.each(STYLES)("%s run result", (style) => {
     const reply =
       style === "openai"
         ? { choices: [{ message: { role: "assistant", content: "hi" }, finish_reason: "stop" }] }
-        : { type: "message", role: "assistant", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn" };
-    const { fake, client: c } = client(style, [{ status: 200, body: JSON.stringify(reply), headers: { "content-type": "application/json" } }]);
+        : {
+            type: "message",
+            role: "assistant",
+            content: [{ type: "text", text: "hi" }],
+            stop_reason: "end_turn",
+          };
+    const { fake, client: c } = client(style, [
+      { status: 200, body: JSON.stringify(reply), headers: { "content-type": "application/json" } },
+    ]);
     const result = await c.run("hello", { toolkit: await emptyToolkit() });
     expect(fake.bodies[0].model).toBe("test-model");
     expect(result.model).toBe("test-model");
@@ -278,8 +362,12 @@ describe.each(STYLES)("%s run result", (style) => {
   });
 
   it("maxTurns ends the run as incomplete with limit 'max_turns'", async () => {
-    const call = (n: number): Step => ({ toolCalls: [{ id: `c${n}`, name: "echo", args: { text: String(n) } }] });
-    const { fake, client: c } = client(style, [call(1), call(2), call(3), { content: "never" }], { maxTurns: 2 });
+    const call = (n: number): Step => ({
+      toolCalls: [{ id: `c${n}`, name: "echo", args: { text: String(n) } }],
+    });
+    const { fake, client: c } = client(style, [call(1), call(2), call(3), { content: "never" }], {
+      maxTurns: 2,
+    });
     const result = await c.run("hello", { toolkit: await echoToolkit() });
     expect(result.status).toBe("incomplete");
     expect(result.limit).toBe("max_turns");
@@ -311,7 +399,10 @@ describe.each(STYLES)("%s malformed replies", (style) => {
   });
 
   it("an unknown tool name: an error result naming the tool, the run continues", async () => {
-    const { fake, client: c } = client(style, [{ toolCalls: [{ id: "c1", name: "frobnicate", args: {} }] }, { content: "ok" }]);
+    const { fake, client: c } = client(style, [
+      { toolCalls: [{ id: "c1", name: "frobnicate", args: {} }] },
+      { content: "ok" },
+    ]);
     const result = await c.run("hello", { toolkit: await echoToolkit() });
     expect(result.status).toBe("done");
     const [sent] = toolResults(style, fake.bodies[1]);
@@ -321,7 +412,10 @@ describe.each(STYLES)("%s malformed replies", (style) => {
   });
 
   it("a body that is not JSON rejects with ProviderError, without retrying", async () => {
-    const { fake, client: c } = client(style, [{ status: 200, body: "<html>gateway says hi</html>" }, { content: "unused" }]);
+    const { fake, client: c } = client(style, [
+      { status: 200, body: "<html>gateway says hi</html>" },
+      { content: "unused" },
+    ]);
     const error = await c.run("hello", { toolkit: await emptyToolkit() }).catch((e) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.message).toMatch(/not JSON/);

@@ -15,7 +15,11 @@ async function readAll(response: Response): Promise<Frame[]> {
     .split("\n\n")
     .filter((block) => block.includes("event:"))
     .map((block) => {
-      const field = (name: string) => block.split("\n").find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? "";
+      const field = (name: string) =>
+        block
+          .split("\n")
+          .find((l) => l.startsWith(`${name}: `))
+          ?.slice(name.length + 2) ?? "";
       return { id: Number(field("id")), event: field("event"), data: JSON.parse(field("data")) };
     });
 }
@@ -26,7 +30,9 @@ describe("streaming at the edge", () => {
     const pending = await waitForStatus(runId, ["pending"]);
     expect(pending.pending?.prompt).toMatch(/Delete this account/);
 
-    expect((await signedDecision({ runId, requestId: pending.pending!.id, decision: "approve" })).status).toBe(202);
+    expect(
+      (await signedDecision({ runId, requestId: pending.pending!.id, decision: "approve" })).status,
+    ).toBe(202);
     const done = await waitForStatus(runId, ["done"]);
     expect(done.text).toBe("All done: Account deleted.");
     expect(done.model).toBe("fake-stream");
@@ -54,7 +60,9 @@ describe("streaming at the edge", () => {
     await waitForStatus(runId, ["done"]);
     const all = await readAll(await api(`/v1/runs/${runId}/events`));
     const cut = all[3]!.id;
-    const rest = await readAll(await api(`/v1/runs/${runId}/events`, { headers: { "last-event-id": String(cut) } }));
+    const rest = await readAll(
+      await api(`/v1/runs/${runId}/events`, { headers: { "last-event-id": String(cut) } }),
+    );
     expect(rest.map((f) => f.id)).toEqual(all.filter((f) => f.id > cut).map((f) => f.id));
     expect((await getRun(runId)).text).toBe("Understood, I did not delete the account.");
   });

@@ -43,26 +43,44 @@ afterEach(() => setElicitationWindow(DEFAULT_WINDOW_MS));
 /** Starts a run of the CRM agent; returns its ids and a cursor into the MCP server's executions. */
 async function startCrm(extra: Record<string, unknown> = {}) {
   const mark = fixtureState.executions.length;
-  const started = await startRun({ agent: AGENT, input: "Please update my shipping address", ...extra });
+  const started = await startRun({
+    agent: AGENT,
+    input: "Please update my shipping address",
+    ...extra,
+  });
   return { ...started, executions: () => fixtureState.executions.slice(mark) };
 }
 
 /** Reads the run's SSE stream until the inline `pending` event; returns its data. */
-async function inlinePending(runId: string, timeoutMs = 15_000): Promise<{ request: AgentRequest; inline: true; windowMs: number }> {
-  const response = await api(`/v1/runs/${runId}/events`, { headers: { accept: "text/event-stream" } });
+async function inlinePending(
+  runId: string,
+  timeoutMs = 15_000,
+): Promise<{ request: AgentRequest; inline: true; windowMs: number }> {
+  const response = await api(`/v1/runs/${runId}/events`, {
+    headers: { accept: "text/event-stream" },
+  });
   expect(response.status).toBe(200);
   const reader = new SseReader(response);
   try {
-    const isInline = (frame: SseFrame) => frame.event === "pending" && JSON.parse(frame.data).inline === true;
+    const isInline = (frame: SseFrame) =>
+      frame.event === "pending" && JSON.parse(frame.data).inline === true;
     const frame = await reader.until(isInline, timeoutMs);
-    if (!frame) throw new Error(`run ${runId}: the event stream closed without an inline pending event: ${reader.frames.map((f) => f.event).join(",")}`);
+    if (!frame)
+      throw new Error(
+        `run ${runId}: the event stream closed without an inline pending event: ${reader.frames.map((f) => f.event).join(",")}`,
+      );
     return JSON.parse(frame.data);
   } finally {
     await reader.cancel();
   }
 }
 
-async function decide(runId: string, requestId: string, decision: "approve" | "decline" | "cancel", data?: unknown) {
+async function decide(
+  runId: string,
+  requestId: string,
+  decision: "approve" | "decline" | "cancel",
+  data?: unknown,
+) {
   return signedDecision({ runId, requestId, decision, ...(data === undefined ? {} : { data }) });
 }
 
@@ -108,17 +126,33 @@ describe("a decision within the inline window", () => {
     expect(done.status).toBe("done");
     expect(done.text).toContain("Address set to 1 Main St");
     expect(done.text).not.toContain(REFUSAL);
-    expect(done.toolCalls).toEqual([expect.objectContaining({ name: TOOL, output: "Address set to 1 Main St", isError: false })]);
+    expect(done.toolCalls).toEqual([
+      expect.objectContaining({ name: TOOL, output: "Address set to 1 Main St", isError: false }),
+    ]);
 
     expect(done.decisions).toHaveLength(1);
-    expect(done.decisions[0]).toMatchObject({ requestId: request.id, decision: "approve", channel: "webhook", answer: { id: request.id, ok: true, data: { address: "1 Main St" } } });
+    expect(done.decisions[0]).toMatchObject({
+      requestId: request.id,
+      decision: "approve",
+      channel: "webhook",
+      answer: { id: request.id, ok: true, data: { address: "1 Main St" } },
+    });
     expect(done.decisions[0]!.appliedAt).not.toBeNull();
 
-    expect(executions()).toEqual([{ reply: { action: "accept", content: { address: "1 Main St" } }, output: "Address set to 1 Main St" }]);
+    expect(executions()).toEqual([
+      {
+        reply: { action: "accept", content: { address: "1 Main St" } },
+        output: "Address set to 1 Main St",
+      },
+    ]);
 
     const events = await eventsOf(runId);
-    expect(ofType(events, "pending").map((e) => e.data)).toEqual([{ request, inline: true, windowMs: WIDE_WINDOW_MS }]);
-    expect(ofType(events, "resumed").map((e) => e.data)).toEqual([{ requestId: request.id, decision: "approve", channel: "webhook", inline: true }]);
+    expect(ofType(events, "pending").map((e) => e.data)).toEqual([
+      { request, inline: true, windowMs: WIDE_WINDOW_MS },
+    ]);
+    expect(ofType(events, "resumed").map((e) => e.data)).toEqual([
+      { requestId: request.id, decision: "approve", channel: "webhook", inline: true },
+    ]);
 
     // Replayed after the fact: idempotent, and nothing runs again.
     const replay = await decide(runId, request.id, "approve", { address: "1 Main St" });
@@ -153,7 +187,10 @@ describe("the inline window, around crashes and cancels", () => {
     expect(done.text).toContain("Address set to 8 Crash Ct");
     expect(done.decisions).toHaveLength(1);
     expect(done.decisions[0]!.appliedAt).not.toBeNull();
-    expect(executions().at(-1)).toEqual({ reply: { action: "accept", content: { address: "8 Crash Ct" } }, output: "Address set to 8 Crash Ct" });
+    expect(executions().at(-1)).toEqual({
+      reply: { action: "accept", content: { address: "8 Crash Ct" } },
+      output: "Address set to 8 Crash Ct",
+    });
   });
 
   /** Starts a run, cancels it while it waits inline; returns once its driver is certainly gone. */
@@ -181,7 +218,9 @@ describe("the inline window, around crashes and cancels", () => {
     expect(run.status).toBe("cancelled");
     expect(run.decisions).toEqual([]);
     const events = await eventsOf(runId);
-    expect(ofType(events, "done")).toEqual([expect.objectContaining({ data: { status: "cancelled" } })]);
+    expect(ofType(events, "done")).toEqual([
+      expect.objectContaining({ data: { status: "cancelled" } }),
+    ]);
     expect(events.at(-1)).toMatchObject({ type: "done", data: { status: "cancelled" } });
   });
 
@@ -209,9 +248,21 @@ describe("liveness", () => {
       expect(Date.now() - startedAt).toBeLessThan(OTHER_RUN_MS);
     } finally {
       // Let both finish (whatever happened above), so later tests start from a quiet queue.
-      await until(async () => (await decide(a.runId, inlineA.request.id, "approve", { address: "A" })).status < 300, "A's decision");
-      const bRequest = await until(async () => ofType(await eventsOf(b.runId), "pending")[0]?.data.request as AgentRequest | undefined, "B's request", 30_000);
-      await until(async () => (await decide(b.runId, bRequest.id, "approve", { address: "B" })).status < 300, "B's decision");
+      await until(
+        async () =>
+          (await decide(a.runId, inlineA.request.id, "approve", { address: "A" })).status < 300,
+        "A's decision",
+      );
+      const bRequest = await until(
+        async () =>
+          ofType(await eventsOf(b.runId), "pending")[0]?.data.request as AgentRequest | undefined,
+        "B's request",
+        30_000,
+      );
+      await until(
+        async () => (await decide(b.runId, bRequest.id, "approve", { address: "B" })).status < 300,
+        "B's decision",
+      );
       await waitForStatus(a.runId, FINISHED, 30_000);
       await waitForStatus(b.runId, FINISHED, 30_000);
     }
@@ -237,18 +288,29 @@ describe("a decision after the inline window", () => {
     // Re-executed once; the server elicited again and got the recorded decision.
     expect(executions()).toEqual([
       { reply: { action: "cancel" }, output: "No change" },
-      { reply: { action: "accept", content: { address: "2 Side St" } }, output: "Address set to 2 Side St" },
+      {
+        reply: { action: "accept", content: { address: "2 Side St" } },
+        output: "Address set to 2 Side St",
+      },
     ]);
     expect(done.decisions).toHaveLength(1);
-    expect(done.decisions[0]).toMatchObject({ requestId: request.id, decision: "approve", channel: "webhook" });
+    expect(done.decisions[0]).toMatchObject({
+      requestId: request.id,
+      decision: "approve",
+      channel: "webhook",
+    });
     expect(done.decisions[0]!.appliedAt).not.toBeNull();
-    expect(done.toolCalls).toEqual([expect.objectContaining({ name: TOOL, output: "Address set to 2 Side St", isError: false })]);
+    expect(done.toolCalls).toEqual([
+      expect.objectContaining({ name: TOOL, output: "Address set to 2 Side St", isError: false }),
+    ]);
 
     const events = await eventsOf(runId);
     const pendings = ofType(events, "pending").map((e) => e.data);
     expect(pendings.map((p) => p.request.id)).toEqual([request.id, request.id]);
     expect(pendings.map((p) => p.inline ?? false)).toEqual([true, false]);
-    expect(ofType(events, "resumed").map((e) => e.data)).toEqual([{ requestId: request.id, decision: "approve", channel: "webhook" }]);
+    expect(ofType(events, "resumed").map((e) => e.data)).toEqual([
+      { requestId: request.id, decision: "approve", channel: "webhook" },
+    ]);
   });
 
   it("decline takes the declined/expired path: the tool is not re-executed and the model refuses", async () => {
@@ -261,9 +323,21 @@ describe("a decision after the inline window", () => {
     expect(done.text).toContain("declined/expired: ");
     expect(done.text).not.toContain("Address set to");
     expect(executions()).toHaveLength(1);
-    expect(done.decisions).toEqual([expect.objectContaining({ requestId: request.id, decision: "decline", answer: { id: request.id, ok: false, reason: "declined" } })]);
+    expect(done.decisions).toEqual([
+      expect.objectContaining({
+        requestId: request.id,
+        decision: "decline",
+        answer: { id: request.id, ok: false, reason: "declined" },
+      }),
+    ]);
     expect(done.decisions[0]!.appliedAt).not.toBeNull();
-    expect(done.toolCalls).toEqual([expect.objectContaining({ name: TOOL, isError: true, output: expect.stringMatching(/^declined\/expired: /) })]);
+    expect(done.toolCalls).toEqual([
+      expect.objectContaining({
+        name: TOOL,
+        isError: true,
+        output: expect.stringMatching(/^declined\/expired: /),
+      }),
+    ]);
   });
 
   it("an identical replay is 200 and a different decision is 409; the first decision applies once", async () => {
@@ -273,11 +347,16 @@ describe("a decision after the inline window", () => {
 
     const replay = await decide(runId, request.id, "approve", { address: "3 Elm St" });
     expect(replay.status).toBe(200);
-    expect(await replay.json()).toMatchObject({ duplicate: true, decision: { decision: "approve" } });
+    expect(await replay.json()).toMatchObject({
+      duplicate: true,
+      decision: { decision: "approve" },
+    });
 
     const otherData = await decide(runId, request.id, "approve", { address: "4 Oak St" });
     expect(otherData.status).toBe(409);
-    expect(((await otherData.json()) as { error: { code: string } }).error.code).toBe("conflicting_decision");
+    expect(((await otherData.json()) as { error: { code: string } }).error.code).toBe(
+      "conflicting_decision",
+    );
     const otherDecision = await decide(runId, request.id, "decline");
     expect(otherDecision.status).toBe(409);
 
@@ -294,14 +373,26 @@ describe("a decision after the inline window", () => {
 
   it("expiry of the durable suspension declines it with expired: done with the refusal", async () => {
     const { runId, threadId, request, executions } = await suspendedDurably();
-    await sqlIn(threadId, "UPDATE runs SET expires_at = ? WHERE run_id = ?", Date.now() - 1000, runId);
+    await sqlIn(
+      threadId,
+      "UPDATE runs SET expires_at = ? WHERE run_id = ?",
+      Date.now() - 1000,
+      runId,
+    );
     expect(await runDurableObjectAlarm(threadStub(threadId))).toBe(true);
 
     const done = await waitForStatus(runId, FINISHED);
     expect(done.status).toBe("done");
     expect(done.text).toContain(REFUSAL);
     expect(done.text).toContain("expired");
-    expect(done.decisions).toEqual([expect.objectContaining({ requestId: request.id, decision: "expire", channel: "expiry", answer: { id: request.id, ok: false, reason: "expired" } })]);
+    expect(done.decisions).toEqual([
+      expect.objectContaining({
+        requestId: request.id,
+        decision: "expire",
+        channel: "expiry",
+        answer: { id: request.id, ok: false, reason: "expired" },
+      }),
+    ]);
     expect(done.decisions[0]!.appliedAt).not.toBeNull();
     expect(executions()).toHaveLength(1);
 
@@ -326,8 +417,17 @@ describe("the approval page of the inline request", () => {
     const callbackUrl = `${HOOKS_ORIGIN}/notify/${crypto.randomUUID()}`;
     const { runId, executions } = await startCrm({ callbackUrl });
     const { request } = await inlinePending(runId);
-    const notification = await until(() => fixtureState.notifications.find((n) => n.url === callbackUrl), "the inline request's notification", 15_000);
-    expect(notification.body).toMatchObject({ type: "run.pending", runId, request: { id: request.id, kind: "input" }, decisionUrl: `${BASE}/v1/decisions` });
+    const notification = await until(
+      () => fixtureState.notifications.find((n) => n.url === callbackUrl),
+      "the inline request's notification",
+      15_000,
+    );
+    expect(notification.body).toMatchObject({
+      type: "run.pending",
+      runId,
+      request: { id: request.id, kind: "input" },
+      decisionUrl: `${BASE}/v1/decisions`,
+    });
     expect((await getRun(runId)).status).toBe("running");
 
     const approvalUrl: string = notification.body.approvalUrl;
@@ -352,7 +452,9 @@ describe("the approval page of the inline request", () => {
     const done = await waitForStatus(runId, FINISHED);
     expect(done.status).toBe("done");
     expect(done.text).toContain("Address set to 7 Page Rd");
-    expect(done.decisions).toEqual([expect.objectContaining({ requestId: request.id, decision: "approve", channel: "page" })]);
+    expect(done.decisions).toEqual([
+      expect.objectContaining({ requestId: request.id, decision: "approve", channel: "page" }),
+    ]);
     expect(executions()).toHaveLength(1);
 
     const again = await SELF.fetch(approvalUrl);

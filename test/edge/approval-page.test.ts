@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type ApprovalPageView, pageHeaders, renderApprovalPage, renderMessagePage } from "../../src/edge/approval-page";
+import {
+  type ApprovalPageView,
+  pageHeaders,
+  renderApprovalPage,
+  renderMessagePage,
+} from "../../src/edge/approval-page";
 
 const VIEW: ApprovalPageView = {
   prompt: "Send the email?",
@@ -31,7 +36,9 @@ describe("renderApprovalPage", () => {
     expect(html.startsWith("<!doctype html>")).toBe(true);
     expect(element(html, "p", "prompt")).toBe("Send the email?");
     expect(element(html, "code", "tool")).toBe("send_email");
-    expect(element(html, "pre", "args")).toBe('{\n  &quot;to&quot;: &quot;a@example.com&quot;,\n  &quot;subject&quot;: &quot;Hi&quot;\n}');
+    expect(element(html, "pre", "args")).toBe(
+      "{\n  &quot;to&quot;: &quot;a@example.com&quot;,\n  &quot;subject&quot;: &quot;Hi&quot;\n}",
+    );
     expect(element(html, "time", "expires")).toBe("2026-05-01T12:00:00Z");
     expect(html).toContain("run_1");
     expect(html).toContain("req_1");
@@ -41,8 +48,12 @@ describe("renderApprovalPage", () => {
     const html = renderApprovalPage(VIEW);
     expect(countOf(html, "<form")).toBe(1);
     expect(html).toContain('<form method="POST" action="/approve/tok.en">');
-    expect(html).toMatch(/<button type="submit"[^>]* name="decision" value="approve">Approve<\/button>/);
-    expect(html).toMatch(/<button type="submit"[^>]* name="decision" value="decline"[^>]*>Decline<\/button>/);
+    expect(html).toMatch(
+      /<button type="submit"[^>]* name="decision" value="approve">Approve<\/button>/,
+    );
+    expect(html).toMatch(
+      /<button type="submit"[^>]* name="decision" value="decline"[^>]*>Decline<\/button>/,
+    );
     expect(html).toMatch(/<textarea [^>]*name="reason"/);
     expect(html).not.toMatch(/<script|<link|src=|https?:/i);
   });
@@ -70,14 +81,20 @@ describe("renderApprovalPage", () => {
   });
 
   it("passes unicode through and escapes ampersands", () => {
-    const html = renderApprovalPage({ ...VIEW, prompt: "Payer 5 € à Zoë & 日本 🚀?", args: { note: "naïve – “quotes”" } });
+    const html = renderApprovalPage({
+      ...VIEW,
+      prompt: "Payer 5 € à Zoë & 日本 🚀?",
+      args: { note: "naïve – “quotes”" },
+    });
     expect(element(html, "p", "prompt")).toBe("Payer 5 € à Zoë &amp; 日本 🚀?");
     expect(element(html, "pre", "args")).toContain("naïve – “quotes”");
     expect(html).toContain('<meta charset="utf-8">');
   });
 
   it("copes with missing, cyclic and non-JSON args", () => {
-    expect(element(renderApprovalPage({ ...VIEW, args: undefined }), "pre", "args")).toBe("(no arguments)");
+    expect(element(renderApprovalPage({ ...VIEW, args: undefined }), "pre", "args")).toBe(
+      "(no arguments)",
+    );
     const cyclic: Record<string, unknown> = {};
     cyclic["self"] = cyclic;
     expect(() => renderApprovalPage({ ...VIEW, args: cyclic })).not.toThrow();
@@ -101,7 +118,7 @@ describe("renderApprovalPage", () => {
           type: "object",
           properties: {
             city: { type: "string", title: "City", description: "Where to ship" },
-            "zip\"<": { type: "string", default: "75001" },
+            'zip"<': { type: "string", default: "75001" },
           },
           required: ["city"],
         },
@@ -122,7 +139,9 @@ describe("renderApprovalPage", () => {
     const schema = { properties: { city: { type: "string" } } };
     expect(renderApprovalPage({ ...VIEW, data: { schema } })).not.toContain("field:");
     for (const bad of [undefined, "x", { properties: [] }, { properties: null }]) {
-      expect(renderApprovalPage({ ...VIEW, kind: "input", data: { schema: bad } })).not.toContain("field:");
+      expect(renderApprovalPage({ ...VIEW, kind: "input", data: { schema: bad } })).not.toContain(
+        "field:",
+      );
     }
   });
 });

@@ -43,7 +43,9 @@ describe("approval tokens", () => {
 
   it("round-trips unicode claims", async () => {
     const claims = { ...CLAIMS, threadId: "fil-à-plomb 🧵" };
-    expect(await verifyApprovalToken(SECRET, await createApprovalToken(SECRET, claims), { now: NOW })).toEqual(claims);
+    expect(
+      await verifyApprovalToken(SECRET, await createApprovalToken(SECRET, claims), { now: NOW }),
+    ).toEqual(claims);
   });
 
   it("drops extra properties rather than signing them", async () => {
@@ -52,17 +54,34 @@ describe("approval tokens", () => {
   });
 
   it("rejects a tampered payload", async () => {
-    const [payload, mac] = (await createApprovalToken(SECRET, CLAIMS)).split(".") as [string, string];
-    expect(await code(verifyApprovalToken(SECRET, `${flip(payload, 5)}.${mac}`, { now: NOW }))).toBe("tampered");
+    const [payload, mac] = (await createApprovalToken(SECRET, CLAIMS)).split(".") as [
+      string,
+      string,
+    ];
+    expect(
+      await code(verifyApprovalToken(SECRET, `${flip(payload, 5)}.${mac}`, { now: NOW })),
+    ).toBe("tampered");
     // A re-encoded payload with a later expiry but the old MAC.
-    const forged = btoa(JSON.stringify({ ...CLAIMS, exp: CLAIMS.exp + 1e6 })).replace(/=+$/, "").replaceAll("+", "-").replaceAll("/", "_");
-    expect(await code(verifyApprovalToken(SECRET, `${forged}.${mac}`, { now: NOW }))).toBe("tampered");
+    const forged = btoa(JSON.stringify({ ...CLAIMS, exp: CLAIMS.exp + 1e6 }))
+      .replace(/=+$/, "")
+      .replaceAll("+", "-")
+      .replaceAll("/", "_");
+    expect(await code(verifyApprovalToken(SECRET, `${forged}.${mac}`, { now: NOW }))).toBe(
+      "tampered",
+    );
   });
 
   it("rejects a tampered signature", async () => {
-    const [payload, mac] = (await createApprovalToken(SECRET, CLAIMS)).split(".") as [string, string];
-    expect(await code(verifyApprovalToken(SECRET, `${payload}.${flip(mac, 0)}`, { now: NOW }))).toBe("tampered");
-    expect(await code(verifyApprovalToken(SECRET, `${payload}.${mac.slice(0, 40)}`, { now: NOW }))).toBe("tampered");
+    const [payload, mac] = (await createApprovalToken(SECRET, CLAIMS)).split(".") as [
+      string,
+      string,
+    ];
+    expect(
+      await code(verifyApprovalToken(SECRET, `${payload}.${flip(mac, 0)}`, { now: NOW })),
+    ).toBe("tampered");
+    expect(
+      await code(verifyApprovalToken(SECRET, `${payload}.${mac.slice(0, 40)}`, { now: NOW })),
+    ).toBe("tampered");
   });
 
   it("rejects a token made with another secret", async () => {
@@ -71,21 +90,37 @@ describe("approval tokens", () => {
   });
 
   it("uses a key distinct from the webhook signing key", async () => {
-    const [payload, mac] = (await createApprovalToken(SECRET, CLAIMS)).split(".") as [string, string];
+    const [payload, mac] = (await createApprovalToken(SECRET, CLAIMS)).split(".") as [
+      string,
+      string,
+    ];
     const webhookMac = await signWebhook(SECRET, { id: "", timestamp: 0, body: payload });
-    expect(webhookMac.slice(3).replace(/=+$/, "").replaceAll("+", "-").replaceAll("/", "_")).not.toBe(mac);
+    expect(
+      webhookMac.slice(3).replace(/=+$/, "").replaceAll("+", "-").replaceAll("/", "_"),
+    ).not.toBe(mac);
   });
 
   it("rejects expired tokens, from the exp second on", async () => {
     const token = await createApprovalToken(SECRET, CLAIMS);
-    expect(await code(verifyApprovalToken(SECRET, token, { now: CLAIMS.exp * 1000 }))).toBe("expired");
-    expect(await code(verifyApprovalToken(SECRET, token, { now: NOW + 3_600_000 }))).toBe("expired");
-    await expect(verifyApprovalToken(SECRET, token, { now: CLAIMS.exp * 1000 - 1000 })).resolves.toEqual(CLAIMS);
+    expect(await code(verifyApprovalToken(SECRET, token, { now: CLAIMS.exp * 1000 }))).toBe(
+      "expired",
+    );
+    expect(await code(verifyApprovalToken(SECRET, token, { now: NOW + 3_600_000 }))).toBe(
+      "expired",
+    );
+    await expect(
+      verifyApprovalToken(SECRET, token, { now: CLAIMS.exp * 1000 - 1000 }),
+    ).resolves.toEqual(CLAIMS);
   });
 
   it("checks the signature before the expiry", async () => {
-    const [payload, mac] = (await createApprovalToken(SECRET, CLAIMS)).split(".") as [string, string];
-    expect(await code(verifyApprovalToken(SECRET, `${payload}.${flip(mac, 3)}`, { now: NOW * 2 }))).toBe("tampered");
+    const [payload, mac] = (await createApprovalToken(SECRET, CLAIMS)).split(".") as [
+      string,
+      string,
+    ];
+    expect(
+      await code(verifyApprovalToken(SECRET, `${payload}.${flip(mac, 3)}`, { now: NOW * 2 })),
+    ).toBe("tampered");
   });
 
   it("rejects non-canonical signature spellings", async () => {
@@ -122,13 +157,15 @@ describe("digestArgs", () => {
 
   it("follows JSON semantics for undefined and toJSON", async () => {
     expect(await digestArgs({ a: 1, b: undefined })).toBe(await digestArgs({ a: 1 }));
-    expect(await digestArgs({ d: new Date(0) })).toBe(await digestArgs({ d: "1970-01-01T00:00:00.000Z" }));
+    expect(await digestArgs({ d: new Date(0) })).toBe(
+      await digestArgs({ d: "1970-01-01T00:00:00.000Z" }),
+    );
     expect(await digestArgs(undefined)).toBe(await digestArgs(null));
   });
 
   it("handles unicode keys and values consistently", async () => {
-    const a = await digestArgs({ "é": "日本語", "🚀": 1, z: "x" });
-    const b = await digestArgs({ z: "x", "🚀": 1, "é": "日本語" });
+    const a = await digestArgs({ é: "日本語", "🚀": 1, z: "x" });
+    const b = await digestArgs({ z: "x", "🚀": 1, é: "日本語" });
     expect(a).toBe(b);
     // Different code points are different arguments: no silent normalization.
     expect(await digestArgs({ s: "é" })).not.toBe(await digestArgs({ s: "e\u0301" }));
@@ -136,8 +173,13 @@ describe("digestArgs", () => {
 
   it("matches a known SHA-256 of canonical JSON", async () => {
     // sha256('{"a":1,"b":[true,"x"]}')
-    const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode('{"a":1,"b":[true,"x"]}')));
-    const expected = btoa(String.fromCharCode(...bytes)).replace(/=+$/, "").replaceAll("+", "-").replaceAll("/", "_");
+    const bytes = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode('{"a":1,"b":[true,"x"]}')),
+    );
+    const expected = btoa(String.fromCharCode(...bytes))
+      .replace(/=+$/, "")
+      .replaceAll("+", "-")
+      .replaceAll("/", "_");
     expect(await digestArgs({ b: [true, "x"], a: 1 })).toBe(expected);
   });
 });

@@ -15,7 +15,10 @@ describe("readConfig", () => {
     [{ ...good, WEBHOOK_SECRET: "whsec_***" }, /WEBHOOK_SECRET is malformed/],
     [{ ...good, PUBLIC_URL: "not a url" }, /PUBLIC_URL is not a URL/],
     [{ ...good, LLM_BASE_URL: "ftp://x" }, /LLM_BASE_URL is not a URL/],
-    [{ ...good, LLM_BASE_URL: "https://llm.example/v1", LLM_STYLE: "gemini", LLM_MODEL: "m" }, /LLM_STYLE must be "openai" or "anthropic", got "gemini"/],
+    [
+      { ...good, LLM_BASE_URL: "https://llm.example/v1", LLM_STYLE: "gemini", LLM_MODEL: "m" },
+      /LLM_STYLE must be "openai" or "anthropic", got "gemini"/,
+    ],
     [{ ...good, LLM_BASE_URL: "https://llm.example/v1" }, /LLM_MODEL is not set/],
   ])("rejects %j", (vars, message) => {
     expect(() => readConfig({ ...vars })).toThrow(ConfigError);
@@ -34,7 +37,12 @@ describe("readConfig", () => {
     });
     expect(config.webhookSecrets).toHaveLength(2);
     expect(config.publicUrl).toBe("https://agents.example.com");
-    expect(config.llm).toEqual({ baseUrl: "https://api.example.com/v1", style: "anthropic", model: "claude-x", apiKey: "sk" });
+    expect(config.llm).toEqual({
+      baseUrl: "https://api.example.com/v1",
+      style: "anthropic",
+      model: "claude-x",
+      apiKey: "sk",
+    });
     expect(readConfig(good).llm).toBeUndefined();
   });
 
@@ -53,7 +61,11 @@ describe("a misconfigured worker", () => {
     const worker = createWorker({ agents: [supportAgent] });
     const broken = { ...env, API_TOKEN: undefined } as unknown as Env;
     for (const path of ["/healthz", "/v1/agents", "/v1/decisions"]) {
-      const response = await worker.fetch!(new Request(`https://edge.test${path}`) as never, broken, createExecutionContext());
+      const response = await worker.fetch!(
+        new Request(`https://edge.test${path}`) as never,
+        broken,
+        createExecutionContext(),
+      );
       expect(response.status).toBe(500);
       const body = (await response.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe("config_error");

@@ -9,12 +9,20 @@ describe("a run that needs approval", () => {
     expect(pending.pending?.kind).toBe("approval");
     expect(pending.pending?.prompt).toMatch(/Delete this account/);
 
-    const response = await signedDecision({ runId: started.runId, requestId: pending.pending!.id, decision: "decline" });
+    const response = await signedDecision({
+      runId: started.runId,
+      requestId: pending.pending!.id,
+      decision: "decline",
+    });
     expect(response.status).toBe(202);
     const done = await waitForStatus(started.runId, ["done"]);
     expect(done.text).toMatch(/did not/i);
     expect(done.decisions).toHaveLength(1);
-    expect(done.decisions[0]).toMatchObject({ decision: "decline", channel: "webhook", answer: { ok: false, reason: "declined" } });
+    expect(done.decisions[0]).toMatchObject({
+      decision: "decline",
+      channel: "webhook",
+      answer: { ok: false, reason: "declined" },
+    });
     const again = await getRun(started.runId, "?transcript=true");
     expect(again.transcript?.length).toBeGreaterThan(3);
   });

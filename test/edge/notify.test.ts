@@ -4,14 +4,28 @@
  * once dead-lettered, recorded on the run, which stays pending and decidable.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createExecutionContext, createMessageBatch, env, getQueueResult, runDurableObjectAlarm, SELF } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  getQueueResult,
+  runDurableObjectAlarm,
+  SELF,
+} from "cloudflare:test";
 import { createEdge } from "../../durable/create-edge";
 import { supportAgent } from "../../src/edge/demo-agent";
 import { verifyWebhook } from "../../src/edge/webhooks";
 import type { EdgeEnv } from "../../src/edge/config";
 import type { NotifyMessage } from "../../src/edge/protocol";
 import { notificationId, type Notification } from "../../src/edge/notify";
-import { BASE, getRun, signedDecision, startRun, waitForStatus, WEBHOOK_SECRET } from "../helpers/edge";
+import {
+  BASE,
+  getRun,
+  signedDecision,
+  startRun,
+  waitForStatus,
+  WEBHOOK_SECRET,
+} from "../helpers/edge";
 import { eventsOf, inThread, sleep, startPending, threadStub, until } from "../helpers/durable";
 import { newRunId, newThreadId } from "../../src/edge/threads";
 import type { ToolCall } from "../../src/core/types";
@@ -32,7 +46,12 @@ function fakeCallback(respond: (attempt: number) => Response | Promise<Response>
   const calls: Captured[] = [];
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
-    calls.push({ url: request.url, method: request.method, headers: request.headers, body: await request.text() });
+    calls.push({
+      url: request.url,
+      method: request.method,
+      headers: request.headers,
+      body: await request.text(),
+    });
     return respond(calls.length);
   }) as typeof globalThis.fetch;
   return { calls, edge: createEdge({ agents: [supportAgent], fetch }) };
@@ -40,7 +59,11 @@ function fakeCallback(respond: (attempt: number) => Response | Promise<Response>
 
 type Edge = ReturnType<typeof createEdge>;
 
-async function deliver(edge: Edge, body: NotifyMessage, options: { attempts?: number; queue?: string } = {}) {
+async function deliver(
+  edge: Edge,
+  body: NotifyMessage,
+  options: { attempts?: number; queue?: string } = {},
+) {
   const id = crypto.randomUUID();
   const batch = createMessageBatch<NotifyMessage>(options.queue ?? "toolnexus-notify", [
     { id, timestamp: new Date(), attempts: options.attempts ?? 1, body },
@@ -65,7 +88,11 @@ async function deliver(edge: Edge, body: NotifyMessage, options: { attempts?: nu
 async function pendingWithCallback(tag: string, extra: Record<string, unknown> = {}) {
   const url = callbackUrl(tag);
   const started = await startPending(REFUND, { callbackUrl: url, ...extra });
-  const message: NotifyMessage = { threadId: started.threadId, runId: started.runId, requestId: started.request.id };
+  const message: NotifyMessage = {
+    threadId: started.threadId,
+    runId: started.runId,
+    requestId: started.request.id,
+  };
   return { ...started, url, message };
 }
 
@@ -76,7 +103,9 @@ afterEach(() => {
 describe("notify consumer", { timeout: 30_000 }, () => {
   it("POSTs a signed run.pending notification whose links work, and acks", async () => {
     const { calls, edge } = fakeCallback(() => new Response("ok", { status: 200 }));
-    const { runId, threadId, request, run, url, message } = await pendingWithCallback("success", { metadata: { ticket: "T-1" } });
+    const { runId, threadId, request, run, url, message } = await pendingWithCallback("success", {
+      metadata: { ticket: "T-1" },
+    });
 
     const { id, result } = await deliver(edge, message);
     expect(result.explicitAcks).toEqual([id]);
@@ -90,7 +119,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     expect(call!.headers.get("webhook-id")).toBe(notificationId({ runId, request }));
     const verified = await verifyWebhook(WEBHOOK_SECRET, call!.headers, call!.body);
     expect(verified.id).toBe(notificationId({ runId, request }));
-    await expect(verifyWebhook("whsec_" + btoa("another secret entirely"), call!.headers, call!.body)).rejects.toThrow();
+    await expect(
+      verifyWebhook("whsec_" + btoa("another secret entirely"), call!.headers, call!.body),
+    ).rejects.toThrow();
 
     const body = JSON.parse(call!.body) as Notification;
     expect(body).toEqual({
@@ -100,7 +131,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
       agent: "support",
       request,
       decisionUrl: `${BASE}/v1/decisions`,
-      approvalUrl: expect.stringMatching(new RegExp(`^${BASE}/approve/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`)),
+      approvalUrl: expect.stringMatching(
+        new RegExp(`^${BASE}/approve/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`),
+      ),
       expiresAt: run.expiresAt,
       metadata: { ticket: "T-1" },
     });
@@ -116,7 +149,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     await deliver(edge, message, { attempts: 2 });
     expect(calls).toHaveLength(2);
     expect(calls[1]!.headers.get("webhook-id")).toBe(notificationId({ runId, request }));
-    expect((await verifyWebhook(WEBHOOK_SECRET, calls[1]!.headers, calls[1]!.body)).id).toBe(notificationId({ runId, request }));
+    expect((await verifyWebhook(WEBHOOK_SECRET, calls[1]!.headers, calls[1]!.body)).id).toBe(
+      notificationId({ runId, request }),
+    );
 
     // The decision URL from the notification decides the run.
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
@@ -140,7 +175,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     expect(delays[0]).toBeGreaterThan(0);
     for (let i = 1; i < delays.length; i += 1) expect(delays[i]).toBeGreaterThan(delays[i - 1]!);
     expect(calls).toHaveLength(4);
-    expect(new Set(calls.map((c) => c.headers.get("webhook-id")))).toEqual(new Set([notificationId({ runId, request })]));
+    expect(new Set(calls.map((c) => c.headers.get("webhook-id")))).toEqual(
+      new Set([notificationId({ runId, request })]),
+    );
   });
 
   it("retries when the callback cannot be reached (fetch throws)", async () => {
@@ -163,7 +200,10 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     const { edge } = fakeCallback(() => new Response("boom", { status: 503 }));
     const { runId, request, message } = await pendingWithCallback("dead-letter");
 
-    const { id, result } = await deliver(edge, message, { attempts: 6, queue: "toolnexus-notify-dlq" });
+    const { id, result } = await deliver(edge, message, {
+      attempts: 6,
+      queue: "toolnexus-notify-dlq",
+    });
     expect(result.explicitAcks).toEqual([id]);
     expect(result.retryMessages).toEqual([]);
 
@@ -193,7 +233,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     }
     expect(seen).toContain("event: error");
 
-    expect((await signedDecision({ runId, requestId: request.id, decision: "approve" })).status).toBe(202);
+    expect(
+      (await signedDecision({ runId, requestId: request.id, decision: "approve" })).status,
+    ).toBe(202);
     const done = await waitForStatus(runId, ["done"]);
     expect(done.text).toBe("Done: Refunded $80 on order 42");
     // The stream then ends with the run's done event.
@@ -210,7 +252,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     const { calls, edge } = fakeCallback(() => new Response("ok"));
     const { runId, request, stub, message } = await pendingWithCallback("decided");
 
-    expect(await stub.decide({ runId, requestId: request.id, decision: "decline", channel: "webhook" })).toMatchObject({ status: 202 });
+    expect(
+      await stub.decide({ runId, requestId: request.id, decision: "decline", channel: "webhook" }),
+    ).toMatchObject({ status: 202 });
     const early = await deliver(edge, message); // decided, not yet applied
     expect(early.result.explicitAcks).toEqual([early.id]);
     expect(early.result.retryMessages).toEqual([]);
@@ -241,8 +285,13 @@ function recordNotifySends(): NotifyMessage[] {
   const sends: NotifyMessage[] = [];
   const queueProto = Object.getPrototypeOf(env.NOTIFY_QUEUE) as Queue;
   const send = queueProto.send;
-  vi.spyOn(queueProto, "send").mockImplementation(function (this: Queue, body: unknown, options?: QueueSendOptions) {
-    if (typeof body === "object" && body !== null && "requestId" in body) sends.push(body as NotifyMessage);
+  vi.spyOn(queueProto, "send").mockImplementation(function (
+    this: Queue,
+    body: unknown,
+    options?: QueueSendOptions,
+  ) {
+    if (typeof body === "object" && body !== null && "requestId" in body)
+      sends.push(body as NotifyMessage);
     return send.call(this, body, options);
   });
   return sends;
@@ -254,23 +303,45 @@ describe("the real notify queue", { timeout: 30_000 }, () => {
     const threadId = newThreadId();
     const runId = newRunId(threadId);
     const url = callbackUrl("siblings");
-    const refund: ToolCall = { id: "call_0_0_sib", name: "refund_order", arguments: JSON.stringify({ orderId: "42", amount: 80 }) };
+    const refund: ToolCall = {
+      id: "call_0_0_sib",
+      name: "refund_order",
+      arguments: JSON.stringify({ orderId: "42", amount: 80 }),
+    };
     const remove: ToolCall = { id: "call_0_1_sib", name: "delete_account", arguments: "{}" };
     await inThread(threadId, async (instance, state) => {
       const now = Date.now();
       state.storage.transactionSync(() => {
-        instance.store.insertRun({ runId, threadId, agent: "support", input: "Refund $80 on order 42 and delete my account", callbackUrl: url, publicUrl: BASE, now, systemPrompt: supportAgent.systemPrompt });
-        instance.store.appendMessages(runId, [{ role: "assistant", content: null, toolCalls: [refund, remove] }]);
+        instance.store.insertRun({
+          runId,
+          threadId,
+          agent: "support",
+          input: "Refund $80 on order 42 and delete my account",
+          callbackUrl: url,
+          publicUrl: BASE,
+          now,
+          systemPrompt: supportAgent.systemPrompt,
+        });
+        instance.store.appendMessages(runId, [
+          { role: "assistant", content: null, toolCalls: [refund, remove] },
+        ]);
         instance.store.update(runId, { turns: 1, model: "demo" }, now);
       });
       await state.storage.setAlarm(now + 60_000);
     });
     expect(await runDurableObjectAlarm(threadStub(threadId))).toBe(true);
     expect((await getRun(runId)).pending?.id).toBe(`apr_${refund.id}`);
-    expect(sends.filter((m) => m.runId === runId)).toEqual([{ threadId, runId, requestId: `apr_${refund.id}` }]);
+    expect(sends.filter((m) => m.runId === runId)).toEqual([
+      { threadId, runId, requestId: `apr_${refund.id}` },
+    ]);
 
-    expect((await signedDecision({ runId, requestId: `apr_${refund.id}`, decision: "approve" })).status).toBe(202);
-    await until(async () => (await getRun(runId)).pending?.id === `apr_${remove.id}`, "the second request to be surfaced");
+    expect(
+      (await signedDecision({ runId, requestId: `apr_${refund.id}`, decision: "approve" })).status,
+    ).toBe(202);
+    await until(
+      async () => (await getRun(runId)).pending?.id === `apr_${remove.id}`,
+      "the second request to be surfaced",
+    );
     expect(sends.filter((m) => m.runId === runId)).toEqual([
       { threadId, runId, requestId: `apr_${refund.id}` },
       { threadId, runId, requestId: `apr_${remove.id}` },
@@ -282,10 +353,15 @@ describe("the real notify queue", { timeout: 30_000 }, () => {
     expect(result.explicitAcks).toHaveLength(1);
     expect(calls).toHaveLength(1);
     const body = JSON.parse(calls[0]!.body) as Notification;
-    expect(body.request).toMatchObject({ id: `apr_${remove.id}`, prompt: "Delete this account? This cannot be undone." });
+    expect(body.request).toMatchObject({
+      id: `apr_${remove.id}`,
+      prompt: "Delete this account? This cannot be undone.",
+    });
     expect((await SELF.fetch(body.approvalUrl)).status).toBe(200);
 
-    expect((await signedDecision({ runId, requestId: `apr_${remove.id}`, decision: "decline" })).status).toBe(202);
+    expect(
+      (await signedDecision({ runId, requestId: `apr_${remove.id}`, decision: "decline" })).status,
+    ).toBe(202);
     await waitForStatus(runId, ["done"]);
     expect(sends.filter((m) => m.runId === runId)).toHaveLength(2);
   });
@@ -295,11 +371,13 @@ describe("the real notify queue", { timeout: 30_000 }, () => {
     const sends = recordNotifySends();
     const realFetch = globalThis.fetch;
     const attempts: Array<{ url: string; webhookId: string | null }> = [];
-    vi.spyOn(globalThis, "fetch").mockImplementation((input: RequestInfo | URL, init?: RequestInit) => {
-      const request = new Request(input, init);
-      attempts.push({ url: request.url, webhookId: request.headers.get("webhook-id") });
-      return realFetch(input, init);
-    });
+    vi.spyOn(globalThis, "fetch").mockImplementation(
+      (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        attempts.push({ url: request.url, webhookId: request.headers.get("webhook-id") });
+        return realFetch(input, init);
+      },
+    );
 
     const url = callbackUrl("real");
     const first = await startRun({ agent: "support", input: REFUND, callbackUrl: url });
@@ -307,25 +385,48 @@ describe("the real notify queue", { timeout: 30_000 }, () => {
     const requestId = pending.pending!.id;
     const notifies = () => sends.filter((s) => s.runId === first.runId);
 
-    await until(() => attempts.some((a) => a.url === url), "the real consumer's delivery attempt", 8_000);
-    expect(attempts.filter((a) => a.url === url).map((a) => a.webhookId)).toContain(notificationId({ runId: first.runId, request: pending.pending! }));
+    await until(
+      () => attempts.some((a) => a.url === url),
+      "the real consumer's delivery attempt",
+      8_000,
+    );
+    expect(attempts.filter((a) => a.url === url).map((a) => a.webhookId)).toContain(
+      notificationId({ runId: first.runId, request: pending.pending! }),
+    );
     expect(notifies()).toEqual([{ threadId: first.threadId, runId: first.runId, requestId }]);
 
     // Delivery failed (unreachable host): the run is untouched and still decidable.
     const still = await getRun(first.runId);
     expect(still.status).toBe("pending");
     expect(still.pending?.id).toBe(requestId);
-    expect((await signedDecision({ runId: first.runId, requestId, decision: "approve" })).status).toBe(202);
+    expect(
+      (await signedDecision({ runId: first.runId, requestId, decision: "approve" })).status,
+    ).toBe(202);
     await waitForStatus(first.runId, ["done"]);
 
     // A second run in the thread surfaces a second request: one more notification, for it only.
-    const second = await startRun({ agent: "support", input: "Please delete my account", threadId: first.threadId, callbackUrl: url });
+    const second = await startRun({
+      agent: "support",
+      input: "Please delete my account",
+      threadId: first.threadId,
+      callbackUrl: url,
+    });
     const secondPending = await waitForStatus(second.runId, ["pending"]);
     await sleep(500);
     expect(notifies()).toHaveLength(1);
     const secondNotifies = sends.filter((s) => s.runId === second.runId);
-    expect(secondNotifies).toEqual([{ threadId: first.threadId, runId: second.runId, requestId: secondPending.pending!.id }]);
-    expect((await signedDecision({ runId: second.runId, requestId: secondPending.pending!.id, decision: "decline" })).status).toBe(202);
+    expect(secondNotifies).toEqual([
+      { threadId: first.threadId, runId: second.runId, requestId: secondPending.pending!.id },
+    ]);
+    expect(
+      (
+        await signedDecision({
+          runId: second.runId,
+          requestId: secondPending.pending!.id,
+          decision: "decline",
+        })
+      ).status,
+    ).toBe(202);
     await waitForStatus(second.runId, ["done"]);
   });
 });

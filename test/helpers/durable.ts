@@ -12,7 +12,10 @@ export function threadStub(threadId: string): ThreadStub {
 }
 
 /** Runs `fn` inside the thread's object, typed as our class (storage and the instance's store). */
-export function inThread<R>(threadId: string, fn: (instance: ThreadObject, state: DurableObjectState) => R | Promise<R>): Promise<R> {
+export function inThread<R>(
+  threadId: string,
+  fn: (instance: ThreadObject, state: DurableObjectState) => R | Promise<R>,
+): Promise<R> {
   return runInDurableObject<ThreadObject, R>(threadStub(threadId), fn);
 }
 
@@ -30,7 +33,9 @@ export interface LoggedEvent {
 
 /** The run's whole event log, read from storage. */
 export async function eventsOf(runId: string): Promise<LoggedEvent[]> {
-  const rows = await inThread(threadOfRun(runId), (instance) => instance.store.eventsAfter(runId, 0));
+  const rows = await inThread(threadOfRun(runId), (instance) =>
+    instance.store.eventsAfter(runId, 0),
+  );
   return rows.map((row: EventRow) => ({ id: row.id, type: row.type, data: JSON.parse(row.data) }));
 }
 
@@ -43,13 +48,23 @@ export interface MessageRow {
 
 export async function messageRows(threadId: string): Promise<MessageRow[]> {
   return inThread(threadId, (_instance, state) =>
-    state.storage.sql.exec<{ seq: number; run_id: string; body: string }>("SELECT seq, run_id, body FROM messages ORDER BY seq").toArray(),
+    state.storage.sql
+      .exec<{ seq: number; run_id: string; body: string }>(
+        "SELECT seq, run_id, body FROM messages ORDER BY seq",
+      )
+      .toArray(),
   );
 }
 
 /** Runs one SQL statement in the thread's storage and returns its rows. */
-export async function sqlIn(threadId: string, query: string, ...params: SqlStorageValue[]): Promise<Record<string, SqlStorageValue>[]> {
-  return inThread(threadId, (_instance, state) => state.storage.sql.exec(query, ...params).toArray());
+export async function sqlIn(
+  threadId: string,
+  query: string,
+  ...params: SqlStorageValue[]
+): Promise<Record<string, SqlStorageValue>[]> {
+  return inThread(threadId, (_instance, state) =>
+    state.storage.sql.exec(query, ...params).toArray(),
+  );
 }
 
 /** Starts a run through the HTTP API and waits until it is pending. */
@@ -61,7 +76,11 @@ export async function startPending(input: string, extra: Record<string, unknown>
 }
 
 /** Polls `check` until it returns a truthy value (or throws on timeout). */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -14,15 +14,22 @@ export function api(path: string, init: RequestInit = {}): Promise<Response> {
   return SELF.fetch(`${BASE}${path}`, { ...init, headers });
 }
 
-export async function startRun(body: Record<string, unknown>): Promise<{ runId: string; threadId: string; status: string; links: Record<string, string> }> {
+export async function startRun(
+  body: Record<string, unknown>,
+): Promise<{ runId: string; threadId: string; status: string; links: Record<string, string> }> {
   const response = await api("/v1/runs", { method: "POST", body: JSON.stringify(body) });
-  if (response.status !== 202) throw new Error(`start failed: ${response.status} ${await response.text()}`);
+  if (response.status !== 202)
+    throw new Error(`start failed: ${response.status} ${await response.text()}`);
   return response.json();
 }
 
-export async function getRun(runId: string, query = ""): Promise<RunView & { approvalUrl?: string; transcript?: unknown[] }> {
+export async function getRun(
+  runId: string,
+  query = "",
+): Promise<RunView & { approvalUrl?: string; transcript?: unknown[] }> {
   const response = await api(`/v1/runs/${runId}${query}`);
-  if (response.status !== 200) throw new Error(`get failed: ${response.status} ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`get failed: ${response.status} ${await response.text()}`);
   return response.json();
 }
 
@@ -31,7 +38,8 @@ export async function waitForStatus(runId: string, statuses: string[], timeoutMs
   const deadline = Date.now() + timeoutMs;
   let run = await getRun(runId);
   while (!statuses.includes(run.status)) {
-    if (Date.now() > deadline) throw new Error(`run ${runId} stayed ${run.status}, wanted ${statuses.join("|")}`);
+    if (Date.now() > deadline)
+      throw new Error(`run ${runId} stayed ${run.status}, wanted ${statuses.join("|")}`);
     await new Promise((r) => setTimeout(r, 50));
     run = await getRun(runId);
   }
@@ -40,12 +48,22 @@ export async function waitForStatus(runId: string, statuses: string[], timeoutMs
 
 export async function signedDecision(
   body: unknown,
-  options: { secret?: string; id?: string; now?: number; raw?: string; headers?: Record<string, string> } = {},
+  options: {
+    secret?: string;
+    id?: string;
+    now?: number;
+    raw?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Response> {
   const text = options.raw ?? JSON.stringify(body);
   const headers = await webhookHeaders(options.secret ?? WEBHOOK_SECRET, text, {
     ...(options.id ? { id: options.id } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
-  return SELF.fetch(`${BASE}/v1/decisions`, { method: "POST", headers: { ...headers, ...options.headers }, body: text });
+  return SELF.fetch(`${BASE}/v1/decisions`, {
+    method: "POST",
+    headers: { ...headers, ...options.headers },
+    body: text,
+  });
 }

@@ -18,7 +18,11 @@ export interface RawReply {
   headers?: Record<string, string>;
 }
 
-export type Step = ScriptedReply | RawReply | Error | ((body: any, index: number) => ScriptedReply | RawReply);
+export type Step =
+  | ScriptedReply
+  | RawReply
+  | Error
+  | ((body: any, index: number) => ScriptedReply | RawReply);
 
 export interface FakeLlm {
   fetch: typeof fetch;
@@ -44,17 +48,30 @@ export function render(style: Style, reply: ScriptedReply, model = "fake-model")
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: reply.content ?? null, ...(toolCalls?.length ? { tool_calls: toolCalls } : {}) },
+          message: {
+            role: "assistant",
+            content: reply.content ?? null,
+            ...(toolCalls?.length ? { tool_calls: toolCalls } : {}),
+          },
           finish_reason: reply.finish ?? (toolCalls?.length ? "tool_calls" : "stop"),
         },
       ],
-      usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+      usage: {
+        prompt_tokens: usage.prompt,
+        completion_tokens: usage.completion,
+        total_tokens: usage.prompt + usage.completion,
+      },
     };
   }
   const content: unknown[] = [];
   if (reply.content) content.push({ type: "text", text: reply.content });
   for (const c of reply.toolCalls ?? []) {
-    content.push({ type: "tool_use", id: c.id, name: c.name, input: c.rawArguments !== undefined ? c.rawArguments : c.args ?? {} });
+    content.push({
+      type: "tool_use",
+      id: c.id,
+      name: c.name,
+      input: c.rawArguments !== undefined ? c.rawArguments : (c.args ?? {}),
+    });
   }
   return {
     id: `msg_${Math.random()}`,
@@ -91,15 +108,19 @@ export function scriptedFetch<Reply>(
     let step = steps[n];
     if (step === undefined) throw new Error(`${label}: no scripted reply for call #${n + 1}`);
     if (step instanceof Error) throw step;
-    if (typeof step === "function") step = (step as (body: any, index: number) => Reply | RawReply)(body, n);
-    if (isRaw(step)) return new Response(step.body ?? "", { status: step.status, headers: step.headers });
+    if (typeof step === "function")
+      step = (step as (body: any, index: number) => Reply | RawReply)(body, n);
+    if (isRaw(step))
+      return new Response(step.body ?? "", { status: step.status, headers: step.headers });
     return reply(step as Reply);
   };
   return { fetch: fake, bodies, urls, headers };
 }
 
 export function fakeLlm(style: Style, steps: Step[]): FakeLlm {
-  return scriptedFetch<ScriptedReply>("fake LLM", steps, (step) => Response.json(render(style, step)));
+  return scriptedFetch<ScriptedReply>("fake LLM", steps, (step) =>
+    Response.json(render(style, step)),
+  );
 }
 
 /** Checks the provider-bound transcript is balanced: every tool call has exactly one result. */

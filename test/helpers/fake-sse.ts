@@ -19,22 +19,39 @@ export interface StreamScript {
   model?: string;
 }
 
-const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+const sse = (data: unknown, event?: string) =>
+  `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
 
 /** A chat-completions stream: role chunk, content deltas, tool-call deltas by index, finish chunk, usage chunk, [DONE]. */
 export function openaiStream(script: StreamScript): string {
   const model = script.model ?? "fake-model";
   const usage = script.usage ?? { prompt: 4, completion: 2 };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    sse({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
+    sse({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      usage: null,
+    });
   let out = chunk({ role: "assistant", content: "", refusal: null });
   for (const piece of script.text ?? []) out += chunk({ content: piece });
   const calls = script.toolCalls ?? [];
-  const openers = calls.map((c, index) => chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }));
-  const slices = calls.map((c, index) => c.args.map((a) => chunk({ tool_calls: [{ index, function: { arguments: a } }] })));
+  const openers = calls.map((c, index) =>
+    chunk({
+      tool_calls: [
+        { index, id: c.id, type: "function", function: { name: c.name, arguments: "" } },
+      ],
+    }),
+  );
+  const slices = calls.map((c, index) =>
+    c.args.map((a) => chunk({ tool_calls: [{ index, function: { arguments: a } }] })),
+  );
   if (script.interleave) {
     out += openers.join("");
-    for (let i = 0; slices.some((s) => i < s.length); i++) for (const s of slices) out += s[i] ?? "";
+    for (let i = 0; slices.some((s) => i < s.length); i++)
+      for (const s of slices) out += s[i] ?? "";
   } else {
     calls.forEach((_, i) => (out += openers[i]! + slices[i]!.join("")));
   }
@@ -45,7 +62,11 @@ export function openaiStream(script: StreamScript): string {
     created: 1,
     model,
     choices: [],
-    usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+    usage: {
+      prompt_tokens: usage.prompt,
+      completion_tokens: usage.completion,
+      total_tokens: usage.prompt + usage.completion,
+    },
   });
   return out + "data: [DONE]\n\n";
 }
@@ -57,34 +78,72 @@ export function anthropicStream(script: StreamScript): string {
   let out = sse(
     {
       type: "message_start",
-      message: { id: "msg_1", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.prompt, output_tokens: 1 } },
+      message: {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.prompt, output_tokens: 1 },
+      },
     },
     "message_start",
   );
   let index = 0;
   if (script.text?.length) {
-    out += sse({ type: "content_block_start", index, content_block: { type: "text", text: "" } }, "content_block_start");
+    out += sse(
+      { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+      "content_block_start",
+    );
     out += sse({ type: "ping" }, "ping");
-    for (const piece of script.text) out += sse({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }, "content_block_delta");
+    for (const piece of script.text)
+      out += sse(
+        { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } },
+        "content_block_delta",
+      );
     out += sse({ type: "content_block_stop", index }, "content_block_stop");
     index++;
   }
   for (const call of script.toolCalls ?? []) {
-    out += sse({ type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }, "content_block_start");
+    out += sse(
+      {
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: call.id, name: call.name, input: {} },
+      },
+      "content_block_start",
+    );
     for (const slice of call.args) {
-      out += sse({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: slice } }, "content_block_delta");
+      out += sse(
+        {
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: slice },
+        },
+        "content_block_delta",
+      );
     }
     out += sse({ type: "content_block_stop", index }, "content_block_stop");
     index++;
   }
   out += sse(
-    { type: "message_delta", delta: { stop_reason: script.finish ?? (script.toolCalls?.length ? "tool_use" : "end_turn"), stop_sequence: null }, usage: { output_tokens: usage.completion } },
+    {
+      type: "message_delta",
+      delta: {
+        stop_reason: script.finish ?? (script.toolCalls?.length ? "tool_use" : "end_turn"),
+        stop_sequence: null,
+      },
+      usage: { output_tokens: usage.completion },
+    },
     "message_delta",
   );
   return out + sse({ type: "message_stop" }, "message_stop");
 }
 
-export const streamFor = (style: Style, script: StreamScript) => (style === "openai" ? openaiStream(script) : anthropicStream(script));
+export const streamFor = (style: Style, script: StreamScript) =>
+  style === "openai" ? openaiStream(script) : anthropicStream(script);
 
 /** Cuts `text` into JSON-text slices of at most `size` characters: a tool call's arguments as they stream. */
 export function slices(text: string, size = 3): string[] {
@@ -104,11 +163,18 @@ export interface SseReply {
   headers?: Record<string, string>;
 }
 
-export type SseStep = SseReply | RawReply | Error | ((body: any, index: number) => SseReply | RawReply);
+export type SseStep =
+  | SseReply
+  | RawReply
+  | Error
+  | ((body: any, index: number) => SseReply | RawReply);
 
 /** Byte chunks of `bytes`, cut at the given offsets. */
 export function chunksOf(bytes: Uint8Array, splitAt: number[] | "bytes" = []): Uint8Array[] {
-  const offsets = splitAt === "bytes" ? Array.from({ length: bytes.length - 1 }, (_, i) => i + 1) : [...splitAt].sort((a, b) => a - b);
+  const offsets =
+    splitAt === "bytes"
+      ? Array.from({ length: bytes.length - 1 }, (_, i) => i + 1)
+      : [...splitAt].sort((a, b) => a - b);
   const chunks: Uint8Array[] = [];
   let start = 0;
   for (const offset of [...offsets, bytes.length]) {
@@ -136,8 +202,14 @@ export function sseBody(reply: SseReply): ReadableStream<Uint8Array> {
   let bytes = new TextEncoder().encode(reply.sse);
   const limit = reply.failAt ?? reply.cutAt;
   if (limit !== undefined) bytes = bytes.slice(0, limit);
-  const chunks = chunksOf(bytes, reply.splitAt === "bytes" ? "bytes" : (reply.splitAt ?? []).filter((o) => o < bytes.length));
-  return chunkedBody(chunks, reply.failAt !== undefined ? new TypeError("network connection lost") : undefined);
+  const chunks = chunksOf(
+    bytes,
+    reply.splitAt === "bytes" ? "bytes" : (reply.splitAt ?? []).filter((o) => o < bytes.length),
+  );
+  return chunkedBody(
+    chunks,
+    reply.failAt !== undefined ? new TypeError("network connection lost") : undefined,
+  );
 }
 
 export interface FakeStreamLlm {
@@ -148,7 +220,13 @@ export interface FakeStreamLlm {
 
 /** An injected `fetch` answering each call with the next step: an SSE body, a raw reply, or a thrown error. */
 export function fakeStreamLlm(steps: SseStep[]): FakeStreamLlm {
-  return scriptedFetch<SseReply>("fake stream LLM", steps, (step) =>
-    new Response(sseBody(step), { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8", ...step.headers } }),
+  return scriptedFetch<SseReply>(
+    "fake stream LLM",
+    steps,
+    (step) =>
+      new Response(sseBody(step), {
+        status: 200,
+        headers: { "content-type": "text/event-stream; charset=utf-8", ...step.headers },
+      }),
   );
 }

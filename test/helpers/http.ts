@@ -1,6 +1,15 @@
 /** HTTP-level helpers for the edge API suites: raw decision posts, unique ids, SSE parsing. */
 import { SELF } from "cloudflare:test";
-import { API_TOKEN, BASE, WEBHOOK_SECRET, api, getRun, signedDecision, startRun, waitForStatus } from "./edge";
+import {
+  API_TOKEN,
+  BASE,
+  WEBHOOK_SECRET,
+  api,
+  getRun,
+  signedDecision,
+  startRun,
+  waitForStatus,
+} from "./edge";
 
 /** A fresh, valid thread id, so suites never share Durable Object state. */
 export function uniqueThread(prefix = "t"): string {
@@ -13,15 +22,23 @@ export function absentRunId(): string {
 }
 
 /** POSTs /v1/decisions with exactly these headers and bytes (no signing). */
-export function rawDecision(body: string | Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
-  return SELF.fetch(`${BASE}/v1/decisions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+export function rawDecision(
+  body: string | Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return SELF.fetch(`${BASE}/v1/decisions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
 }
 
 /** Starts a run and waits until it suspends; returns the run view and its request. */
 export async function pendingRun(input: string, extra: Record<string, unknown> = {}) {
   const started = await startRun({ agent: "support", input, ...extra });
   const run = await waitForStatus(started.runId, ["pending", "done", "failed", "incomplete"]);
-  if (run.status !== "pending" || !run.pending) throw new Error(`run ${started.runId} did not suspend: ${JSON.stringify(run)}`);
+  if (run.status !== "pending" || !run.pending)
+    throw new Error(`run ${started.runId} did not suspend: ${JSON.stringify(run)}`);
   return { ...started, run, request: run.pending };
 }
 
@@ -33,15 +50,34 @@ export async function finishedRun(input: string, extra: Record<string, unknown> 
 }
 
 /** Posts a decision and waits for the run to finish. */
-export async function decideAndFinish(runId: string, requestId: string, decision: "approve" | "decline" | "cancel", data?: unknown) {
-  const response = await signedDecision({ runId, requestId, decision, ...(data === undefined ? {} : { data }) });
-  if (response.status !== 202) throw new Error(`decision failed: ${response.status} ${await response.text()}`);
+export async function decideAndFinish(
+  runId: string,
+  requestId: string,
+  decision: "approve" | "decline" | "cancel",
+  data?: unknown,
+) {
+  const response = await signedDecision({
+    runId,
+    requestId,
+    decision,
+    ...(data === undefined ? {} : { data }),
+  });
+  if (response.status !== 202)
+    throw new Error(`decision failed: ${response.status} ${await response.text()}`);
   return waitForStatus(runId, ["done", "failed", "incomplete"]);
 }
 
-export async function errorOf(response: Response): Promise<{ code: string; message: string; issues?: Array<{ path: string; message: string }> }> {
-  const body = (await response.json()) as { error?: { code: string; message: string; issues?: Array<{ path: string; message: string }> } };
-  if (!body.error || typeof body.error.code !== "string" || typeof body.error.message !== "string") {
+export async function errorOf(
+  response: Response,
+): Promise<{ code: string; message: string; issues?: Array<{ path: string; message: string }> }> {
+  const body = (await response.json()) as {
+    error?: { code: string; message: string; issues?: Array<{ path: string; message: string }> };
+  };
+  if (
+    !body.error ||
+    typeof body.error.code !== "string" ||
+    typeof body.error.message !== "string"
+  ) {
     throw new Error(`not an error body: ${JSON.stringify(body)}`);
   }
   return body.error;
@@ -67,11 +103,15 @@ export class SseReader {
   }
 
   /** Reads until `predicate` holds for a frame (returns it) or the stream closes (returns undefined). */
-  async until(predicate: (frame: SseFrame) => boolean, timeoutMs = 10_000): Promise<SseFrame | undefined> {
+  async until(
+    predicate: (frame: SseFrame) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<SseFrame | undefined> {
     const deadline = Date.now() + timeoutMs;
     let seen = 0;
     for (;;) {
-      for (; seen < this.frames.length; seen += 1) if (predicate(this.frames[seen]!)) return this.frames[seen];
+      for (; seen < this.frames.length; seen += 1)
+        if (predicate(this.frames[seen]!)) return this.frames[seen];
       if (this.closed) return undefined;
       await this.#pull(deadline - Date.now());
     }
@@ -90,10 +130,14 @@ export class SseReader {
   async #pull(remainingMs: number): Promise<void> {
     if (remainingMs <= 0) {
       await this.cancel();
-      throw new Error(`SSE stream still open after timeout; frames so far: ${this.frames.map((f) => f.event).join(",")}`);
+      throw new Error(
+        `SSE stream still open after timeout; frames so far: ${this.frames.map((f) => f.event).join(",")}`,
+      );
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), remainingMs)));
+    const timeout = new Promise<"timeout">(
+      (resolve) => (timer = setTimeout(() => resolve("timeout"), remainingMs)),
+    );
     const result = await Promise.race([this.#reader.read(), timeout]);
     clearTimeout(timer);
     if (result === "timeout") return this.#pull(0);
@@ -115,7 +159,8 @@ export class SseReader {
       this.#buffer = this.#buffer.slice(end + 2);
       this.#block(block);
     }
-    if (final && this.#buffer.trim()) throw new Error(`SSE stream ended mid-frame: ${JSON.stringify(this.#buffer)}`);
+    if (final && this.#buffer.trim())
+      throw new Error(`SSE stream ended mid-frame: ${JSON.stringify(this.#buffer)}`);
   }
 
   #block(block: string): void {
@@ -134,24 +179,35 @@ export class SseReader {
       else if (name === "event") event = value;
       else if (name === "data") data.push(value);
     }
-    if (fields > 0) this.frames.push({ ...(id === undefined ? {} : { id }), event, data: data.join("\n") });
+    if (fields > 0)
+      this.frames.push({ ...(id === undefined ? {} : { id }), event, data: data.join("\n") });
   }
 }
 
 /** Opens GET /v1/runs/:runId/events (optionally after an event id). */
-export function openEvents(runId: string, lastEventId?: string | number, headers: Record<string, string> = {}): Promise<Response> {
+export function openEvents(
+  runId: string,
+  lastEventId?: string | number,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return api(`/v1/runs/${runId}/events`, {
-    headers: { accept: "text/event-stream", ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }), ...headers },
+    headers: {
+      accept: "text/event-stream",
+      ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }),
+      ...headers,
+    },
   });
 }
 
 /** The full event log of a finished run (the stream closes by itself). */
 export async function allEvents(runId: string, lastEventId?: string | number): Promise<SseFrame[]> {
   const response = await openEvents(runId, lastEventId);
-  if (response.status !== 200) throw new Error(`events failed: ${response.status} ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`events failed: ${response.status} ${await response.text()}`);
   return new SseReader(response).toEnd();
 }
 
-export const dataOf = <T = Record<string, unknown>>(frame: SseFrame): T => JSON.parse(frame.data) as T;
+export const dataOf = <T = Record<string, unknown>>(frame: SseFrame): T =>
+  JSON.parse(frame.data) as T;
 
 export { API_TOKEN, BASE, WEBHOOK_SECRET, api, getRun, signedDecision, startRun, waitForStatus };

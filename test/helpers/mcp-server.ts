@@ -29,7 +29,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 
-type ElicitParams = Omit<ElicitRequestFormParams, "mode"> & { mode?: "form" } | ElicitRequestURLParams;
+type ElicitParams =
+  | (Omit<ElicitRequestFormParams, "mode"> & { mode?: "form" })
+  | ElicitRequestURLParams;
 
 export interface ToolIo {
   /** Elicits on the call's own response stream (a request related to the call). */
@@ -73,7 +75,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
+export const text = (value: string): CallToolResult => ({
+  content: [{ type: "text", text: value }],
+});
 
 function buildServer(options: TestServerOptions, elicitResults: ElicitResult[]): Server {
   const server = new Server(
@@ -82,7 +86,8 @@ function buildServer(options: TestServerOptions, elicitResults: ElicitResult[]):
   );
   const size = options.pageSize ?? options.tools.length;
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const start = request.params?.cursor === undefined ? 0 : Number(request.params.cursor.replace("page-", ""));
+    const start =
+      request.params?.cursor === undefined ? 0 : Number(request.params.cursor.replace("page-", ""));
     const page = options.tools.slice(start, start + size).map((t) => ({
       name: t.name,
       description: t.description ?? `the ${t.name} tool`,
@@ -90,7 +95,9 @@ function buildServer(options: TestServerOptions, elicitResults: ElicitResult[]):
       ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: "object" } } : {}),
     }));
     const next = start + size;
-    return next < options.tools.length ? { tools: page, nextCursor: `page-${next}` } : { tools: page };
+    return next < options.tools.length
+      ? { tools: page, nextCursor: `page-${next}` }
+      : { tools: page };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = options.tools.find((t) => t.name === request.params.name);
@@ -98,8 +105,15 @@ function buildServer(options: TestServerOptions, elicitResults: ElicitResult[]):
     const record = (result: ElicitResult) => (elicitResults.push(result), result);
     const io: ToolIo = {
       elicit: async (params) =>
-        record(await extra.sendRequest({ method: "elicitation/create", params: params as ElicitRequestFormParams }, ElicitResultSchema, { timeout: 600_000 })),
-      elicitUnrelated: async (params) => record(await server.elicitInput(params as ElicitRequestFormParams, { timeout: 600_000 })),
+        record(
+          await extra.sendRequest(
+            { method: "elicitation/create", params: params as ElicitRequestFormParams },
+            ElicitResultSchema,
+            { timeout: 600_000 },
+          ),
+        ),
+      elicitUnrelated: async (params) =>
+        record(await server.elicitInput(params as ElicitRequestFormParams, { timeout: 600_000 })),
       signal: extra.signal,
     };
     return tool.run((request.params.arguments ?? {}) as Record<string, unknown>, io);
@@ -118,13 +132,23 @@ async function readSeen(request: Request): Promise<SeenRequest> {
   return { method: request.method, url: request.url, headers: request.headers, body };
 }
 
-function common(requests: SeenRequest[], elicitResults: ElicitResult[], closeAll: () => Promise<void>) {
-  const messages = () => requests.flatMap((r) => (r.body === undefined ? [] : Array.isArray(r.body) ? r.body : [r.body]));
+function common(
+  requests: SeenRequest[],
+  elicitResults: ElicitResult[],
+  closeAll: () => Promise<void>,
+) {
+  const messages = () =>
+    requests.flatMap((r) =>
+      r.body === undefined ? [] : Array.isArray(r.body) ? r.body : [r.body],
+    );
   return {
     requests,
     elicitResults,
     messages,
-    initializeParams: () => messages().filter((m) => m.method === "initialize").map((m) => m.params),
+    initializeParams: () =>
+      messages()
+        .filter((m) => m.method === "initialize")
+        .map((m) => m.params),
     close: closeAll,
   };
 }
@@ -133,7 +157,10 @@ function common(requests: SeenRequest[], elicitResults: ElicitResult[], closeAll
 export function streamableServer(options: TestServerOptions): TestServer {
   const requests: SeenRequest[] = [];
   const elicitResults: ElicitResult[] = [];
-  const sessions = new Map<string, { server: Server; transport: WebStandardStreamableHTTPServerTransport }>();
+  const sessions = new Map<
+    string,
+    { server: Server; transport: WebStandardStreamableHTTPServerTransport }
+  >();
 
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const request = new Request(input as RequestInfo, init);
@@ -173,7 +200,10 @@ class SseSessionTransport implements Transport {
   private readonly encoder = new TextEncoder();
   readonly stream: ReadableStream<Uint8Array>;
 
-  constructor(readonly sessionId: string, endpoint: string) {
+  constructor(
+    readonly sessionId: string,
+    endpoint: string,
+  ) {
     this.stream = new ReadableStream({
       start: (controller) => {
         this.controller = controller;
@@ -218,7 +248,9 @@ export function sseOnlyServer(options: TestServerOptions): TestServer {
       sessions.set(sessionId, { server, transport });
       transport.onclose = () => void sessions.delete(sessionId);
       await server.connect(transport);
-      return new Response(transport.stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+      return new Response(transport.stream, {
+        headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+      });
     }
     if (request.method === "POST" && url.pathname === "/messages") {
       const session = sessions.get(url.searchParams.get("sessionId") ?? "");
@@ -252,5 +284,7 @@ export function routeFetch(routes: Record<string, typeof fetch>): typeof fetch {
 export const hangingFetch: typeof fetch = (_input, init) =>
   new Promise((_, reject) => {
     const signal = init?.signal;
-    signal?.addEventListener("abort", () => reject(signal.reason ?? new Error("aborted")), { once: true });
+    signal?.addEventListener("abort", () => reject(signal.reason ?? new Error("aborted")), {
+      once: true,
+    });
   });

@@ -25,13 +25,21 @@ export interface CallEnv {
   /** Absent when nobody listens: events are then not even built. */
   emit?: Emit;
   /** Every resolved call is recorded here for `RunResult.toolCalls`. */
-  record(entry: { id: string; name: string; args: unknown; output: string; isError: boolean }): void;
+  record(entry: {
+    id: string;
+    name: string;
+    args: unknown;
+    output: string;
+    isError: boolean;
+  }): void;
   /** The tool's `source` label for metrics. */
   sourceOf(name: string): string;
 }
 
 /** Parses the model's argument text. Not JSON ⇒ an error the model can read and fix. */
-export function parseCallArguments(call: ToolCall): { ok: true; args: unknown } | { ok: false; result: ToolResult } {
+export function parseCallArguments(
+  call: ToolCall,
+): { ok: true; args: unknown } | { ok: false; result: ToolResult } {
   const text = call.arguments.trim() === "" ? "{}" : call.arguments;
   try {
     return { ok: true, args: JSON.parse(text) };
@@ -49,7 +57,12 @@ export function parseCallArguments(call: ToolCall): { ok: true; args: unknown } 
 /** Runs a call for the first time (or for the first time after a crash). */
 export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMessage> {
   const parsed = parseCallArguments(call);
-  env.emit?.({ type: "tool_call", id: call.id, name: call.name, args: parsed.ok ? parsed.args : call.arguments });
+  env.emit?.({
+    type: "tool_call",
+    id: call.id,
+    name: call.name,
+    args: parsed.ok ? parsed.args : call.arguments,
+  });
   if (!parsed.ok) return finish(call, call.arguments, parsed.result, env, 0);
 
   const attempt = await invoke(call, parsed.args, env, undefined);
@@ -78,7 +91,10 @@ export async function resolveWithAnswer(
   const parsed = parseCallArguments(call);
   const args = parsed.ok ? parsed.args : call.arguments;
   if (answer.id !== request.id) {
-    const result = { output: `answer ${JSON.stringify(answer.id)} does not match request ${JSON.stringify(request.id)}`, isError: true };
+    const result = {
+      output: `answer ${JSON.stringify(answer.id)} does not match request ${JSON.stringify(request.id)}`,
+      isError: true,
+    };
     return finish(call, args, result, env, 0);
   }
   if (!answer.ok) return finish(call, args, declinedResult(request, answer.reason), env, 0);
@@ -86,7 +102,13 @@ export async function resolveWithAnswer(
 
   const attempt = await invoke(call, parsed.args, env, answer);
   const again = pendingOf(attempt.result);
-  return finish(call, attempt.args, again ? unresolvedResult(again) : attempt.result, env, attempt.ms);
+  return finish(
+    call,
+    attempt.args,
+    again ? unresolvedResult(again) : attempt.result,
+    env,
+    attempt.ms,
+  );
 }
 
 async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answer | undefined) {
@@ -96,9 +118,16 @@ async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answe
     // Hooks are awaited only when present: every await costs a turn of the microtask queue.
     const beforeTool = env.hooks.beforeTool;
     if (beforeTool) {
-      const hooked = await beforeTool({ name: call.name, args, id: call.id, turn: env.turn, ...(answer ? { answer } : {}) });
+      const hooked = await beforeTool({
+        name: call.name,
+        args,
+        id: call.id,
+        turn: env.turn,
+        ...(answer ? { answer } : {}),
+      });
       if (hooked?.args !== undefined) effectiveArgs = hooked.args;
-      if (hooked?.result) return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
+      if (hooked?.result)
+        return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
     }
     const result = await env.toolkit.execute(call.name, effectiveArgs, {
       signal: env.signal,
@@ -108,27 +137,52 @@ async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answe
     });
     return { args: effectiveArgs, result, ms: Date.now() - started };
   } catch (error) {
-    return { args: effectiveArgs, result: { output: `${call.name} failed: ${errorMessage(error)}`, isError: true }, ms: Date.now() - started };
+    return {
+      args: effectiveArgs,
+      result: { output: `${call.name} failed: ${errorMessage(error)}`, isError: true },
+      ms: Date.now() - started,
+    };
   }
 }
 
 /** Applies `afterTool` (awaited only when there is one) and closes the call: metric, record, event, message. */
-function finish(call: ToolCall, args: unknown, result: ToolResult, env: CallEnv, ms: number): ToolMessage | Promise<ToolMessage> {
+function finish(
+  call: ToolCall,
+  args: unknown,
+  result: ToolResult,
+  env: CallEnv,
+  ms: number,
+): ToolMessage | Promise<ToolMessage> {
   const afterTool = env.hooks.afterTool;
   if (!afterTool) return close(call, args, result, env, ms);
   return (async () => {
     let final = result;
     try {
-      const hooked = await afterTool({ name: call.name, args, result, id: call.id, turn: env.turn });
+      const hooked = await afterTool({
+        name: call.name,
+        args,
+        result,
+        id: call.id,
+        turn: env.turn,
+      });
       if (hooked?.result) final = hooked.result;
     } catch (error) {
-      final = { output: `afterTool hook failed for ${call.name}: ${errorMessage(error)}`, isError: true };
+      final = {
+        output: `afterTool hook failed for ${call.name}: ${errorMessage(error)}`,
+        isError: true,
+      };
     }
     return close(call, args, final, env, ms);
   })();
 }
 
-function close(call: ToolCall, args: unknown, final: ToolResult, env: CallEnv, ms: number): ToolMessage {
+function close(
+  call: ToolCall,
+  args: unknown,
+  final: ToolResult,
+  env: CallEnv,
+  ms: number,
+): ToolMessage {
   metricFor(call, env, final, ms, false);
   env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
   env.emit?.({
@@ -151,10 +205,22 @@ function close(call: ToolCall, args: unknown, final: ToolResult, env: CallEnv, m
 }
 
 function placeholder(call: ToolCall, request: Request): ToolMessage {
-  return { role: "tool", toolCallId: call.id, name: call.name, content: `pending: ${request.prompt}`, pending: request };
+  return {
+    role: "tool",
+    toolCallId: call.id,
+    name: call.name,
+    content: `pending: ${request.prompt}`,
+    pending: request,
+  };
 }
 
-function metricFor(call: ToolCall, env: CallEnv, result: ToolResult, ms: number, isPending: boolean): void {
+function metricFor(
+  call: ToolCall,
+  env: CallEnv,
+  result: ToolResult,
+  ms: number,
+  isPending: boolean,
+): void {
   const source = env.sourceOf(call.name);
   env.metric({
     type: "tool_call",

@@ -11,7 +11,14 @@ import { AnswerSchema, RequestSchema } from "../wire";
 import { ResumeError } from "../errors";
 import { emptyUsage } from "../providers/model";
 import { executeCall, resolveWithAnswer, type ToolMessage } from "./execute-call";
-import { callEnv, firstPending, halted, runTurns, type LoopConfig, type RunState } from "./run-loop";
+import {
+  callEnv,
+  firstPending,
+  halted,
+  runTurns,
+  type LoopConfig,
+  type RunState,
+} from "./run-loop";
 
 /** A halted `RunResult` after a JSON round trip; only `messages` is required besides pending. */
 export interface ResumeInput extends Partial<Omit<RunResult, "pending" | "messages">> {
@@ -34,22 +41,38 @@ interface HaltedTurn {
 /** Checks everything before touching anything: a stale or misrouted decision changes nothing. */
 export function locateHaltedTurn(history: Message[], pending: Request, answer: Answer): HaltedTurn {
   const request = RequestSchema.safeParse(pending);
-  if (!request.success) throw new ResumeError(`pending is not a valid Request: ${request.error.message}`, "invalid_state");
+  if (!request.success)
+    throw new ResumeError(
+      `pending is not a valid Request: ${request.error.message}`,
+      "invalid_state",
+    );
   const checked = AnswerSchema.safeParse(answer);
-  if (!checked.success) throw new ResumeError(`answer is not a valid Answer: ${checked.error.message}`, "invalid_state");
+  if (!checked.success)
+    throw new ResumeError(
+      `answer is not a valid Answer: ${checked.error.message}`,
+      "invalid_state",
+    );
   if (answer.id !== pending.id) {
     throw new ResumeError(
       `answer id ${JSON.stringify(answer.id)} does not match the pending request ${JSON.stringify(pending.id)}`,
       "answer_mismatch",
     );
   }
-  if (!Array.isArray(history)) throw new ResumeError("history must be the halted run's messages array", "invalid_state");
+  if (!Array.isArray(history))
+    throw new ResumeError("history must be the halted run's messages array", "invalid_state");
 
   const turn = lastTurn(history);
-  if (!turn) throw new ResumeError("history does not end with a turn of tool calls; nothing is pending", "not_pending");
+  if (!turn)
+    throw new ResumeError(
+      "history does not end with a turn of tool calls; nothing is pending",
+      "not_pending",
+    );
   const suspended = [...turn.slots.values()].some((s) => s.pending?.id === pending.id);
   if (!suspended) {
-    throw new ResumeError(`request ${JSON.stringify(pending.id)} is not pending in this transcript`, "not_pending");
+    throw new ResumeError(
+      `request ${JSON.stringify(pending.id)} is not pending in this transcript`,
+      "not_pending",
+    );
   }
   return turn;
 }
@@ -80,7 +103,8 @@ export async function continueRun(config: LoopConfig, input: ContinueInput): Pro
     throw new ResumeError("history must be a non-empty messages array", "invalid_state");
   }
   const turn = lastTurn(history);
-  if (!turn) return runTurns(config, stateFrom(config, input, history), input.toolkit, input.signal);
+  if (!turn)
+    return runTurns(config, stateFrom(config, input, history), input.toolkit, input.signal);
   return fillAndContinue(config, input, turn, undefined);
 }
 
@@ -88,10 +112,12 @@ function lastTurn(history: Message[]): HaltedTurn | undefined {
   let index = history.length - 1;
   while (index >= 0 && history[index]?.role === "tool") index -= 1;
   const assistant = history[index];
-  if (!assistant || assistant.role !== "assistant" || !assistant.toolCalls?.length) return undefined;
+  if (!assistant || assistant.role !== "assistant" || !assistant.toolCalls?.length)
+    return undefined;
   const slots = new Map<string, ToolMessage>();
   for (const message of history.slice(index + 1)) {
-    if (message.role === "tool" && !slots.has(message.toolCallId)) slots.set(message.toolCallId, message);
+    if (message.role === "tool" && !slots.has(message.toolCallId))
+      slots.set(message.toolCallId, message);
   }
   return { prefix: history.slice(0, index + 1), calls: assistant.toolCalls, slots };
 }
@@ -122,7 +148,8 @@ async function fillAndContinue(
     turn.calls.map((call): Promise<ToolMessage> => {
       const slot = turn.slots.get(call.id);
       if (!slot) return executeCall(call, env);
-      if (answer && slot.pending?.id === answer.id) return resolveWithAnswer(call, slot.pending, answer, env);
+      if (answer && slot.pending?.id === answer.id)
+        return resolveWithAnswer(call, slot.pending, answer, env);
       return Promise.resolve(slot);
     }),
   );

@@ -51,7 +51,13 @@ export interface RunState {
 }
 
 /** `turn` is the index of the model call that asked for the tools (the same number `beforeLLM` saw). */
-export function callEnv(config: LoopConfig, state: RunState, toolkit: Toolkit, turn: number, signal?: AbortSignal): CallEnv {
+export function callEnv(
+  config: LoopConfig,
+  state: RunState,
+  toolkit: Toolkit,
+  turn: number,
+  signal?: AbortSignal,
+): CallEnv {
   return {
     toolkit,
     hooks: config.hooks,
@@ -107,7 +113,12 @@ export async function runTurns(
       config.emit?.({ type: "text", delta });
     };
     const turn = await config.callModel(
-      { model: config.model, messages, tools, ...(config.requestParams ? { params: config.requestParams } : {}) },
+      {
+        model: config.model,
+        messages,
+        tools,
+        ...(config.requestParams ? { params: config.requestParams } : {}),
+      },
       signal,
       state.turns,
       config.stream ? onText : undefined,
@@ -117,7 +128,8 @@ export async function runTurns(
     state.model = turn.model || state.model;
     addUsage(state.usage, turn.usage);
     config.emit?.({ type: "usage", usage: turn.usage });
-    if (config.hooks.afterLLM) await config.hooks.afterLLM({ response: turn, model: config.model, turn: state.turns - 1 });
+    if (config.hooks.afterLLM)
+      await config.hooks.afterLLM({ response: turn, model: config.model, turn: state.turns - 1 });
 
     // Text already emitted as deltas is not emitted again.
     if (turn.content && !streamed) config.emit?.({ type: "text", delta: turn.content });
@@ -145,9 +157,13 @@ export async function runTurns(
   }
 }
 
-function result(state: RunState, status: RunResult["status"], extra: Partial<RunResult> = {}): RunResult {
+function result(
+  state: RunState,
+  status: RunResult["status"],
+  extra: Partial<RunResult> = {},
+): RunResult {
   const lastAssistant = state.messages.findLast((m) => m.role === "assistant");
-  const text = lastAssistant?.role === "assistant" ? lastAssistant.content ?? "" : "";
+  const text = lastAssistant?.role === "assistant" ? (lastAssistant.content ?? "") : "";
   return {
     runId: state.runId,
     text: status === "pending" ? "" : text,
@@ -176,6 +192,7 @@ function uniqueCallIds(calls: ToolCall[], seen: Set<string>): void {
 
 function knownCallIds(messages: Message[]): Set<string> {
   const seen = new Set<string>();
-  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) seen.add(c.id);
+  for (const m of messages)
+    if (m.role === "assistant") for (const c of m.toolCalls ?? []) seen.add(c.id);
   return seen;
 }

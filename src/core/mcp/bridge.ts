@@ -16,7 +16,12 @@ import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallRegistry, McpCall } from "./calls";
 import { errorMessage } from "../errors";
 import { RequestSchema } from "../wire";
-import { elicitationNote, requestFromElicitation, resultFromAnswer, type ElicitationParams } from "./elicitation";
+import {
+  elicitationNote,
+  requestFromElicitation,
+  resultFromAnswer,
+  type ElicitationParams,
+} from "./elicitation";
 
 export interface ElicitationContext {
   /** The server's config name. */
@@ -48,7 +53,10 @@ export type ElicitationReply = Answer | SuspendCall;
  * const onElicitation: ElicitationHandler = async (request, ctx) =>
  *   (await decisionWithin(request, 20_000)) ?? suspendCall(request);
  */
-export type ElicitationHandler = (request: Request, ctx: ElicitationContext) => Promise<ElicitationReply> | ElicitationReply;
+export type ElicitationHandler = (
+  request: Request,
+  ctx: ElicitationContext,
+) => Promise<ElicitationReply> | ElicitationReply;
 
 /** @example return suspendCall({ ...request, kind: "input" }); */
 export function suspendCall(request: Request): SuspendCall {
@@ -61,21 +69,40 @@ export function isSuspendCall(reply: unknown): reply is SuspendCall {
 }
 
 /** `onElicitation` wins; else `waitFor`; else none (and the capability is not advertised). */
-export function elicitationHandler(options: { onElicitation?: ElicitationHandler; waitFor?: WaitFor }): ElicitationHandler | undefined {
+export function elicitationHandler(options: {
+  onElicitation?: ElicitationHandler;
+  waitFor?: WaitFor;
+}): ElicitationHandler | undefined {
   if (options.onElicitation) return options.onElicitation;
   const waitFor = options.waitFor;
   return waitFor ? (request) => waitFor(request) : undefined;
 }
 
 /** The function the MCP client runs for each `elicitation/create` from `server`. */
-export function elicitationResponder(server: string, calls: CallRegistry, handler: ElicitationHandler) {
-  return async (raw: ElicitationParams, extra: { requestId: unknown; signal: AbortSignal }): Promise<ElicitResult> => {
+export function elicitationResponder(
+  server: string,
+  calls: CallRegistry,
+  handler: ElicitationHandler,
+) {
+  return async (
+    raw: ElicitationParams,
+    extra: { requestId: unknown; signal: AbortSignal },
+  ): Promise<ElicitResult> => {
     const params = (raw.mode === undefined ? { ...raw, mode: "form" } : raw) as ElicitationParams;
     const call = calls.attribute(extra.requestId);
     const request = requestFromElicitation(params, { server, tool: call?.tool });
     const signal = call ? AbortSignal.any([extra.signal, call.signal]) : extra.signal;
     const ctx: ElicitationContext = { server, elicitation: params, signal };
-    if (call) Object.assign(ctx, definedOnly({ tool: call.tool, callId: call.ctx.callId, runId: call.ctx.runId, answer: call.ctx.answer }));
+    if (call)
+      Object.assign(
+        ctx,
+        definedOnly({
+          tool: call.tool,
+          callId: call.ctx.callId,
+          runId: call.ctx.runId,
+          answer: call.ctx.answer,
+        }),
+      );
 
     call?.deadline.pause();
     try {
@@ -83,7 +110,11 @@ export function elicitationResponder(server: string, calls: CallRegistry, handle
       try {
         reply = await untilAborted(Promise.resolve(handler(request, ctx)), signal);
       } catch (error) {
-        if (!signal.aborted) note(call, `note: the server's question "${request.prompt}" could not be asked (${errorMessage(error)}), so the server was sent "cancel"`);
+        if (!signal.aborted)
+          note(
+            call,
+            `note: the server's question "${request.prompt}" could not be asked (${errorMessage(error)}), so the server was sent "cancel"`,
+          );
         return { action: "cancel" };
       }
       if (isSuspendCall(reply)) {
@@ -91,7 +122,10 @@ export function elicitationResponder(server: string, calls: CallRegistry, handle
         return { action: "cancel" };
       }
       if (reply.id !== request.id) {
-        note(call, `note: the answer to "${request.prompt}" was for another request (${JSON.stringify(reply.id)}), so the server was sent "cancel"`);
+        note(
+          call,
+          `note: the answer to "${request.prompt}" was for another request (${JSON.stringify(reply.id)}), so the server was sent "cancel"`,
+        );
         return { action: "cancel" };
       }
       const outcome = resultFromAnswer(reply, params);
@@ -108,7 +142,9 @@ function note(call: McpCall | undefined, text: string): void {
 }
 
 function definedOnly<T extends Record<string, unknown>>(record: T): Partial<T> {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(record).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -65,10 +65,13 @@ function serverMap(config: unknown): Record<string, unknown> {
   if (!isPlainObject(config)) throw new TypeError("mcp config: must be an object of servers");
   const wrappers = (["mcpServers", "servers", "mcp"] as const).filter((key) => key in config);
   if (wrappers.length > 1) {
-    throw new TypeError(`mcp config: use one of mcpServers, servers or mcp (found ${wrappers.join(", ")})`);
+    throw new TypeError(
+      `mcp config: use one of mcpServers, servers or mcp (found ${wrappers.join(", ")})`,
+    );
   }
   const map = wrappers.length === 1 ? config[wrappers[0]!] : config;
-  if (!isPlainObject(map)) throw new TypeError(`mcp config: ${wrappers[0]} must be an object of servers`);
+  if (!isPlainObject(map))
+    throw new TypeError(`mcp config: ${wrappers[0]} must be an object of servers`);
   return map;
 }
 
@@ -85,14 +88,18 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
   const enabled = entry.enabled !== false && entry.disabled !== true;
   const timeout = entry.timeout ?? DEFAULT_MCP_TIMEOUT_MS;
 
-  const type = entry.type ?? (entry.url !== undefined ? "remote" : entry.command !== undefined ? "local" : undefined);
+  const type =
+    entry.type ??
+    (entry.url !== undefined ? "remote" : entry.command !== undefined ? "local" : undefined);
   if (type === undefined) throw new TypeError(`${where}: url: required (or give a type)`);
   if (LOCAL_TYPES.has(type) || (entry.command !== undefined && entry.url === undefined)) {
     return { name, type: "local", enabled, timeout };
   }
   const transport = REMOTE_TYPES[type];
   if (transport === undefined) {
-    throw new TypeError(`${where}: type: unknown type ${JSON.stringify(type)} (expected remote, http, sse or local)`);
+    throw new TypeError(
+      `${where}: type: unknown type ${JSON.stringify(type)} (expected remote, http, sse or local)`,
+    );
   }
   if (entry.url === undefined) throw new TypeError(`${where}: url: required for a ${type} server`);
   const out: McpServerConfig = {

@@ -6,7 +6,10 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
@@ -38,26 +41,49 @@ export interface ConnectOptions {
 const CLIENT_INFO = { name: "toolnexus-edge", version: "0.1.0" };
 
 /** Connects and initializes; rejects with a reason safe to show (no header values). */
-export async function connectServer(config: RemoteServerConfig, options: ConnectOptions): Promise<McpConnection> {
+export async function connectServer(
+  config: RemoteServerConfig,
+  options: ConnectOptions,
+): Promise<McpConnection> {
   const headers = expandHeaders(config.headers, options.env);
-  const fetch = linkingFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.calls);
+  const fetch = linkingFetch(
+    options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    options.calls,
+  );
   const url = new URL(config.url);
-  const sse = () => attempt(config, options, "sse", new SSEClientTransport(url, { fetch, requestInit: { headers } }));
+  const sse = () =>
+    attempt(
+      config,
+      options,
+      "sse",
+      new SSEClientTransport(url, { fetch, requestInit: { headers } }),
+    );
   if (config.transport === "sse") return sse();
 
   try {
-    return await attempt(config, options, "streamable-http", new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }));
+    return await attempt(
+      config,
+      options,
+      "streamable-http",
+      new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }),
+    );
   } catch (streamableError) {
-    if (!(streamableError instanceof StreamableHTTPError && isClientError(streamableError.code))) throw streamableError;
+    if (!(streamableError instanceof StreamableHTTPError && isClientError(streamableError.code)))
+      throw streamableError;
     try {
       return await sse();
     } catch (sseError) {
-      throw new Error(`streamable HTTP: ${describe(streamableError)}; SSE fallback: ${errorMessage(sseError)}`);
+      throw new Error(
+        `streamable HTTP: ${describe(streamableError)}; SSE fallback: ${errorMessage(sseError)}`,
+      );
     }
   }
 }
 
-function expandHeaders(headers: Record<string, string>, env: EnvLike | undefined): Record<string, string> {
+function expandHeaders(
+  headers: Record<string, string>,
+  env: EnvLike | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, template] of Object.entries(headers)) {
     try {
@@ -88,7 +114,9 @@ async function attempt(
     transport: kind,
     async close() {
       if (transport instanceof StreamableHTTPClientTransport) {
-        await withDeadline("close", config.timeout, () => transport.terminateSession()).catch(() => {});
+        await withDeadline("close", config.timeout, () => transport.terminateSession()).catch(
+          () => {},
+        );
       }
       await client.close().catch(() => {});
     },
@@ -103,7 +131,9 @@ function newClient(server: string, options: ConnectOptions): Client {
   });
   if (handler) {
     const respond = elicitationResponder(server, options.calls, handler);
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => respond(request.params, extra));
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      respond(request.params, extra),
+    );
   }
   return client;
 }
@@ -115,7 +145,10 @@ async function initialize(client: Client, transport: Transport, ms: number): Pro
   let timer: ReturnType<typeof setTimeout> | undefined;
   transport.start = async () => {
     await withDeadline("connect", ms, () => start());
-    timer = setTimeout(() => initializing.abort(new McpTimeoutError(`initialize timed out after ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => initializing.abort(new McpTimeoutError(`initialize timed out after ${ms} ms`)),
+      ms,
+    );
   };
   try {
     await client.connect(transport, { signal: initializing.signal, timeout: NO_SDK_TIMEOUT });

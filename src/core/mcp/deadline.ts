@@ -15,7 +15,11 @@ export class McpTimeoutError extends Error {
  * Runs `work` with a signal that aborts after `ms`; rejects with
  * `McpTimeoutError("<label> timed out after <ms> ms")` even if `work` ignores the signal.
  */
-export async function withDeadline<T>(label: string, ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(
+  label: string,
+  ms: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
@@ -40,7 +44,10 @@ export class PausableDeadline {
   private pauses = 0;
   private done = false;
 
-  constructor(ms: number, private readonly onExpire: () => void) {
+  constructor(
+    ms: number,
+    private readonly onExpire: () => void,
+  ) {
     this.remaining = ms;
     this.arm();
   }
@@ -63,9 +70,12 @@ export class PausableDeadline {
 
   private arm(): void {
     this.startedAt = Date.now();
-    this.timer = setTimeout(() => {
-      this.done = true;
-      this.onExpire();
-    }, Math.max(0, this.remaining));
+    this.timer = setTimeout(
+      () => {
+        this.done = true;
+        this.onExpire();
+      },
+      Math.max(0, this.remaining),
+    );
   }
 }

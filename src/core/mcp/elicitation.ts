@@ -10,7 +10,11 @@
  *   `cancel` plus the problems, for the model); not ok ⇒ `decline` when
  *   `reason === "declined"`, else `cancel`.
  */
-import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Answer, Request } from "../types";
 import { newRequestId } from "../answers";
 import { validateArgs } from "../schema";
@@ -37,14 +41,28 @@ export interface ElicitationOutcome {
  * requestFromElicitation({ mode: "form", message: "Which repo?", requestedSchema: { type: "object", properties: { repo: { type: "string" } } } }, { server: "github", tool: "github_create_issue" });
  * // { id: "elicit_…", kind: "input", prompt: "Which repo?", data: { schema: {…}, server: "github", tool: "github_create_issue" } }
  */
-export function requestFromElicitation(params: ElicitationParams, origin: ElicitationOrigin): Request {
+export function requestFromElicitation(
+  params: ElicitationParams,
+  origin: ElicitationOrigin,
+): Request {
   const id = origin.id ?? newRequestId("elicit");
   const where: Record<string, unknown> = { server: origin.server };
   if (origin.tool !== undefined) where.tool = origin.tool;
   if (params.mode === "url") {
-    return { id, kind: "authorization", prompt: params.message, url: params.url, data: { ...where, elicitationId: params.elicitationId } };
+    return {
+      id,
+      kind: "authorization",
+      prompt: params.message,
+      url: params.url,
+      data: { ...where, elicitationId: params.elicitationId },
+    };
   }
-  return { id, kind: "input", prompt: params.message, data: { schema: params.requestedSchema, ...where } };
+  return {
+    id,
+    kind: "input",
+    prompt: params.message,
+    data: { schema: params.requestedSchema, ...where },
+  };
 }
 
 /**
@@ -54,7 +72,8 @@ export function requestFromElicitation(params: ElicitationParams, origin: Elicit
  * resultFromAnswer({ id: "r", ok: false, reason: "expired" }, formParams)   // { result: { action: "cancel" } }
  */
 export function resultFromAnswer(answer: Answer, params: ElicitationParams): ElicitationOutcome {
-  if (!answer.ok) return { result: { action: answer.reason === "declined" ? "decline" : "cancel" } };
+  if (!answer.ok)
+    return { result: { action: answer.reason === "declined" ? "decline" : "cancel" } };
   if (params.mode === "url") return { result: { action: "accept" } };
   const content = answer.data ?? {};
   const problems = contentProblems(content);
@@ -75,7 +94,8 @@ function contentProblems(content: unknown): string[] {
   for (const [key, value] of Object.entries(content)) {
     const primitive = ["string", "number", "boolean"].includes(typeof value);
     const strings = Array.isArray(value) && value.every((v) => typeof v === "string");
-    if (!primitive && !strings) problems.push(`/${key}: must be a string, number, boolean or array of strings`);
+    if (!primitive && !strings)
+      problems.push(`/${key}: must be a string, number, boolean or array of strings`);
   }
   return problems;
 }

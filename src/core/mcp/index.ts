@@ -73,14 +73,21 @@ export async function loadMcp(options: LoadMcpOptions): Promise<McpSource> {
   const loaded = await Promise.all(configs.map((config) => loadServer(config, options, handler)));
   return {
     tools: () => loaded.flatMap((server) => server.tools),
-    status: () => Object.fromEntries(loaded.map((server) => [server.name, { ...server.state, tools: [...server.state.tools] }])),
+    status: () =>
+      Object.fromEntries(
+        loaded.map((server) => [server.name, { ...server.state, tools: [...server.state.tools] }]),
+      ),
     async close() {
       await Promise.allSettled(loaded.map((server) => server.connection?.close()));
     },
   };
 }
 
-async function loadServer(config: McpServerConfig, options: LoadMcpOptions, handler: ElicitationHandler | undefined): Promise<Loaded> {
+async function loadServer(
+  config: McpServerConfig,
+  options: LoadMcpOptions,
+  handler: ElicitationHandler | undefined,
+): Promise<Loaded> {
   const name = config.name;
   if (!config.enabled) return { name, state: { status: "disabled", tools: [] }, tools: [] };
   if (config.type === "local") return failed(name, LOCAL_UNSUPPORTED);
@@ -88,13 +95,26 @@ async function loadServer(config: McpServerConfig, options: LoadMcpOptions, hand
   const calls = new CallRegistry();
   let connection: McpConnection | undefined;
   try {
-    connection = await connectServer(config, { env: options.env, fetch: options.fetch, elicitation: handler, calls });
+    connection = await connectServer(config, {
+      env: options.env,
+      fetch: options.fetch,
+      elicitation: handler,
+      calls,
+    });
     const client = connection.client;
-    const definitions = await withDeadline("tools/list", config.timeout, (signal) => listAllTools(client, signal));
+    const definitions = await withDeadline("tools/list", config.timeout, (signal) =>
+      listAllTools(client, signal),
+    );
     const tools = definitions
       .filter((definition) => keepTool(config.tools, definition.name))
-      .map((definition) => mcpTool(definition, { server: name, client, calls, timeout: config.timeout }));
-    const state: McpServerStatus = { status: "connected", tools: tools.map((t) => t.name), transport: connection.transport };
+      .map((definition) =>
+        mcpTool(definition, { server: name, client, calls, timeout: config.timeout }),
+      );
+    const state: McpServerStatus = {
+      status: "connected",
+      tools: tools.map((t) => t.name),
+      transport: connection.transport,
+    };
     return { name, state, tools, connection };
   } catch (error) {
     await connection?.close();
@@ -111,5 +131,10 @@ export type { McpServerConfig } from "./config";
 export { requestFromElicitation, resultFromAnswer, elicitationNote } from "./elicitation";
 export type { ElicitationParams, ElicitationOrigin, ElicitationOutcome } from "./elicitation";
 export { suspendCall, isSuspendCall } from "./bridge";
-export type { ElicitationHandler, ElicitationContext, ElicitationReply, SuspendCall } from "./bridge";
+export type {
+  ElicitationHandler,
+  ElicitationContext,
+  ElicitationReply,
+  SuspendCall,
+} from "./bridge";
 export { fromCallResult } from "./tools";

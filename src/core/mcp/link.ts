@@ -27,9 +27,14 @@ export function linkingFetch(base: Fetch, calls: CallRegistry): Fetch {
     const response = await base(input, init);
     const call = key === undefined ? undefined : calls.byKey(key);
     const type = response.headers.get("content-type") ?? "";
-    if (!call || !response.body || !type.toLowerCase().startsWith("text/event-stream")) return response;
+    if (!call || !response.body || !type.toLowerCase().startsWith("text/event-stream"))
+      return response;
     const body = response.body.pipeThrough(serverRequestIds((id) => calls.link(id, call)));
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }
 
@@ -44,12 +49,15 @@ function stripCallKey(body: string): { key: string; body: string } | undefined {
   const key = meta?.[CALL_KEY_META];
   if (!meta || typeof key !== "string") return undefined;
   delete meta[CALL_KEY_META];
-  if (Object.keys(meta).length === 0) delete (message as { params: { _meta?: unknown } }).params._meta;
+  if (Object.keys(meta).length === 0)
+    delete (message as { params: { _meta?: unknown } }).params._meta;
   return { key, body: JSON.stringify(message) };
 }
 
 /** A pass-through byte stream that reports the id of every JSON-RPC request in its SSE events. */
-function serverRequestIds(onRequest: (id: unknown) => void): TransformStream<Uint8Array, Uint8Array> {
+function serverRequestIds(
+  onRequest: (id: unknown) => void,
+): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];

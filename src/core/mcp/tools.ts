@@ -20,19 +20,25 @@ const MAX_PAGES = 1000;
 /** How long a suspended call waits for the server to finish after its elicitation was cancelled. */
 export const SUSPEND_GRACE_MS = 1000;
 
-
 /** Every tool the server lists, following `nextCursor`. */
-export async function listAllTools(client: Client, signal: AbortSignal): Promise<McpToolDefinition[]> {
+export async function listAllTools(
+  client: Client,
+  signal: AbortSignal,
+): Promise<McpToolDefinition[]> {
   if (!client.getServerCapabilities()?.tools) return [];
   const tools: McpToolDefinition[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { signal, timeout: NO_SDK_TIMEOUT });
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+      signal,
+      timeout: NO_SDK_TIMEOUT,
+    });
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (cursor === undefined) return tools;
-    if (seen.has(cursor)) throw new Error(`tools/list: the server repeated cursor ${JSON.stringify(cursor)}`);
+    if (seen.has(cursor))
+      throw new Error(`tools/list: the server repeated cursor ${JSON.stringify(cursor)}`);
     seen.add(cursor);
   }
   throw new Error(`tools/list: more than ${MAX_PAGES} pages`);
@@ -58,7 +64,13 @@ export function mcpTool(definition: McpToolDefinition, options: McpToolOptions):
   };
 }
 
-async function callTool(name: string, original: string, args: unknown, ctx: Context, options: McpToolOptions): Promise<ToolResult> {
+async function callTool(
+  name: string,
+  original: string,
+  args: unknown,
+  ctx: Context,
+  options: McpToolOptions,
+): Promise<ToolResult> {
   if (ctx.signal?.aborted) return { output: `${name} aborted`, isError: true };
   const limit = Math.min(options.timeout, ctx.timeout ?? Infinity);
   const controller = new AbortController();
@@ -89,18 +101,28 @@ async function callTool(name: string, original: string, args: unknown, ctx: Cont
   let result: ToolResult;
   try {
     const request = options.client.callTool(
-      { name: original, arguments: (args ?? {}) as Record<string, unknown>, _meta: { [CALL_KEY_META]: call.key } },
+      {
+        name: original,
+        arguments: (args ?? {}) as Record<string, unknown>,
+        _meta: { [CALL_KEY_META]: call.key },
+      },
       undefined,
       { signal: controller.signal, timeout: NO_SDK_TIMEOUT },
     );
     let settled = false;
-    request.then(() => (settled = true), () => (settled = true));
+    request.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     const first = await Promise.race([request, suspension.then(() => undefined)]);
     if (first === undefined) {
       // Suspended: the server was sent "cancel"; give it a moment to wind down, then
       // stop waiting (the decision will re-execute the call; this result is discarded).
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([request.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, SUSPEND_GRACE_MS)))]);
+      await Promise.race([
+        request.catch(() => {}),
+        new Promise((resolve) => (timer = setTimeout(resolve, SUSPEND_GRACE_MS))),
+      ]);
       clearTimeout(timer);
       if (!settled) controller.abort(new Error(`${name} suspended`));
     }
@@ -117,7 +139,10 @@ async function callTool(name: string, original: string, args: unknown, ctx: Cont
 
   if (suspended) return pending(suspended);
   if (call.notes.length === 0) return result;
-  return { output: [result.output, ...call.notes].filter((part) => part !== "").join("\n\n"), isError: true };
+  return {
+    output: [result.output, ...call.notes].filter((part) => part !== "").join("\n\n"),
+    isError: true,
+  };
 }
 
 /**
@@ -126,8 +151,10 @@ async function callTool(name: string, original: string, args: unknown, ctx: Cont
  */
 export function fromCallResult(name: string, result: CallResult): ToolResult {
   const text = joinContent((result as { content?: unknown[] }).content ?? []);
-  if (result.isError === true) return { output: text || `${name}: the server reported an error`, isError: true };
-  if (result.structuredContent !== undefined) return { output: JSON.stringify(result.structuredContent), isError: false };
+  if (result.isError === true)
+    return { output: text || `${name}: the server reported an error`, isError: true };
+  if (result.structuredContent !== undefined)
+    return { output: JSON.stringify(result.structuredContent), isError: false };
   if ("toolResult" in result && (result as { content?: unknown }).content === undefined) {
     return { output: JSON.stringify(result.toolResult), isError: false };
   }
@@ -139,7 +166,13 @@ function joinContent(content: unknown[]): string {
 }
 
 function describePart(part: unknown): string {
-  const p = part as { type?: string; text?: string; mimeType?: string; uri?: string; resource?: { uri?: string; text?: string; mimeType?: string } };
+  const p = part as {
+    type?: string;
+    text?: string;
+    mimeType?: string;
+    uri?: string;
+    resource?: { uri?: string; text?: string; mimeType?: string };
+  };
   switch (p.type) {
     case "text":
       return p.text ?? "";
@@ -147,7 +180,10 @@ function describePart(part: unknown): string {
     case "audio":
       return `[${p.type} ${p.mimeType ?? "unknown"}]`;
     case "resource":
-      return p.resource?.text ?? `[resource ${p.resource?.uri ?? ""}${p.resource?.mimeType ? ` ${p.resource.mimeType}` : ""}]`;
+      return (
+        p.resource?.text ??
+        `[resource ${p.resource?.uri ?? ""}${p.resource?.mimeType ? ` ${p.resource.mimeType}` : ""}]`
+      );
     case "resource_link":
       return `[resource_link ${p.uri ?? ""}]`;
     default:

@@ -23,8 +23,18 @@ export function toolJsonCache(convert: (tool: Tool) => unknown): (tools: Tool[])
     for (let i = 0; i < tools.length; i++) {
       const tool = tools[i] as Tool;
       let entry = cache.get(tool);
-      if (!entry || entry.name !== tool.name || entry.description !== tool.description || entry.inputSchema !== tool.inputSchema) {
-        entry = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, json: JSON.stringify(convert(tool)) };
+      if (
+        !entry ||
+        entry.name !== tool.name ||
+        entry.description !== tool.description ||
+        entry.inputSchema !== tool.inputSchema
+      ) {
+        entry = {
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          json: JSON.stringify(convert(tool)),
+        };
         cache.set(tool, entry);
       }
       out += i === 0 ? entry.json : `,${entry.json}`;
@@ -41,7 +51,11 @@ export function toolJsonCache(convert: (tool: Tool) => unknown): (tools: Tool[])
  * appending would be shorter, but slicing a large string and concatenating onto the slice
  * costs more than serializing the tools (≈ 0.8 ms extra for a 150 KB transcript).
  */
-export function withTools(head: Record<string, unknown>, toolsJson: string, toolChoice: unknown): string {
+export function withTools(
+  head: Record<string, unknown>,
+  toolsJson: string,
+  toolChoice: unknown,
+): string {
   let out = "{";
   for (const key in head) {
     const value = JSON.stringify(head[key]);
@@ -61,22 +75,39 @@ export function withTools(head: Record<string, unknown>, toolsJson: string, tool
  * when the toolkit has none (otherwise the toolkit's tools win). An empty tool list is
  * omitted, with its tool_choice: providers reject `tools: []`.
  */
-export function bodyBuilders(fixed: (request: ModelRequest) => Record<string, unknown>, convert: (tool: Tool) => unknown) {
+export function bodyBuilders(
+  fixed: (request: ModelRequest) => Record<string, unknown>,
+  convert: (tool: Tool) => unknown,
+) {
   const toolsJson = toolJsonCache(convert);
   const split = (request: ModelRequest, extra?: Record<string, unknown>) => {
     const { tool_choice: toolChoice, tools: paramTools, ...rest } = request.params ?? {};
     const keepParamTools = !request.tools.length && paramTools !== undefined;
-    return { head: { ...fixed(request), ...rest, ...(keepParamTools ? { tools: paramTools } : {}), ...extra }, toolChoice };
+    return {
+      head: {
+        ...fixed(request),
+        ...rest,
+        ...(keepParamTools ? { tools: paramTools } : {}),
+        ...extra,
+      },
+      toolChoice,
+    };
   };
   return {
     body(request: ModelRequest): Record<string, unknown> {
       const { head, toolChoice } = split(request);
       if (!request.tools.length) return head;
-      return { ...head, tools: request.tools.map(convert), ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }) };
+      return {
+        ...head,
+        tools: request.tools.map(convert),
+        ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
+      };
     },
     bodyText(request: ModelRequest, extra?: Record<string, unknown>): string {
       const { head, toolChoice } = split(request, extra);
-      return request.tools.length ? withTools(head, toolsJson(request.tools), toolChoice) : JSON.stringify(head);
+      return request.tools.length
+        ? withTools(head, toolsJson(request.tools), toolChoice)
+        : JSON.stringify(head);
     },
   };
 }

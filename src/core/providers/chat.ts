@@ -6,7 +6,12 @@
 import { z } from "zod";
 import type { Message, Tool, ToolCall } from "../types";
 
-const ContentSchema = z.union([z.string(), z.array(z.looseObject({ type: z.string().optional(), text: z.string().optional() }))]).nullish();
+const ContentSchema = z
+  .union([
+    z.string(),
+    z.array(z.looseObject({ type: z.string().optional(), text: z.string().optional() })),
+  ])
+  .nullish();
 
 const ChatToolCallSchema = z.looseObject({
   id: z.string(),
@@ -21,7 +26,11 @@ const ChatToolCallSchema = z.looseObject({
 export const ChatMessageSchema = z.discriminatedUnion("role", [
   z.looseObject({ role: z.enum(["system", "developer"]), content: ContentSchema }),
   z.looseObject({ role: z.literal("user"), content: ContentSchema }),
-  z.looseObject({ role: z.literal("assistant"), content: ContentSchema, tool_calls: z.array(ChatToolCallSchema).nullish() }),
+  z.looseObject({
+    role: z.literal("assistant"),
+    content: ContentSchema,
+    tool_calls: z.array(ChatToolCallSchema).nullish(),
+  }),
   z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: ContentSchema }),
 ]);
 
@@ -36,7 +45,10 @@ export const ChatToolSchema = z.looseObject({
 
 export const ChatToolChoiceSchema = z.union([
   z.enum(["auto", "none", "required"]),
-  z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string().min(1) }) }),
+  z.looseObject({
+    type: z.literal("function"),
+    function: z.looseObject({ name: z.string().min(1) }),
+  }),
 ]);
 
 export type ChatContent = z.infer<typeof ContentSchema>;
@@ -80,7 +92,9 @@ export function argumentsText(value: string | Record<string, unknown> | null | u
 /** The explicit `system` if given, else the hoisted system/developer messages; `undefined` when there are none. */
 export function systemText(request: Pick<ChatRequest, "messages" | "system">): string | undefined {
   if (request.system !== undefined) return request.system;
-  const parts = request.messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => flattenContent(m.content));
+  const parts = request.messages
+    .filter((m) => m.role === "system" || m.role === "developer")
+    .map((m) => flattenContent(m.content));
   return parts.length ? parts.join("\n\n") : undefined;
 }
 
@@ -99,14 +113,27 @@ export function chatToMessages(request: Pick<ChatRequest, "messages" | "system">
         out.push({ role: "user", content: flattenContent(m.content) });
         break;
       case "assistant": {
-        const toolCalls: ToolCall[] = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: argumentsText(c.function.arguments) }));
+        const toolCalls: ToolCall[] = (m.tool_calls ?? []).map((c) => ({
+          id: c.id,
+          name: c.function.name,
+          arguments: argumentsText(c.function.arguments),
+        }));
         for (const c of toolCalls) names.set(c.id, c.name);
         const text = flattenContent(m.content);
-        out.push({ role: "assistant", content: text || null, ...(toolCalls.length ? { toolCalls } : {}) });
+        out.push({
+          role: "assistant",
+          content: text || null,
+          ...(toolCalls.length ? { toolCalls } : {}),
+        });
         break;
       }
       case "tool":
-        out.push({ role: "tool", toolCallId: m.tool_call_id, name: names.get(m.tool_call_id) ?? "", content: flattenContent(m.content) });
+        out.push({
+          role: "tool",
+          toolCallId: m.tool_call_id,
+          name: names.get(m.tool_call_id) ?? "",
+          content: flattenContent(m.content),
+        });
         break;
       default: {
         const never: never = m;
@@ -125,11 +152,17 @@ export function declaredTool(tool: ChatTool): Tool {
     description,
     inputSchema: parameters,
     source: "declared",
-    execute: async () => ({ output: `${name} is declared only; the caller executes it`, isError: true }),
+    execute: async () => ({
+      output: `${name} is declared only; the caller executes it`,
+      isError: true,
+    }),
   };
 }
 
 /** A `Tool` as an OpenAI function tool (what a hook's replacement tool list becomes). */
 export function toolToChat(tool: Tool): ChatTool {
-  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } };
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  };
 }

@@ -27,7 +27,10 @@ export function isOptionalObject(value: unknown): value is JsonObject | null | u
 }
 
 /** The first problem of an array's items (`[i]` + the item's problem), or undefined. */
-export function firstItemProblem(items: unknown[], problemOf: (item: unknown) => string | undefined): string | undefined {
+export function firstItemProblem(
+  items: unknown[],
+  problemOf: (item: unknown) => string | undefined,
+): string | undefined {
   for (let i = 0; i < items.length; i++) {
     const problem = problemOf(items[i]);
     if (problem !== undefined) return `[${i}]${problem}`;
@@ -39,6 +42,7 @@ export function firstItemProblem(items: unknown[], problemOf: (item: unknown) =>
 export function usageProblem(usage: unknown, fields: readonly string[]): string | undefined {
   if (usage === undefined || usage === null) return undefined;
   if (!isObject(usage)) return ": expected an object";
-  for (const field of fields) if (!isOptionalNumber(usage[field])) return `.${field}: expected a number`;
+  for (const field of fields)
+    if (!isOptionalNumber(usage[field])) return `.${field}: expected a number`;
   return undefined;
 }

@@ -24,11 +24,14 @@ export interface RequireApprovalOptions<Args = any> {
  *   policy: (a, req) => (a.amount > 10_000 ? answerDeclined(req.id, "policy: amount over threshold") : undefined),
  * });
  */
-export function requireApproval<Args = any>(tool: Tool, options: RequireApprovalOptions<Args> = {}): Tool {
+export function requireApproval<Args = any>(
+  tool: Tool,
+  options: RequireApprovalOptions<Args> = {},
+): Tool {
   const promptFor = (args: Args): string =>
     typeof options.prompt === "function"
       ? options.prompt(args)
-      : options.prompt ?? `Allow ${tool.name} with ${JSON.stringify(args ?? {})}?`;
+      : (options.prompt ?? `Allow ${tool.name} with ${JSON.stringify(args ?? {})}?`);
 
   return {
     ...tool,
@@ -37,7 +40,9 @@ export function requireApproval<Args = any>(tool: Tool, options: RequireApproval
       const { answer, ...innerCtx } = ctx;
       if (answer) {
         // The loop only re-executes on an ok answer; a refusal here means a caller bypassed it.
-        return answer.ok ? tool.execute(rawArgs, innerCtx) : declinedResult(requestFor(args), answer.reason);
+        return answer.ok
+          ? tool.execute(rawArgs, innerCtx)
+          : declinedResult(requestFor(args), answer.reason);
       }
       if (options.when && !options.when(args)) return tool.execute(rawArgs, innerCtx);
 
@@ -47,22 +52,31 @@ export function requireApproval<Args = any>(tool: Tool, options: RequireApproval
         const policyAnswer: Answer = { ...decided, id: request.id };
         if (!policyAnswer.ok) {
           const result = declinedResult(request, policyAnswer.reason);
-          return { ...result, metadata: { ...result.metadata, policy: { request, answer: policyAnswer } } };
+          return {
+            ...result,
+            metadata: { ...result.metadata, policy: { request, answer: policyAnswer } },
+          };
         }
         const result = await tool.execute(rawArgs, innerCtx);
-        return { ...result, metadata: { ...result.metadata, policy: { request, answer: policyAnswer } } };
+        return {
+          ...result,
+          metadata: { ...result.metadata, policy: { request, answer: policyAnswer } },
+        };
       }
       return pending(request);
 
       function requestFor(a: Args): Request {
         const req: Request = {
           // Derived from the call id so a retried execution asks the same question.
-          id: ctx.callId ? `apr_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : newRequestId("apr"),
+          id: ctx.callId
+            ? `apr_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}`
+            : newRequestId("apr"),
           kind: options.kind ?? "approval",
           prompt: promptFor(a),
           data: { tool: tool.name, args: a as unknown },
         };
-        if (options.expiresIn !== undefined) req.expiresAt = new Date(Date.now() + options.expiresIn).toISOString();
+        if (options.expiresIn !== undefined)
+          req.expiresAt = new Date(Date.now() + options.expiresIn).toISOString();
         return req;
       }
     },

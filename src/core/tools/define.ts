@@ -8,7 +8,10 @@ export interface DefineToolOptions<Args = any> {
   /** A zod schema or a JSON-Schema object; arguments are validated against it before `run`. */
   inputSchema?: InputSchema;
   /** A string return is the output; a `ToolResult` is passed through; a thrown error becomes an error result. */
-  run(args: Args, ctx: Context): Promise<string | ToolResult | unknown> | string | ToolResult | unknown;
+  run(
+    args: Args,
+    ctx: Context,
+  ): Promise<string | ToolResult | unknown> | string | ToolResult | unknown;
   source?: string;
 }
 

@@ -36,7 +36,10 @@ export function httpTool(options: HttpToolOptions): Tool {
     async execute(rawArgs: unknown, ctx: Context): Promise<ToolResult> {
       const checked = validate(rawArgs ?? {});
       if (!checked.ok) {
-        return { output: `invalid arguments for ${options.name}:\n- ${checked.problems.join("\n- ")}`, isError: true };
+        return {
+          output: `invalid arguments for ${options.name}:\n- ${checked.problems.join("\n- ")}`,
+          isError: true,
+        };
       }
       const args = { ...(checked.value as Record<string, unknown>) };
       let request: Request;
@@ -48,7 +51,8 @@ export function httpTool(options: HttpToolOptions): Tool {
       try {
         const response = await (options.fetch ?? fetch)(request, { signal: ctx.signal });
         const body = await response.text();
-        if (!response.ok) return { output: `HTTP ${response.status}: ${excerpt(body, 2000)}`, isError: true };
+        if (!response.ok)
+          return { output: `HTTP ${response.status}: ${excerpt(body, 2000)}`, isError: true };
         return { output: body, isError: false };
       } catch (error) {
         return { output: `${options.name} request failed: ${errorMessage(error)}`, isError: true };
@@ -57,7 +61,12 @@ export function httpTool(options: HttpToolOptions): Tool {
   };
 }
 
-function buildRequest(options: HttpToolOptions, method: string, args: Record<string, unknown>, env: EnvLike): Request {
+function buildRequest(
+  options: HttpToolOptions,
+  method: string,
+  args: Record<string, unknown>,
+  env: EnvLike,
+): Request {
   const url = new URL(
     options.url.replace(/\{([A-Za-z0-9_]+)\}/g, (_, key: string) => {
       if (!(key in args)) throw new Error(`missing argument "${key}" for the URL`);
@@ -67,7 +76,8 @@ function buildRequest(options: HttpToolOptions, method: string, args: Record<str
     }),
   );
   const headers = new Headers();
-  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, expandEnv(value, env));
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    headers.set(name, expandEnv(value, env));
   let body: string | undefined;
   if (method === "GET" || method === "DELETE") {
     for (const [key, value] of Object.entries(args)) {

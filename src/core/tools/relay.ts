@@ -16,7 +16,10 @@ export function relayTool(name: string, description: string, schema?: InputSchem
     async execute(args, ctx) {
       if (ctx.answer?.ok) {
         const data = ctx.answer.data;
-        return { output: typeof data === "string" ? data : JSON.stringify(data ?? null), isError: false };
+        return {
+          output: typeof data === "string" ? data : JSON.stringify(data ?? null),
+          isError: false,
+        };
       }
       return pending({
         kind: "tool_call",

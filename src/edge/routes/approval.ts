@@ -1,6 +1,11 @@
 import { Hono, type Context } from "hono";
 import { readConfig, type EdgeEnv } from "../config";
-import { ApprovalTokenError, digestArgs, verifyApprovalToken, type ApprovalClaims } from "../approval-token";
+import {
+  ApprovalTokenError,
+  digestArgs,
+  verifyApprovalToken,
+  type ApprovalClaims,
+} from "../approval-token";
 import { pageHeaders, renderApprovalPage, renderMessagePage } from "../approval-page";
 import { threadStub } from "../threads";
 import { approvalSubject } from "../links";
@@ -8,16 +13,24 @@ import type { DecisionOutcome, RequestDescription } from "../protocol";
 
 type Ctx = Context<{ Bindings: Env & EdgeEnv }>;
 
-const page = (c: Ctx, html: string, status: 200 | 400 | 404 | 409 | 410 = 200) => c.html(html, status, pageHeaders());
+const page = (c: Ctx, html: string, status: 200 | 400 | 404 | 409 | 410 = 200) =>
+  c.html(html, status, pageHeaders());
 
 const TOKEN_PROBLEMS: Record<ApprovalTokenError["code"], [string, string]> = {
   expired: ["Link expired", "This approval link has expired. Ask for a new one."],
-  tampered: ["Invalid link", "This approval link is not valid (it was altered or signed with another key)."],
+  tampered: [
+    "Invalid link",
+    "This approval link is not valid (it was altered or signed with another key).",
+  ],
   malformed: ["Invalid link", "This approval link is not valid."],
 };
 
 /** Verifies the token and loads what it points at; any problem becomes a clear page, never a stack trace. */
-async function open(c: Ctx): Promise<Response | { claims: ApprovalClaims; description: Extract<RequestDescription, { state: "open" }> }> {
+async function open(
+  c: Ctx,
+): Promise<
+  Response | { claims: ApprovalClaims; description: Extract<RequestDescription, { state: "open" }> }
+> {
   const secrets = readConfig(c.env).webhookSecrets;
   let claims: ApprovalClaims | undefined;
   let problem: ApprovalTokenError | undefined;
@@ -32,23 +45,57 @@ async function open(c: Ctx): Promise<Response | { claims: ApprovalClaims; descri
   }
   if (!claims) {
     const [title, message] = TOKEN_PROBLEMS[problem?.code ?? "malformed"];
-    return page(c, renderMessagePage(title, message, "error"), problem?.code === "expired" ? 410 : 400);
+    return page(
+      c,
+      renderMessagePage(title, message, "error"),
+      problem?.code === "expired" ? 410 : 400,
+    );
   }
-  const description: RequestDescription = await threadStub(c.env, claims.threadId).describeRequest(claims.runId, claims.requestId);
+  const description: RequestDescription = await threadStub(c.env, claims.threadId).describeRequest(
+    claims.runId,
+    claims.requestId,
+  );
   switch (description.state) {
     case "open":
       if ((await digestArgs(approvalSubject(description.request))) !== claims.argsDigest) {
-        return page(c, renderMessagePage("Invalid link", "This link does not match the request it names.", "error"), 400);
+        return page(
+          c,
+          renderMessagePage(
+            "Invalid link",
+            "This link does not match the request it names.",
+            "error",
+          ),
+          400,
+        );
       }
       return { claims, description };
     case "decided": {
       const d = description.decision;
-      return page(c, renderMessagePage("Already decided", `This request was already decided: ${d.decision} (via ${d.channel}${d.decidedBy ? `, by ${d.decidedBy}` : ""}).`), 409);
+      return page(
+        c,
+        renderMessagePage(
+          "Already decided",
+          `This request was already decided: ${d.decision} (via ${d.channel}${d.decidedBy ? `, by ${d.decidedBy}` : ""}).`,
+        ),
+        409,
+      );
     }
     case "closed":
-      return page(c, renderMessagePage("No longer pending", `This run is ${description.status}; there is nothing left to decide.`, "error"), 409);
+      return page(
+        c,
+        renderMessagePage(
+          "No longer pending",
+          `This run is ${description.status}; there is nothing left to decide.`,
+          "error",
+        ),
+        409,
+      );
     default:
-      return page(c, renderMessagePage("Not found", "This request does not exist (any more).", "error"), 404);
+      return page(
+        c,
+        renderMessagePage("Not found", "This request does not exist (any more).", "error"),
+        404,
+      );
   }
 }
 
@@ -81,11 +128,29 @@ export function approvalRoutes() {
       if (opened instanceof Response) return opened;
       const { claims, description } = opened;
       const form = await c.req.parseBody();
-      const decision = form.decision === "approve" ? "approve" : form.decision === "decline" ? "decline" : undefined;
-      if (!decision) return page(c, renderMessagePage("Choose a decision", "Press Approve or Decline.", "error"), 400);
-      const reason = typeof form.reason === "string" && form.reason.trim() ? form.reason.trim().slice(0, 1000) : undefined;
-      const fields = Object.entries(form).filter(([key, value]) => key.startsWith("field:") && typeof value === "string");
-      const data = description.request.kind === "input" ? Object.fromEntries(fields.map(([k, v]) => [k.slice(6), v])) : undefined;
+      const decision =
+        form.decision === "approve"
+          ? "approve"
+          : form.decision === "decline"
+            ? "decline"
+            : undefined;
+      if (!decision)
+        return page(
+          c,
+          renderMessagePage("Choose a decision", "Press Approve or Decline.", "error"),
+          400,
+        );
+      const reason =
+        typeof form.reason === "string" && form.reason.trim()
+          ? form.reason.trim().slice(0, 1000)
+          : undefined;
+      const fields = Object.entries(form).filter(
+        ([key, value]) => key.startsWith("field:") && typeof value === "string",
+      );
+      const data =
+        description.request.kind === "input"
+          ? Object.fromEntries(fields.map(([k, v]) => [k.slice(6), v]))
+          : undefined;
       const outcome: DecisionOutcome = await threadStub(c.env, claims.threadId).decide({
         runId: claims.runId,
         requestId: claims.requestId,
@@ -97,9 +162,19 @@ export function approvalRoutes() {
       });
       if (outcome.ok) {
         const word = decision === "approve" ? "approved" : "declined";
-        return page(c, renderMessagePage(`Decision recorded: ${word}`, `Thank you. The request was ${word} and the run will continue.`));
+        return page(
+          c,
+          renderMessagePage(
+            `Decision recorded: ${word}`,
+            `Thank you. The request was ${word} and the run will continue.`,
+          ),
+        );
       }
       const details = outcome.issues?.length ? ` ${outcome.issues.join("; ")}` : "";
-      return page(c, renderMessagePage("Decision not recorded", `${outcome.message}.${details}`, "error"), outcome.status);
+      return page(
+        c,
+        renderMessagePage("Decision not recorded", `${outcome.message}.${details}`, "error"),
+        outcome.status,
+      );
     });
 }

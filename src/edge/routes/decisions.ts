@@ -19,7 +19,8 @@ export function decisionRoutes() {
     try {
       ({ id: webhookId } = await verifyWebhook(webhookSecrets, c.req.raw.headers, raw));
     } catch (error) {
-      if (error instanceof WebhookVerificationError) throw new ApiError(401, error.code, error.message);
+      if (error instanceof WebhookVerificationError)
+        throw new ApiError(401, error.code, error.message);
       throw error;
     }
     const body = parseBody(DecisionSchema, raw);
@@ -36,8 +37,21 @@ export function decisionRoutes() {
       webhookId,
     });
     if (outcome.ok) {
-      return c.json({ runId: body.runId, requestId: body.requestId, duplicate: outcome.duplicate, decision: outcome.decision }, outcome.status);
+      return c.json(
+        {
+          runId: body.runId,
+          requestId: body.requestId,
+          duplicate: outcome.duplicate,
+          decision: outcome.decision,
+        },
+        outcome.status,
+      );
     }
-    throw new ApiError(outcome.status, outcome.code, outcome.message, outcome.issues?.map((message) => ({ path: "data", message })));
+    throw new ApiError(
+      outcome.status,
+      outcome.code,
+      outcome.message,
+      outcome.issues?.map((message) => ({ path: "data", message })),
+    );
   });
 }

@@ -26,16 +26,23 @@ export function runRoutes(agents: AgentDefinition[]) {
     .get("/agents", async (c) => {
       const env = c.env as unknown as Record<string, unknown>;
       const list = await Promise.all(
-        agents.map(async (a) => ({ name: a.name, description: a.description, tools: (await agentTools(a, env)).map((t) => t.name) })),
+        agents.map(async (a) => ({
+          name: a.name,
+          description: a.description,
+          tools: (await agentTools(a, env)).map((t) => t.name),
+        })),
       );
       return c.json({ agents: list });
     })
     .post("/runs", async (c) => {
       const body = parseBody(RunCreateSchema, await readRawBody(c, MAX_RUN_BODY_BYTES));
       if (!agents.some((a) => a.name === body.agent)) {
-        throw new ApiError(400, "unknown_agent", `no agent named ${JSON.stringify(body.agent)}; see GET /v1/agents`, [
-          { path: "agent", message: "unknown agent" },
-        ]);
+        throw new ApiError(
+          400,
+          "unknown_agent",
+          `no agent named ${JSON.stringify(body.agent)}; see GET /v1/agents`,
+          [{ path: "agent", message: "unknown agent" }],
+        );
       }
       const threadId = body.threadId ?? newThreadId();
       const runId = newRunId(threadId);
@@ -49,17 +56,35 @@ export function runRoutes(agents: AgentDefinition[]) {
         ...(body.metadata ? { metadata: body.metadata } : {}),
         publicUrl: base,
       });
-      if (!outcome.ok) throw new ApiError(outcome.code === "thread_busy" ? 409 : 400, outcome.code, outcome.message);
-      return c.json({ runId, threadId, status: outcome.run.status, links: runLinks(base, runId) }, 202);
+      if (!outcome.ok)
+        throw new ApiError(
+          outcome.code === "thread_busy" ? 409 : 400,
+          outcome.code,
+          outcome.message,
+        );
+      return c.json(
+        { runId, threadId, status: outcome.run.status, links: runLinks(base, runId) },
+        202,
+      );
     })
     .get("/runs/:runId", async (c) => {
       const runId = c.req.param("runId");
       const { threadId, stub } = stubForRun(c.env, runId);
-      const view: RunView | undefined = await stub.getRun(runId, { transcript: ["1", "true"].includes(c.req.query("transcript") ?? "") });
+      const view: RunView | undefined = await stub.getRun(runId, {
+        transcript: ["1", "true"].includes(c.req.query("transcript") ?? ""),
+      });
       if (!view) throw new ApiError(404, "run_not_found", `no run ${runId}`);
       const base = publicBase(c);
       const link = view.pending
-        ? { approvalUrl: await approvalUrl(base, readConfig(c.env).webhookSecrets[0]!, { threadId, runId }, view.pending, view.expiresAt ? Date.parse(view.expiresAt) : null) }
+        ? {
+            approvalUrl: await approvalUrl(
+              base,
+              readConfig(c.env).webhookSecrets[0]!,
+              { threadId, runId },
+              view.pending,
+              view.expiresAt ? Date.parse(view.expiresAt) : null,
+            ),
+          }
         : {};
       return c.json({ ...view, links: runLinks(base, runId), ...link });
     })
@@ -69,13 +94,21 @@ export function runRoutes(agents: AgentDefinition[]) {
       const url = new URL("https://thread/events");
       url.searchParams.set("runId", runId);
       const after = c.req.header("last-event-id") ?? c.req.query("after");
-      return stub.fetch(url.toString(), { headers: after ? { "last-event-id": after } : {}, signal: c.req.raw.signal });
+      return stub.fetch(url.toString(), {
+        headers: after ? { "last-event-id": after } : {},
+        signal: c.req.raw.signal,
+      });
     })
     .post("/runs/:runId/cancel", async (c) => {
       const runId = c.req.param("runId");
       const { stub } = stubForRun(c.env, runId);
       const outcome: CancelOutcome = await stub.cancel(runId);
-      if (!outcome.ok) throw new ApiError(outcome.code === "run_not_found" ? 404 : 409, outcome.code, outcome.message);
+      if (!outcome.ok)
+        throw new ApiError(
+          outcome.code === "run_not_found" ? 404 : 409,
+          outcome.code,
+          outcome.message,
+        );
       return c.json({ ...outcome.run, links: runLinks(publicBase(c), runId) });
     });
 }

@@ -1,7 +1,10 @@
 import type { FinishReason } from "../model";
 
 /** Anthropic `stop_reason` → ours. Unknown values pass through as the provider said them. */
-export function mapAnthropicFinish(reason: string | null | undefined, hasToolCalls: boolean): FinishReason {
+export function mapAnthropicFinish(
+  reason: string | null | undefined,
+  hasToolCalls: boolean,
+): FinishReason {
   if (hasToolCalls) return "tool_calls";
   switch (reason) {
     case "tool_use":

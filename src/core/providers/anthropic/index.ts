@@ -10,7 +10,12 @@ const DEFAULT_MAX_TOKENS = 4096;
 
 const bodies = bodyBuilders(({ model, messages }) => {
   const { system, messages: converted } = toAnthropicMessages(messages);
-  return { model, max_tokens: DEFAULT_MAX_TOKENS, ...(system === undefined ? {} : { system }), messages: converted };
+  return {
+    model,
+    max_tokens: DEFAULT_MAX_TOKENS,
+    ...(system === undefined ? {} : { system }),
+    messages: converted,
+  };
 }, toAnthropicTool);
 
 /** Anthropic messages: `POST {baseUrl}/v1/messages` (`/v1` added unless present), `x-api-key`. */

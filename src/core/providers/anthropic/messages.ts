@@ -14,7 +14,9 @@ export interface AnthropicMessage {
 export function parseArguments(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text || "{}");
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -25,7 +27,10 @@ export function parseArguments(text: string): Record<string, unknown> {
  * consecutive tool results (and any user text right after them) merge into one
  * user turn, because the API wants roles to alternate.
  */
-export function toAnthropicMessages(messages: Message[]): { system?: string; messages: AnthropicMessage[] } {
+export function toAnthropicMessages(messages: Message[]): {
+  system?: string;
+  messages: AnthropicMessage[];
+} {
   const system: string[] = [];
   const out: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage["role"], blocks: AnthropicBlock[]) => {
@@ -45,7 +50,12 @@ export function toAnthropicMessages(messages: Message[]): { system?: string; mes
         const blocks: AnthropicBlock[] = [];
         if (m.content) blocks.push({ type: "text", text: m.content });
         for (const c of m.toolCalls ?? []) {
-          blocks.push({ type: "tool_use", id: c.id, name: c.name, input: parseArguments(c.arguments) });
+          blocks.push({
+            type: "tool_use",
+            id: c.id,
+            name: c.name,
+            input: parseArguments(c.arguments),
+          });
         }
         // An empty assistant turn is not accepted by the API; keep the slot with an empty text.
         push("assistant", blocks.length ? blocks : [{ type: "text", text: "" }]);
@@ -53,7 +63,12 @@ export function toAnthropicMessages(messages: Message[]): { system?: string; mes
       }
       case "tool":
         push("user", [
-          { type: "tool_result", tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) },
+          {
+            type: "tool_result",
+            tool_use_id: m.toolCallId,
+            content: m.content,
+            ...(m.isError ? { is_error: true } : {}),
+          },
         ]);
         break;
       default: {

@@ -15,7 +15,9 @@ interface AnthropicReply {
 export function parseAnthropicResponse(json: unknown, requestedModel: string): ModelTurn {
   const problem = replyProblem(json);
   if (problem !== undefined) {
-    throw new ProviderError(`anthropic: unexpected response shape (${problem}): ${excerpt(JSON.stringify(json))}`);
+    throw new ProviderError(
+      `anthropic: unexpected response shape (${problem}): ${excerpt(JSON.stringify(json))}`,
+    );
   }
   const reply = json as AnthropicReply;
   const text: string[] = [];
@@ -26,7 +28,8 @@ export function parseAnthropicResponse(json: unknown, requestedModel: string): M
       toolCalls.push({
         id: block.id || newCallId(),
         name: block.name ?? "",
-        arguments: typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {}),
+        arguments:
+          typeof block.input === "string" ? block.input : JSON.stringify(block.input ?? {}),
       });
     }
   }
@@ -59,7 +62,8 @@ function blockProblem(block: unknown): string | undefined {
   if (!isObject(block)) return ": expected an object";
   if (typeof block.type !== "string") return ".type: expected a string";
   for (const key of ["text", "id", "name"] as const) {
-    if (block[key] !== undefined && typeof block[key] !== "string") return `.${key}: expected a string`;
+    if (block[key] !== undefined && typeof block[key] !== "string")
+      return `.${key}: expected a string`;
   }
   return undefined;
 }

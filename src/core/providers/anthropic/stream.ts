@@ -6,14 +6,23 @@ import { newCallId } from "../call-ids";
 
 export const anthropicStreamFlags = () => ({ stream: true });
 
-const UsageSchema = z.looseObject({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() });
+const UsageSchema = z.looseObject({
+  input_tokens: z.number().nullish(),
+  output_tokens: z.number().nullish(),
+});
 
 const EventSchema = z.looseObject({
   type: z.string().optional(),
   index: z.number().nullish(),
   message: z.looseObject({ model: z.string().nullish(), usage: UsageSchema.nullish() }).nullish(),
   content_block: z
-    .looseObject({ type: z.string(), text: z.string().nullish(), id: z.string().nullish(), name: z.string().nullish(), input: z.unknown().optional() })
+    .looseObject({
+      type: z.string(),
+      text: z.string().nullish(),
+      id: z.string().nullish(),
+      name: z.string().nullish(),
+      input: z.unknown().optional(),
+    })
     .nullish(),
   delta: z
     .looseObject({
@@ -30,7 +39,9 @@ const EventSchema = z.looseObject({
 /** Error types Anthropic reports mid-stream that are worth another attempt (as their HTTP twins 429/500/529 are). */
 const RETRYABLE_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error"]);
 
-type Block = { kind: "text"; text: string } | { kind: "tool_use"; id: string; name: string; json: string; input: unknown };
+type Block =
+  | { kind: "text"; text: string }
+  | { kind: "tool_use"; id: string; name: string; json: string; input: unknown };
 
 /**
  * Messages-API events → one turn: `message_start` (model, input tokens),
@@ -59,10 +70,19 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
       try {
         json = JSON.parse(data);
       } catch {
-        throw new ProviderError(`anthropic: stream event is not JSON: ${excerpt(data)}`, undefined, excerpt(data, 2000));
+        throw new ProviderError(
+          `anthropic: stream event is not JSON: ${excerpt(data)}`,
+          undefined,
+          excerpt(data, 2000),
+        );
       }
       const parsed = EventSchema.safeParse(json);
-      if (!parsed.success) throw new ProviderError(`anthropic: unexpected stream event: ${excerpt(data)}`, undefined, excerpt(data, 2000));
+      if (!parsed.success)
+        throw new ProviderError(
+          `anthropic: unexpected stream event: ${excerpt(data)}`,
+          undefined,
+          excerpt(data, 2000),
+        );
       const e = parsed.data;
       const deltas: ModelDelta[] = [];
       // The `type` in the data is authoritative; some proxies drop the `event:` line.
@@ -79,7 +99,13 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
             blocks.set(index, { kind: "text", text: block.text ?? "" });
             if (block.text) deltas.push({ type: "text", text: block.text });
           } else if (block?.type === "tool_use") {
-            blocks.set(index, { kind: "tool_use", id: block.id ?? "", name: block.name ?? "", json: "", input: block.input });
+            blocks.set(index, {
+              kind: "tool_use",
+              id: block.id ?? "",
+              name: block.name ?? "",
+              json: "",
+              input: block.input,
+            });
           }
           break;
         }
@@ -121,13 +147,19 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
       const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
       const text = ordered.filter((b) => b.kind === "text").map((b) => b.text);
       const toolCalls = ordered.flatMap((b) =>
-        b.kind === "tool_use" ? [{ id: b.id || newCallId(), name: b.name, arguments: toolArguments(b) }] : [],
+        b.kind === "tool_use"
+          ? [{ id: b.id || newCallId(), name: b.name, arguments: toolArguments(b) }]
+          : [],
       );
       return {
         content: text.length ? text.join("") : null,
         toolCalls,
         finishReason: mapAnthropicFinish(stopReason, toolCalls.length > 0),
-        usage: { promptTokens: inputTokens, completionTokens: outputTokens, totalTokens: inputTokens + outputTokens },
+        usage: {
+          promptTokens: inputTokens,
+          completionTokens: outputTokens,
+          totalTokens: inputTokens + outputTokens,
+        },
         model: model ?? requestedModel,
       };
     },

@@ -2,7 +2,11 @@ import type { ChatRequest, ChatToolChoice } from "../chat";
 import { chatToMessages, declaredTool } from "../chat";
 import type { ModelRequest } from "../model";
 
-export type AnthropicToolChoice = { type: "auto" } | { type: "none" } | { type: "any" } | { type: "tool"; name: string };
+export type AnthropicToolChoice =
+  | { type: "auto" }
+  | { type: "none" }
+  | { type: "any" }
+  | { type: "tool"; name: string };
 
 /** OpenAI `tool_choice` → Anthropic: `required` is `any`, a named function is `{ type: "tool", name }`. */
 export function toAnthropicToolChoice(choice: ChatToolChoice): AnthropicToolChoice {
@@ -30,6 +34,12 @@ export function toAnthropicToolChoice(choice: ChatToolChoice): AnthropicToolChoi
 export function chatToAnthropicRequest(request: ChatRequest): ModelRequest {
   const params: Record<string, unknown> = { ...request.params };
   if (request.maxTokens !== undefined) params.max_tokens = request.maxTokens;
-  if (request.toolChoice !== undefined) params.tool_choice = toAnthropicToolChoice(request.toolChoice);
-  return { model: request.model, messages: chatToMessages(request), tools: request.tools.map(declaredTool), params };
+  if (request.toolChoice !== undefined)
+    params.tool_choice = toAnthropicToolChoice(request.toolChoice);
+  return {
+    model: request.model,
+    messages: chatToMessages(request),
+    tools: request.tools.map(declaredTool),
+    params,
+  };
 }

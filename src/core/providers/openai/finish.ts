@@ -1,7 +1,10 @@
 import type { FinishReason } from "../model";
 
 /** OpenAI `finish_reason` → ours. Unknown values pass through as the provider said them. */
-export function mapOpenAIFinish(reason: string | null | undefined, hasToolCalls: boolean): FinishReason {
+export function mapOpenAIFinish(
+  reason: string | null | undefined,
+  hasToolCalls: boolean,
+): FinishReason {
   if (hasToolCalls) return "tool_calls";
   switch (reason) {
     case "tool_calls":

@@ -6,7 +6,10 @@ import { parseOpenAIResponse } from "./response";
 import { openaiStreamFlags, openaiStreamParser } from "./stream";
 import { openaiTranslateBody } from "./translate";
 
-const bodies = bodyBuilders(({ model, messages }) => ({ model, messages: toOpenAIMessages(messages) }), toOpenAITool);
+const bodies = bodyBuilders(
+  ({ model, messages }) => ({ model, messages: toOpenAIMessages(messages) }),
+  toOpenAITool,
+);
 
 /** OpenAI chat completions: `POST {baseUrl}/chat/completions`, Bearer auth. */
 export const openaiStyle: WireStyle = {

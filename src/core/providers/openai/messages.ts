@@ -5,7 +5,11 @@ export type OpenAIMessage =
   | {
       role: "assistant";
       content: string | null;
-      tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+      tool_calls?: Array<{
+        id: string;
+        type: "function";
+        function: { name: string; arguments: string };
+      }>;
     }
   | { role: "tool"; tool_call_id: string; content: string };
 

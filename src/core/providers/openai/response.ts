@@ -3,7 +3,13 @@ import type { ModelTurn } from "../model";
 import { ProviderError, excerpt } from "../../errors";
 import { mapOpenAIFinish } from "./finish";
 import { newCallId } from "../call-ids";
-import { isObject, isOptionalNumber, isOptionalObject, isOptionalString, type JsonObject } from "../shape";
+import {
+  isObject,
+  isOptionalNumber,
+  isOptionalObject,
+  isOptionalString,
+  type JsonObject,
+} from "../shape";
 
 /**
  * A chat-completion reply → one turn, checked in the same pass that reads it: this runs
@@ -18,11 +24,13 @@ export function parseOpenAIResponse(json: unknown, requestedModel: string): Mode
   if (!isOptionalString(model)) throw shapeError("model: expected a string", json);
   const choices = json.choices;
   if (!Array.isArray(choices)) throw shapeError("choices: expected an array", json);
-  if (choices.length === 0) throw new ProviderError(`openai: response has no choices: ${excerpt(JSON.stringify(json))}`);
+  if (choices.length === 0)
+    throw new ProviderError(`openai: response has no choices: ${excerpt(JSON.stringify(json))}`);
   const choice: unknown = choices[0];
   if (!isObject(choice)) throw shapeError("choices[0]: expected an object", json);
   const finish = choice.finish_reason;
-  if (!isOptionalString(finish)) throw shapeError("choices[0].finish_reason: expected a string", json);
+  if (!isOptionalString(finish))
+    throw shapeError("choices[0].finish_reason: expected a string", json);
   const message = choice.message;
   if (!isOptionalObject(message)) throw shapeError("choices[0].message: expected an object", json);
 
@@ -32,10 +40,12 @@ export function parseOpenAIResponse(json: unknown, requestedModel: string): Mode
     const raw = message.content;
     if (typeof raw === "string") content = raw;
     else if (Array.isArray(raw)) content = partsText(raw, json);
-    else if (raw !== undefined && raw !== null) throw shapeError("choices[0].message.content: expected a string or an array of parts", json);
+    else if (raw !== undefined && raw !== null)
+      throw shapeError("choices[0].message.content: expected a string or an array of parts", json);
     const calls = message.tool_calls;
     if (calls !== undefined && calls !== null) {
-      if (!Array.isArray(calls)) throw shapeError("choices[0].message.tool_calls: expected an array", json);
+      if (!Array.isArray(calls))
+        throw shapeError("choices[0].message.tool_calls: expected an array", json);
       for (let i = 0; i < calls.length; i++) toolCalls.push(toolCall(calls[i], i, json));
     }
   }
@@ -49,7 +59,11 @@ export function parseOpenAIResponse(json: unknown, requestedModel: string): Mode
     content,
     toolCalls,
     finishReason: mapOpenAIFinish(finish, toolCalls.length > 0),
-    usage: { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: total ?? (prompt ?? 0) + (completion ?? 0) },
+    usage: {
+      promptTokens: prompt ?? 0,
+      completionTokens: completion ?? 0,
+      totalTokens: total ?? (prompt ?? 0) + (completion ?? 0),
+    },
     model: model ?? requestedModel,
     raw: json,
   };
@@ -63,8 +77,13 @@ function toolCall(call: unknown, i: number, json: unknown): ToolCall {
   if (!isObject(fn)) throw shapeError(`${at}.function: expected an object`, json);
   if (typeof fn.name !== "string") throw shapeError(`${at}.function.name: expected a string`, json);
   const args = fn.arguments;
-  if (!isOptionalString(args) && !isObject(args)) throw shapeError(`${at}.function.arguments: expected a string or an object`, json);
-  return { id: call.id || newCallId(), name: fn.name, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) };
+  if (!isOptionalString(args) && !isObject(args))
+    throw shapeError(`${at}.function.arguments: expected a string or an object`, json);
+  return {
+    id: call.id || newCallId(),
+    name: fn.name,
+    arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
+  };
 }
 
 /** Text parts (`[{ text? }]`) joined; parts without text add nothing. */
@@ -72,9 +91,11 @@ function partsText(parts: unknown[], json: unknown): string {
   let text = "";
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
-    if (!isObject(part)) throw shapeError(`choices[0].message.content[${i}]: expected an object`, json);
+    if (!isObject(part))
+      throw shapeError(`choices[0].message.content[${i}]: expected an object`, json);
     if (typeof part.text === "string") text += part.text;
-    else if (part.text !== undefined) throw shapeError(`choices[0].message.content[${i}].text: expected a string`, json);
+    else if (part.text !== undefined)
+      throw shapeError(`choices[0].message.content[${i}].text: expected a string`, json);
   }
   return text;
 }
@@ -86,5 +107,7 @@ function tokens(usage: JsonObject, key: string, json: unknown): number | undefin
 }
 
 function shapeError(problem: string, json: unknown): ProviderError {
-  return new ProviderError(`openai: unexpected response shape (${problem}): ${excerpt(JSON.stringify(json))}`);
+  return new ProviderError(
+    `openai: unexpected response shape (${problem}): ${excerpt(JSON.stringify(json))}`,
+  );
 }

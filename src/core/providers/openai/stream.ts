@@ -21,13 +21,17 @@ const ChunkSchema = z.looseObject({
         index: z.number().nullish(),
         delta: z
           .looseObject({
-            content: z.union([z.string(), z.array(z.looseObject({ text: z.string().optional() }))]).nullish(),
+            content: z
+              .union([z.string(), z.array(z.looseObject({ text: z.string().optional() }))])
+              .nullish(),
             tool_calls: z
               .array(
                 z.looseObject({
                   index: z.number().nullish(),
                   id: z.string().nullish(),
-                  function: z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+                  function: z
+                    .looseObject({ name: z.string().nullish(), arguments: z.string().nullish() })
+                    .nullish(),
                 }),
               )
               .nullish(),
@@ -41,11 +45,20 @@ const ChunkSchema = z.looseObject({
 });
 
 const ErrorSchema = z.looseObject({
-  error: z.looseObject({ message: z.string().nullish(), type: z.string().nullish(), code: z.unknown() }),
+  error: z.looseObject({
+    message: z.string().nullish(),
+    type: z.string().nullish(),
+    code: z.unknown(),
+  }),
 });
 
 /** Error types a server reports mid-stream that are worth another attempt. */
-const RETRYABLE_ERRORS = new Set(["server_error", "rate_limit_exceeded", "overloaded_error", "service_unavailable"]);
+const RETRYABLE_ERRORS = new Set([
+  "server_error",
+  "rate_limit_exceeded",
+  "overloaded_error",
+  "service_unavailable",
+]);
 
 /**
  * Chat-completion chunks → one turn. Text arrives in `choices[0].delta.content`; a
@@ -78,7 +91,11 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
       try {
         json = JSON.parse(data);
       } catch {
-        throw new ProviderError(`openai: stream chunk is not JSON: ${excerpt(data)}`, undefined, excerpt(data, 2000));
+        throw new ProviderError(
+          `openai: stream chunk is not JSON: ${excerpt(data)}`,
+          undefined,
+          excerpt(data, 2000),
+        );
       }
       const failure = ErrorSchema.safeParse(json);
       if (failure.success) {
@@ -92,7 +109,12 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
         );
       }
       const chunk = ChunkSchema.safeParse(json);
-      if (!chunk.success) throw new ProviderError(`openai: unexpected stream chunk: ${excerpt(data)}`, undefined, excerpt(data, 2000));
+      if (!chunk.success)
+        throw new ProviderError(
+          `openai: unexpected stream chunk: ${excerpt(data)}`,
+          undefined,
+          excerpt(data, 2000),
+        );
       const { choices, usage: chunkUsage, model: chunkModel } = chunk.data;
       if (chunkModel) model = chunkModel;
       if (chunkUsage) usage = chunkUsage;
@@ -129,7 +151,11 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
         content: text.length ? text.join("") : null,
         toolCalls,
         finishReason: mapOpenAIFinish(finish, toolCalls.length > 0),
-        usage: { promptTokens: prompt, completionTokens: completion, totalTokens: usage?.total_tokens ?? prompt + completion },
+        usage: {
+          promptTokens: prompt,
+          completionTokens: completion,
+          totalTokens: usage?.total_tokens ?? prompt + completion,
+        },
         model: model ?? requestedModel,
       };
     },

@@ -6,7 +6,10 @@ export interface OpenAITool {
 }
 
 export function toOpenAITool(t: Tool): OpenAITool {
-  return { type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } };
+  return {
+    type: "function",
+    function: { name: t.name, description: t.description, parameters: t.inputSchema },
+  };
 }
 
 export function toOpenAITools(tools: Tool[]): OpenAITool[] {

@@ -11,23 +11,34 @@ export function openaiTranslateBody(request: ChatRequest): Record<string, unknow
   const given =
     request.system === undefined
       ? request.messages
-      : [{ role: "system" as const, content: request.system }, ...request.messages.filter((m) => m.role !== "system" && m.role !== "developer")];
+      : [
+          { role: "system" as const, content: request.system },
+          ...request.messages.filter((m) => m.role !== "system" && m.role !== "developer"),
+        ];
   const toolChoice = request.toolChoice ?? tool_choice;
   return {
     model: request.model,
     messages: given.map(stringArguments),
     ...rest,
     ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
-    ...(request.tools.length ? { tools: request.tools, ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }) } : {}),
+    ...(request.tools.length
+      ? { tools: request.tools, ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }) }
+      : {}),
   };
 }
 
 function stringArguments(message: ChatMessage): ChatMessage {
-  if (message.role !== "assistant" || !message.tool_calls?.some((c) => typeof c.function.arguments !== "string")) return message;
+  if (
+    message.role !== "assistant" ||
+    !message.tool_calls?.some((c) => typeof c.function.arguments !== "string")
+  )
+    return message;
   return {
     ...message,
     tool_calls: message.tool_calls.map((c) =>
-      typeof c.function.arguments === "string" ? c : { ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } },
+      typeof c.function.arguments === "string"
+        ? c
+        : { ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } },
     ),
   };
 }
