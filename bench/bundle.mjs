@@ -25,8 +25,9 @@ export const env = {};
 
 function wranglerBin() {
   const local = path.join(ROOT, "node_modules", ".bin", "wrangler");
-  if (!fs.existsSync(local))
+  if (!fs.existsSync(local)) {
     throw new Error("wrangler not found: run `npm ci` at the repository root first");
+  }
   return local;
 }
 
@@ -151,4 +152,6 @@ export async function main() {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await main();
+}

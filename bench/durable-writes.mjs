@@ -79,23 +79,28 @@ async function oneRun(harness, length, dir) {
     await phase("start", () => thread.start(runId, threadId, "Please delete my account"));
     await phase("suspend", () => thread.drive(runId));
     const halted = thread.store.run(runId);
-    if (halted.status !== "pending")
+    if (halted.status !== "pending") {
       throw new Error(`run did not suspend: ${halted.status} ${halted.error ?? ""}`);
+    }
     const request = JSON.parse(halted.pending);
     await phase("decide", () => {
       const outcome = thread.decide(runId, request.id, "decline");
-      if (outcome.status !== 202)
+      if (outcome.status !== 202) {
         throw new Error(`decision not accepted: ${JSON.stringify(outcome)}`);
+      }
     });
     await phase("resume", () => thread.drive(runId));
     const done = thread.store.run(runId);
-    if (done.status !== "done")
+    if (done.status !== "done") {
       throw new Error(`run did not finish: ${done.status} ${done.error ?? ""}`);
+    }
     out.turns = done.turns;
     return out;
   } finally {
     db.close();
-    for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      fs.rmSync(f, { force: true });
+    }
   }
 }
 
@@ -109,7 +114,9 @@ export async function main() {
     for (const length of lengths) {
       await oneRun(harness, length, dir); // warm-up
       results[length] = [];
-      for (let i = 0; i < runs; i += 1) results[length].push(await oneRun(harness, length, dir));
+      for (let i = 0; i < runs; i += 1) {
+        results[length].push(await oneRun(harness, length, dir));
+      }
     }
     const med = (length, pick) => summarize(results[length].map(pick)).median;
     const total = (r, key) => PHASES.reduce((sum, [p]) => sum + r[p][key], 0);
@@ -136,13 +143,14 @@ export async function main() {
       ]);
     };
     for (const length of lengths) {
-      for (const [p, label] of PHASES)
+      for (const [p, label] of PHASES) {
         add(
           length,
           label,
           (r, key) => r[p][key],
           (r) => r[p].ms,
         );
+      }
       add(
         length,
         "whole run (per suspension cycle)",
@@ -183,4 +191,6 @@ export async function main() {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await main();
+}

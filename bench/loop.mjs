@@ -38,20 +38,25 @@ const LABELS = {
 async function setup(names, origin, fetchImpl) {
   const kernel = names.includes("toolnexus") ? await importKernel() : undefined;
   const runs = {};
-  for (const name of names) runs[name] = await systems[name](origin, kernel, fetchImpl);
+  for (const name of names) {
+    runs[name] = await systems[name](origin, kernel, fetchImpl);
+  }
   return runs;
 }
 
 async function once(name, run) {
   const text = await run();
-  if (text !== LOOP_FINAL)
+  if (text !== LOOP_FINAL) {
     throw new Error(`${name}: unexpected final text ${JSON.stringify(text)}`);
+  }
 }
 
 /** Child mode: one system alone, for its peak memory. */
 async function memoryChild(name, origin, runs, warmup) {
   const { [name]: run } = await setup([name], origin);
-  for (let i = 0; i < warmup + runs; i += 1) await once(name, run);
+  for (let i = 0; i < warmup + runs; i += 1) {
+    await once(name, run);
+  }
   process.send({
     maxRss: process.resourceUsage().maxRSS * 1024,
     heap: process.memoryUsage().heapUsed,
@@ -83,7 +88,11 @@ async function interleaved(names, run, runs, warmup) {
   const cpu = Object.fromEntries(names.map((n) => [n, []]));
   const order = (i) =>
     names.length === 2 ? (i % 2 ? names : [...names].reverse()) : shuffled(names);
-  for (let i = 0; i < warmup; i += 1) for (const name of order(i)) await once(name, run[name]);
+  for (let i = 0; i < warmup; i += 1) {
+    for (const name of order(i)) {
+      await once(name, run[name]);
+    }
+  }
   for (let i = 0; i < runs; i += 1) {
     for (const name of order(i)) {
       const c0 = process.cpuUsage();
@@ -138,15 +147,18 @@ export async function main() {
   let out = "";
   try {
     const pairs = {};
-    for (const name of NAMES.slice(1)) pairs[name] = await pairRun(name, mock.origin, runs, warmup);
+    for (const name of NAMES.slice(1)) {
+      pairs[name] = await pairRun(name, mock.origin, runs, warmup);
+    }
     const memory = {};
-    for (const name of NAMES)
+    for (const name of NAMES) {
       memory[name] = await measureMemory(
         name,
         mock.origin,
         Math.min(runs, 300),
         Math.min(warmup, 50),
       );
+    }
     const baseRow = (label, raw) => [
       label,
       raw.wall.raw.n,

@@ -54,12 +54,19 @@ async function readSse(response, onEvent) {
       buffer = buffer.slice(end + 2);
       const event = { id: undefined, event: "message", data: "" };
       for (const line of block.split("\n")) {
-        if (line.startsWith("id:")) event.id = line.slice(3).trim();
-        else if (line.startsWith("event:")) event.event = line.slice(6).trim();
-        else if (line.startsWith("data:")) event.data += line.slice(5).trim();
+        if (line.startsWith("id:")) {
+          event.id = line.slice(3).trim();
+        } else if (line.startsWith("event:")) {
+          event.event = line.slice(6).trim();
+        } else if (line.startsWith("data:")) {
+          event.data += line.slice(5).trim();
+        }
       }
-      if (block.split("\n").some((l) => l.startsWith("data:")))
-        if (onEvent(event) === false) return;
+      if (block.split("\n").some((l) => l.startsWith("data:"))) {
+        if (onEvent(event) === false) {
+          return;
+        }
+      }
     }
   }
 }
@@ -82,15 +89,18 @@ async function cycleOf(origin, signal, started_) {
     body: JSON.stringify({ agent: "support", input: "Please delete my account" }),
     signal,
   });
-  if (started.status !== 202)
+  if (started.status !== 202) {
     throw new Error(`start: HTTP ${started.status} ${await started.text()}`);
+  }
   const { runId } = await started.json();
   started_(runId);
   const events = await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}/events`, {
     headers: auth,
     signal,
   });
-  if (!events.ok) throw new Error(`events: HTTP ${events.status}`);
+  if (!events.ok) {
+    throw new Error(`events: HTTP ${events.status}`);
+  }
   const seen = [];
   let t1;
   let t2;
@@ -109,19 +119,23 @@ async function cycleOf(origin, signal, started_) {
         body,
         signal,
       }).then(async (r) => {
-        if (r.status !== 202) throw new Error(`decision: HTTP ${r.status} ${await r.text()}`);
+        if (r.status !== 202) {
+          throw new Error(`decision: HTTP ${r.status} ${await r.text()}`);
+        }
       });
       decided.catch(() => {});
     }
     if (e.event === "done" || e.event === "error") {
       t3 = performance.now();
-      if (e.event === "error" || JSON.parse(e.data).status !== "done")
+      if (e.event === "error" || JSON.parse(e.data).status !== "done") {
         throw new Error(`run ${runId} ended with ${e.event} ${e.data}`);
+      }
       return false;
     }
   });
-  if (!decided || t3 === undefined)
+  if (!decided || t3 === undefined) {
     throw new Error(`run ${runId}: stream ended early (${seen.join(",")})`);
+  }
   await decided;
   return {
     runId,
@@ -146,7 +160,9 @@ async function finishedLater(origin, runId) {
       const view = await (
         await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}`, { headers: auth })
       ).json();
-      if (view.status === "done") return true;
+      if (view.status === "done") {
+        return true;
+      }
       if (view.status === "pending") {
         // The client never got to decide: this run is waiting, not lost; it is not a finished cycle either.
         return true;
@@ -161,7 +177,9 @@ async function verify(origin, results, product) {
   const auth = { authorization: `Bearer ${API_TOKEN}` };
   const problems = [];
   const ids = new Set(results.map((r) => r.runId));
-  if (ids.size !== results.length) problems.push(`${results.length - ids.size} duplicated run ids`);
+  if (ids.size !== results.length) {
+    problems.push(`${results.length - ids.size} duplicated run ids`);
+  }
   await Promise.all(
     results.map(async (r) => {
       const view = await (
@@ -170,10 +188,13 @@ async function verify(origin, results, product) {
           { headers: auth },
         )
       ).json();
-      if (view.status !== "done") problems.push(`${r.runId}: status ${view.status}`);
+      if (view.status !== "done") {
+        problems.push(`${r.runId}: status ${view.status}`);
+      }
       const count = (name) => r.seen.filter((e) => e === name).length;
-      if (count("pending") !== 1 || count("done") !== 1)
+      if (count("pending") !== 1 || count("done") !== 1) {
         problems.push(`${r.runId}: live events ${r.seen.join(",")}`);
+      }
       if (product) {
         // The stored event log, replayed from the start: one pending, one resumed, one done.
         const replay = [];
@@ -187,18 +208,23 @@ async function verify(origin, results, product) {
           ["done", 1],
         ]) {
           const got = replay.filter((e) => e === name).length;
-          if (got !== want) problems.push(`${r.runId}: ${got} ${name} events in the log`);
+          if (got !== want) {
+            problems.push(`${r.runId}: ${got} ${name} events in the log`);
+          }
         }
         const deleted = (view.toolCalls ?? []).filter(
           (c) => c.name === "delete_account" && !c.isError,
         ).length;
-        if (deleted !== 1) problems.push(`${r.runId}: delete_account ran ${deleted} times`);
+        if (deleted !== 1) {
+          problems.push(`${r.runId}: delete_account ran ${deleted} times`);
+        }
         const roles = (view.messages ?? view.transcript ?? [])
           .map((m) => m.role)
           .join(",")
           .replace(/^system,/, "");
-        if (roles !== "user,assistant,tool,assistant")
+        if (roles !== "user,assistant,tool,assistant") {
           problems.push(`${r.runId}: transcript ${roles || "(none)"}`);
+        }
       }
     }),
   );
@@ -208,7 +234,9 @@ async function verify(origin, results, product) {
 async function measure(label, server, runs, timeoutMs, product, profileFile) {
   const signal = AbortSignal.timeout(timeoutMs);
   // Warm-up: a few sequential cycles (first isolate start, first queue batch).
-  for (let i = 0; i < 3; i += 1) await cycle(server.origin, signal);
+  for (let i = 0; i < 3; i += 1) {
+    await cycle(server.origin, signal);
+  }
   const profiler = profileFile ? await startProfile(server.inspectorPort) : undefined;
   const t0 = performance.now();
   const settled = await Promise.allSettled(
@@ -284,12 +312,15 @@ export async function main() {
           round === 0 && arg("profile") && arg("profile-only", which) === which
             ? arg("profile").replace(/\.cpuprofile$/, "") + `.${which}.cpuprofile`
             : undefined;
-        if (profile) fs.mkdirSync(path.dirname(path.resolve(profile)), { recursive: true });
-        if (profile)
+        if (profile) {
+          fs.mkdirSync(path.dirname(path.resolve(profile)), { recursive: true });
+        }
+        if (profile) {
           fs.copyFileSync(
             path.join(snapshots[i].dir, "worker.js"),
             profile.replace(/\.cpuprofile$/, ".worker.js"),
           );
+        }
         const m = await measure(s.label, servers[i], runs, timeoutMs, s.product, profile);
         console.error(
           `  round ${round + 1}, ${which}: ${m.results.length}/${m.runs} done in ${(m.wall / 1000).toFixed(1)} s${m.failures.length ? `; first failure: ${m.failures[0]}` : ""}`,
@@ -305,8 +336,12 @@ export async function main() {
       }
     }
   } finally {
-    for (const server of servers) await server.stop();
-    for (const snapshot of snapshots) snapshot.remove();
+    for (const server of servers) {
+      await server.stop();
+    }
+    for (const snapshot of snapshots) {
+      snapshot.remove();
+    }
   }
   const [base] = measured;
   const stat = (m, key) => summarize(m.results.map((r) => r[key]));
@@ -351,11 +386,15 @@ export async function main() {
     rows,
   );
   console.log(out);
-  for (const m of measured)
-    for (const line of [...m.failures.slice(0, 5), ...m.problems.slice(0, 10)])
+  for (const m of measured) {
+    for (const line of [...m.failures.slice(0, 5), ...m.problems.slice(0, 10)]) {
       console.log(`  ${m.label}: ${line}`);
+    }
+  }
   console.log(`machine: ${machine()}\n`);
   return out;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await main();
+}

@@ -44,7 +44,9 @@ export async function main() {
   try {
     const kernel = await importKernel();
     const sys = {};
-    for (const name of NAMES) sys[name] = await systems[name](mock.origin, kernel);
+    for (const name of NAMES) {
+      sys[name] = await systems[name](mock.origin, kernel);
+    }
     const rows = [];
     for (const length of lengths) {
       const prior = history(length);
@@ -62,14 +64,19 @@ export async function main() {
           const final = await sys[name].resume(text);
           const s2 = performance.now();
           const c2 = process.cpuUsage(c1);
-          if (final !== APPROVE_FINAL)
+          if (final !== APPROVE_FINAL) {
             throw new Error(`${name}: unexpected final text ${JSON.stringify(final)}`);
-          if (i < warmup) continue;
+          }
+          if (i < warmup) {
+            continue;
+          }
           suspend[name].push(s1 - s0);
           resume[name].push(s2 - s1);
           bytes[name].push(Buffer.byteLength(text));
           cpu[name].push((c2.user + c2.system) / 1000);
-          if (name === "raw") transcript = sys.raw.transcriptBytes(text);
+          if (name === "raw") {
+            transcript = sys.raw.transcriptBytes(text);
+          }
         }
       }
       const r = Object.fromEntries(NAMES.map((n) => [n, summarize(resume[n])]));
@@ -134,4 +141,6 @@ export async function main() {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await main();
+}

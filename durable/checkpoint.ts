@@ -35,7 +35,9 @@ export function forward(deps: DriverDeps, runId: string, event: RunEvent): void 
 /** A policy that decided automatically goes into the ledger too: the audit trail shows every decision. */
 function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown): void {
   const parsed = policy as { request?: Request; answer?: Answer } | undefined;
-  if (!parsed?.request?.id || !parsed.answer || deps.store.decision(parsed.request.id)) return;
+  if (!parsed?.request?.id || !parsed.answer || deps.store.decision(parsed.request.id)) {
+    return;
+  }
   const now = deps.now();
   deps.store.insertDecision({
     request_id: parsed.request.id,
@@ -79,8 +81,11 @@ export function checkpointer(
       const fresh: Message[] = state.messages.slice(committed, Math.max(committed, end));
       deps.store.appendMessages(run.run_id, fresh);
       committed += fresh.length;
-      if (halted) deps.store.putSlots(run.run_id, turnResults);
-      else deps.store.clearSlots(run.run_id);
+      if (halted) {
+        deps.store.putSlots(run.run_id, turnResults);
+      } else {
+        deps.store.clearSlots(run.run_id);
+      }
       deps.store.appendToolCalls(run.run_id, state.toolCalls.slice(toolCallsStored));
       toolCallsStored = state.toolCalls.length;
       const fields: Partial<RunRow> = {
@@ -92,9 +97,11 @@ export function checkpointer(
         const answered = turnResults.find((m) => m.pending?.id === work.request.id);
         if (!answered) {
           deps.store.markApplied(work.request.id, deps.now());
-          if (!work.finalOnly)
+          if (!work.finalOnly) {
             Object.assign(fields, { status: "running", pending: null, expires_at: null });
-          else Object.assign(fields, { pending: null });
+          } else {
+            Object.assign(fields, { pending: null });
+          }
         }
       }
       deps.store.update(run.run_id, fields, deps.now());

@@ -19,7 +19,9 @@ export function closeOpenTurn(store: RunStore, runId: string): void {
     );
     const closing: Message[] = [];
     for (const call of assistant.toolCalls) {
-      if (answered.has(call.id)) continue;
+      if (answered.has(call.id)) {
+        continue;
+      }
       const slot = slots.get(call.id);
       closing.push(
         slot
@@ -40,7 +42,9 @@ export function closeOpenTurn(store: RunStore, runId: string): void {
 }
 
 function settle(slot: ToolMessage): ToolMessage {
-  if (!slot.pending) return slot;
+  if (!slot.pending) {
+    return slot;
+  }
   const refused = declinedResult(slot.pending, "cancelled");
   return {
     role: "tool",

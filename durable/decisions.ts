@@ -37,7 +37,9 @@ export function openRequests(store: RunStore, run: RunRow): Request[] {
   const inline = parseJson<Request>(run.inline_request);
   const active = run.status === "pending" || run.status === "running";
   const inlineOpen = inline && active && !store.decision(inline.id) ? [inline] : [];
-  if (run.status !== "pending") return inlineOpen;
+  if (run.status !== "pending") {
+    return inlineOpen;
+  }
   const surfaced = pendingOfRow(run);
   const siblings = store.slots(run.run_id).flatMap((s) => (s.pending ? [s.pending] : []));
   const all = surfaced ? [surfaced, ...siblings.filter((r) => r.id !== surfaced.id)] : siblings;
@@ -64,13 +66,14 @@ export function recordDecision(
   now: number,
 ): DecisionOutcome {
   const run = store.run(input.runId);
-  if (!run)
+  if (!run) {
     return {
       ok: false,
       status: 404,
       code: "run_not_found",
       message: `no run ${input.runId} in this thread`,
     };
+  }
   const answer = answerFor(input);
 
   const existing = store.decision(input.requestId);
@@ -86,7 +89,9 @@ export function recordDecision(
     const same =
       existing.decision === input.decision &&
       canonicalJson(answerOfRow(existing)) === canonicalJson(answer);
-    if (same) return { ok: true, status: 200, decision: decisionView(existing), duplicate: true };
+    if (same) {
+      return { ok: true, status: 200, decision: decisionView(existing), duplicate: true };
+    }
     return {
       ok: false,
       status: 409,

@@ -56,7 +56,9 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
     return { kind: "continue", recovering: run.turns > 0 };
   }
   const request = pendingOfRow(run);
-  if (!request) return undefined;
+  if (!request) {
+    return undefined;
+  }
   let decision = deps.store.decision(request.id);
   if (
     run.status === "pending" &&
@@ -66,8 +68,12 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
   ) {
     decision = recordExpiry(deps, run, request);
   }
-  if (!decision || decision.applied_at !== null) return undefined;
-  if (run.status === "pending") return { kind: "answer", decision, request, finalOnly: false };
+  if (!decision || decision.applied_at !== null) {
+    return undefined;
+  }
+  if (run.status === "pending") {
+    return { kind: "answer", decision, request, finalOnly: false };
+  }
   // Cancelled after the decision was recorded: the decision still applies to its call, the model is not called again.
   if (
     run.status === "cancelled" &&
@@ -101,9 +107,13 @@ export async function driveOnce(
   signal: AbortSignal,
 ): Promise<boolean> {
   const run = deps.store.run(runId);
-  if (!run) return false;
+  if (!run) {
+    return false;
+  }
   const work = nextWork(deps, run);
-  if (!work) return false;
+  if (!work) {
+    return false;
+  }
   const agent = deps.agents.get(run.agent);
   if (!agent) {
     fail(deps, run, `agent ${JSON.stringify(run.agent)} is not deployed any more`);
@@ -159,14 +169,17 @@ export async function driveOnce(
         signal,
       });
     } else {
-      if (work.recovering)
+      if (work.recovering) {
         deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
+      }
       result = await client.continueRun({ ...stored, toolkit, history: messages, signal });
     }
   } catch (error) {
     const current = deps.store.run(runId);
     if (current?.status === "cancelled") {
-      if (work.kind === "answer" && work.finalOnly) settleCancelled(deps, runId);
+      if (work.kind === "answer" && work.finalOnly) {
+        settleCancelled(deps, runId);
+      }
       return false;
     }
     fail(deps, current ?? run, errorMessage(error));
@@ -213,7 +226,9 @@ function makeClient(
     onEvent: (event: RunEvent) => {
       // After a cancel, `done` is the last event: an interrupted driver's stragglers are not logged
       // (unless it is applying the decision recorded before the cancel).
-      if (!afterCancel && signal.aborted) return;
+      if (!afterCancel && signal.aborted) {
+        return;
+      }
       forward(deps, runId, event);
     },
     onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
@@ -248,7 +263,9 @@ async function finish(
   result: RunResult,
 ): Promise<void> {
   const run = deps.store.run(runId)!;
-  if (run.status === "cancelled") return;
+  if (run.status === "cancelled") {
+    return;
+  }
   if (result.status === "pending" && result.pending) {
     const request = result.pending;
     const expires = request.expiresAt
@@ -268,8 +285,9 @@ async function finish(
     const surfacedInline =
       run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;
     // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
-    if (!deps.store.decision(request.id) && !surfacedInline)
+    if (!deps.store.decision(request.id) && !surfacedInline) {
       await deps.halted(deps.store.run(runId)!, request);
+    }
     return;
   }
   deps.store.update(

@@ -62,14 +62,17 @@ export interface InlineDeps {
 export function durableElicitation(deps: InlineDeps, runId: string): ElicitationHandler {
   return async (asked, ctx) => {
     // Re-execution after a durable suspension: the recorded decision is the answer.
-    if (ctx.answer?.ok) return { ...ctx.answer, id: asked.id };
+    if (ctx.answer?.ok) {
+      return { ...ctx.answer, id: asked.id };
+    }
 
     // Derived from the call, so the inline request and its durable suspension are one request.
     const id = ctx.callId ? `eli_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : asked.id;
     const request: Request = { ...asked, id };
     const earlier = deps.store.decision(id);
-    if (earlier && earlier.applied_at === null)
+    if (earlier && earlier.applied_at === null) {
       return take(deps, runId, id, JSON.parse(earlier.answer) as Answer, asked.id);
+    }
 
     deps.transaction(() => {
       deps.store.update(runId, { inline_request: JSON.stringify(request) }, deps.now());
@@ -79,7 +82,9 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
     deps.parked?.(true);
     const answer = await deps.waiters.wait(id, deps.windowMs, ctx.signal);
     deps.parked?.(false);
-    if (answer) return take(deps, runId, id, answer, asked.id);
+    if (answer) {
+      return take(deps, runId, id, answer, asked.id);
+    }
     // The window closed: cancel upstream, suspend the call on the same request.
     // `inline_request` stays until the halt is stored, so a decision arriving in between is accepted.
     return suspendCall(request.kind === "authorization" ? request : { ...request, kind: "input" });

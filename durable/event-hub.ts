@@ -27,7 +27,9 @@ export class EventHub {
     const row = this.store.appendEvent(runId, type, data, Date.now());
     for (const listener of this.#listeners.get(runId) ?? []) {
       listener.write(formatSse(row));
-      if (isFinal(row)) listener.close();
+      if (isFinal(row)) {
+        listener.close();
+      }
     }
     return row;
   }
@@ -42,10 +44,14 @@ export class EventHub {
     this.#listeners.set(runId, listeners);
     const listener: Listener = {
       write: (chunk) => {
-        if (open) writer.write(encoder.encode(chunk)).catch(() => listener.close());
+        if (open) {
+          writer.write(encoder.encode(chunk)).catch(() => listener.close());
+        }
       },
       close: () => {
-        if (!open) return;
+        if (!open) {
+          return;
+        }
         open = false;
         clearInterval(keepalive);
         listeners.delete(listener);
@@ -55,7 +61,9 @@ export class EventHub {
 
     const backlog = this.store.eventsAfter(runId, afterId);
     listener.write(": connected\n\n");
-    for (const row of backlog) listener.write(formatSse(row));
+    for (const row of backlog) {
+      listener.write(formatSse(row));
+    }
     // Terminal status and its final event are written together, so a finished run's log is complete.
     if (finished()) {
       listener.close();

@@ -133,8 +133,9 @@ export class RunStore {
   }
 
   appendMessages(runId: string, messages: Message[]): void {
-    for (const message of messages)
+    for (const message of messages) {
       this.sql`INSERT INTO messages (run_id, body) VALUES (${runId}, ${JSON.stringify(message)})`;
+    }
   }
 
   slots(runId: string): ToolMessage[] {
@@ -150,7 +151,9 @@ export class RunStore {
     const stored = new Map(this.slots(runId).map((s) => [s.toolCallId, JSON.stringify(s)]));
     slots.forEach((slot, position) => {
       const body = JSON.stringify(slot);
-      if (stored.get(slot.toolCallId) === body) return;
+      if (stored.get(slot.toolCallId) === body) {
+        return;
+      }
       this
         .sql`INSERT INTO slots (run_id, position, call_id, body) VALUES (${runId}, ${position}, ${slot.toolCallId}, ${body})
         ON CONFLICT (run_id, call_id) DO UPDATE SET body = excluded.body, position = excluded.position`;
@@ -170,8 +173,9 @@ export class RunStore {
   }
 
   appendToolCalls(runId: string, entries: RunResult["toolCalls"]): void {
-    for (const entry of entries)
+    for (const entry of entries) {
       this.sql`INSERT INTO tool_calls (run_id, body) VALUES (${runId}, ${JSON.stringify(entry)})`;
+    }
   }
 
   decision(requestId: string): DecisionRow | undefined {

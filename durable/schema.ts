@@ -21,7 +21,9 @@ export function migrate(sql: Sql): void {
   }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`[0]!.n
     ? sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`[0]?.value
     : undefined;
-  if (current === String(SCHEMA_VERSION)) return;
+  if (current === String(SCHEMA_VERSION)) {
+    return;
+  }
   sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
@@ -69,7 +71,9 @@ export function migrate(sql: Sql): void {
   const columns = sql<{ name: string }>`SELECT name FROM pragma_table_info('runs')`.map(
     (c) => c.name,
   );
-  if (!columns.includes("inline_request")) sql`ALTER TABLE runs ADD COLUMN inline_request TEXT`;
+  if (!columns.includes("inline_request")) {
+    sql`ALTER TABLE runs ADD COLUMN inline_request TEXT`;
+  }
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

@@ -29,14 +29,19 @@ export function createSql(storage: SqlStorage): Sql {
 }
 
 function bind(value: unknown): SqlStorageValue {
-  if (value === undefined) return null;
-  if (typeof value === "boolean") return value ? 1 : 0;
+  if (value === undefined) {
+    return null;
+  }
+  if (typeof value === "boolean") {
+    return value ? 1 : 0;
+  }
   if (
     value === null ||
     typeof value === "string" ||
     typeof value === "number" ||
     value instanceof ArrayBuffer
-  )
+  ) {
     return value;
+  }
   return JSON.stringify(value);
 }

@@ -75,22 +75,25 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     /** Starts a run in this thread; one active run per thread. */
     async start(input: StartInput): Promise<StartOutcome> {
       const agent = agents.get(input.agent);
-      if (!agent)
+      if (!agent) {
         return {
           ok: false,
           code: "unknown_agent",
           message: `no agent named ${JSON.stringify(input.agent)}`,
         };
+      }
       // A cancelled run with a decision still to apply counts as active too: its call must settle first.
       const active = this.store.activeRun() ?? this.store.runsWithWork()[0];
-      if (active)
+      if (active) {
         return {
           ok: false,
           code: "thread_busy",
           message: `thread ${input.threadId} has an active run ${active.run_id} (${active.status})`,
         };
-      if (this.store.run(input.runId))
+      }
+      if (this.store.run(input.runId)) {
         return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
+      }
       const now = Date.now();
       this.ctx.storage.transactionSync(() =>
         this.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }),
@@ -117,7 +120,9 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       );
       if (outcome.ok && outcome.status === 202) {
         // A driver waiting inline for this request (an MCP elicitation) takes it directly.
-        if (this.#waiters.deliver(input.requestId, outcome.decision.answer)) return outcome;
+        if (this.#waiters.deliver(input.requestId, outcome.decision.answer)) {
+          return outcome;
+        }
         const run = this.store.run(input.runId)!;
         await this.#armAlarm(Date.now() + DECISION_BACKSTOP_MS);
         await this.env.RESUME_QUEUE.send({
@@ -131,12 +136,15 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     /** What the approval page shows for one request, or why it cannot. */
     async describeRequest(runId: string, requestId: string): Promise<RequestDescription> {
       const run = this.store.run(runId);
-      if (!run) return { state: "unknown" as const };
+      if (!run) {
+        return { state: "unknown" as const };
+      }
       const decided = this.store.decision(requestId);
-      if (decided && decided.run_id === runId)
+      if (decided && decided.run_id === runId) {
         return { state: "decided" as const, decision: decisionView(decided) };
+      }
       const request = openRequests(this.store, run).find((r) => r.id === requestId);
-      if (!request)
+      if (!request) {
         return {
           state:
             run.status === "pending" || run.status === "running"
@@ -144,6 +152,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
               : ("closed" as const),
           status: run.status,
         };
+      }
       return {
         state: "open" as const,
         request,
@@ -154,7 +163,9 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
 
     async cancel(runId: string): Promise<CancelOutcome> {
       const run = this.store.run(runId);
-      if (!run) return { ok: false, code: "run_not_found", message: `no run ${runId}` };
+      if (!run) {
+        return { ok: false, code: "run_not_found", message: `no run ${runId}` };
+      }
       if (run.status !== "running" && run.status !== "pending") {
         return {
           ok: false,
@@ -189,7 +200,9 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
      */
     async drive(runId?: string): Promise<void> {
       while (this.#driving) {
-        if (this.#parked) return;
+        if (this.#parked) {
+          return;
+        }
         await this.#settled();
       }
       const driving = this.#driveAll(runId);
@@ -213,7 +226,9 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     #wake(): void {
       const sleepers = this.#sleepers;
       this.#sleepers = [];
-      for (const wake of sleepers) wake();
+      for (const wake of sleepers) {
+        wake();
+      }
     }
 
     override async alarm(): Promise<void> {
@@ -226,11 +241,12 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       const request = new Request(input, init);
       const url = new URL(request.url);
       const runId = url.searchParams.get("runId") ?? "";
-      if (!this.store.run(runId))
+      if (!this.store.run(runId)) {
         return Response.json(
           { error: { code: "run_not_found", message: `no run ${runId}` } },
           { status: 404 },
         );
+      }
       const after = Number.parseInt(
         request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0",
         10,
@@ -244,7 +260,9 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     async notification(message: NotifyMessage): Promise<NotificationSource | undefined> {
       const run = this.store.run(message.runId);
       const request = run && openRequests(this.store, run).find((r) => r.id === message.requestId);
-      if (!run || !request || this.store.decision(request.id)) return undefined;
+      if (!run || !request || this.store.decision(request.id)) {
+        return undefined;
+      }
       return {
         run: {
           runId: run.run_id,
@@ -261,12 +279,13 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
 
     /** Records that a notification could not be delivered (from the dead-letter consumer). */
     async notificationFailed(message: NotifyMessage, reason: string): Promise<void> {
-      if (this.store.run(message.runId))
+      if (this.store.run(message.runId)) {
         this.events.record(message.runId, "error", {
           message: `notification for ${message.requestId} failed: ${reason}`,
           requestId: message.requestId,
           recoverable: true,
         });
+      }
     }
 
     #isFinished(runId: string): boolean {
@@ -291,9 +310,13 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         let progressed = false;
         for (const run of runs) {
           await this.#armAlarm(Date.now() + WATCHDOG_MS);
-          if (await driveOnce(deps, run.run_id, this.#abort.signal)) progressed = true;
+          if (await driveOnce(deps, run.run_id, this.#abort.signal)) {
+            progressed = true;
+          }
         }
-        if (!progressed) break;
+        if (!progressed) {
+          break;
+        }
       }
       await this.#armAlarm();
     }
@@ -309,7 +332,9 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         record: (runId, type, data) => this.events.record(runId, type, data),
         halted: async (run: RunRow, request: AgentRequest) => {
-          if (!run.callback_url) return;
+          if (!run.callback_url) {
+            return;
+          }
           await this.env.NOTIFY_QUEUE.send({
             threadId: run.thread_id,
             runId: run.run_id,
@@ -319,7 +344,9 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         waiters: this.#waiters,
         parked: (waiting) => {
           this.#parked = waiting;
-          if (waiting) this.#wake();
+          if (waiting) {
+            this.#wake();
+          }
         },
         elicitationWindowMs: options.elicitationWindowMs ?? DEFAULT_ELICITATION_WINDOW_MS,
       };
@@ -329,16 +356,24 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     async #armAlarm(atLeast?: number): Promise<void> {
       const times: number[] = atLeast === undefined ? [] : [atLeast];
       for (const run of this.store.runsWithWork()) {
-        if (run.status === "running") times.push(Date.now() + WATCHDOG_MS);
-        if (run.status === "pending" && run.expires_at !== null) times.push(run.expires_at);
-        if (pendingOfRow(run) && this.#hasUnapplied(run))
+        if (run.status === "running") {
+          times.push(Date.now() + WATCHDOG_MS);
+        }
+        if (run.status === "pending" && run.expires_at !== null) {
+          times.push(run.expires_at);
+        }
+        if (pendingOfRow(run) && this.#hasUnapplied(run)) {
           times.push(Date.now() + DECISION_BACKSTOP_MS);
+        }
       }
-      if (times.length === 0) return this.ctx.storage.deleteAlarm();
+      if (times.length === 0) {
+        return this.ctx.storage.deleteAlarm();
+      }
       const next = Math.min(...times);
       const current = await this.ctx.storage.getAlarm();
-      if (current === null || current > next || atLeast === undefined)
+      if (current === null || current > next || atLeast === undefined) {
         await this.ctx.storage.setAlarm(next);
+      }
     }
 
     #hasUnapplied(run: RunRow): boolean {

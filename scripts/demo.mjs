@@ -31,10 +31,11 @@ function fail(message) {
   process.exit(1);
 }
 function expect(actual, wanted, what) {
-  if (actual !== wanted)
+  if (actual !== wanted) {
     throw new FlowError(
       `${what}: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(actual)}`,
     );
+  }
   say(`✓ ${what}`);
 }
 
@@ -52,10 +53,11 @@ console.log(
   `toolnexus-edge demo against ${baseUrl} (credentials from ${path.basename(credentials.file)})`,
 );
 const agents = await client.agents({ expect: [200, 401] }).catch((error) => fail(error.message));
-if (agents.status === 401)
+if (agents.status === 401) {
   fail(
     `the server rejected API_TOKEN from ${path.basename(credentials.file)} (401): is it running with the same .dev.vars?`,
   );
+}
 
 const receiver = await startReceiver({ secrets: credentials.webhookSecrets });
 say(`callback receiver listening at ${receiver.url} (verifies Standard Webhooks signatures)`);
@@ -114,7 +116,9 @@ try {
       threadId,
       say,
     });
-    if (!run.expiresAt) throw new FlowError("the pending request has no expiresAt");
+    if (!run.expiresAt) {
+      throw new FlowError("the pending request has no expiresAt");
+    }
     expect(
       notification.expiresAt,
       run.expiresAt,
@@ -156,7 +160,9 @@ try {
   }
 } catch (error) {
   await receiver.close();
-  if (error instanceof FlowError) fail(error.message);
+  if (error instanceof FlowError) {
+    fail(error.message);
+  }
   const hint = /no notification reached/.test(error.message)
     ? "\n      The worker must be able to reach this machine's 127.0.0.1 (true for a local `npm start`)."
     : "";

@@ -16,7 +16,9 @@ let receiver;
 
 const watchdog = setTimeout(async () => {
   console.error(`FAIL: check:dev did not finish within ${LIMIT_MS / 1000}s`);
-  if (server) console.error(server.tail());
+  if (server) {
+    console.error(server.tail());
+  }
   await server?.stop();
   process.exit(1);
 }, LIMIT_MS);
@@ -34,8 +36,9 @@ try {
   });
   await approveFlow({ client, receiver, say });
   const problem = RUNTIME_ERROR.exec(server.output());
-  if (problem)
+  if (problem) {
     throw new Error(`wrangler dev logged a runtime error (${problem[0]}):\n${server.tail()}`);
+  }
 } catch (error) {
   failure = error;
 } finally {
@@ -46,8 +49,9 @@ try {
 
 if (failure) {
   console.error(`FAIL: ${failure.message}`);
-  if (server && !failure.message.includes("\n"))
+  if (server && !failure.message.includes("\n")) {
     console.error(`--- wrangler dev output (last lines) ---\n${server.tail()}`);
+  }
   process.exit(1);
 }
 console.log("PASS: start → pending → signed approve → done under wrangler dev");

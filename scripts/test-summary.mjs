@@ -21,9 +21,13 @@ if (existsSync(tap)) {
     .split("\n")
     .filter((line) => /^(not )?ok \d+/.test(line));
   for (const point of points) {
-    if (/# (SKIP|TODO)/i.test(point)) skipped += 1;
-    else if (point.startsWith("ok")) passed += 1;
-    else failed += 1;
+    if (/# (SKIP|TODO)/i.test(point)) {
+      skipped += 1;
+    } else if (point.startsWith("ok")) {
+      passed += 1;
+    } else {
+      failed += 1;
+    }
   }
 }
 

@@ -22,13 +22,18 @@ const kernel = await importKernel();
 const mock = await startMock();
 try {
   const run = {};
-  for (const n of names)
+  for (const n of names) {
     run[n] = await systems[n](
       inproc ? "http://mock.invalid" : mock.origin,
       kernel,
       inproc ? mockFetch : undefined,
     );
-  for (let i = 0; i < 500; i += 1) for (const n of names) await run[n]();
+  }
+  for (let i = 0; i < 500; i += 1) {
+    for (const n of names) {
+      await run[n]();
+    }
+  }
   const session = new Session();
   session.connect();
   await session.post("Profiler.enable");
@@ -39,7 +44,9 @@ try {
     for (const n of b % 2 ? names : [...names].reverse()) {
       await session.post("Profiler.start");
       const t0 = performance.now();
-      for (let i = 0; i < BLOCK; i += 1) await run[n]();
+      for (let i = 0; i < BLOCK; i += 1) {
+        await run[n]();
+      }
       wall[n] += performance.now() - t0;
       const { profile } = await session.post("Profiler.stop");
       const byId = new Map(profile.nodes.map((x) => [x.id, x]));
@@ -56,8 +63,9 @@ try {
   console.log(
     `${inproc ? "in-process" : "loopback"}, ${BLOCK * BLOCKS} runs each; µs per run under the profiler`,
   );
-  for (const n of names)
+  for (const n of names) {
     console.log(`  ${n}: wall ${(wall[n] / per).toFixed(0)}, busy ${busy(self[n]).toFixed(0)}`);
+  }
   console.log("    B−A       A       B  function (A = raw, B = toolnexus)");
   const keys = new Set([...self.raw.keys(), ...self.toolnexus.keys()]);
   [...keys]
@@ -66,8 +74,9 @@ try {
     .sort((x, y) => y[2] - y[1] - (x[2] - x[1]))
     .filter((_, i, all) => i < TOP || i >= all.length - 6)
     .forEach(([k, a, b], i, shown) => {
-      if (i === Math.min(TOP, shown.length - 6) && shown.length > TOP)
+      if (i === Math.min(TOP, shown.length - 6) && shown.length > TOP) {
         console.log("    …  (the most negative: where raw spends more)");
+      }
       console.log(
         `${(b - a).toFixed(1).padStart(7)} ${a.toFixed(1).padStart(7)} ${b.toFixed(1).padStart(7)}  ${k}`,
       );

@@ -61,8 +61,11 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
       );
     },
     async drive(runId) {
-      for (let guard = 0; guard < 100; guard += 1)
-        if (!(await driveOnce(deps, runId, signal))) return;
+      for (let guard = 0; guard < 100; guard += 1) {
+        if (!(await driveOnce(deps, runId, signal))) {
+          return;
+        }
+      }
     },
     decide(runId, requestId, decision) {
       return transaction(() =>

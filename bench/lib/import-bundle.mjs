@@ -11,6 +11,7 @@ const heap0 = process.memoryUsage().heapUsed;
 const t0 = performance.now();
 const module = await import(pathToFileURL(file).href);
 const ms = performance.now() - t0;
-if (typeof module.default?.fetch !== "function")
+if (typeof module.default?.fetch !== "function") {
   throw new Error(`${file}: no default fetch handler`);
+}
 process.send({ ms, heap: process.memoryUsage().heapUsed - heap0, rss: process.memoryUsage().rss });

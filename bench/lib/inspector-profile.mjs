@@ -7,7 +7,9 @@ import WebSocket from "ws";
 export async function startProfile(inspectorPort, { intervalUs = 200 } = {}) {
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json();
   const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
-  if (!target) throw new Error(`no inspector target on port ${inspectorPort}`);
+  if (!target) {
+    throw new Error(`no inspector target on port ${inspectorPort}`);
+  }
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     socket.once("open", resolve);
@@ -20,7 +22,9 @@ export async function startProfile(inspectorPort, { intervalUs = 200 } = {}) {
   socket.on("message", (data) => {
     const message = JSON.parse(String(data));
     const pending = waiting.get(message.id);
-    if (!pending) return;
+    if (!pending) {
+      return;
+    }
     waiting.delete(message.id);
     message.error
       ? pending.reject(new Error(message.error.message))

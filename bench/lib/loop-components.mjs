@@ -54,18 +54,26 @@ const impl = { get_weather: weather, add };
 
 function requestBody(messages, internal) {
   const request = { model: MODEL, messages: internal, tools: toolkit.tools() };
-  if (variant === "body") return style.bodyText(request);
-  if (variant === "bodyobj") return JSON.stringify(style.body(request));
+  if (variant === "body") {
+    return style.bodyText(request);
+  }
+  if (variant === "bodyobj") {
+    return JSON.stringify(style.body(request));
+  }
   return JSON.stringify({ model: MODEL, messages, tools: wireTools });
 }
 
 async function runTool(call) {
   const args = JSON.parse(call.arguments);
-  if (variant === "tools")
+  if (variant === "tools") {
     return (await toolkit.execute(call.name, args, { callId: call.id })).output;
-  if (variant === "direct")
+  }
+  if (variant === "direct") {
     return (await toolkit.get(call.name).execute(args, { callId: call.id })).output;
-  if (variant === "zod") schemas[call.name].safeParse(args);
+  }
+  if (variant === "zod") {
+    schemas[call.name].safeParse(args);
+  }
   return impl[call.name](args);
 }
 
@@ -100,7 +108,9 @@ async function withComponent() {
       content: message.content,
       ...(calls.length ? { toolCalls: calls } : {}),
     });
-    if (!calls.length) return message.content;
+    if (!calls.length) {
+      return message.content;
+    }
     const outputs = await Promise.all(calls.map(runTool));
     calls.forEach((c, i) => {
       messages.push({ role: "tool", tool_call_id: c.id, content: outputs[i] });
@@ -112,7 +122,11 @@ async function withComponent() {
 
 try {
   const run = { base: await systems.raw(mock.origin), other: withComponent };
-  for (let i = 0; i < 500; i += 1) for (const n of ["base", "other"]) await run[n]();
+  for (let i = 0; i < 500; i += 1) {
+    for (const n of ["base", "other"]) {
+      await run[n]();
+    }
+  }
   const times = { base: [], other: [] };
   for (let i = 0; i < rounds; i += 1) {
     for (const n of i % 2 ? ["base", "other"] : ["other", "base"]) {

@@ -52,10 +52,14 @@ export const systems = {
           headers,
           body: JSON.stringify({ model: MODEL, messages, tools: RAW_TOOLS }),
         });
-        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        if (!res.ok) {
+          throw new Error(`HTTP ${res.status}`);
+        }
         const message = (await res.json()).choices[0].message;
         messages.push(message);
-        if (!message.tool_calls?.length) return message.content;
+        if (!message.tool_calls?.length) {
+          return message.content;
+        }
         const results = await Promise.all(
           message.tool_calls.map(async (c) => ({
             role: "tool",

@@ -25,7 +25,9 @@ const TOOL_ROLE = /"role"\s*:\s*"tool"/g;
 function lastToolIndex(body) {
   let last = -1;
   TOOL_ROLE.lastIndex = 0;
-  for (let m; (m = TOOL_ROLE.exec(body)); ) last = m.index;
+  for (let m; (m = TOOL_ROLE.exec(body)); ) {
+    last = m.index;
+  }
   return last;
 }
 
@@ -53,7 +55,7 @@ const call = (name, args) => ({
 export function reply(path, body) {
   const final = lastToolIndex(body) > body.lastIndexOf(QUESTION_MARKER);
   if (path.startsWith("/loop/")) {
-    if (!final)
+    if (!final) {
       return completion(
         {
           role: "assistant",
@@ -62,6 +64,7 @@ export function reply(path, body) {
         },
         "tool_calls",
       );
+    }
     const ok = body.includes("sunny-17C") && /(?:\\"|[^0-9])42(?:\\"|[^0-9])/.test(body);
     return completion(
       { role: "assistant", content: ok ? LOOP_FINAL : "BAD: tool results missing" },
@@ -69,7 +72,7 @@ export function reply(path, body) {
     );
   }
   if (path.startsWith("/approve/")) {
-    if (!final)
+    if (!final) {
       return completion(
         {
           role: "assistant",
@@ -78,6 +81,7 @@ export function reply(path, body) {
         },
         "tool_calls",
       );
+    }
     return completion({ role: "assistant", content: APPROVE_FINAL }, "stop");
   }
   return undefined;

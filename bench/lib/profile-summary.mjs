@@ -18,7 +18,11 @@ const filter = filterAt > 0 ? process.argv[filterAt + 1] : undefined;
 const profile = JSON.parse(fs.readFileSync(file, "utf8"));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
-for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+for (const n of profile.nodes) {
+  for (const c of n.children ?? []) {
+    parent.set(c, n.id);
+  }
+}
 
 const self = new Map();
 const deltas = profile.timeDeltas;
@@ -40,7 +44,9 @@ for (const [id, t] of self) {
   const seen = new Set();
   for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
     const k = key(byId.get(cur));
-    if (seen.has(k)) continue;
+    if (seen.has(k)) {
+      continue;
+    }
     seen.add(k);
     totalBy.set(k, (totalBy.get(k) ?? 0) + t);
   }
@@ -71,8 +77,12 @@ function moduleAt(url, line) {
     bundleArg && !url.startsWith("file:") && !url.startsWith("node:") && url !== ""
       ? bundleArg
       : undefined;
-  if (!file && url.startsWith("file:")) file = fileURLToPath(url);
-  if (!file || !fs.existsSync(file)) return undefined;
+  if (!file && url.startsWith("file:")) {
+    file = fileURLToPath(url);
+  }
+  if (!file || !fs.existsSync(file)) {
+    return undefined;
+  }
   if (!modulesOf.has(file)) {
     const starts = [];
     fs.readFileSync(file, "utf8")
@@ -82,7 +92,9 @@ function moduleAt(url, line) {
           /^\/\/ ((?:\.\.\/)*(?:src|durable|node_modules|bench)\/\S+\.(?:ts|js|mjs|cjs))$/.exec(
             text,
           );
-        if (m) starts.push([i, m[1].replace(/^(\.\.\/)+/, "")]);
+        if (m) {
+          starts.push([i, m[1].replace(/^(\.\.\/)+/, "")]);
+        }
       });
     modulesOf.set(file, starts);
   }
@@ -92,8 +104,11 @@ function moduleAt(url, line) {
     found;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (starts[mid][0] <= line) (found = starts[mid][1]), (lo = mid + 1);
-    else hi = mid - 1;
+    if (starts[mid][0] <= line) {
+      (found = starts[mid][1]), (lo = mid + 1);
+    } else {
+      hi = mid - 1;
+    }
   }
   return found ?? "(bundle prelude)";
 }
@@ -101,9 +116,13 @@ const byModule = new Map();
 let idle = 0;
 for (const [id, t] of self) {
   const f = byId.get(id).callFrame;
-  if (f.functionName === "(idle)") idle += t;
+  if (f.functionName === "(idle)") {
+    idle += t;
+  }
   const mod = moduleAt(f.url, f.lineNumber);
-  if (!mod) continue;
+  if (!mod) {
+    continue;
+  }
   const group = mod.startsWith("node_modules/")
     ? mod
         .split("/")

@@ -40,7 +40,9 @@ export const systems = {
         headers,
         body: JSON.stringify({ model: MODEL, messages, tools }),
       });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      if (!res.ok) {
+        throw new Error(`HTTP ${res.status}`);
+      }
       return (await res.json()).choices[0].message;
     };
     return {
@@ -98,8 +100,9 @@ export const systems = {
           toolkit: await createToolkit({ tools: [refund] }),
           history,
         });
-        if (result.status !== "pending")
+        if (result.status !== "pending") {
           throw new Error(`toolnexus did not suspend: ${result.status}`);
+        }
         return JSON.stringify(result);
       },
       async resume(text) {
@@ -139,8 +142,9 @@ export const systems = {
       async suspend(history) {
         const messages = [...history, { role: "user", content: QUESTION }];
         const result = await generate(messages);
-        if (!result.content.some((p) => p.type === "tool-approval-request"))
+        if (!result.content.some((p) => p.type === "tool-approval-request")) {
           throw new Error("vercel-ai did not ask for approval");
+        }
         return JSON.stringify([...messages, ...result.response.messages]);
       },
       async resume(text) {
@@ -198,12 +202,16 @@ export const systems = {
           ...history.map(item),
           { role: "user", content: QUESTION },
         ]);
-        if (!result.interruptions?.length) throw new Error("openai-agents did not interrupt");
+        if (!result.interruptions?.length) {
+          throw new Error("openai-agents did not interrupt");
+        }
         return result.state.toString();
       },
       async resume(text) {
         const state = await agents.RunState.fromString(agent, text);
-        for (const interruption of state.getInterruptions()) state.reject(interruption);
+        for (const interruption of state.getInterruptions()) {
+          state.reject(interruption);
+        }
         return (await agents.run(agent, state)).finalOutput;
       },
     };
@@ -249,7 +257,9 @@ export const systems = {
           { messages: [...history, { role: "user", content: QUESTION }] },
           config,
         );
-        if (!result.__interrupt__?.length) throw new Error("langgraph did not interrupt");
+        if (!result.__interrupt__?.length) {
+          throw new Error("langgraph did not interrupt");
+        }
         const text = JSON.stringify({ thread, ...exportThread(saver, thread) });
         await saver.deleteThread(thread);
         return text;
@@ -296,5 +306,7 @@ function exportThread(saver, thread) {
 
 function importThread(saver, state) {
   saver.storage[state.thread] = fromJson(state.storage);
-  for (const [key, value] of Object.entries(fromJson(state.writes))) saver.writes[key] = value;
+  for (const [key, value] of Object.entries(fromJson(state.writes))) {
+    saver.writes[key] = value;
+  }
 }

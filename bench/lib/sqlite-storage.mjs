@@ -46,13 +46,18 @@ export function openStorage(file) {
   const storage = {
     exec(query, ...bindings) {
       let stmt = statements.get(query);
-      if (!stmt) statements.set(query, (stmt = db.prepare(query)));
+      if (!stmt) {
+        statements.set(query, (stmt = db.prepare(query)));
+      }
       const values = bindings.map(bind);
       counters.statements += 1;
       let rows = [];
       let written = 0;
-      if (stmt.reader) rows = stmt.all(...values);
-      else stmt.run(...values);
+      if (stmt.reader) {
+        rows = stmt.all(...values);
+      } else {
+        stmt.run(...values);
+      }
       if (WRITE.test(query)) {
         const n = changes.get().n;
         written = n + n * indexCount(query);

@@ -3,7 +3,9 @@ import os from "node:os";
 import fs from "node:fs";
 
 export function quantile(sorted, q) {
-  if (sorted.length === 0) return NaN;
+  if (sorted.length === 0) {
+    return NaN;
+  }
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[i];
 }

@@ -18,7 +18,9 @@ export function readVars(file) {
   const vars = {};
   for (const line of fs.readFileSync(file, "utf8").split("\n")) {
     const m = /^\s*([A-Z_][A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m) vars[m[1]] = m[2].replace(/^"(.*)"$/, "$1");
+    if (m) {
+      vars[m[1]] = m[2].replace(/^"(.*)"$/, "$1");
+    }
   }
   return vars;
 }
@@ -31,8 +33,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_000 }) {
   const bin = path.join(ROOT, "node_modules", ".bin", "wrangler");
-  if (!fs.existsSync(bin))
+  if (!fs.existsSync(bin)) {
     throw new Error("wrangler not found: run `npm ci` at the repository root first");
+  }
   const state = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bench-dev-"));
   const port = await freePort();
   const inspectorPort = await freePort();
@@ -89,16 +92,20 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      if (exited)
+      if (exited) {
         throw new Error(`wrangler dev exited before it was ready:\n${output.slice(-3000)}`);
-      if (Date.now() > deadline)
+      }
+      if (Date.now() > deadline) {
         throw new Error(
           `wrangler dev not ready within ${timeoutMs / 1000}s:\n${output.slice(-3000)}`,
         );
+      }
       try {
         const res = await fetch(`${origin}${ready}`, { signal: AbortSignal.timeout(2_000) });
         await res.arrayBuffer();
-        if (res.status < 500) break;
+        if (res.status < 500) {
+          break;
+        }
       } catch {}
       await sleep(250);
     }
@@ -132,6 +139,10 @@ export async function snapshotWorker(dir) {
     .readFileSync(path.join(dir, "wrangler.toml"), "utf8")
     .replace(/^main\s*=.*$/m, 'main = "worker.js"\nno_bundle = true');
   fs.writeFileSync(path.join(out, "wrangler.toml"), toml);
-  for (const f of fs.readdirSync(out)) if (f.endsWith(".map")) fs.rmSync(path.join(out, f));
+  for (const f of fs.readdirSync(out)) {
+    if (f.endsWith(".map")) {
+      fs.rmSync(path.join(out, f));
+    }
+  }
   return { dir: out, remove: () => fs.rmSync(out, { recursive: true, force: true }) };
 }

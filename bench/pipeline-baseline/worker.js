@@ -36,7 +36,9 @@ export class BareRun extends DurableObject {
 
   async decide(id, requestId) {
     const status = this.status(id);
-    if (status !== "pending") return status === undefined ? 404 : 409;
+    if (status !== "pending") {
+      return status === undefined ? 404 : 409;
+    }
     this.sql.exec(
       "UPDATE run SET status = 'decided' WHERE id = ? AND request_id = ?",
       id,
@@ -64,7 +66,9 @@ export class BareRun extends DurableObject {
   }
 
   #emit(type, data) {
-    for (const write of this.listeners) write(type, data);
+    for (const write of this.listeners) {
+      write(type, data);
+    }
   }
 
   async fetch(request) {
@@ -84,10 +88,14 @@ export class BareRun extends DurableObject {
     };
     writer.write(encoder.encode(": connected\n\n"));
     const row = this.sql.exec("SELECT status, request_id FROM run WHERE id = ?", id).toArray()[0];
-    if (row?.status === "pending")
+    if (row?.status === "pending") {
       write("pending", { request: { id: row.request_id, kind: "approval", prompt: "Approve?" } });
-    if (row?.status === "done") write("done", { status: "done" });
-    else this.listeners.add(write);
+    }
+    if (row?.status === "done") {
+      write("done", { status: "done" });
+    } else {
+      this.listeners.add(write);
+    }
     return new Response(readable, { headers: { "content-type": "text/event-stream" } });
   }
 }

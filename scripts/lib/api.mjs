@@ -39,8 +39,9 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
     } catch {
       json = raw;
     }
-    if (expect ? !expect.includes(response.status) : !response.ok)
+    if (expect ? !expect.includes(response.status) : !response.ok) {
       throw new ApiError(method, path, response.status, json);
+    }
     return { status: response.status, body: json };
   }
   const auth = { authorization: `Bearer ${apiToken}` };
@@ -68,7 +69,9 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
       let run;
       for (;;) {
         run = await this.getRun(runId);
-        if (until(run)) return run;
+        if (until(run)) {
+          return run;
+        }
         if (TERMINAL.has(run.status) || Date.now() > deadline) {
           throw new Error(
             `run ${runId} is ${run.status}${run.error ? ` (${run.error})` : ""}; gave up waiting after ${((Date.now() - deadline + timeoutMs) / 1000).toFixed(1)}s`,

@@ -36,7 +36,9 @@ const ANSI = /\x1b\[[0-9;]*m/g;
  * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], output: () => string, stop: () => Promise<void> }>}
  */
 export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}) {
-  if (ensureDevVars()) log("created .dev.vars from .dev.vars.example");
+  if (ensureDevVars()) {
+    log("created .dev.vars from .dev.vars.example");
+  }
   const credentials = devCredentials();
   const stateDir = mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
   // Exactly `npm start`'s .dev.vars, except that a developer's real model endpoint is
@@ -125,7 +127,9 @@ export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}
 
   let stopped = false;
   async function stop() {
-    if (stopped) return;
+    if (stopped) {
+      return;
+    }
     stopped = true;
     process.off("exit", onExit);
     if (!exited) {
@@ -148,15 +152,19 @@ export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}
             : `code ${exited.code}`;
         throw new Error(`wrangler dev exited (${how}) before it was ready:\n${tail()}`);
       }
-      if (/Build failed/.test(output))
+      if (/Build failed/.test(output)) {
         throw new Error(`wrangler dev could not build the worker:\n${tail()}`);
-      if (Date.now() > deadline)
+      }
+      if (Date.now() > deadline) {
         throw new Error(
           `wrangler dev was not healthy at ${url}/healthz within ${timeoutMs / 1000}s:\n${tail()}`,
         );
+      }
       try {
         const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
-        if (response.ok) break;
+        if (response.ok) {
+          break;
+        }
         await response.body?.cancel();
       } catch {
         // not listening yet

@@ -16,7 +16,9 @@ export function ensureDevVars() {
     copyFileSync(DEV_VARS_EXAMPLE, DEV_VARS, constants.COPYFILE_EXCL);
     return true;
   } catch (error) {
-    if (error.code === "EEXIST") return false;
+    if (error.code === "EEXIST") {
+      return false;
+    }
     throw error;
   }
 }
@@ -34,12 +36,16 @@ export function parseDotenv(text) {
   const vars = {};
   for (const line of text.split(/\r?\n/)) {
     const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!match) continue;
+    if (!match) {
+      continue;
+    }
     let value = match[2].trim();
     const quote = value[0];
-    if ((quote === '"' || quote === "'") && value.indexOf(quote, 1) > 0)
+    if ((quote === '"' || quote === "'") && value.indexOf(quote, 1) > 0) {
       value = value.slice(1, value.indexOf(quote, 1));
-    else value = value.replace(/\s+#.*$/, "");
+    } else {
+      value = value.replace(/\s+#.*$/, "");
+    }
     vars[match[1]] = value;
   }
   return vars;
@@ -49,8 +55,9 @@ export function parseDotenv(text) {
 export function devCredentials() {
   const { file, vars } = readDevVars();
   for (const name of ["API_TOKEN", "WEBHOOK_SECRET"]) {
-    if (!vars[name])
+    if (!vars[name]) {
       throw new Error(`${name} is not set in ${path.relative(process.cwd(), file) || file}`);
+    }
   }
   return {
     file,

@@ -9,7 +9,9 @@ import { isFinished, isPending } from "./api.mjs";
 export class FlowError extends Error {}
 
 function check(condition, message) {
-  if (!condition) throw new FlowError(message);
+  if (!condition) {
+    throw new FlowError(message);
+  }
 }
 
 const quote = (text) => JSON.stringify(text);

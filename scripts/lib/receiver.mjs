@@ -15,7 +15,9 @@ export async function startReceiver({ secrets }) {
   const waiters = [];
   let cursor = 0;
   const hand = () => {
-    while (waiters.length > 0 && cursor < items.length) waiters.shift()(items[cursor++]);
+    while (waiters.length > 0 && cursor < items.length) {
+      waiters.shift()(items[cursor++]);
+    }
   };
 
   const server = createServer((req, res) => {
@@ -28,7 +30,9 @@ export async function startReceiver({ secrets }) {
       const id = req.headers["webhook-id"];
       // A redelivery repeats the message: same webhook-id, same body. (Same id with another
       // body is NOT dropped: the demo model's request ids repeat across threads.)
-      if (items.some((item) => item.id === id && item.body === body)) return;
+      if (items.some((item) => item.id === id && item.body === body)) {
+        return;
+      }
       let json;
       try {
         json = JSON.parse(body);

@@ -42,12 +42,15 @@ export function verifyWebhook(
   const id = headers["webhook-id"];
   const timestamp = headers["webhook-timestamp"];
   const signatures = headers["webhook-signature"];
-  if (!id || !timestamp || !signatures)
+  if (!id || !timestamp || !signatures) {
     return { ok: false, reason: "missing webhook-id/-timestamp/-signature header" };
-  if (!/^\d{1,15}$/.test(timestamp))
+  }
+  if (!/^\d{1,15}$/.test(timestamp)) {
     return { ok: false, reason: "webhook-timestamp is not integer seconds" };
-  if (Math.abs(Math.floor(now / 1000) - Number(timestamp)) > toleranceSeconds)
+  }
+  if (Math.abs(Math.floor(now / 1000) - Number(timestamp)) > toleranceSeconds) {
     return { ok: false, reason: "stale webhook-timestamp" };
+  }
   const given = signatures
     .split(" ")
     .filter((entry) => entry.startsWith("v1,"))
@@ -58,8 +61,9 @@ export function verifyWebhook(
       given.some(
         (candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
       )
-    )
+    ) {
       return { ok: true, id };
+    }
   }
   return { ok: false, reason: "no signature matches" };
 }

@@ -13,8 +13,12 @@ function requireId(id: unknown, what = "id"): string {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
+  if (value === null) {
+    return "null";
+  }
+  if (Array.isArray(value)) {
+    return "an array";
+  }
   return typeof value === "string" ? JSON.stringify(value) : `a ${typeof value}`;
 }
 
@@ -34,7 +38,9 @@ export function answerOutput(id: string, data?: unknown): Answer {
  */
 export function answerDeclined(id: string, reason: string | null | undefined = "declined"): Answer {
   requireId(id);
-  if (reason === null || reason === undefined) return { id, ok: false };
+  if (reason === null || reason === undefined) {
+    return { id, ok: false };
+  }
   if (typeof reason !== "string") {
     throw new TypeError(`answerDeclined: reason must be a string or null, got ${describe(reason)}`);
   }
@@ -69,8 +75,12 @@ export function pending(init: PendingInit): ToolResult {
     kind: init.kind,
     prompt: init.prompt,
   };
-  if (init.url !== undefined) request.url = init.url;
-  if (init.data !== undefined) request.data = init.data;
+  if (init.url !== undefined) {
+    request.url = init.url;
+  }
+  if (init.data !== undefined) {
+    request.data = init.data;
+  }
   if (init.expiresAt !== undefined) {
     request.expiresAt =
       init.expiresAt instanceof Date ? init.expiresAt.toISOString() : init.expiresAt;
@@ -91,7 +101,9 @@ export function authRequired(
 export function pendingOf(result: ToolResult | undefined | null): Request | undefined {
   const candidate = result?.metadata?.pending;
   // Most results have no pending key: answer that without going through zod's failure path.
-  if (candidate === undefined || candidate === null) return undefined;
+  if (candidate === undefined || candidate === null) {
+    return undefined;
+  }
   return RequestSchema.safeParse(candidate).success ? (candidate as Request) : undefined;
 }
 

@@ -131,7 +131,9 @@ export interface Client {
  * if (result.status === "pending") save(JSON.stringify(result)); // resume later with runWithAnswer
  */
 export function createClient(options: ClientOptions): Client {
-  if (!options.baseUrl) throw new TypeError("createClient: baseUrl is required");
+  if (!options.baseUrl) {
+    throw new TypeError("createClient: baseUrl is required");
+  }
   const style = wireStyle(options.style);
   return buildClient(options, (metric) => {
     const wire = createWireCaller({
@@ -269,7 +271,9 @@ function buildClient(
     stream: boolean,
     beforeWait?: () => Promise<void>,
   ): LoopConfig => {
-    if (local !== ignore || beforeWait) return buildConfig(local, stream, beforeWait);
+    if (local !== ignore || beforeWait) {
+      return buildConfig(local, stream, beforeWait);
+    }
     return stream
       ? (shared.streamed ??= buildConfig(ignore, true))
       : (shared.plain ??= buildConfig(ignore, false));
@@ -277,7 +281,9 @@ function buildClient(
 
   /** The caller's signal combined with the client's timeout, if either is set. */
   function runSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
-    if (!options.timeoutMs) return signal;
+    if (!options.timeoutMs) {
+      return signal;
+    }
     const timeout = AbortSignal.timeout(options.timeoutMs);
     return signal ? AbortSignal.any([signal, timeout]) : timeout;
   }
@@ -389,7 +395,9 @@ function buildClient(
     async ask(prompt, { toolkit, id = "default", onText, signal }) {
       const history = (await store.get(id)) ?? [];
       const local = (e: RunEvent) => {
-        if (e.type === "text") onText?.(e.delta);
+        if (e.type === "text") {
+          onText?.(e.delta);
+        }
       };
       const result = await run(
         prompt,
@@ -402,8 +410,9 @@ function buildClient(
     },
     async askWithAnswer({ toolkit, id = "default", pending, answer, signal }) {
       const history = await store.get(id);
-      if (!history)
+      if (!history) {
         throw new TypeError(`askWithAnswer: no conversation ${JSON.stringify(id)} in the store`);
+      }
       const result = await runWithAnswer({ toolkit, history, pending, answer, signal });
       await store.set(id, result.messages);
       return result;

@@ -8,7 +8,9 @@ export type EnvLike = Record<string, unknown>;
 
 export function lookupEnv(name: string, env?: EnvLike): string | undefined {
   const own = env?.[name];
-  if (typeof own === "string") return own;
+  if (typeof own === "string") {
+    return own;
+  }
   const processEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } })
     .process?.env;
   return processEnv?.[name];
@@ -18,7 +20,9 @@ export function lookupEnv(name: string, env?: EnvLike): string | undefined {
 export function expandEnv(template: string, env?: EnvLike): string {
   return template.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const value = lookupEnv(name, env);
-    if (value === undefined) throw new Error(`environment variable ${name} is not set`);
+    if (value === undefined) {
+      throw new Error(`environment variable ${name} is not set`);
+    }
     return value;
   });
 }

@@ -1,7 +1,9 @@
 /** Typed errors the kernel throws, so callers can branch on `code` instead of message text. */
 
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
+  if (error instanceof Error) {
+    return error.message;
+  }
   return typeof error === "string" ? error : JSON.stringify(error);
 }
 

@@ -42,7 +42,9 @@ export function eventStream(
       };
       start({
         emit: (e) => {
-          if (controller.signal.aborted) return;
+          if (controller.signal.aborted) {
+            return;
+          }
           queue.push(e);
           emitted += 1;
           wake?.();
@@ -50,7 +52,9 @@ export function eventStream(
         stop: controller.signal,
         drained: () => {
           const upTo = emitted;
-          if (processed >= upTo || controller.signal.aborted) return Promise.resolve();
+          if (processed >= upTo || controller.signal.aborted) {
+            return Promise.resolve();
+          }
           return new Promise((resolve) => waiters.push({ upTo, resolve }));
         },
       }).then(
@@ -68,7 +72,9 @@ export function eventStream(
               return { value: event, done: false };
             }
             if (finished || controller.signal.aborted) {
-              if (failure !== undefined && !controller.signal.aborted) throw failure;
+              if (failure !== undefined && !controller.signal.aborted) {
+                throw failure;
+              }
               return { value: undefined, done: true };
             }
             await new Promise<void>((resolve) => (wake = resolve));
@@ -76,7 +82,9 @@ export function eventStream(
           }
         },
         async return(): Promise<IteratorResult<RunEvent>> {
-          if (!finished) controller.abort(new Error("stream closed by its consumer"));
+          if (!finished) {
+            controller.abort(new Error("stream closed by its consumer"));
+          }
           queue.length = 0;
           settle();
           return { value: undefined, done: true };

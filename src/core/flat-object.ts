@@ -37,41 +37,65 @@ const PLAIN_KEYS: Record<string, ReadonlySet<string>> = {
 };
 
 function plainDef(def: Def | undefined, type: string): def is Def {
-  if (!def || def.type !== type) return false;
+  if (!def || def.type !== type) {
+    return false;
+  }
   const allowed = PLAIN_KEYS[type];
-  if (!allowed) return false;
-  for (const key of Object.keys(def)) if (!allowed.has(key) && def[key] !== undefined) return false;
+  if (!allowed) {
+    return false;
+  }
+  for (const key of Object.keys(def)) {
+    if (!allowed.has(key) && def[key] !== undefined) {
+      return false;
+    }
+  }
   return !def.checks || def.checks.length === 0;
 }
 
 function primitive(def: Def | undefined): Primitive | undefined {
-  for (const type of ["string", "number", "boolean"] as const) if (plainDef(def, type)) return type;
+  for (const type of ["string", "number", "boolean"] as const) {
+    if (plainDef(def, type)) {
+      return type;
+    }
+  }
   return undefined;
 }
 
 /** A fast acceptor for a flat object schema, or undefined when the schema is anything else. */
 export function flatObjectAcceptor(schema: ZodType): FlatAccept | undefined {
   const def = (schema as unknown as { _zod?: { def?: Def } })._zod?.def;
-  if (!plainDef(def, "object") || !def.shape) return undefined;
+  if (!plainDef(def, "object") || !def.shape) {
+    return undefined;
+  }
   const fields: Field[] = [];
   for (const key of Object.keys(def.shape)) {
     // Assigning "__proto__" on a plain object would set its prototype, not a key.
-    if (key === "__proto__") return undefined;
+    if (key === "__proto__") {
+      return undefined;
+    }
     const fieldDef = def.shape[key]?._zod?.def;
     if (plainDef(fieldDef, "optional")) {
       const type = primitive(fieldDef.innerType?._zod?.def);
-      if (!type) return undefined;
+      if (!type) {
+        return undefined;
+      }
       fields.push({ key, type, optional: true });
       continue;
     }
     const type = primitive(fieldDef);
-    if (!type) return undefined;
+    if (!type) {
+      return undefined;
+    }
     fields.push({ key, type, optional: false });
   }
   return (args) => {
-    if (typeof args !== "object" || args === null) return undefined;
+    if (typeof args !== "object" || args === null) {
+      return undefined;
+    }
     const proto = Object.getPrototypeOf(args);
-    if (proto !== Object.prototype && proto !== null) return undefined;
+    if (proto !== Object.prototype && proto !== null) {
+      return undefined;
+    }
     const input = args as Record<string, unknown>;
     // zod strips unknown keys and lists the known ones in shape order; an optional key
     // given as `undefined` stays, an absent one stays absent.
@@ -79,11 +103,17 @@ export function flatObjectAcceptor(schema: ZodType): FlatAccept | undefined {
     for (const field of fields) {
       const value = input[field.key];
       if (value === undefined && field.optional) {
-        if (field.key in input) out[field.key] = undefined;
+        if (field.key in input) {
+          out[field.key] = undefined;
+        }
         continue;
       }
-      if (typeof value !== field.type) return undefined;
-      if (field.type === "number" && !Number.isFinite(value)) return undefined;
+      if (typeof value !== field.type) {
+        return undefined;
+      }
+      if (field.type === "number" && !Number.isFinite(value)) {
+        return undefined;
+      }
       out[field.key] = value;
     }
     return out;

@@ -108,12 +108,16 @@ export class MetricsRegistry {
       throw new TypeError(`unknown metric event: ${JSON.stringify(unknown)}`);
     }
     this.#pending.push(event);
-    if (this.#pending.length >= BATCH) this.#flush();
+    if (this.#pending.length >= BATCH) {
+      this.#flush();
+    }
   }
 
   #flush(): void {
     const events = this.#pending;
-    for (let i = 0; i < events.length; i++) this.#count(events[i] as MetricEvent);
+    for (let i = 0; i < events.length; i++) {
+      this.#count(events[i] as MetricEvent);
+    }
     events.length = 0;
   }
 
@@ -183,17 +187,23 @@ export class MetricsRegistry {
   // event (this runs several times per model turn and per tool call).
   #get(key: FamilyKey, ...labels: string[]): Series {
     let node = this.#series.get(key);
-    if (!node) this.#series.set(key, (node = new Map()));
+    if (!node) {
+      this.#series.set(key, (node = new Map()));
+    }
     const last = labels.length - 1;
     for (let i = 0; i < last; i++) {
       const label = labels[i] as string;
       let next = node.get(label) as LabelTree | undefined;
-      if (!next) node.set(label, (next = new Map()));
+      if (!next) {
+        node.set(label, (next = new Map()));
+      }
       node = next;
     }
     const label = labels[last] as string;
     let series = node.get(label) as Series | undefined;
-    if (!series) node.set(label, (series = { labels, value: 0 }));
+    if (!series) {
+      node.set(label, (series = { labels, value: 0 }));
+    }
     return series;
   }
 
@@ -217,8 +227,11 @@ function leaves(tree: LabelTree, depth: number): Series[] {
   const out: Series[] = [];
   const walk = (node: LabelTree, level: number) => {
     for (const child of node.values()) {
-      if (level === depth - 1) out.push(child as Series);
-      else walk(child as LabelTree, level + 1);
+      if (level === depth - 1) {
+        out.push(child as Series);
+      } else {
+        walk(child as LabelTree, level + 1);
+      }
     }
   };
   walk(tree, 0);
@@ -234,13 +247,17 @@ function compareLabels(a: readonly string[], b: readonly string[]): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i] ?? "";
     const y = b[i] ?? "";
-    if (x !== y) return x < y ? -1 : 1;
+    if (x !== y) {
+      return x < y ? -1 : 1;
+    }
   }
   return 0;
 }
 
 function labelSet(pairs: ReadonlyArray<readonly [string, string]>): string {
-  if (pairs.length === 0) return "";
+  if (pairs.length === 0) {
+    return "";
+  }
   return `{${pairs.map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(",")}}`;
 }
 
@@ -250,8 +267,14 @@ function escapeLabelValue(v: string): string {
 
 // Go's strconv.ParseFloat (what Prometheus uses) accepts JS's "1e-7" / "1e+21" forms.
 function formatNumber(n: number): string {
-  if (Number.isNaN(n)) return "NaN";
-  if (n === Infinity) return "+Inf";
-  if (n === -Infinity) return "-Inf";
+  if (Number.isNaN(n)) {
+    return "NaN";
+  }
+  if (n === Infinity) {
+    return "+Inf";
+  }
+  if (n === -Infinity) {
+    return "-Inf";
+  }
   return String(n);
 }

@@ -43,7 +43,9 @@ export function createWireCaller(options: WireCallOptions) {
   // A caller's header replaces the built-in one of the same name, whatever its case.
   // Kept as a plain object of lowercase names: fetch copies it cheaply on every request.
   const merged = new Headers(style.headers(options.apiKey));
-  for (const [name, value] of Object.entries(options.headers ?? {})) merged.set(name, value);
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    merged.set(name, value);
+  }
   const headers: Record<string, string> = Object.fromEntries(merged);
 
   // With a bodyTransform the body is built as an object for it; without one, as JSON text
@@ -77,31 +79,42 @@ export function createWireCaller(options: WireCallOptions) {
     // A server that ignores the stream flag answers with one JSON reply: use it whole.
     if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
       const turn = parseJsonReply(await response.text(), response.status, model);
-      if (turn.content) deliver(turn.content);
+      if (turn.content) {
+        deliver(turn.content);
+      }
       return turn;
     }
     const parser = style.streamParser(model);
     try {
       for await (const event of readSse(response.body, signal)) {
-        for (const delta of parser.push(event)) if (delta.text) deliver(delta.text);
-        if (parser.ended) break;
+        for (const delta of parser.push(event)) {
+          if (delta.text) {
+            deliver(delta.text);
+          }
+        }
+        if (parser.ended) {
+          break;
+        }
       }
     } catch (error) {
-      if (error instanceof ProviderError || error instanceof SinkFailure || signal?.aborted)
+      if (error instanceof ProviderError || error instanceof SinkFailure || signal?.aborted) {
         throw error;
+      }
       throw new StreamInterruptedError(
         `${style.name}: stream failed while reading: ${errorMessage(error)}`,
         delivered(),
         error,
       );
     }
-    if (signal?.aborted)
+    if (signal?.aborted) {
       throw new RunAbortedError("run aborted during a model call", signal.reason);
-    if (!parser.complete)
+    }
+    if (!parser.complete) {
       throw new StreamInterruptedError(
         `${style.name}: stream ended before its final event`,
         delivered(),
       );
+    }
     return parser.finish();
   }
 
@@ -126,8 +139,9 @@ export function createWireCaller(options: WireCallOptions) {
 
     for (let attempt = 0; ; attempt += 1) {
       // A wait that ended normally after an abort must not lead to another request.
-      if (signal?.aborted)
+      if (signal?.aborted) {
         throw new RunAbortedError("run aborted before a model call", signal.reason);
+      }
       const started = Date.now();
       const record = (status: string, usage?: ModelTurn["usage"]) =>
         options.metric({
@@ -146,8 +160,9 @@ export function createWireCaller(options: WireCallOptions) {
             : { method: "POST", headers, body: payload },
         );
       } catch (error) {
-        if (signal?.aborted)
+        if (signal?.aborted) {
           throw new RunAbortedError("run aborted during a model call", signal.reason);
+        }
         record("error");
         if (attempt >= options.retries) {
           throw new ProviderError(
@@ -186,9 +201,12 @@ export function createWireCaller(options: WireCallOptions) {
         record("ok", turn.usage);
         return turn;
       } catch (error) {
-        if (error instanceof SinkFailure) throw error.error;
-        if (signal?.aborted)
+        if (error instanceof SinkFailure) {
+          throw error.error;
+        }
+        if (signal?.aborted) {
           throw new RunAbortedError("run aborted during a model call", signal.reason);
+        }
         record("error");
         if (
           error instanceof ProviderError &&
@@ -233,8 +251,9 @@ async function sleepOrAbort(
   try {
     await sleep(ms, signal);
   } catch (error) {
-    if (signal?.aborted)
+    if (signal?.aborted) {
       throw new RunAbortedError("run aborted while waiting to retry", signal.reason);
+    }
     throw error;
   }
 }

@@ -14,9 +14,13 @@ export function parseRetryAfter(
   value: string | null | undefined,
   maxMs = MAX_RETRY_DELAY_MS,
 ): number | undefined {
-  if (value == null) return undefined;
+  if (value == null) {
+    return undefined;
+  }
   const trimmed = value.trim();
-  if (!/^\d+$/.test(trimmed)) return undefined;
+  if (!/^\d+$/.test(trimmed)) {
+    return undefined;
+  }
   return Math.min(Number(trimmed) * 1000, maxMs);
 }
 
@@ -32,8 +36,12 @@ export function backoffDelay(
 
 /** Resolves after `ms`, or rejects with the signal's reason if it aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  if (ms <= 0) return Promise.resolve();
+  if (signal?.aborted) {
+    return Promise.reject(signal.reason);
+  }
+  if (ms <= 0) {
+    return Promise.resolve();
+  }
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);

@@ -36,8 +36,12 @@ export function toJsonSchema(schema: InputSchema | undefined): JsonSchema {
   // and every request body serializes this schema again (JSON.stringify's fast path needs
   // plain-shaped objects).
   const { $schema: _dropped, ...out } = source;
-  if (out.type === undefined) return { type: "object", properties: {}, ...out };
-  if (out.type === "object" && out.properties === undefined) out.properties = {};
+  if (out.type === undefined) {
+    return { type: "object", properties: {}, ...out };
+  }
+  if (out.type === "object" && out.properties === undefined) {
+    out.properties = {};
+  }
   return out;
 }
 
@@ -61,9 +65,13 @@ export function argsValidator(schema: InputSchema): (args: unknown) => ValidateR
     const accept = flatObjectAcceptor(schema);
     return (args) => {
       const accepted = accept?.(args);
-      if (accepted) return { ok: true, value: accepted };
+      if (accepted) {
+        return { ok: true, value: accepted };
+      }
       const parsed = z.safeParse(schema, args);
-      if (parsed.success) return { ok: true, value: parsed.data };
+      if (parsed.success) {
+        return { ok: true, value: parsed.data };
+      }
       return {
         ok: false,
         problems: parsed.error.issues.map((issue) => {
@@ -76,7 +84,9 @@ export function argsValidator(schema: InputSchema): (args: unknown) => ValidateR
   return (args) => {
     // Built on first use, so a schema the validator rejects fails the call, not the definition.
     const result = validatorFor(schema).validate(args);
-    if (result.valid) return { ok: true, value: args };
+    if (result.valid) {
+      return { ok: true, value: args };
+    }
     return { ok: false, problems: describe(result.errors) };
   };
 }
@@ -120,7 +130,9 @@ function describe(errors: OutputUnit[]): string[] {
 // cfworker reports "#/a%20b"; show the JSON Pointer "/a b" (~0 and ~1 escapes kept).
 function pointer(instanceLocation: string): string {
   const raw = instanceLocation.replace(/^#/, "");
-  if (raw === "") return "(root)";
+  if (raw === "") {
+    return "(root)";
+  }
   try {
     return decodeURIComponent(raw);
   } catch {

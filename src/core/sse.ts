@@ -35,7 +35,9 @@ export async function* readSse(
   body: ReadableStream<Uint8Array> | null,
   signal?: AbortSignal,
 ): AsyncGenerator<EventSourceMessage> {
-  if (!body) return;
+  if (!body) {
+    return;
+  }
   const ready: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => void ready.push(event) });
   const decoder = new TextDecoder();
@@ -46,7 +48,9 @@ export async function* readSse(
   try {
     while (!signal?.aborted) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) {
+        break;
+      }
       parser.feed(decoder.decode(value, { stream: true }));
       yield* drain(ready);
     }
@@ -62,5 +66,7 @@ export async function* readSse(
 }
 
 function* drain(ready: EventSourceMessage[]) {
-  while (ready.length) yield ready.shift()!;
+  while (ready.length) {
+    yield ready.shift()!;
+  }
 }

@@ -115,11 +115,12 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
     register,
     async execute(name, args, ctx = {}) {
       const tool = byName.get(name);
-      if (!tool)
+      if (!tool) {
         return {
           output: `unknown tool "${name}"; available: ${[...byName.keys()].join(", ") || "none"}`,
           isError: true,
         };
+      }
       try {
         return await tool.execute(
           args,

@@ -68,7 +68,9 @@ const InputSchema = z.object({
 /** Checks the shape first: a bad request names the field and never reaches the provider. */
 function validate(input: TranslateRequest): void {
   const checked = InputSchema.safeParse(input);
-  if (checked.success) return;
+  if (checked.success) {
+    return;
+  }
   const issue = checked.error.issues[0];
   const where =
     issue?.path
@@ -133,7 +135,9 @@ export async function translateOnce(
 }
 
 function translateFinish(turn: ModelTurn): TranslateResult["finishReason"] {
-  if (turn.toolCalls.length) return "tool_calls";
+  if (turn.toolCalls.length) {
+    return "tool_calls";
+  }
   switch (turn.finishReason) {
     case "length":
       return "length";

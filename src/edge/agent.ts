@@ -54,7 +54,9 @@ export function defineAgent(definition: AgentDefinition): AgentDefinition {
     );
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.
-  if (definition.mcp !== undefined) parseMcpConfig(definition.mcp);
+  if (definition.mcp !== undefined) {
+    parseMcpConfig(definition.mcp);
+  }
   return Object.freeze({ ...definition });
 }
 

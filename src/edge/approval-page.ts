@@ -105,7 +105,9 @@ export function pageHeaders(): Record<string, string> {
 
 /** One labelled text input per property of a flat JSON Schema object; unknown shapes render nothing. */
 function renderFields(schema: unknown): string {
-  if (!isRecord(schema) || !isRecord(schema["properties"])) return "";
+  if (!isRecord(schema) || !isRecord(schema["properties"])) {
+    return "";
+  }
   const required: unknown[] = Array.isArray(schema["required"]) ? schema["required"] : [];
   return Object.entries(schema["properties"])
     .map(([name, def], index) => {
@@ -147,7 +149,9 @@ function row(term: string, definition: string): string {
 }
 
 function prettyJson(value: unknown): string {
-  if (value === undefined) return "(no arguments)";
+  if (value === undefined) {
+    return "(no arguments)";
+  }
   try {
     return JSON.stringify(value, null, 2) ?? String(value);
   } catch {

@@ -94,22 +94,30 @@ export async function verifyApprovalToken(
   }
 
   const claims = parseClaims(payload);
-  if (!claims) throw new ApprovalTokenError("malformed", "approval token claims are invalid");
+  if (!claims) {
+    throw new ApprovalTokenError("malformed", "approval token claims are invalid");
+  }
   const now = Math.floor((opts.now ?? Date.now()) / 1000);
-  if (now >= claims.exp) throw new ApprovalTokenError("expired", "this approval link has expired");
+  if (now >= claims.exp) {
+    throw new ApprovalTokenError("expired", "this approval link has expired");
+  }
   return claims;
 }
 
 function parseClaims(payload: string): ApprovalClaims | null {
   const bytes = fromBase64Url(payload);
-  if (!bytes) return null;
+  if (!bytes) {
+    return null;
+  }
   let value: unknown;
   try {
     value = JSON.parse(decoder.decode(bytes));
   } catch {
     return null;
   }
-  if (typeof value !== "object" || value === null) return null;
+  if (typeof value !== "object" || value === null) {
+    return null;
+  }
   const { threadId, runId, requestId, argsDigest, exp } = value as Record<string, unknown>;
   if (
     typeof threadId !== "string" ||
@@ -141,7 +149,9 @@ export function canonicalJson(value: unknown): string {
     const members: string[] = [];
     for (const key of Object.keys(record).sort()) {
       const item = record[key];
-      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") {
+        continue;
+      }
       members.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
     }
     return `{${members.join(",")}}`;

@@ -39,21 +39,25 @@ const parsed = new WeakMap<EdgeEnv, EdgeConfig>();
 /** Reads and checks the configuration; computed once per environment object (errors are not cached). */
 export function readConfig(env: EdgeEnv): EdgeConfig {
   let config = parsed.get(env);
-  if (!config) parsed.set(env, (config = parseConfig(env)));
+  if (!config) {
+    parsed.set(env, (config = parseConfig(env)));
+  }
   return config;
 }
 
 function parseConfig(env: EdgeEnv): EdgeConfig {
   const apiToken = env.API_TOKEN?.trim();
-  if (!apiToken)
+  if (!apiToken) {
     throw new ConfigError(
       "API_TOKEN is not set: add it as a secret (`wrangler secret put API_TOKEN`) or in .dev.vars",
     );
+  }
   const secrets = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);
-  if (secrets.length === 0)
+  if (secrets.length === 0) {
     throw new ConfigError(
       "WEBHOOK_SECRET is not set: add a whsec_… secret (see .dev.vars.example)",
     );
+  }
   for (const secret of secrets) {
     try {
       parseWebhookSecret(secret);
@@ -63,8 +67,9 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
   }
   let publicUrl: string | undefined;
   if (env.PUBLIC_URL) {
-    if (!isUrl(env.PUBLIC_URL))
+    if (!isUrl(env.PUBLIC_URL)) {
       throw new ConfigError(`PUBLIC_URL is not a URL: ${JSON.stringify(env.PUBLIC_URL)}`);
+    }
     publicUrl = env.PUBLIC_URL.replace(/\/+$/, "");
   }
   return {
@@ -77,15 +82,18 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
 
 function readLlm(env: EdgeEnv): LlmConfig {
   const baseUrl = env.LLM_BASE_URL!;
-  if (!isUrl(baseUrl))
+  if (!isUrl(baseUrl)) {
     throw new ConfigError(`LLM_BASE_URL is not a URL: ${JSON.stringify(baseUrl)}`);
+  }
   const style = env.LLM_STYLE ?? "openai";
   if (style !== "openai" && style !== "anthropic") {
     throw new ConfigError(
       `LLM_STYLE must be "openai" or "anthropic", got ${JSON.stringify(style)}`,
     );
   }
-  if (!env.LLM_MODEL) throw new ConfigError("LLM_MODEL is not set (required with LLM_BASE_URL)");
+  if (!env.LLM_MODEL) {
+    throw new ConfigError("LLM_MODEL is not set (required with LLM_BASE_URL)");
+  }
   return {
     baseUrl,
     style,

@@ -16,8 +16,9 @@ export interface WorkerOptions {
 export function createWorker(options: WorkerOptions): ExportedHandler<Env & EdgeEnv> {
   const names = new Set<string>();
   for (const agent of options.agents) {
-    if (names.has(agent.name))
+    if (names.has(agent.name)) {
       throw new TypeError(`two agents are named ${JSON.stringify(agent.name)}`);
+    }
     names.add(agent.name);
   }
   const app = createApp(options.agents);

@@ -46,7 +46,9 @@ const lookupOrder = defineTool<{ orderId: string }>({
   inputSchema: z.object({ orderId: z.string().describe('The order number, e.g. "42"') }),
   run: ({ orderId }) => {
     const id = orderId.trim().replace(/^#/, "");
-    if (!/^\d{1,9}$/.test(id)) return { output: `order ${orderId} not found`, isError: true };
+    if (!/^\d{1,9}$/.test(id)) {
+      return { output: `order ${orderId} not found`, isError: true };
+    }
     return JSON.stringify(fakeOrder(id));
   },
 });
@@ -98,9 +100,13 @@ const askUser = defineTool<{ question: string }>({
       data: { schema: INPUT_SCHEMA },
       ...(id ? { id } : {}),
     };
-    if (!ctx.answer) return pending(ask);
+    if (!ctx.answer) {
+      return pending(ask);
+    }
     // The loop never re-executes on a refusal; a caller that does gets the refusal back.
-    if (!ctx.answer.ok) return declinedResult({ ...ask, id: ctx.answer.id }, ctx.answer.reason);
+    if (!ctx.answer.ok) {
+      return declinedResult({ ...ask, id: ctx.answer.id }, ctx.answer.reason);
+    }
     const data = ctx.answer.data;
     const answer =
       typeof data === "object" &&

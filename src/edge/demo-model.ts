@@ -22,10 +22,13 @@ export function demoSupportModel(request: ModelRequest): GeneratedMessage {
   const { messages } = request;
   const last = messages[messages.length - 1];
   let reply: { content: string | null; calls: Call[] };
-  if (last?.role === "tool") reply = { content: summarize(messages), calls: [] };
-  else if (last?.role === "user")
+  if (last?.role === "tool") {
+    reply = { content: summarize(messages), calls: [] };
+  } else if (last?.role === "user") {
     reply = understand(last.content, (name) => request.tools.some((t) => t.name === name));
-  else reply = { content: HELP, calls: [] };
+  } else {
+    reply = { content: HELP, calls: [] };
+  }
 
   // Ids are unique within a transcript (the turn index grows) and differ across transcripts (the hash).
   const turn = messages.filter((m) => m.role === "assistant").length;
@@ -61,25 +64,32 @@ function understand(
       : { content: HELP, calls: [] };
   const orderId = /(?:\border\s*(?:number|no\.?|id)?\s*[#:]?\s*|#)(\d+)\b/.exec(t)?.[1];
 
-  if (/\bdelete\b/.test(t) && /\baccount\b/.test(t)) return call("delete_account", {});
+  if (/\bdelete\b/.test(t) && /\baccount\b/.test(t)) {
+    return call("delete_account", {});
+  }
   if (/\brefund/.test(t)) {
     const amount = parseAmount(t);
-    if (!orderId)
+    if (!orderId) {
       return {
         content: "Which order should I refund? Please give the order number (e.g. order 42).",
         calls: [],
       };
-    if (amount === undefined)
+    }
+    if (amount === undefined) {
       return { content: `Which amount should I refund on order ${orderId}?`, calls: [] };
+    }
     return call("refund_order", { orderId, amount });
   }
-  if (/\baddress\b|\bask me\b/.test(t))
+  if (/\baddress\b|\bask me\b/.test(t)) {
     return call("ask_user", { question: "What is your new shipping address?" });
+  }
   const anyNumber = orderId ?? /\b(\d+)\b/.exec(t)?.[1];
-  if (/\border\b|\bstatus\b|\bwhere(?: is|'s)\b/.test(t) && anyNumber)
+  if (/\border\b|\bstatus\b|\bwhere(?: is|'s)\b/.test(t) && anyNumber) {
     return call("lookup_order", { orderId: anyNumber });
-  if (/\bshipping\b/.test(t))
+  }
+  if (/\bshipping\b/.test(t)) {
     return call("ask_user", { question: "What is your new shipping address?" });
+  }
   return { content: HELP, calls: [] };
 }
 
@@ -95,7 +105,9 @@ function parseAmount(t: string): number | undefined {
 /** The final text for the tool results that follow the last assistant message. */
 function summarize(messages: Message[]): string {
   let index = messages.length - 1;
-  while (index >= 0 && messages[index]?.role === "tool") index -= 1;
+  while (index >= 0 && messages[index]?.role === "tool") {
+    index -= 1;
+  }
   const assistant = messages[index];
   const calls = assistant?.role === "assistant" ? (assistant.toolCalls ?? []) : [];
   const results = messages.slice(index + 1) as ToolMessage[];
@@ -106,15 +118,20 @@ function summarize(messages: Message[]): string {
 
 function outcome(result: ToolMessage, args: Record<string, unknown>): string {
   const refused = result.reason !== undefined || result.content.startsWith("declined/expired: ");
-  if (!result.isError)
+  if (!result.isError) {
     return result.name === "lookup_order" ? reportOrder(result.content) : `Done: ${result.content}`;
-  if (!refused || result.content.startsWith("unresolved: "))
+  }
+  if (!refused || result.content.startsWith("unresolved: ")) {
     return `Something went wrong: ${result.content}`;
+  }
   const what = action(result.name, args);
   const reason = result.reason ?? "declined";
-  if (reason === "expired") return `The approval request expired, so I did not ${what}.`;
-  if (reason.startsWith("policy:"))
+  if (reason === "expired") {
+    return `The approval request expired, so I did not ${what}.`;
+  }
+  if (reason.startsWith("policy:")) {
     return `A policy blocked this: ${reason.slice("policy:".length).trim()}. I did not ${what}.`;
+  }
   const how = reason === "declined" || reason === "cancelled" ? reason : `declined (${reason})`;
   return `Understood — I did not ${what} because it was ${how}.`;
 }
@@ -169,6 +186,8 @@ function charsOf(message: Message): number {
 /** A short, stable hash (FNV-1a, 32 bit) in base 36. */
 function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < text.length; i += 1) {
+    hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  }
   return (hash >>> 0).toString(36);
 }

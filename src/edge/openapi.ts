@@ -36,7 +36,9 @@ function components() {
   const registry = z.registry<{ id: string }>();
   for (const schema of Object.values(SCHEMAS)) {
     const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
-    if (id) registry.add(schema, { id });
+    if (id) {
+      registry.add(schema, { id });
+    }
   }
   const { schemas } = z.toJSONSchema(registry, {
     uri: (id) => `#/components/schemas/${id}`,

@@ -41,15 +41,20 @@ export function createQueueHandler(options: {
             env,
             message.body.threadId,
           ).notification(message.body);
-          if (!source?.run.callbackUrl) return message.ack(); // decided or gone meanwhile: nothing to say
+          if (!source?.run.callbackUrl) {
+            return message.ack(); // decided or gone meanwhile: nothing to say
+          }
           const result = await deliver(
             source.run.callbackUrl,
             await buildNotification(source, config),
             config,
             options.fetch,
           );
-          if (result.ok) message.ack();
-          else message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+          if (result.ok) {
+            message.ack();
+          } else {
+            message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+          }
         });
       }
       case names.notifyDeadLetter:

@@ -16,7 +16,9 @@ export function newRunId(threadId: string): string {
 /** The thread of a run id, or undefined when the id is not one of ours. */
 export function threadOf(runId: string): string | undefined {
   const dot = runId.indexOf(".");
-  if (dot <= 0) return undefined;
+  if (dot <= 0) {
+    return undefined;
+  }
   const threadId = runId.slice(0, dot);
   return THREAD_ID.test(threadId) && /^run_[a-f0-9]{20}$/.test(runId.slice(dot + 1))
     ? threadId

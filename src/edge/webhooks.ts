@@ -92,7 +92,9 @@ export async function verifyWebhook(
   opts: { now?: number; toleranceSeconds?: number } = {},
 ): Promise<{ id: string; timestamp: number }> {
   const keys = (Array.isArray(secrets) ? secrets : [secrets]).map(parseWebhookSecret);
-  if (keys.length === 0) throw new Error("no webhook secret configured");
+  if (keys.length === 0) {
+    throw new Error("no webhook secret configured");
+  }
 
   const missing = REQUIRED_HEADERS.filter((name) => !headers.get(name));
   const id = headers.get("webhook-id");
@@ -151,9 +153,13 @@ export async function verifyWebhook(
 /** Constant-time for equal lengths; lengths themselves are public (always 32 here). */
 /** Byte equality whose time does not depend on where the inputs differ. */
 export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
+  if (a.length !== b.length) {
+    return false;
+  }
   let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  for (let i = 0; i < a.length; i++) {
+    diff |= a[i]! ^ b[i]!;
+  }
   return diff === 0;
 }
 
@@ -170,13 +176,17 @@ async function hmac(key: Uint8Array, content: string): Promise<Uint8Array> {
 
 export function encodeBase64(bytes: Uint8Array): string {
   let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
+  for (const byte of bytes) {
+    binary += String.fromCharCode(byte);
+  }
   return btoa(binary);
 }
 
 /** Strict decode: `null` instead of throwing, and no whitespace or stray characters. */
 export function decodeBase64(text: string): Uint8Array | null {
-  if (!BASE64.test(text)) return null;
+  if (!BASE64.test(text)) {
+    return null;
+  }
   try {
     return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   } catch {

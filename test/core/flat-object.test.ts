@@ -88,7 +88,9 @@ function inputs(keys: string[]): unknown[] {
     const missing = { ...base };
     delete missing[key];
     out.push(missing);
-    for (const value of values) out.push({ ...base, [key]: value });
+    for (const value of values) {
+      out.push({ ...base, [key]: value });
+    }
   }
   const nullProto = Object.assign(Object.create(null), base);
   out.push(nullProto);
@@ -107,7 +109,9 @@ describe("flat-object fast path", () => {
     let accepted = 0;
     for (const input of inputs([...keysOf(schema), "zzz"])) {
       const fast = accept!(input);
-      if (fast === undefined) continue;
+      if (fast === undefined) {
+        continue;
+      }
       accepted += 1;
       const slow = z.safeParse(schema, input);
       expect(
@@ -145,7 +149,9 @@ describe("flat-object fast path", () => {
         const slow = z.safeParse(schema, input);
         const checked = validateArgs(schema, input);
         expect(checked.ok, JSON.stringify(input)).toBe(slow.success);
-        if (checked.ok && slow.success) expect(checked.value).toEqual(slow.data);
+        if (checked.ok && slow.success) {
+          expect(checked.value).toEqual(slow.data);
+        }
       }
     },
   );

@@ -119,8 +119,9 @@ describe("parseMcpConfig", () => {
       [{ mcpServers: {}, servers: {} }, /^mcp config: use one of mcpServers, servers or mcp/],
       [null, /^mcp config: must be an object/],
     ];
-    for (const [config, message] of bad)
+    for (const [config, message] of bad) {
       expect(() => parseMcpConfig(config), JSON.stringify(config)).toThrow(message);
+    }
     expect(() => parseMcpConfig({ mcpServers: { docs: { url: "x" } } })).toThrow(TypeError);
   });
 

@@ -173,8 +173,9 @@ describe("elicitation through waitFor", () => {
       waitFor: (r) => answerDeclined(r.id, answers.shift()),
     });
     const outputs: string[] = [];
-    for (let i = 0; i < reasons.length; i++)
+    for (let i = 0; i < reasons.length; i++) {
       outputs.push((await toolkit.execute("tickets_create_ticket", {})).output);
+    }
     expect(server.elicitResults.map((r) => r.action)).toEqual([
       "decline",
       "cancel",
@@ -380,7 +381,9 @@ describe("onElicitation: the per-call hook the edge plugs into", () => {
       hookCalls.push({ answer: ctx.answer });
       // The edge's choice: no decision within the window ⇒ suspend durably; on the
       // re-execution the durable decision is the answer (re-addressed to this request).
-      if (ctx.answer?.ok) return { ...ctx.answer, id: request.id };
+      if (ctx.answer?.ok) {
+        return { ...ctx.answer, id: request.id };
+      }
       return suspendCall({ ...request, id: `durable-${ctx.callId}` });
     };
     const { server, toolkit } = await setup({ onElicitation });
@@ -474,7 +477,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until(condition: () => boolean, ms = 2000): Promise<void> {
   const end = Date.now() + ms;
   while (!condition()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
+    if (Date.now() > end) {
+      throw new Error("condition not met in time");
+    }
     await sleep(10);
   }
 }

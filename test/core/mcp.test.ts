@@ -430,7 +430,9 @@ describe("MCP tool source: SSE fallback", () => {
 async function until(condition: () => boolean, ms = 2000): Promise<void> {
   const end = Date.now() + ms;
   while (!condition()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
+    if (Date.now() > end) {
+      throw new Error("condition not met in time");
+    }
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -115,8 +115,9 @@ describe("MetricsRegistry", () => {
     ]);
     // 0.01 and 0.05 fall in le=0.05 (upper bounds are inclusive); 120s only in +Inf.
     expect(buckets.map((b) => b.value)).toEqual([2, 2, 2, 3, 3, 4, 4, 4, 4, 4, 5]);
-    for (let i = 1; i < buckets.length; i++)
+    for (let i = 1; i < buckets.length; i++) {
       expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
+    }
     expect(value(text, "toolnexus_llm_request_duration_seconds_count", '{model="m"}')).toBe(5);
     expect(value(text, "toolnexus_llm_request_duration_seconds_sum", '{model="m"}')).toBeCloseTo(
       122.36,
@@ -143,7 +144,9 @@ describe("MetricsRegistry", () => {
   test("series are sorted by label values, regardless of insertion order", () => {
     const render = (models: string[]) => {
       const m = new MetricsRegistry();
-      for (const model of models) m.record({ type: "run_error", model, error: "x" });
+      for (const model of models) {
+        m.record({ type: "run_error", model, error: "x" });
+      }
       return m.render();
     };
     const text = render(["b", "a", "B", "ab"]);
@@ -192,8 +195,9 @@ describe("MetricsRegistry", () => {
     for (let n = 1; n <= 300; n++) {
       m.record({ type: "llm_request", model: "m", status: "ok", durationMs: 1 });
       // Render at a few points, including right at and right after batch boundaries.
-      if ([1, 63, 64, 65, 128, 300].includes(n))
+      if ([1, 63, 64, 65, 128, 300].includes(n)) {
         expect(value(m.render(), name, '{model="m",status="ok"}')).toBe(n);
+      }
     }
     const text = m.render();
     expect(value(text, "toolnexus_llm_request_duration_seconds_count", '{model="m"}')).toBe(300);

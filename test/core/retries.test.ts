@@ -159,7 +159,9 @@ describe("how long it waits", () => {
     const { waits, client } = setup([...steps, ok], { retries: 12, retryBaseMs: 30_000 });
     await client.run("hi", { toolkit: await toolkit() });
     expect(waits).toHaveLength(12);
-    for (const w of waits) expect(w).toBeLessThanOrEqual(MAX_RETRY_DELAY_MS);
+    for (const w of waits) {
+      expect(w).toBeLessThanOrEqual(MAX_RETRY_DELAY_MS);
+    }
   });
 });
 
@@ -329,7 +331,9 @@ describe("reporting", () => {
     const statuses: string[] = [];
     const { client } = setup([status(502), ok], {
       onMetric: (e) => {
-        if (e.type === "llm_request") statuses.push(e.status);
+        if (e.type === "llm_request") {
+          statuses.push(e.status);
+        }
       },
     });
     await client.run("hi", { toolkit: await toolkit() });

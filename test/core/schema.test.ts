@@ -19,7 +19,9 @@ const payment = {
 };
 
 function problemsOf(result: ReturnType<typeof validateArgs>): string[] {
-  if (result.ok) throw new Error(`expected failure, got ${JSON.stringify(result.value)}`);
+  if (result.ok) {
+    throw new Error(`expected failure, got ${JSON.stringify(result.value)}`);
+  }
   return result.problems;
 }
 

@@ -87,8 +87,12 @@ async function parse(style: Style, chunks: Uint8Array[], error?: Error) {
   const parser = wireStyle(style).streamParser("requested-model");
   const deltas: string[] = [];
   for await (const event of readSse(chunkedBody(chunks, error))) {
-    for (const d of parser.push(event)) deltas.push(d.text);
-    if (parser.ended) break;
+    for (const d of parser.push(event)) {
+      deltas.push(d.text);
+    }
+    if (parser.ended) {
+      break;
+    }
   }
   return { deltas, complete: parser.complete, turn: parser.finish() };
 }
@@ -99,7 +103,9 @@ function insideMultiByte(text: string): number[] {
   let byte = 0;
   for (const ch of text) {
     const size = encode(ch).length;
-    for (let k = 1; k < size; k++) offsets.push(byte + k);
+    for (let k = 1; k < size; k++) {
+      offsets.push(byte + k);
+    }
     byte += size;
   }
   return offsets;

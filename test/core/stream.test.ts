@@ -71,7 +71,9 @@ async function toolkitWith(log: Array<{ name: string; args: unknown; answer?: un
         inputSchema: { type: "object", properties: { amount: { type: "number" } } },
         run: (args: any, ctx) => {
           log.push({ name: "refund", args, ...(ctx.answer ? { answer: ctx.answer } : {}) });
-          if (ctx.answer) return `refunded ${args.amount}`;
+          if (ctx.answer) {
+            return `refunded ${args.amount}`;
+          }
           return pending({ kind: "approval", prompt: `Refund ${args.amount}?`, id: "req-refund" });
         },
       }),
@@ -81,7 +83,9 @@ async function toolkitWith(log: Array<{ name: string; args: unknown; answer?: un
 
 async function collect(iterable: AsyncIterable<RunEvent>) {
   const events: RunEvent[] = [];
-  for await (const e of iterable) events.push(e);
+  for await (const e of iterable) {
+    events.push(e);
+  }
   return events;
 }
 const texts = (events: RunEvent[]) => events.flatMap((e) => (e.type === "text" ? [e.delta] : []));
@@ -276,8 +280,9 @@ describe.each(STYLES)("%s stream()", (style) => {
         },
       },
     );
-    for await (const e of client.stream("refund", { toolkit: await toolkitWith(log) }))
+    for await (const e of client.stream("refund", { toolkit: await toolkitWith(log) })) {
       consumed.push(e);
+    }
     expect(seenWhenAsked).toEqual(["text", "text", "usage", "tool_call", "pending"]);
     expect(types(consumed)).toEqual([
       "text",
@@ -423,7 +428,9 @@ describe.each(STYLES)("%s stream()", (style) => {
     );
     const seen: RunEvent[] = [];
     const error = await (async () => {
-      for await (const e of client.stream("hi", { toolkit: await toolkitWith() })) seen.push(e);
+      for await (const e of client.stream("hi", { toolkit: await toolkitWith() })) {
+        seen.push(e);
+      }
     })().catch((e) => e);
     expect(texts(seen).join("")).toMatch(/^Partial /);
     expect(error).toBeInstanceOf(ProviderError);
@@ -491,7 +498,9 @@ describe.each(STYLES)("%s stream()", (style) => {
         toolkit: await toolkitWith(),
         signal: controller.signal,
       })) {
-        if (e.type === "text") controller.abort(new Error("user left"));
+        if (e.type === "text") {
+          controller.abort(new Error("user left"));
+        }
       }
     })().catch((e) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
@@ -510,8 +519,11 @@ describe.each(STYLES)("%s stream()", (style) => {
       ),
       sse(style, { text: ["unused"] }),
     ]);
-    for await (const e of client.stream("hi", { toolkit: await toolkitWith(log) }))
-      if (e.type === "text") break;
+    for await (const e of client.stream("hi", { toolkit: await toolkitWith(log) })) {
+      if (e.type === "text") {
+        break;
+      }
+    }
     await new Promise((r) => setTimeout(r, 20));
     expect(log).toEqual([]);
     expect(llm.bodies).toHaveLength(1);

@@ -31,9 +31,12 @@ function approvalTool(
     inputSchema: { type: "object", properties: { n: { type: "number" } } },
     async run(args, ctx) {
       calls.push({ args, ctx });
-      if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
-      if (ctx.answer && !opts.suspendAgain)
+      if (opts.delayMs) {
+        await new Promise((r) => setTimeout(r, opts.delayMs));
+      }
+      if (ctx.answer && !opts.suspendAgain) {
         return `${name} done with ${JSON.stringify(ctx.answer.data ?? null)}`;
+      }
       return pending({
         kind: "approval",
         prompt: `Allow ${name}?`,

@@ -61,12 +61,14 @@ function toolResults(
 ): Array<{ id: string; content: string; isError: boolean }> {
   const out: Array<{ id: string; content: string; isError: boolean }> = [];
   for (const m of body.messages) {
-    if (style === "openai" && m.role === "tool")
+    if (style === "openai" && m.role === "tool") {
       out.push({ id: m.tool_call_id, content: m.content, isError: false });
+    }
     if (style === "anthropic" && Array.isArray(m.content)) {
       for (const b of m.content) {
-        if (b.type === "tool_result")
+        if (b.type === "tool_result") {
           out.push({ id: b.tool_use_id, content: b.content, isError: b.is_error === true });
+        }
       }
     }
   }
@@ -393,7 +395,9 @@ describe.each(STYLES)("%s malformed replies", (style) => {
     expect(sent!.id).toBe("c1");
     expect(sent!.content).toMatch(/invalid arguments for echo/);
     expect(sent!.content).toMatch(/JSON/);
-    if (style === "anthropic") expect(sent!.isError).toBe(true);
+    if (style === "anthropic") {
+      expect(sent!.isError).toBe(true);
+    }
     expect(result.toolCalls[0]).toMatchObject({ id: "c1", isError: true });
     assertBalanced(style, fake.bodies[1]);
   });

@@ -65,10 +65,11 @@ async function inlinePending(
     const isInline = (frame: SseFrame) =>
       frame.event === "pending" && JSON.parse(frame.data).inline === true;
     const frame = await reader.until(isInline, timeoutMs);
-    if (!frame)
+    if (!frame) {
       throw new Error(
         `run ${runId}: the event stream closed without an inline pending event: ${reader.frames.map((f) => f.event).join(",")}`,
       );
+    }
     return JSON.parse(frame.data);
   } finally {
     await reader.cancel();

@@ -607,7 +607,9 @@ describe("cancel and decision ordering", { timeout: 30_000 }, () => {
     expect(cancelled.toolCalls.map((c) => [c.name, c.output])).toEqual([
       ["refund_order", "Refunded $80 on order 42"],
     ]);
-    if (started.ok) expect((await getRun(nextRunId)).status).toBe("done");
+    if (started.ok) {
+      expect((await getRun(nextRunId)).status).toBe("done");
+    }
 
     const thread = (await messageRows(threadId)).map((r) => ({
       run: r.run_id,
@@ -615,8 +617,9 @@ describe("cancel and decision ordering", { timeout: 30_000 }, () => {
     }));
     // The cancelled run's rows all come before the next run's, and every call has its result.
     const firstOfNext = thread.findIndex((r) => r.run === nextRunId);
-    if (firstOfNext >= 0)
+    if (firstOfNext >= 0) {
       expect(thread.slice(firstOfNext).every((r) => r.run === nextRunId)).toBe(true);
+    }
     const calls = thread.flatMap((r) =>
       r.message.role === "assistant" ? (r.message.toolCalls ?? []).map((c) => c.id) : [],
     );

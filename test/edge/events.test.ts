@@ -42,7 +42,9 @@ function expectWellFormed(frames: SseFrame[]): void {
     expect(() => JSON.parse(frame.data), frame.data).not.toThrow();
   }
   const numbers = ids(frames);
-  for (let i = 1; i < numbers.length; i += 1) expect(numbers[i]!).toBeGreaterThan(numbers[i - 1]!);
+  for (let i = 1; i < numbers.length; i += 1) {
+    expect(numbers[i]!).toBeGreaterThan(numbers[i - 1]!);
+  }
 }
 
 describe("the event log of a finished run", () => {
@@ -324,7 +326,9 @@ describe("a live stream", () => {
       ).toBe(202);
       const logs = await Promise.all(listeners.map((l) => l.toEnd()));
       const stored = await allEvents(started.runId);
-      for (const log of logs) expect(log).toEqual(stored);
+      for (const log of logs) {
+        expect(log).toEqual(stored);
+      }
     },
     SLOW,
   );

@@ -237,8 +237,9 @@ describe("POST /v1/runs validation", () => {
     const bytes = new TextEncoder().encode(big);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let i = 0; i < bytes.length; i += 16 * 1024)
+        for (let i = 0; i < bytes.length; i += 16 * 1024) {
           controller.enqueue(bytes.slice(i, i + 16 * 1024));
+        }
         controller.close();
       },
     });
@@ -926,8 +927,9 @@ describe("/openapi.json", () => {
       ["/openapi.json", "get"],
       ["/healthz", "get"],
     ];
-    for (const [path, method] of routes)
+    for (const [path, method] of routes) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
 
     // Every $ref resolves to a component.
   });

@@ -173,7 +173,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
       delays.push(delay!);
     }
     expect(delays[0]).toBeGreaterThan(0);
-    for (let i = 1; i < delays.length; i += 1) expect(delays[i]).toBeGreaterThan(delays[i - 1]!);
+    for (let i = 1; i < delays.length; i += 1) {
+      expect(delays[i]).toBeGreaterThan(delays[i - 1]!);
+    }
     expect(calls).toHaveLength(4);
     expect(new Set(calls.map((c) => c.headers.get("webhook-id")))).toEqual(
       new Set([notificationId({ runId, request })]),
@@ -228,7 +230,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     let seen = "";
     while (!seen.includes("event: error")) {
       const chunk = await reader.read();
-      if (chunk.done) break;
+      if (chunk.done) {
+        break;
+      }
       seen += new TextDecoder().decode(chunk.value);
     }
     expect(seen).toContain("event: error");
@@ -241,7 +245,9 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     // The stream then ends with the run's done event.
     while (!seen.includes("event: done")) {
       const chunk = await reader.read();
-      if (chunk.done) break;
+      if (chunk.done) {
+        break;
+      }
       seen += new TextDecoder().decode(chunk.value);
     }
     expect(seen).toContain("event: done");
@@ -290,8 +296,9 @@ function recordNotifySends(): NotifyMessage[] {
     body: unknown,
     options?: QueueSendOptions,
   ) {
-    if (typeof body === "object" && body !== null && "requestId" in body)
+    if (typeof body === "object" && body !== null && "requestId" in body) {
       sends.push(body as NotifyMessage);
+    }
     return send.call(this, body, options);
   });
   return sends;

@@ -71,7 +71,9 @@ export async function sqlIn(
 export async function startPending(input: string, extra: Record<string, unknown> = {}) {
   const started = await startRun({ agent: "support", input, ...extra });
   const run = await waitForStatus(started.runId, ["pending"]);
-  if (!run.pending) throw new Error(`run ${started.runId} is pending without a request`);
+  if (!run.pending) {
+    throw new Error(`run ${started.runId} is pending without a request`);
+  }
   return { ...started, run, request: run.pending, stub: threadStub(started.threadId) };
 }
 
@@ -84,8 +86,12 @@ export async function until<T>(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (value) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -100,6 +106,8 @@ export async function transcriptOf(runId: string): Promise<Message[]> {
 
 export function countBy<T>(items: T[], key: (item: T) => string): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  for (const item of items) {
+    counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  }
   return counts;
 }

@@ -9,8 +9,12 @@ export const BASE = "https://edge.test";
 
 export function api(path: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
-  if (!headers.has("authorization")) headers.set("authorization", `Bearer ${API_TOKEN}`);
-  if (init.body && !headers.has("content-type")) headers.set("content-type", "application/json");
+  if (!headers.has("authorization")) {
+    headers.set("authorization", `Bearer ${API_TOKEN}`);
+  }
+  if (init.body && !headers.has("content-type")) {
+    headers.set("content-type", "application/json");
+  }
   return SELF.fetch(`${BASE}${path}`, { ...init, headers });
 }
 
@@ -18,8 +22,9 @@ export async function startRun(
   body: Record<string, unknown>,
 ): Promise<{ runId: string; threadId: string; status: string; links: Record<string, string> }> {
   const response = await api("/v1/runs", { method: "POST", body: JSON.stringify(body) });
-  if (response.status !== 202)
+  if (response.status !== 202) {
     throw new Error(`start failed: ${response.status} ${await response.text()}`);
+  }
   return response.json();
 }
 
@@ -28,8 +33,9 @@ export async function getRun(
   query = "",
 ): Promise<RunView & { approvalUrl?: string; transcript?: unknown[] }> {
   const response = await api(`/v1/runs/${runId}${query}`);
-  if (response.status !== 200)
+  if (response.status !== 200) {
     throw new Error(`get failed: ${response.status} ${await response.text()}`);
+  }
   return response.json();
 }
 
@@ -38,8 +44,9 @@ export async function waitForStatus(runId: string, statuses: string[], timeoutMs
   const deadline = Date.now() + timeoutMs;
   let run = await getRun(runId);
   while (!statuses.includes(run.status)) {
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
       throw new Error(`run ${runId} stayed ${run.status}, wanted ${statuses.join("|")}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
     run = await getRun(runId);
   }

@@ -64,7 +64,9 @@ export function render(style: Style, reply: ScriptedReply, model = "fake-model")
     };
   }
   const content: unknown[] = [];
-  if (reply.content) content.push({ type: "text", text: reply.content });
+  if (reply.content) {
+    content.push({ type: "text", text: reply.content });
+  }
   for (const c of reply.toolCalls ?? []) {
     content.push({
       type: "tool_use",
@@ -106,12 +108,18 @@ export function scriptedFetch<Reply>(
     headers.push(request.headers);
     const n = index++;
     let step = steps[n];
-    if (step === undefined) throw new Error(`${label}: no scripted reply for call #${n + 1}`);
-    if (step instanceof Error) throw step;
-    if (typeof step === "function")
+    if (step === undefined) {
+      throw new Error(`${label}: no scripted reply for call #${n + 1}`);
+    }
+    if (step instanceof Error) {
+      throw step;
+    }
+    if (typeof step === "function") {
       step = (step as (body: any, index: number) => Reply | RawReply)(body, n);
-    if (isRaw(step))
+    }
+    if (isRaw(step)) {
       return new Response(step.body ?? "", { status: step.status, headers: step.headers });
+    }
     return reply(step as Reply);
   };
   return { fetch: fake, bodies, urls, headers };
@@ -129,12 +137,20 @@ export function assertBalanced(style: Style, body: any): void {
   const results: string[] = [];
   for (const m of body.messages) {
     if (style === "openai") {
-      for (const c of m.tool_calls ?? []) calls.push(c.id);
-      if (m.role === "tool") results.push(m.tool_call_id);
+      for (const c of m.tool_calls ?? []) {
+        calls.push(c.id);
+      }
+      if (m.role === "tool") {
+        results.push(m.tool_call_id);
+      }
     } else if (Array.isArray(m.content)) {
       for (const b of m.content) {
-        if (b.type === "tool_use") calls.push(b.id);
-        if (b.type === "tool_result") results.push(b.tool_use_id);
+        if (b.type === "tool_use") {
+          calls.push(b.id);
+        }
+        if (b.type === "tool_result") {
+          results.push(b.tool_use_id);
+        }
       }
     }
   }

@@ -36,7 +36,9 @@ export function openaiStream(script: StreamScript): string {
       usage: null,
     });
   let out = chunk({ role: "assistant", content: "", refusal: null });
-  for (const piece of script.text ?? []) out += chunk({ content: piece });
+  for (const piece of script.text ?? []) {
+    out += chunk({ content: piece });
+  }
   const calls = script.toolCalls ?? [];
   const openers = calls.map((c, index) =>
     chunk({
@@ -50,8 +52,11 @@ export function openaiStream(script: StreamScript): string {
   );
   if (script.interleave) {
     out += openers.join("");
-    for (let i = 0; slices.some((s) => i < s.length); i++)
-      for (const s of slices) out += s[i] ?? "";
+    for (let i = 0; slices.some((s) => i < s.length); i++) {
+      for (const s of slices) {
+        out += s[i] ?? "";
+      }
+    }
   } else {
     calls.forEach((_, i) => (out += openers[i]! + slices[i]!.join("")));
   }
@@ -98,11 +103,12 @@ export function anthropicStream(script: StreamScript): string {
       "content_block_start",
     );
     out += sse({ type: "ping" }, "ping");
-    for (const piece of script.text)
+    for (const piece of script.text) {
       out += sse(
         { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } },
         "content_block_delta",
       );
+    }
     out += sse({ type: "content_block_stop", index }, "content_block_stop");
     index++;
   }
@@ -148,7 +154,9 @@ export const streamFor = (style: Style, script: StreamScript) =>
 /** Cuts `text` into JSON-text slices of at most `size` characters: a tool call's arguments as they stream. */
 export function slices(text: string, size = 3): string[] {
   const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  for (let i = 0; i < text.length; i += size) {
+    out.push(text.slice(i, i + size));
+  }
   return out;
 }
 
@@ -178,7 +186,9 @@ export function chunksOf(bytes: Uint8Array, splitAt: number[] | "bytes" = []): U
   const chunks: Uint8Array[] = [];
   let start = 0;
   for (const offset of [...offsets, bytes.length]) {
-    if (offset <= start || offset > bytes.length) continue;
+    if (offset <= start || offset > bytes.length) {
+      continue;
+    }
     chunks.push(bytes.slice(start, offset));
     start = offset;
   }
@@ -191,9 +201,13 @@ export function chunkedBody(chunks: Uint8Array[], error?: Error): ReadableStream
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       const next = chunks[i++];
-      if (next) controller.enqueue(next);
-      else if (error) controller.error(error);
-      else controller.close();
+      if (next) {
+        controller.enqueue(next);
+      } else if (error) {
+        controller.error(error);
+      } else {
+        controller.close();
+      }
     },
   });
 }
@@ -201,7 +215,9 @@ export function chunkedBody(chunks: Uint8Array[], error?: Error): ReadableStream
 export function sseBody(reply: SseReply): ReadableStream<Uint8Array> {
   let bytes = new TextEncoder().encode(reply.sse);
   const limit = reply.failAt ?? reply.cutAt;
-  if (limit !== undefined) bytes = bytes.slice(0, limit);
+  if (limit !== undefined) {
+    bytes = bytes.slice(0, limit);
+  }
   const chunks = chunksOf(
     bytes,
     reply.splitAt === "bytes" ? "bytes" : (reply.splitAt ?? []).filter((o) => o < bytes.length),

@@ -37,8 +37,9 @@ export function rawDecision(
 export async function pendingRun(input: string, extra: Record<string, unknown> = {}) {
   const started = await startRun({ agent: "support", input, ...extra });
   const run = await waitForStatus(started.runId, ["pending", "done", "failed", "incomplete"]);
-  if (run.status !== "pending" || !run.pending)
+  if (run.status !== "pending" || !run.pending) {
     throw new Error(`run ${started.runId} did not suspend: ${JSON.stringify(run)}`);
+  }
   return { ...started, run, request: run.pending };
 }
 
@@ -62,8 +63,9 @@ export async function decideAndFinish(
     decision,
     ...(data === undefined ? {} : { data }),
   });
-  if (response.status !== 202)
+  if (response.status !== 202) {
     throw new Error(`decision failed: ${response.status} ${await response.text()}`);
+  }
   return waitForStatus(runId, ["done", "failed", "incomplete"]);
 }
 
@@ -98,7 +100,9 @@ export class SseReader {
   #buffer = "";
 
   constructor(response: Response) {
-    if (!response.body) throw new Error("response has no body");
+    if (!response.body) {
+      throw new Error("response has no body");
+    }
     this.#reader = response.body.getReader();
   }
 
@@ -110,9 +114,14 @@ export class SseReader {
     const deadline = Date.now() + timeoutMs;
     let seen = 0;
     for (;;) {
-      for (; seen < this.frames.length; seen += 1)
-        if (predicate(this.frames[seen]!)) return this.frames[seen];
-      if (this.closed) return undefined;
+      for (; seen < this.frames.length; seen += 1) {
+        if (predicate(this.frames[seen]!)) {
+          return this.frames[seen];
+        }
+      }
+      if (this.closed) {
+        return undefined;
+      }
       await this.#pull(deadline - Date.now());
     }
   }
@@ -140,7 +149,9 @@ export class SseReader {
     );
     const result = await Promise.race([this.#reader.read(), timeout]);
     clearTimeout(timer);
-    if (result === "timeout") return this.#pull(0);
+    if (result === "timeout") {
+      return this.#pull(0);
+    }
     if (result.done) {
       this.#buffer += this.#decoder.decode();
       this.#parse(true);
@@ -159,8 +170,9 @@ export class SseReader {
       this.#buffer = this.#buffer.slice(end + 2);
       this.#block(block);
     }
-    if (final && this.#buffer.trim())
+    if (final && this.#buffer.trim()) {
       throw new Error(`SSE stream ended mid-frame: ${JSON.stringify(this.#buffer)}`);
+    }
   }
 
   #block(block: string): void {
@@ -169,18 +181,27 @@ export class SseReader {
     const data: string[] = [];
     let fields = 0;
     for (const line of block.split("\n")) {
-      if (line === "" || line.startsWith(":")) continue;
+      if (line === "" || line.startsWith(":")) {
+        continue;
+      }
       const colon = line.indexOf(":");
       const name = colon === -1 ? line : line.slice(0, colon);
       let value = colon === -1 ? "" : line.slice(colon + 1);
-      if (value.startsWith(" ")) value = value.slice(1);
+      if (value.startsWith(" ")) {
+        value = value.slice(1);
+      }
       fields += 1;
-      if (name === "id") id = value;
-      else if (name === "event") event = value;
-      else if (name === "data") data.push(value);
+      if (name === "id") {
+        id = value;
+      } else if (name === "event") {
+        event = value;
+      } else if (name === "data") {
+        data.push(value);
+      }
     }
-    if (fields > 0)
+    if (fields > 0) {
       this.frames.push({ ...(id === undefined ? {} : { id }), event, data: data.join("\n") });
+    }
   }
 }
 
@@ -202,8 +223,9 @@ export function openEvents(
 /** The full event log of a finished run (the stream closes by itself). */
 export async function allEvents(runId: string, lastEventId?: string | number): Promise<SseFrame[]> {
   const response = await openEvents(runId, lastEventId);
-  if (response.status !== 200)
+  if (response.status !== 200) {
     throw new Error(`events failed: ${response.status} ${await response.text()}`);
+  }
   return new SseReader(response).toEnd();
 }
 

@@ -101,7 +101,9 @@ function buildServer(options: TestServerOptions, elicitResults: ElicitResult[]):
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = options.tools.find((t) => t.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+    }
     const record = (result: ElicitResult) => (elicitResults.push(result), result);
     const io: ToolIo = {
       elicit: async (params) =>
@@ -123,7 +125,7 @@ function buildServer(options: TestServerOptions, elicitResults: ElicitResult[]):
 
 async function readSeen(request: Request): Promise<SeenRequest> {
   const raw = request.method === "POST" ? await request.clone().text() : "";
-  let body: unknown = undefined;
+  let body: unknown;
   try {
     body = raw ? JSON.parse(raw) : undefined;
   } catch {
@@ -168,7 +170,9 @@ export function streamableServer(options: TestServerOptions): TestServer {
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const session = sessions.get(id);
-      if (!session) return new Response("unknown session", { status: 404 });
+      if (!session) {
+        return new Response("unknown session", { status: 404 });
+      }
       return session.transport.handleRequest(request);
     }
     const server = buildServer(options, elicitResults);
@@ -254,7 +258,9 @@ export function sseOnlyServer(options: TestServerOptions): TestServer {
     }
     if (request.method === "POST" && url.pathname === "/messages") {
       const session = sessions.get(url.searchParams.get("sessionId") ?? "");
-      if (!session) return new Response("unknown session", { status: 404 });
+      if (!session) {
+        return new Response("unknown session", { status: 404 });
+      }
       session.transport.onmessage?.(seen.body as JSONRPCMessage);
       return new Response("Accepted", { status: 202 });
     }
@@ -275,7 +281,9 @@ export function routeFetch(routes: Record<string, typeof fetch>): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const route = routes[url.origin];
-    if (!route) throw new TypeError(`fetch failed: connect ECONNREFUSED ${url.host}`);
+    if (!route) {
+      throw new TypeError(`fetch failed: connect ECONNREFUSED ${url.host}`);
+    }
     return route(input, init);
   };
 }

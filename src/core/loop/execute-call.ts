@@ -63,15 +63,21 @@ export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMes
     name: call.name,
     args: parsed.ok ? parsed.args : call.arguments,
   });
-  if (!parsed.ok) return finish(call, call.arguments, parsed.result, env, 0);
+  if (!parsed.ok) {
+    return finish(call, call.arguments, parsed.result, env, 0);
+  }
 
   const attempt = await invoke(call, parsed.args, env, undefined);
   const request = pendingOf(attempt.result);
-  if (!request) return finish(call, attempt.args, attempt.result, env, attempt.ms);
+  if (!request) {
+    return finish(call, attempt.args, attempt.result, env, attempt.ms);
+  }
 
   metricFor(call, env, attempt.result, attempt.ms, true);
   env.emit?.({ type: "pending", request });
-  if (!env.waitFor) return placeholder(call, request);
+  if (!env.waitFor) {
+    return placeholder(call, request);
+  }
 
   const answer = await env.waitFor(request);
   return resolveWithAnswer(call, request, answer, env);
@@ -97,8 +103,12 @@ export async function resolveWithAnswer(
     };
     return finish(call, args, result, env, 0);
   }
-  if (!answer.ok) return finish(call, args, declinedResult(request, answer.reason), env, 0);
-  if (!parsed.ok) return finish(call, args, parsed.result, env, 0);
+  if (!answer.ok) {
+    return finish(call, args, declinedResult(request, answer.reason), env, 0);
+  }
+  if (!parsed.ok) {
+    return finish(call, args, parsed.result, env, 0);
+  }
 
   const attempt = await invoke(call, parsed.args, env, answer);
   const again = pendingOf(attempt.result);
@@ -125,9 +135,12 @@ async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answe
         turn: env.turn,
         ...(answer ? { answer } : {}),
       });
-      if (hooked?.args !== undefined) effectiveArgs = hooked.args;
-      if (hooked?.result)
+      if (hooked?.args !== undefined) {
+        effectiveArgs = hooked.args;
+      }
+      if (hooked?.result) {
         return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
+      }
     }
     const result = await env.toolkit.execute(call.name, effectiveArgs, {
       signal: env.signal,
@@ -154,7 +167,9 @@ function finish(
   ms: number,
 ): ToolMessage | Promise<ToolMessage> {
   const afterTool = env.hooks.afterTool;
-  if (!afterTool) return close(call, args, result, env, ms);
+  if (!afterTool) {
+    return close(call, args, result, env, ms);
+  }
   return (async () => {
     let final = result;
     try {
@@ -165,7 +180,9 @@ function finish(
         id: call.id,
         turn: env.turn,
       });
-      if (hooked?.result) final = hooked.result;
+      if (hooked?.result) {
+        final = hooked.result;
+      }
     } catch (error) {
       final = {
         output: `afterTool hook failed for ${call.name}: ${errorMessage(error)}`,

@@ -41,32 +41,36 @@ interface HaltedTurn {
 /** Checks everything before touching anything: a stale or misrouted decision changes nothing. */
 export function locateHaltedTurn(history: Message[], pending: Request, answer: Answer): HaltedTurn {
   const request = RequestSchema.safeParse(pending);
-  if (!request.success)
+  if (!request.success) {
     throw new ResumeError(
       `pending is not a valid Request: ${request.error.message}`,
       "invalid_state",
     );
+  }
   const checked = AnswerSchema.safeParse(answer);
-  if (!checked.success)
+  if (!checked.success) {
     throw new ResumeError(
       `answer is not a valid Answer: ${checked.error.message}`,
       "invalid_state",
     );
+  }
   if (answer.id !== pending.id) {
     throw new ResumeError(
       `answer id ${JSON.stringify(answer.id)} does not match the pending request ${JSON.stringify(pending.id)}`,
       "answer_mismatch",
     );
   }
-  if (!Array.isArray(history))
+  if (!Array.isArray(history)) {
     throw new ResumeError("history must be the halted run's messages array", "invalid_state");
+  }
 
   const turn = lastTurn(history);
-  if (!turn)
+  if (!turn) {
     throw new ResumeError(
       "history does not end with a turn of tool calls; nothing is pending",
       "not_pending",
     );
+  }
   const suspended = [...turn.slots.values()].some((s) => s.pending?.id === pending.id);
   if (!suspended) {
     throw new ResumeError(
@@ -103,21 +107,26 @@ export async function continueRun(config: LoopConfig, input: ContinueInput): Pro
     throw new ResumeError("history must be a non-empty messages array", "invalid_state");
   }
   const turn = lastTurn(history);
-  if (!turn)
+  if (!turn) {
     return runTurns(config, stateFrom(config, input, history), input.toolkit, input.signal);
+  }
   return fillAndContinue(config, input, turn, undefined);
 }
 
 function lastTurn(history: Message[]): HaltedTurn | undefined {
   let index = history.length - 1;
-  while (index >= 0 && history[index]?.role === "tool") index -= 1;
+  while (index >= 0 && history[index]?.role === "tool") {
+    index -= 1;
+  }
   const assistant = history[index];
-  if (!assistant || assistant.role !== "assistant" || !assistant.toolCalls?.length)
+  if (!assistant || assistant.role !== "assistant" || !assistant.toolCalls?.length) {
     return undefined;
+  }
   const slots = new Map<string, ToolMessage>();
   for (const message of history.slice(index + 1)) {
-    if (message.role === "tool" && !slots.has(message.toolCallId))
+    if (message.role === "tool" && !slots.has(message.toolCallId)) {
       slots.set(message.toolCallId, message);
+    }
   }
   return { prefix: history.slice(0, index + 1), calls: assistant.toolCalls, slots };
 }
@@ -147,9 +156,12 @@ async function fillAndContinue(
   const filled = await Promise.all(
     turn.calls.map((call): Promise<ToolMessage> => {
       const slot = turn.slots.get(call.id);
-      if (!slot) return executeCall(call, env);
-      if (answer && slot.pending?.id === answer.id)
+      if (!slot) {
+        return executeCall(call, env);
+      }
+      if (answer && slot.pending?.id === answer.id) {
         return resolveWithAnswer(call, slot.pending, answer, env);
+      }
       return Promise.resolve(slot);
     }),
   );
@@ -157,6 +169,8 @@ async function fillAndContinue(
   await config.checkpoint?.(state);
 
   const next = firstPending(turn.calls, filled);
-  if (next) return halted(state, next);
+  if (next) {
+    return halted(state, next);
+  }
   return runTurns(config, state, input.toolkit, input.signal);
 }

@@ -76,7 +76,9 @@ export function callEnv(
 export function firstPending(calls: ToolCall[], slots: ToolMessage[]) {
   for (const call of calls) {
     const slot = slots.find((s) => s.toolCallId === call.id);
-    if (slot?.pending) return slot.pending;
+    if (slot?.pending) {
+      return slot.pending;
+    }
   }
   return undefined;
 }
@@ -94,7 +96,9 @@ export async function runTurns(
 ): Promise<RunResult> {
   let callIds: Set<string> | undefined;
   while (true) {
-    if (state.turns >= config.maxTurns) return result(state, "incomplete", { limit: "max_turns" });
+    if (state.turns >= config.maxTurns) {
+      return result(state, "incomplete", { limit: "max_turns" });
+    }
     signal?.throwIfAborted();
 
     let messages = state.messages;
@@ -103,8 +107,12 @@ export async function runTurns(
     const beforeLLM = config.hooks.beforeLLM;
     if (beforeLLM) {
       const changed = await beforeLLM({ messages, tools, model: config.model, turn: state.turns });
-      if (changed?.messages) messages = changed.messages;
-      if (changed?.tools) tools = changed.tools;
+      if (changed?.messages) {
+        messages = changed.messages;
+      }
+      if (changed?.tools) {
+        tools = changed.tools;
+      }
     }
 
     let streamed = false;
@@ -128,18 +136,23 @@ export async function runTurns(
     state.model = turn.model || state.model;
     addUsage(state.usage, turn.usage);
     config.emit?.({ type: "usage", usage: turn.usage });
-    if (config.hooks.afterLLM)
+    if (config.hooks.afterLLM) {
       await config.hooks.afterLLM({ response: turn, model: config.model, turn: state.turns - 1 });
+    }
 
     // Text already emitted as deltas is not emitted again.
-    if (turn.content && !streamed) config.emit?.({ type: "text", delta: turn.content });
+    if (turn.content && !streamed) {
+      config.emit?.({ type: "text", delta: turn.content });
+    }
     state.messages.push({
       role: "assistant",
       content: turn.content,
       ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}),
     });
 
-    if (config.checkpoint) await config.checkpoint(state);
+    if (config.checkpoint) {
+      await config.checkpoint(state);
+    }
 
     if (turn.toolCalls.length === 0) {
       if (turn.finishReason === "length" || turn.finishReason === "content_filter") {
@@ -151,9 +164,13 @@ export async function runTurns(
     const env = callEnv(config, state, toolkit, state.turns - 1, signal);
     const slots = await Promise.all(turn.toolCalls.map((call) => executeCall(call, env)));
     state.messages.push(...slots);
-    if (config.checkpoint) await config.checkpoint(state);
+    if (config.checkpoint) {
+      await config.checkpoint(state);
+    }
     const pending = firstPending(turn.toolCalls, slots);
-    if (pending) return halted(state, pending);
+    if (pending) {
+      return halted(state, pending);
+    }
   }
 }
 
@@ -185,14 +202,21 @@ function result(
  */
 function uniqueCallIds(calls: ToolCall[], seen: Set<string>): void {
   for (const call of calls) {
-    if (seen.has(call.id)) call.id = newCallId();
+    if (seen.has(call.id)) {
+      call.id = newCallId();
+    }
     seen.add(call.id);
   }
 }
 
 function knownCallIds(messages: Message[]): Set<string> {
   const seen = new Set<string>();
-  for (const m of messages)
-    if (m.role === "assistant") for (const c of m.toolCalls ?? []) seen.add(c.id);
+  for (const m of messages) {
+    if (m.role === "assistant") {
+      for (const c of m.toolCalls ?? []) {
+        seen.add(c.id);
+      }
+    }
+  }
   return seen;
 }

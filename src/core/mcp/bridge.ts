@@ -73,7 +73,9 @@ export function elicitationHandler(options: {
   onElicitation?: ElicitationHandler;
   waitFor?: WaitFor;
 }): ElicitationHandler | undefined {
-  if (options.onElicitation) return options.onElicitation;
+  if (options.onElicitation) {
+    return options.onElicitation;
+  }
   const waitFor = options.waitFor;
   return waitFor ? (request) => waitFor(request) : undefined;
 }
@@ -93,7 +95,7 @@ export function elicitationResponder(
     const request = requestFromElicitation(params, { server, tool: call?.tool });
     const signal = call ? AbortSignal.any([extra.signal, call.signal]) : extra.signal;
     const ctx: ElicitationContext = { server, elicitation: params, signal };
-    if (call)
+    if (call) {
       Object.assign(
         ctx,
         definedOnly({
@@ -103,6 +105,7 @@ export function elicitationResponder(
           answer: call.ctx.answer,
         }),
       );
+    }
 
     call?.deadline.pause();
     try {
@@ -110,11 +113,12 @@ export function elicitationResponder(
       try {
         reply = await untilAborted(Promise.resolve(handler(request, ctx)), signal);
       } catch (error) {
-        if (!signal.aborted)
+        if (!signal.aborted) {
           note(
             call,
             `note: the server's question "${request.prompt}" could not be asked (${errorMessage(error)}), so the server was sent "cancel"`,
           );
+        }
         return { action: "cancel" };
       }
       if (isSuspendCall(reply)) {
@@ -129,7 +133,9 @@ export function elicitationResponder(
         return { action: "cancel" };
       }
       const outcome = resultFromAnswer(reply, params);
-      if (outcome.problems) note(call, elicitationNote(request, outcome.problems));
+      if (outcome.problems) {
+        note(call, elicitationNote(request, outcome.problems));
+      }
       return outcome.result;
     } finally {
       call?.deadline.resume();
@@ -148,7 +154,9 @@ function definedOnly<T extends Record<string, unknown>>(record: T): Partial<T> {
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });

@@ -38,7 +38,11 @@ export class CallRegistry {
 
   end(call: McpCall): void {
     this.calls.delete(call.key);
-    for (const [id, linked] of this.links) if (linked === call) this.links.delete(id);
+    for (const [id, linked] of this.links) {
+      if (linked === call) {
+        this.links.delete(id);
+      }
+    }
   }
 
   byKey(key: string): McpCall | undefined {
@@ -47,13 +51,17 @@ export class CallRegistry {
 
   /** Records that server request `requestId` arrived on `call`'s response stream. */
   link(requestId: unknown, call: McpCall): void {
-    if (this.calls.has(call.key)) this.links.set(JSON.stringify(requestId), call);
+    if (this.calls.has(call.key)) {
+      this.links.set(JSON.stringify(requestId), call);
+    }
   }
 
   /** The call a server request belongs to, when it can be known. */
   attribute(requestId: unknown): McpCall | undefined {
     const linked = this.links.get(JSON.stringify(requestId));
-    if (linked) return linked;
+    if (linked) {
+      return linked;
+    }
     return this.calls.size === 1 ? this.calls.values().next().value : undefined;
   }
 }

@@ -62,7 +62,9 @@ export function parseMcpConfig(config: unknown): McpServerConfig[] {
 }
 
 function serverMap(config: unknown): Record<string, unknown> {
-  if (!isPlainObject(config)) throw new TypeError("mcp config: must be an object of servers");
+  if (!isPlainObject(config)) {
+    throw new TypeError("mcp config: must be an object of servers");
+  }
   const wrappers = (["mcpServers", "servers", "mcp"] as const).filter((key) => key in config);
   if (wrappers.length > 1) {
     throw new TypeError(
@@ -70,14 +72,17 @@ function serverMap(config: unknown): Record<string, unknown> {
     );
   }
   const map = wrappers.length === 1 ? config[wrappers[0]!] : config;
-  if (!isPlainObject(map))
+  if (!isPlainObject(map)) {
     throw new TypeError(`mcp config: ${wrappers[0]} must be an object of servers`);
+  }
   return map;
 }
 
 function parseEntry(name: string, raw: unknown): McpServerConfig {
   const where = `mcp server "${name}"`;
-  if (!isPlainObject(raw)) throw new TypeError(`${where}: must be an object`);
+  if (!isPlainObject(raw)) {
+    throw new TypeError(`${where}: must be an object`);
+  }
   const parsed = EntrySchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -91,7 +96,9 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
   const type =
     entry.type ??
     (entry.url !== undefined ? "remote" : entry.command !== undefined ? "local" : undefined);
-  if (type === undefined) throw new TypeError(`${where}: url: required (or give a type)`);
+  if (type === undefined) {
+    throw new TypeError(`${where}: url: required (or give a type)`);
+  }
   if (LOCAL_TYPES.has(type) || (entry.command !== undefined && entry.url === undefined)) {
     return { name, type: "local", enabled, timeout };
   }
@@ -101,7 +108,9 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
       `${where}: type: unknown type ${JSON.stringify(type)} (expected remote, http, sse or local)`,
     );
   }
-  if (entry.url === undefined) throw new TypeError(`${where}: url: required for a ${type} server`);
+  if (entry.url === undefined) {
+    throw new TypeError(`${where}: url: required for a ${type} server`);
+  }
   const out: McpServerConfig = {
     name,
     type: "remote",
@@ -111,7 +120,9 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
     enabled,
     timeout,
   };
-  if (entry.tools !== undefined) out.tools = entry.tools;
+  if (entry.tools !== undefined) {
+    out.tools = entry.tools;
+  }
   return out;
 }
 
@@ -134,7 +145,9 @@ export function mcpToolName(server: string, tool: string): string {
  * load); otherwise `false` entries are dropped and the rest load.
  */
 export function keepTool(filter: Record<string, boolean> | undefined, original: string): boolean {
-  if (!filter) return true;
+  if (!filter) {
+    return true;
+  }
   const allowlist = Object.values(filter).some((v) => v);
   return allowlist ? filter[original] === true : filter[original] !== false;
 }

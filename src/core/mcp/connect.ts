@@ -58,7 +58,9 @@ export async function connectServer(
       "sse",
       new SSEClientTransport(url, { fetch, requestInit: { headers } }),
     );
-  if (config.transport === "sse") return sse();
+  if (config.transport === "sse") {
+    return sse();
+  }
 
   try {
     return await attempt(
@@ -68,8 +70,9 @@ export async function connectServer(
       new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }),
     );
   } catch (streamableError) {
-    if (!(streamableError instanceof StreamableHTTPError && isClientError(streamableError.code)))
+    if (!(streamableError instanceof StreamableHTTPError && isClientError(streamableError.code))) {
       throw streamableError;
+    }
     try {
       return await sse();
     } catch (sseError) {

@@ -53,13 +53,17 @@ export class PausableDeadline {
   }
 
   pause(): void {
-    if (this.done || this.pauses++ > 0) return;
+    if (this.done || this.pauses++ > 0) {
+      return;
+    }
     clearTimeout(this.timer);
     this.remaining -= Date.now() - this.startedAt;
   }
 
   resume(): void {
-    if (this.done || --this.pauses > 0) return;
+    if (this.done || --this.pauses > 0) {
+      return;
+    }
     this.arm();
   }
 

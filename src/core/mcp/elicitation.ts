@@ -47,7 +47,9 @@ export function requestFromElicitation(
 ): Request {
   const id = origin.id ?? newRequestId("elicit");
   const where: Record<string, unknown> = { server: origin.server };
-  if (origin.tool !== undefined) where.tool = origin.tool;
+  if (origin.tool !== undefined) {
+    where.tool = origin.tool;
+  }
   if (params.mode === "url") {
     return {
       id,
@@ -72,16 +74,23 @@ export function requestFromElicitation(
  * resultFromAnswer({ id: "r", ok: false, reason: "expired" }, formParams)   // { result: { action: "cancel" } }
  */
 export function resultFromAnswer(answer: Answer, params: ElicitationParams): ElicitationOutcome {
-  if (!answer.ok)
+  if (!answer.ok) {
     return { result: { action: answer.reason === "declined" ? "decline" : "cancel" } };
-  if (params.mode === "url") return { result: { action: "accept" } };
+  }
+  if (params.mode === "url") {
+    return { result: { action: "accept" } };
+  }
   const content = answer.data ?? {};
   const problems = contentProblems(content);
   if (problems.length === 0) {
     const checked = validateArgs(params.requestedSchema as Record<string, unknown>, content);
-    if (!checked.ok) problems.push(...checked.problems);
+    if (!checked.ok) {
+      problems.push(...checked.problems);
+    }
   }
-  if (problems.length > 0) return { result: { action: "cancel" }, problems };
+  if (problems.length > 0) {
+    return { result: { action: "cancel" }, problems };
+  }
   return { result: { action: "accept", content: content as NonNullable<ElicitResult["content"]> } };
 }
 
@@ -94,8 +103,9 @@ function contentProblems(content: unknown): string[] {
   for (const [key, value] of Object.entries(content)) {
     const primitive = ["string", "number", "boolean"].includes(typeof value);
     const strings = Array.isArray(value) && value.every((v) => typeof v === "string");
-    if (!primitive && !strings)
+    if (!primitive && !strings) {
       problems.push(`/${key}: must be a string, number, boolean or array of strings`);
+    }
   }
   return problems;
 }

@@ -89,8 +89,12 @@ async function loadServer(
   handler: ElicitationHandler | undefined,
 ): Promise<Loaded> {
   const name = config.name;
-  if (!config.enabled) return { name, state: { status: "disabled", tools: [] }, tools: [] };
-  if (config.type === "local") return failed(name, LOCAL_UNSUPPORTED);
+  if (!config.enabled) {
+    return { name, state: { status: "disabled", tools: [] }, tools: [] };
+  }
+  if (config.type === "local") {
+    return failed(name, LOCAL_UNSUPPORTED);
+  }
 
   const calls = new CallRegistry();
   let connection: McpConnection | undefined;

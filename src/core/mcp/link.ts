@@ -27,8 +27,9 @@ export function linkingFetch(base: Fetch, calls: CallRegistry): Fetch {
     const response = await base(input, init);
     const call = key === undefined ? undefined : calls.byKey(key);
     const type = response.headers.get("content-type") ?? "";
-    if (!call || !response.body || !type.toLowerCase().startsWith("text/event-stream"))
+    if (!call || !response.body || !type.toLowerCase().startsWith("text/event-stream")) {
       return response;
+    }
     const body = response.body.pipeThrough(serverRequestIds((id) => calls.link(id, call)));
     return new Response(body, {
       status: response.status,
@@ -47,10 +48,13 @@ function stripCallKey(body: string): { key: string; body: string } | undefined {
   }
   const meta = (message as { params?: { _meta?: Record<string, unknown> } })?.params?._meta;
   const key = meta?.[CALL_KEY_META];
-  if (!meta || typeof key !== "string") return undefined;
+  if (!meta || typeof key !== "string") {
+    return undefined;
+  }
   delete meta[CALL_KEY_META];
-  if (Object.keys(meta).length === 0)
+  if (Object.keys(meta).length === 0) {
     delete (message as { params: { _meta?: unknown } }).params._meta;
+  }
   return { key, body: JSON.stringify(message) };
 }
 
@@ -63,7 +67,9 @@ function serverRequestIds(
   let data: string[] = [];
   const line = (text: string) => {
     if (text === "") {
-      if (data.length > 0) report(data.join("\n"), onRequest);
+      if (data.length > 0) {
+        report(data.join("\n"), onRequest);
+      }
       data = [];
     } else if (text.startsWith("data:")) {
       data.push(text.slice(text.startsWith("data: ") ? 6 : 5));
@@ -76,7 +82,9 @@ function serverRequestIds(
       const cut = buffer.endsWith("\r") ? buffer.length - 1 : buffer.length;
       const lines = buffer.slice(0, cut).split(/\r\n|\r|\n/);
       buffer = (lines.pop() ?? "") + buffer.slice(cut);
-      for (const text of lines) line(text);
+      for (const text of lines) {
+        line(text);
+      }
       controller.enqueue(chunk);
     },
   });
@@ -87,7 +95,9 @@ function report(data: string, onRequest: (id: unknown) => void): void {
     const messages: unknown = JSON.parse(data);
     for (const message of Array.isArray(messages) ? messages : [messages]) {
       const m = message as { method?: unknown; id?: unknown };
-      if (typeof m?.method === "string" && m.id !== undefined && m.id !== null) onRequest(m.id);
+      if (typeof m?.method === "string" && m.id !== undefined && m.id !== null) {
+        onRequest(m.id);
+      }
     }
   } catch {
     // not JSON: not ours to judge; the SDK reports it

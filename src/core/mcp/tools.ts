@@ -8,7 +8,7 @@ import type { Context, Request, Tool, ToolResult } from "../types";
 import { pending } from "../answers";
 import { errorMessage } from "../errors";
 import { toJsonSchema } from "../schema";
-import { CallRegistry, newCallKey, type McpCall } from "./calls";
+import { type CallRegistry, newCallKey, type McpCall } from "./calls";
 import { mcpToolName } from "./config";
 import { NO_SDK_TIMEOUT, PausableDeadline } from "./deadline";
 import { CALL_KEY_META } from "./link";
@@ -25,7 +25,9 @@ export async function listAllTools(
   client: Client,
   signal: AbortSignal,
 ): Promise<McpToolDefinition[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
+  if (!client.getServerCapabilities()?.tools) {
+    return [];
+  }
   const tools: McpToolDefinition[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
@@ -36,9 +38,12 @@ export async function listAllTools(
     });
     tools.push(...result.tools);
     cursor = result.nextCursor;
-    if (cursor === undefined) return tools;
-    if (seen.has(cursor))
+    if (cursor === undefined) {
+      return tools;
+    }
+    if (seen.has(cursor)) {
       throw new Error(`tools/list: the server repeated cursor ${JSON.stringify(cursor)}`);
+    }
     seen.add(cursor);
   }
   throw new Error(`tools/list: more than ${MAX_PAGES} pages`);
@@ -71,7 +76,9 @@ async function callTool(
   ctx: Context,
   options: McpToolOptions,
 ): Promise<ToolResult> {
-  if (ctx.signal?.aborted) return { output: `${name} aborted`, isError: true };
+  if (ctx.signal?.aborted) {
+    return { output: `${name} aborted`, isError: true };
+  }
   const limit = Math.min(options.timeout, ctx.timeout ?? Infinity);
   const controller = new AbortController();
   let timedOut = false;
@@ -124,21 +131,31 @@ async function callTool(
         new Promise((resolve) => (timer = setTimeout(resolve, SUSPEND_GRACE_MS))),
       ]);
       clearTimeout(timer);
-      if (!settled) controller.abort(new Error(`${name} suspended`));
+      if (!settled) {
+        controller.abort(new Error(`${name} suspended`));
+      }
     }
     result = first === undefined ? { output: "", isError: false } : fromCallResult(name, first);
   } catch (error) {
-    if (timedOut) result = { output: `${name} timed out after ${limit} ms`, isError: true };
-    else if (ctx.signal?.aborted) result = { output: `${name} aborted`, isError: true };
-    else result = { output: `${name} failed: ${errorMessage(error)}`, isError: true };
+    if (timedOut) {
+      result = { output: `${name} timed out after ${limit} ms`, isError: true };
+    } else if (ctx.signal?.aborted) {
+      result = { output: `${name} aborted`, isError: true };
+    } else {
+      result = { output: `${name} failed: ${errorMessage(error)}`, isError: true };
+    }
   } finally {
     call.deadline.clear();
     options.calls.end(call);
     ctx.signal?.removeEventListener("abort", onAbort);
   }
 
-  if (suspended) return pending(suspended);
-  if (call.notes.length === 0) return result;
+  if (suspended) {
+    return pending(suspended);
+  }
+  if (call.notes.length === 0) {
+    return result;
+  }
   return {
     output: [result.output, ...call.notes].filter((part) => part !== "").join("\n\n"),
     isError: true,
@@ -151,10 +168,12 @@ async function callTool(
  */
 export function fromCallResult(name: string, result: CallResult): ToolResult {
   const text = joinContent((result as { content?: unknown[] }).content ?? []);
-  if (result.isError === true)
+  if (result.isError === true) {
     return { output: text || `${name}: the server reported an error`, isError: true };
-  if (result.structuredContent !== undefined)
+  }
+  if (result.structuredContent !== undefined) {
     return { output: JSON.stringify(result.structuredContent), isError: false };
+  }
   if ("toolResult" in result && (result as { content?: unknown }).content === undefined) {
     return { output: JSON.stringify(result.toolResult), isError: false };
   }

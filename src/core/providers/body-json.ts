@@ -60,11 +60,15 @@ export function withTools(
   for (const key in head) {
     const value = JSON.stringify(head[key]);
     // As JSON.stringify does for an object: members whose value has no JSON form are left out.
-    if (value === undefined) continue;
+    if (value === undefined) {
+      continue;
+    }
     out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${value}`;
   }
   out += `${out.length > 1 ? "," : ""}"tools":${toolsJson}`;
-  if (toolChoice !== undefined) out += `,"tool_choice":${JSON.stringify(toolChoice)}`;
+  if (toolChoice !== undefined) {
+    out += `,"tool_choice":${JSON.stringify(toolChoice)}`;
+  }
   return `${out}}`;
 }
 
@@ -96,7 +100,9 @@ export function bodyBuilders(
   return {
     body(request: ModelRequest): Record<string, unknown> {
       const { head, toolChoice } = split(request);
-      if (!request.tools.length) return head;
+      if (!request.tools.length) {
+        return head;
+      }
       return {
         ...head,
         tools: request.tools.map(convert),

@@ -75,8 +75,12 @@ export interface ChatRequest {
  * (images, audio) have no text form and are left out.
  */
 export function flattenContent(content: ChatContent): string {
-  if (content == null) return "";
-  if (typeof content === "string") return content;
+  if (content == null) {
+    return "";
+  }
+  if (typeof content === "string") {
+    return content;
+  }
   return content
     .filter((part) => typeof part.text === "string")
     .map((part) => part.text)
@@ -85,13 +89,17 @@ export function flattenContent(content: ChatContent): string {
 
 /** Arguments as the JSON text `ToolCall.arguments` holds. */
 export function argumentsText(value: string | Record<string, unknown> | null | undefined): string {
-  if (typeof value === "string") return value;
+  if (typeof value === "string") {
+    return value;
+  }
   return JSON.stringify(value ?? {});
 }
 
 /** The explicit `system` if given, else the hoisted system/developer messages; `undefined` when there are none. */
 export function systemText(request: Pick<ChatRequest, "messages" | "system">): string | undefined {
-  if (request.system !== undefined) return request.system;
+  if (request.system !== undefined) {
+    return request.system;
+  }
   const parts = request.messages
     .filter((m) => m.role === "system" || m.role === "developer")
     .map((m) => flattenContent(m.content));
@@ -103,7 +111,9 @@ export function chatToMessages(request: Pick<ChatRequest, "messages" | "system">
   const out: Message[] = [];
   const names = new Map<string, string>();
   const system = systemText(request);
-  if (system !== undefined) out.push({ role: "system", content: system });
+  if (system !== undefined) {
+    out.push({ role: "system", content: system });
+  }
   for (const m of request.messages) {
     switch (m.role) {
       case "system":
@@ -118,7 +128,9 @@ export function chatToMessages(request: Pick<ChatRequest, "messages" | "system">
           name: c.function.name,
           arguments: argumentsText(c.function.arguments),
         }));
-        for (const c of toolCalls) names.set(c.id, c.name);
+        for (const c of toolCalls) {
+          names.set(c.id, c.name);
+        }
         const text = flattenContent(m.content);
         out.push({
           role: "assistant",

@@ -33,16 +33,25 @@ export function firstItemProblem(
 ): string | undefined {
   for (let i = 0; i < items.length; i++) {
     const problem = problemOf(items[i]);
-    if (problem !== undefined) return `[${i}]${problem}`;
+    if (problem !== undefined) {
+      return `[${i}]${problem}`;
+    }
   }
   return undefined;
 }
 
 /** The problem of an optional object usage block whose fields must be numbers when present. */
 export function usageProblem(usage: unknown, fields: readonly string[]): string | undefined {
-  if (usage === undefined || usage === null) return undefined;
-  if (!isObject(usage)) return ": expected an object";
-  for (const field of fields)
-    if (!isOptionalNumber(usage[field])) return `.${field}: expected a number`;
+  if (usage === undefined || usage === null) {
+    return undefined;
+  }
+  if (!isObject(usage)) {
+    return ": expected an object";
+  }
+  for (const field of fields) {
+    if (!isOptionalNumber(usage[field])) {
+      return `.${field}: expected a number`;
+    }
+  }
   return undefined;
 }

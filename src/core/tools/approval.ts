@@ -44,7 +44,9 @@ export function requireApproval<Args = any>(
           ? tool.execute(rawArgs, innerCtx)
           : declinedResult(requestFor(args), answer.reason);
       }
-      if (options.when && !options.when(args)) return tool.execute(rawArgs, innerCtx);
+      if (options.when && !options.when(args)) {
+        return tool.execute(rawArgs, innerCtx);
+      }
 
       const request = requestFor(args);
       const decided = options.policy?.(args, request);
@@ -75,8 +77,9 @@ export function requireApproval<Args = any>(
           prompt: promptFor(a),
           data: { tool: tool.name, args: a as unknown },
         };
-        if (options.expiresIn !== undefined)
+        if (options.expiresIn !== undefined) {
           req.expiresAt = new Date(Date.now() + options.expiresIn).toISOString();
+        }
         return req;
       }
     },

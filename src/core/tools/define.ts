@@ -17,9 +17,15 @@ export interface DefineToolOptions<Args = any> {
 
 /** Normalizes whatever a tool body returned into a `ToolResult`. */
 export function toToolResult(value: unknown): ToolResult {
-  if (typeof value === "string") return { output: value, isError: false };
-  if (isToolResult(value)) return value;
-  if (value === undefined) return { output: "", isError: false };
+  if (typeof value === "string") {
+    return { output: value, isError: false };
+  }
+  if (isToolResult(value)) {
+    return value;
+  }
+  if (value === undefined) {
+    return { output: "", isError: false };
+  }
   return { output: JSON.stringify(value), isError: false };
 }
 

@@ -51,8 +51,9 @@ export function httpTool(options: HttpToolOptions): Tool {
       try {
         const response = await (options.fetch ?? fetch)(request, { signal: ctx.signal });
         const body = await response.text();
-        if (!response.ok)
+        if (!response.ok) {
           return { output: `HTTP ${response.status}: ${excerpt(body, 2000)}`, isError: true };
+        }
         return { output: body, isError: false };
       } catch (error) {
         return { output: `${options.name} request failed: ${errorMessage(error)}`, isError: true };
@@ -69,15 +70,18 @@ function buildRequest(
 ): Request {
   const url = new URL(
     options.url.replace(/\{([A-Za-z0-9_]+)\}/g, (_, key: string) => {
-      if (!(key in args)) throw new Error(`missing argument "${key}" for the URL`);
+      if (!(key in args)) {
+        throw new Error(`missing argument "${key}" for the URL`);
+      }
       const value = args[key];
       delete args[key];
       return encodeURIComponent(String(value));
     }),
   );
   const headers = new Headers();
-  for (const [name, value] of Object.entries(options.headers ?? {}))
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
     headers.set(name, expandEnv(value, env));
+  }
   let body: string | undefined;
   if (method === "GET" || method === "DELETE") {
     for (const [key, value] of Object.entries(args)) {
@@ -85,7 +89,9 @@ function buildRequest(
     }
   } else {
     body = JSON.stringify(args);
-    if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    if (!headers.has("content-type")) {
+      headers.set("content-type", "application/json");
+    }
   }
   return new Request(url, { method, headers, body });
 }

@@ -39,8 +39,12 @@ async function open(
       claims = await verifyApprovalToken(secret, c.req.param("token") ?? "");
       break;
     } catch (error) {
-      if (!(error instanceof ApprovalTokenError)) throw error;
-      if (!problem || error.code === "expired") problem = error;
+      if (!(error instanceof ApprovalTokenError)) {
+        throw error;
+      }
+      if (!problem || error.code === "expired") {
+        problem = error;
+      }
     }
   }
   if (!claims) {
@@ -104,7 +108,9 @@ export function approvalRoutes() {
   return new Hono<{ Bindings: Env & EdgeEnv }>()
     .get("/approve/:token", async (c) => {
       const opened = await open(c);
-      if (opened instanceof Response) return opened;
+      if (opened instanceof Response) {
+        return opened;
+      }
       const { claims, description } = opened;
       const { request } = description;
       const data = request.data ?? {};
@@ -125,7 +131,9 @@ export function approvalRoutes() {
     })
     .post("/approve/:token", async (c) => {
       const opened = await open(c);
-      if (opened instanceof Response) return opened;
+      if (opened instanceof Response) {
+        return opened;
+      }
       const { claims, description } = opened;
       const form = await c.req.parseBody();
       const decision =
@@ -134,12 +142,13 @@ export function approvalRoutes() {
           : form.decision === "decline"
             ? "decline"
             : undefined;
-      if (!decision)
+      if (!decision) {
         return page(
           c,
           renderMessagePage("Choose a decision", "Press Approve or Decline.", "error"),
           400,
         );
+      }
       const reason =
         typeof form.reason === "string" && form.reason.trim()
           ? form.reason.trim().slice(0, 1000)

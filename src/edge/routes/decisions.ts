@@ -19,13 +19,16 @@ export function decisionRoutes() {
     try {
       ({ id: webhookId } = await verifyWebhook(webhookSecrets, c.req.raw.headers, raw));
     } catch (error) {
-      if (error instanceof WebhookVerificationError)
+      if (error instanceof WebhookVerificationError) {
         throw new ApiError(401, error.code, error.message);
+      }
       throw error;
     }
     const body = parseBody(DecisionSchema, raw);
     const threadId = threadOf(body.runId);
-    if (!threadId) throw new ApiError(404, "run_not_found", `no run ${body.runId}`);
+    if (!threadId) {
+      throw new ApiError(404, "run_not_found", `no run ${body.runId}`);
+    }
     const outcome: DecisionOutcome = await threadStub(c.env, threadId).decide({
       runId: body.runId,
       requestId: body.requestId,

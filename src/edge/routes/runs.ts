@@ -15,7 +15,9 @@ type Bindings = { Bindings: Env & EdgeEnv };
 
 function stubForRun(env: Env, runId: string) {
   const threadId = threadOf(runId);
-  if (!threadId) throw new ApiError(404, "run_not_found", `no run ${runId}`);
+  if (!threadId) {
+    throw new ApiError(404, "run_not_found", `no run ${runId}`);
+  }
   return { threadId, stub: threadStub(env, threadId) };
 }
 
@@ -56,12 +58,13 @@ export function runRoutes(agents: AgentDefinition[]) {
         ...(body.metadata ? { metadata: body.metadata } : {}),
         publicUrl: base,
       });
-      if (!outcome.ok)
+      if (!outcome.ok) {
         throw new ApiError(
           outcome.code === "thread_busy" ? 409 : 400,
           outcome.code,
           outcome.message,
         );
+      }
       return c.json(
         { runId, threadId, status: outcome.run.status, links: runLinks(base, runId) },
         202,
@@ -73,7 +76,9 @@ export function runRoutes(agents: AgentDefinition[]) {
       const view: RunView | undefined = await stub.getRun(runId, {
         transcript: ["1", "true"].includes(c.req.query("transcript") ?? ""),
       });
-      if (!view) throw new ApiError(404, "run_not_found", `no run ${runId}`);
+      if (!view) {
+        throw new ApiError(404, "run_not_found", `no run ${runId}`);
+      }
       const base = publicBase(c);
       const link = view.pending
         ? {
@@ -103,12 +108,13 @@ export function runRoutes(agents: AgentDefinition[]) {
       const runId = c.req.param("runId");
       const { stub } = stubForRun(c.env, runId);
       const outcome: CancelOutcome = await stub.cancel(runId);
-      if (!outcome.ok)
+      if (!outcome.ok) {
         throw new ApiError(
           outcome.code === "run_not_found" ? 404 : 409,
           outcome.code,
           outcome.message,
         );
+      }
       return c.json({ ...outcome.run, links: runLinks(publicBase(c), runId) });
     });
 }

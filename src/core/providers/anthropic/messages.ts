@@ -35,8 +35,11 @@ export function toAnthropicMessages(messages: Message[]): {
   const out: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage["role"], blocks: AnthropicBlock[]) => {
     const last = out[out.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
+    if (last && last.role === role) {
+      last.content.push(...blocks);
+    } else {
+      out.push({ role, content: blocks });
+    }
   };
   for (const m of messages) {
     switch (m.role) {
@@ -48,7 +51,9 @@ export function toAnthropicMessages(messages: Message[]): {
         break;
       case "assistant": {
         const blocks: AnthropicBlock[] = [];
-        if (m.content) blocks.push({ type: "text", text: m.content });
+        if (m.content) {
+          blocks.push({ type: "text", text: m.content });
+        }
         for (const c of m.toolCalls ?? []) {
           blocks.push({
             type: "tool_use",

@@ -23,7 +23,9 @@ export function parseAnthropicResponse(json: unknown, requestedModel: string): M
   const text: string[] = [];
   const toolCalls: ModelTurn["toolCalls"] = [];
   for (const block of reply.content) {
-    if (block.type === "text" && block.text !== undefined) text.push(block.text);
+    if (block.type === "text" && block.text !== undefined) {
+      text.push(block.text);
+    }
     if (block.type === "tool_use") {
       toolCalls.push({
         id: block.id || newCallId(),
@@ -48,22 +50,37 @@ export function parseAnthropicResponse(json: unknown, requestedModel: string): M
 // Unknown keys are ignored; a key the loop reads must have the right type when present.
 
 function replyProblem(json: unknown): string | undefined {
-  if (!isObject(json)) return "expected an object";
-  if (!isOptionalString(json.model)) return "model: expected a string";
-  if (!isOptionalString(json.stop_reason)) return "stop_reason: expected a string";
-  if (!Array.isArray(json.content)) return "content: expected an array";
+  if (!isObject(json)) {
+    return "expected an object";
+  }
+  if (!isOptionalString(json.model)) {
+    return "model: expected a string";
+  }
+  if (!isOptionalString(json.stop_reason)) {
+    return "stop_reason: expected a string";
+  }
+  if (!Array.isArray(json.content)) {
+    return "content: expected an array";
+  }
   const block = firstItemProblem(json.content, blockProblem);
-  if (block !== undefined) return `content${block}`;
+  if (block !== undefined) {
+    return `content${block}`;
+  }
   const usage = usageProblem(json.usage, ["input_tokens", "output_tokens"]);
   return usage === undefined ? undefined : `usage${usage}`;
 }
 
 function blockProblem(block: unknown): string | undefined {
-  if (!isObject(block)) return ": expected an object";
-  if (typeof block.type !== "string") return ".type: expected a string";
+  if (!isObject(block)) {
+    return ": expected an object";
+  }
+  if (typeof block.type !== "string") {
+    return ".type: expected a string";
+  }
   for (const key of ["text", "id", "name"] as const) {
-    if (block[key] !== undefined && typeof block[key] !== "string")
+    if (block[key] !== undefined && typeof block[key] !== "string") {
       return `.${key}: expected a string`;
+    }
   }
   return undefined;
 }

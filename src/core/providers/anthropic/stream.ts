@@ -77,18 +77,21 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
         );
       }
       const parsed = EventSchema.safeParse(json);
-      if (!parsed.success)
+      if (!parsed.success) {
         throw new ProviderError(
           `anthropic: unexpected stream event: ${excerpt(data)}`,
           undefined,
           excerpt(data, 2000),
         );
+      }
       const e = parsed.data;
       const deltas: ModelDelta[] = [];
       // The `type` in the data is authoritative; some proxies drop the `event:` line.
       switch (e.type ?? event) {
         case "message_start":
-          if (e.message?.model) model = e.message.model;
+          if (e.message?.model) {
+            model = e.message.model;
+          }
           inputTokens = e.message?.usage?.input_tokens ?? inputTokens;
           outputTokens = e.message?.usage?.output_tokens ?? outputTokens;
           break;
@@ -97,7 +100,9 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
           const index = e.index ?? blocks.size;
           if (block?.type === "text") {
             blocks.set(index, { kind: "text", text: block.text ?? "" });
-            if (block.text) deltas.push({ type: "text", text: block.text });
+            if (block.text) {
+              deltas.push({ type: "text", text: block.text });
+            }
           } else if (block?.type === "tool_use") {
             blocks.set(index, {
               kind: "tool_use",
@@ -120,7 +125,9 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
           break;
         }
         case "message_delta":
-          if (e.delta?.stop_reason) stopReason = e.delta.stop_reason;
+          if (e.delta?.stop_reason) {
+            stopReason = e.delta.stop_reason;
+          }
           // Cumulative counts: the last one wins.
           inputTokens = e.usage?.input_tokens ?? inputTokens;
           outputTokens = e.usage?.output_tokens ?? outputTokens;
@@ -168,7 +175,11 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
 
 /** The streamed JSON text; when no slices came, the input the block started with. */
 function toolArguments(block: Extract<Block, { kind: "tool_use" }>): string {
-  if (block.json.trim()) return block.json;
-  if (typeof block.input === "string") return block.input;
+  if (block.json.trim()) {
+    return block.json;
+  }
+  if (typeof block.input === "string") {
+    return block.input;
+  }
   return JSON.stringify(block.input ?? {});
 }

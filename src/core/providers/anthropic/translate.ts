@@ -10,7 +10,9 @@ export type AnthropicToolChoice =
 
 /** OpenAI `tool_choice` → Anthropic: `required` is `any`, a named function is `{ type: "tool", name }`. */
 export function toAnthropicToolChoice(choice: ChatToolChoice): AnthropicToolChoice {
-  if (typeof choice === "object") return { type: "tool", name: choice.function.name };
+  if (typeof choice === "object") {
+    return { type: "tool", name: choice.function.name };
+  }
   switch (choice) {
     case "auto":
       return { type: "auto" };
@@ -33,9 +35,12 @@ export function toAnthropicToolChoice(choice: ChatToolChoice): AnthropicToolChoi
  */
 export function chatToAnthropicRequest(request: ChatRequest): ModelRequest {
   const params: Record<string, unknown> = { ...request.params };
-  if (request.maxTokens !== undefined) params.max_tokens = request.maxTokens;
-  if (request.toolChoice !== undefined)
+  if (request.maxTokens !== undefined) {
+    params.max_tokens = request.maxTokens;
+  }
+  if (request.toolChoice !== undefined) {
     params.tool_choice = toAnthropicToolChoice(request.toolChoice);
+  }
   return {
     model: request.model,
     messages: chatToMessages(request),

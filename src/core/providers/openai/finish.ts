@@ -5,7 +5,9 @@ export function mapOpenAIFinish(
   reason: string | null | undefined,
   hasToolCalls: boolean,
 ): FinishReason {
-  if (hasToolCalls) return "tool_calls";
+  if (hasToolCalls) {
+    return "tool_calls";
+  }
   switch (reason) {
     case "tool_calls":
     case "function_call":

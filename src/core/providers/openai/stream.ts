@@ -109,19 +109,26 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
         );
       }
       const chunk = ChunkSchema.safeParse(json);
-      if (!chunk.success)
+      if (!chunk.success) {
         throw new ProviderError(
           `openai: unexpected stream chunk: ${excerpt(data)}`,
           undefined,
           excerpt(data, 2000),
         );
+      }
       const { choices, usage: chunkUsage, model: chunkModel } = chunk.data;
-      if (chunkModel) model = chunkModel;
-      if (chunkUsage) usage = chunkUsage;
+      if (chunkModel) {
+        model = chunkModel;
+      }
+      if (chunkUsage) {
+        usage = chunkUsage;
+      }
 
       const deltas: ModelDelta[] = [];
       for (const choice of choices ?? []) {
-        if ((choice.index ?? 0) !== 0) continue;
+        if ((choice.index ?? 0) !== 0) {
+          continue;
+        }
         const content = choice.delta?.content;
         const piece = Array.isArray(content) ? content.map((p) => p.text ?? "").join("") : content;
         if (piece) {
@@ -131,13 +138,23 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
         (choice.delta?.tool_calls ?? []).forEach((part, position) => {
           const index = part.index ?? position;
           let call = calls.get(index);
-          if (!call) calls.set(index, (call = { id: "", name: "", arguments: "" }));
+          if (!call) {
+            calls.set(index, (call = { id: "", name: "", arguments: "" }));
+          }
           // id and name come whole on a call's first piece; later pieces only add argument text.
-          if (part.id && !call.id) call.id = part.id;
-          if (part.function?.name && !call.name) call.name = part.function.name;
-          if (part.function?.arguments) call.arguments += part.function.arguments;
+          if (part.id && !call.id) {
+            call.id = part.id;
+          }
+          if (part.function?.name && !call.name) {
+            call.name = part.function.name;
+          }
+          if (part.function?.arguments) {
+            call.arguments += part.function.arguments;
+          }
         });
-        if (choice.finish_reason) finish = choice.finish_reason;
+        if (choice.finish_reason) {
+          finish = choice.finish_reason;
+        }
       }
       return deltas;
     },

@@ -31,8 +31,9 @@ function stringArguments(message: ChatMessage): ChatMessage {
   if (
     message.role !== "assistant" ||
     !message.tool_calls?.some((c) => typeof c.function.arguments !== "string")
-  )
+  ) {
     return message;
+  }
   return {
     ...message,
     tool_calls: message.tool_calls.map((c) =>
