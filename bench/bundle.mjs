@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { execFileSync, fork } from "node:child_process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { BENCH, ROOT } from "./lib/build.mjs";
 import { summarize, table, ms, ratio, kib, mib, arg, machine } from "./lib/stats.mjs";
 
@@ -73,16 +73,20 @@ function importOnce(file) {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => (child.kill("SIGKILL"), reject(new Error("import timed out"))),
-      30_000,
-    );
-    child.once("message", (m) => (clearTimeout(timer), resolve(m)));
-    child.once(
-      "exit",
-      (code) =>
-        code !== 0 && (clearTimeout(timer), reject(new Error(`import of ${file} exited ${code}`))),
-    );
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error("import timed out"));
+    }, 30_000);
+    child.once("message", (m) => {
+      clearTimeout(timer);
+      resolve(m);
+    });
+    child.once("exit", (code) => {
+      if (code !== 0) {
+        clearTimeout(timer);
+        reject(new Error(`import of ${file} exited ${code}`));
+      }
+    });
   });
 }
 

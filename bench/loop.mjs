@@ -120,16 +120,20 @@ function runChild(args, what) {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => (child.kill("SIGKILL"), reject(new Error(`${what} timed out`))),
-      600_000,
-    );
-    child.once("message", (m) => (clearTimeout(timer), resolve(m)));
-    child.once(
-      "exit",
-      (code) =>
-        code !== 0 && (clearTimeout(timer), reject(new Error(`${what}: child exited ${code}`))),
-    );
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${what} timed out`));
+    }, 600_000);
+    child.once("message", (m) => {
+      clearTimeout(timer);
+      resolve(m);
+    });
+    child.once("exit", (code) => {
+      if (code !== 0) {
+        clearTimeout(timer);
+        reject(new Error(`${what}: child exited ${code}`));
+      }
+    });
   });
 }
 

@@ -48,8 +48,7 @@ async function readSse(response, onEvent) {
   let buffer = "";
   for await (const chunk of response.body) {
     buffer += decoder.decode(chunk, { stream: true });
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const event = { id: undefined, event: "message", data: "" };
@@ -310,7 +309,7 @@ export async function main() {
         const which = s.product ? "product" : "baseline";
         const profile =
           round === 0 && arg("profile") && arg("profile-only", which) === which
-            ? arg("profile").replace(/\.cpuprofile$/, "") + `.${which}.cpuprofile`
+            ? `${arg("profile").replace(/\.cpuprofile$/, "")}.${which}.cpuprofile`
             : undefined;
         if (profile) {
           fs.mkdirSync(path.dirname(path.resolve(profile)), { recursive: true });

@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { startMock, APPROVE_FINAL } from "./lib/mock-server.mjs";
 import { systems } from "./lib/resume-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
-import { summarize, table, ms, ratio, kib, shuffled, arg, machine } from "./lib/stats.mjs";
+import { summarize, table, ms, ratio, shuffled, arg, machine } from "./lib/stats.mjs";
 
 const NAMES = ["raw", "toolnexus", "vercel-ai", "openai-agents", "langgraph"];
 const PEERS = ["vercel-ai", "openai-agents", "langgraph"];

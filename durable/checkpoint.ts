@@ -13,22 +13,26 @@ import type { RunRow, ToolMessage } from "./run-store";
 export function forward(deps: DriverDeps, runId: string, event: RunEvent): void {
   switch (event.type) {
     case "text":
-      return deps.record(runId, "text", { delta: event.delta });
+      deps.record(runId, "text", { delta: event.delta });
+      break;
     case "tool_call":
-      return deps.record(runId, "tool_call", { id: event.id, name: event.name, args: event.args });
+      deps.record(runId, "tool_call", { id: event.id, name: event.name, args: event.args });
+      break;
     case "tool_result":
       recordPolicyDecision(deps, runId, event.metadata?.policy);
-      return deps.record(runId, "tool_result", {
+      deps.record(runId, "tool_result", {
         id: event.id,
         name: event.name,
         output: event.output,
         isError: event.isError,
       });
+      break;
     case "pending":
-      return deps.record(runId, "pending", { request: event.request });
+      deps.record(runId, "pending", { request: event.request });
+      break;
     case "usage":
     case "done":
-      return;
+      break;
   }
 }
 

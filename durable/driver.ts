@@ -203,7 +203,7 @@ function inlineDeps(deps: DriverDeps): InlineDeps {
     now: deps.now,
     transaction: deps.transaction,
     record: deps.record,
-    surface: (runId, request) => deps.halted(deps.store.run(runId)!, request),
+    surface: (runId, request) => deps.halted(deps.store.requireRun(runId), request),
     ...(deps.parked ? { parked: deps.parked } : {}),
   };
 }
@@ -262,7 +262,7 @@ async function finish(
   runId: string,
   result: RunResult,
 ): Promise<void> {
-  const run = deps.store.run(runId)!;
+  const run = deps.store.requireRun(runId);
   if (run.status === "cancelled") {
     return;
   }
@@ -286,7 +286,7 @@ async function finish(
       run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;
     // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
     if (!deps.store.decision(request.id) && !surfacedInline) {
-      await deps.halted(deps.store.run(runId)!, request);
+      await deps.halted(deps.store.requireRun(runId), request);
     }
     return;
   }

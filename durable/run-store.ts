@@ -69,6 +69,15 @@ export class RunStore {
     >`SELECT * FROM runs WHERE run_id = ${runId}`;
   }
 
+  /** The run, which the caller knows exists (it created or just read it): a miss is a bug. */
+  requireRun(runId: string): RunRow {
+    const run = this.run(runId);
+    if (!run) {
+      throw new Error(`run ${runId} not found in this thread's storage`);
+    }
+    return run;
+  }
+
   activeRun(): RunRow | undefined {
     return this.sql.one<RunRow & Record<string, SqlStorageValue>>`
       SELECT * FROM runs WHERE status IN ('running', 'pending') ORDER BY created_at LIMIT 1`;
@@ -89,7 +98,8 @@ export class RunStore {
       .sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at)
       VALUES (${run.runId}, ${run.threadId}, ${run.agent}, 'running', ${run.input}, ${run.callbackUrl ?? null},
               ${run.metadata === undefined ? null : JSON.stringify(run.metadata)}, ${run.publicUrl}, ${JSON.stringify(usage)}, ${run.now}, ${run.now})`;
-    const fresh = this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM messages`!.n === 0;
+    // COUNT(*) always yields one row; no row reads as no messages.
+    const fresh = (this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM messages`?.n ?? 0) === 0;
     this.appendMessages(run.runId, [
       ...(fresh && run.systemPrompt
         ? [{ role: "system" as const, content: run.systemPrompt }]
@@ -206,7 +216,10 @@ export class RunStore {
     const row = this.sql.one<{
       id: number;
     }>`INSERT INTO events (run_id, type, data, at) VALUES (${runId}, ${type}, ${body}, ${now}) RETURNING id`;
-    return { id: row!.id, run_id: runId, type, data: body, at: now };
+    if (!row) {
+      throw new Error(`INSERT INTO events for run ${runId} returned no id`);
+    }
+    return { id: row.id, run_id: runId, type, data: body, at: now };
   }
 
   eventsAfter(runId: string, afterId: number): EventRow[] {

@@ -3,7 +3,8 @@ import type { Usage } from "../src/core/types";
 import { decisionView } from "./decisions";
 import { parseJson, pendingOfRow, type RunRow, type RunStore } from "./run-store";
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const isoAt = (ms: number) => new Date(ms).toISOString();
+const iso = (ms: number | null) => (ms === null ? null : isoAt(ms));
 
 /** The public shape of a run (GET /v1/runs/:runId), with its decision audit trail. */
 export function runView(store: RunStore, run: RunRow, withTranscript: boolean): RunView {
@@ -27,8 +28,8 @@ export function runView(store: RunStore, run: RunRow, withTranscript: boolean): 
     error: run.error,
     limit: run.limit_reason,
     metadata: parseJson(run.metadata) ?? null,
-    createdAt: iso(run.created_at)!,
-    updatedAt: iso(run.updated_at)!,
+    createdAt: isoAt(run.created_at),
+    updatedAt: isoAt(run.updated_at),
     cancelledAt: iso(run.cancelled_at),
     ...(withTranscript ? { transcript: store.runMessages(run.run_id) } : {}),
   };

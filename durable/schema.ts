@@ -16,9 +16,11 @@ export const SCHEMA_VERSION = 2;
 
 export function migrate(sql: Sql): void {
   // Every construction calls this; an up-to-date object pays one read.
-  const current = sql<{
+  // COUNT(*) always yields one row; no row reads as no meta table.
+  const hasMeta = sql.one<{
     n: number;
-  }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`[0]!.n
+  }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`?.n;
+  const current = hasMeta
     ? sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`[0]?.value
     : undefined;
   if (current === String(SCHEMA_VERSION)) {

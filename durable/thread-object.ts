@@ -103,7 +103,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         threadId: input.threadId,
         runId: input.runId,
       } satisfies DriveMessage);
-      return { ok: true, run: this.#view(input.runId, false)! };
+      return { ok: true, run: this.#requireView(input.runId) };
     }
 
     async getRun(
@@ -123,7 +123,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         if (this.#waiters.deliver(input.requestId, outcome.decision.answer)) {
           return outcome;
         }
-        const run = this.store.run(input.runId)!;
+        const run = this.store.requireRun(input.runId);
         await this.#armAlarm(Date.now() + DECISION_BACKSTOP_MS);
         await this.env.RESUME_QUEUE.send({
           threadId: run.thread_id,
@@ -189,7 +189,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       this.#abort = new AbortController();
       // A decision recorded before the cancel still applies to its call.
       await this.env.RESUME_QUEUE.send({ threadId: run.thread_id, runId } satisfies DriveMessage);
-      return { ok: true, run: this.#view(runId, false)! };
+      return { ok: true, run: this.#requireView(runId) };
     }
 
     /**
@@ -301,6 +301,11 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     #view(runId: string, transcript: boolean): RunView | undefined {
       const run = this.store.run(runId);
       return run && runView(this.store, run, transcript);
+    }
+
+    /** The view of a run this object just wrote (created, cancelled): a miss is a bug. */
+    #requireView(runId: string): RunView {
+      return runView(this.store, this.store.requireRun(runId), false);
     }
 
     async #driveAll(only?: string): Promise<void> {

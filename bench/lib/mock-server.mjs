@@ -25,8 +25,10 @@ const TOOL_ROLE = /"role"\s*:\s*"tool"/g;
 function lastToolIndex(body) {
   let last = -1;
   TOOL_ROLE.lastIndex = 0;
-  for (let m; (m = TOOL_ROLE.exec(body)); ) {
+  let m = TOOL_ROLE.exec(body);
+  while (m) {
     last = m.index;
+    m = TOOL_ROLE.exec(body);
   }
   return last;
 }
@@ -141,9 +143,14 @@ export function startMock() {
       resolve({
         origin: `http://127.0.0.1:${port}`,
         stop: () =>
-          new Promise((done) =>
-            child.exitCode !== null ? done() : (child.once("exit", done), child.kill("SIGTERM")),
-          ),
+          new Promise((done) => {
+            if (child.exitCode !== null) {
+              done();
+              return;
+            }
+            child.once("exit", done);
+            child.kill("SIGTERM");
+          }),
       });
     });
   });

@@ -40,8 +40,8 @@ rows
   .filter(([k]) => !k.startsWith("(idle)"))
   .sort((x, y) => y[1] - x[1])
   .slice(0, top)
-  .forEach(([k, d, x, y]) =>
+  .forEach(([k, d, x, y]) => {
     console.log(
       `${((1000 * d) / per).toFixed(1).padStart(8)}  ${((1000 * x) / per).toFixed(1).padStart(8)}  ${((1000 * y) / per).toFixed(1).padStart(8)}  ${k}`,
-    ),
-  );
+    );
+  });

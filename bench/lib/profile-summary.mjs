@@ -26,7 +26,9 @@ for (const n of profile.nodes) {
 
 const self = new Map();
 const deltas = profile.timeDeltas;
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (deltas[i] ?? 0) / 1000));
+profile.samples.forEach((id, i) => {
+  self.set(id, (self.get(id) ?? 0) + (deltas[i] ?? 0) / 1000);
+});
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 
 const key = (n) => {
@@ -57,11 +59,11 @@ const show = (title, map) => {
     .filter(([k]) => !filter || k.includes(filter))
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .forEach(([k, t]) =>
+    .forEach(([k, t]) => {
       console.log(
         `${t.toFixed(1).padStart(8)} ms ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`,
-      ),
-    );
+      );
+    });
 };
 show("self time", selfBy);
 show("total time", totalBy);
@@ -105,7 +107,8 @@ function moduleAt(url, line) {
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     if (starts[mid][0] <= line) {
-      (found = starts[mid][1]), (lo = mid + 1);
+      found = starts[mid][1];
+      lo = mid + 1;
     } else {
       hi = mid - 1;
     }
@@ -139,9 +142,9 @@ if (byModule.size) {
   [...byModule]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .forEach(([k, t]) =>
+    .forEach(([k, t]) => {
       console.log(
         `${t.toFixed(1).padStart(8)} ms ${((100 * t) / (total - idle)).toFixed(1).padStart(5)}%  ${k}`,
-      ),
-    );
+      );
+    });
 }

@@ -47,7 +47,8 @@ export function openStorage(file) {
     exec(query, ...bindings) {
       let stmt = statements.get(query);
       if (!stmt) {
-        statements.set(query, (stmt = db.prepare(query)));
+        stmt = db.prepare(query);
+        statements.set(query, stmt);
       }
       const values = bindings.map(bind);
       counters.statements += 1;

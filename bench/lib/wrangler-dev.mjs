@@ -67,11 +67,18 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
     },
   });
   let output = "";
-  const onData = (chunk) => (output = (output + chunk.toString("utf8")).slice(-20_000));
+  const onData = (chunk) => {
+    output = (output + chunk.toString("utf8")).slice(-20_000);
+  };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
   let exited = false;
-  const exit = new Promise((resolve) => child.once("exit", () => ((exited = true), resolve())));
+  const exit = new Promise((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const kill = (signal) => {
     try {
       process.kill(-child.pid, signal);

@@ -29,6 +29,7 @@ export const RUNTIME_ERROR =
   /EvalError|Code generation from strings disallowed|Uncaught|500 Internal Server Error/;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point (strips ANSI colour codes)
 const ANSI = /\x1b\[[0-9;]*m/g;
 
 /**

@@ -58,7 +58,7 @@ export interface ClientOptions extends CommonClientOptions {
   bodyTransform?: (
     body: Record<string, unknown>,
     info: { style: string; turn: number },
-  ) => Record<string, unknown> | void;
+  ) => Record<string, unknown> | undefined;
   fetch?: typeof fetch;
   /** For tests: observe retry waits without spending them. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -274,9 +274,12 @@ function buildClient(
     if (local !== ignore || beforeWait) {
       return buildConfig(local, stream, beforeWait);
     }
-    return stream
-      ? (shared.streamed ??= buildConfig(ignore, true))
-      : (shared.plain ??= buildConfig(ignore, false));
+    if (stream) {
+      shared.streamed ??= buildConfig(ignore, true);
+      return shared.streamed;
+    }
+    shared.plain ??= buildConfig(ignore, false);
+    return shared.plain;
   };
 
   /** The caller's signal combined with the client's timeout, if either is set. */

@@ -36,9 +36,13 @@ export function eventStream(
       let processed = 0;
       let waiters: Array<{ upTo: number; resolve: () => void }> = [];
       const settle = () => {
-        waiters = waiters.filter((w) =>
-          processed >= w.upTo || controller.signal.aborted ? (w.resolve(), false) : true,
-        );
+        waiters = waiters.filter((w) => {
+          if (processed >= w.upTo || controller.signal.aborted) {
+            w.resolve();
+            return false;
+          }
+          return true;
+        });
       };
       start({
         emit: (e) => {
@@ -58,8 +62,15 @@ export function eventStream(
           return new Promise((resolve) => waiters.push({ upTo, resolve }));
         },
       }).then(
-        () => ((finished = true), wake?.()),
-        (error) => ((failure = error ?? new Error("run failed")), (finished = true), wake?.()),
+        () => {
+          finished = true;
+          wake?.();
+        },
+        (error) => {
+          failure = error ?? new Error("run failed");
+          finished = true;
+          wake?.();
+        },
       );
       return {
         async next(): Promise<IteratorResult<RunEvent>> {

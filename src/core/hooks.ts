@@ -16,7 +16,8 @@ export interface Hooks {
   }):
     | { messages?: Message[]; tools?: Tool[] }
     | void
-    | Promise<{ messages?: Message[]; tools?: Tool[] } | void>;
+    | Promise<{ messages?: Message[]; tools?: Tool[] } | undefined>
+    | Promise<void>;
   afterLLM?(info: { response: ModelTurn; model: string; turn: number }): void | Promise<void>;
   beforeTool?(info: {
     name: string;
@@ -27,12 +28,13 @@ export interface Hooks {
   }):
     | { result?: ToolResult; args?: unknown }
     | void
-    | Promise<{ result?: ToolResult; args?: unknown } | void>;
+    | Promise<{ result?: ToolResult; args?: unknown } | undefined>
+    | Promise<void>;
   afterTool?(info: {
     name: string;
     args: unknown;
     result: ToolResult;
     id: string;
     turn: number;
-  }): { result?: ToolResult } | void | Promise<{ result?: ToolResult } | void>;
+  }): { result?: ToolResult } | void | Promise<{ result?: ToolResult } | undefined> | Promise<void>;
 }

@@ -180,7 +180,7 @@ export class MetricsRegistry {
         lines.push(`${family.name}_count${labelSet(pairs)} ${formatNumber(s.value)}`);
       }
     }
-    return lines.join("\n") + "\n";
+    return `${lines.join("\n")}\n`;
   }
 
   // One map lookup per label value, with the caller's strings as keys: no key is built per
@@ -188,28 +188,32 @@ export class MetricsRegistry {
   #get(key: FamilyKey, ...labels: string[]): Series {
     let node = this.#series.get(key);
     if (!node) {
-      this.#series.set(key, (node = new Map()));
+      node = new Map();
+      this.#series.set(key, node);
     }
     const last = labels.length - 1;
     for (let i = 0; i < last; i++) {
       const label = labels[i] as string;
       let next = node.get(label) as LabelTree | undefined;
       if (!next) {
-        node.set(label, (next = new Map()));
+        next = new Map();
+        node.set(label, next);
       }
       node = next;
     }
     const label = labels[last] as string;
     let series = node.get(label) as Series | undefined;
     if (!series) {
-      node.set(label, (series = { labels, value: 0 }));
+      series = { labels, value: 0 };
+      node.set(label, series);
     }
     return series;
   }
 
   #observe(s: Series, seconds: number): void {
     const v = nonNegative(seconds);
-    const buckets = (s.buckets ??= HISTOGRAM_BUCKETS.map(() => 0));
+    s.buckets ??= HISTOGRAM_BUCKETS.map(() => 0);
+    const buckets = s.buckets;
     for (let i = 0; i < HISTOGRAM_BUCKETS.length; i++) {
       if (v <= (HISTOGRAM_BUCKETS[i] as number)) {
         buckets[i] = (buckets[i] ?? 0) + 1;

@@ -22,7 +22,7 @@ export interface WireCallOptions {
   bodyTransform?: (
     body: Record<string, unknown>,
     info: { style: string; turn: number },
-  ) => Record<string, unknown> | void;
+  ) => Record<string, unknown> | undefined;
   metric(event: MetricEvent): void;
   /** Injected by tests to observe waits without spending them. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;

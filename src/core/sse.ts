@@ -66,7 +66,9 @@ export async function* readSse(
 }
 
 function* drain(ready: EventSourceMessage[]) {
-  while (ready.length) {
-    yield ready.shift()!;
+  let event = ready.shift();
+  while (event !== undefined) {
+    yield event;
+    event = ready.shift();
   }
 }

@@ -53,7 +53,7 @@ export function renderApprovalPage(view: ApprovalPageView): string {
         )
       : "",
   ].join("");
-  const fields = view.kind === "input" ? renderFields(view.data?.["schema"]) : "";
+  const fields = view.kind === "input" ? renderFields(view.data?.schema) : "";
 
   const body = `<h1>${heading}</h1>
 <p id="prompt">${esc(view.prompt)}</p>
@@ -105,20 +105,20 @@ export function pageHeaders(): Record<string, string> {
 
 /** One labelled text input per property of a flat JSON Schema object; unknown shapes render nothing. */
 function renderFields(schema: unknown): string {
-  if (!isRecord(schema) || !isRecord(schema["properties"])) {
+  if (!isRecord(schema) || !isRecord(schema.properties)) {
     return "";
   }
-  const required: unknown[] = Array.isArray(schema["required"]) ? schema["required"] : [];
-  return Object.entries(schema["properties"])
+  const required: unknown[] = Array.isArray(schema.required) ? schema.required : [];
+  return Object.entries(schema.properties)
     .map(([name, def], index) => {
       const prop = isRecord(def) ? def : {};
-      const title = typeof prop["title"] === "string" ? prop["title"] : name;
+      const title = typeof prop.title === "string" ? prop.title : name;
       const hint =
-        typeof prop["description"] === "string"
-          ? ` <span class="hint">${esc(prop["description"])}</span>`
+        typeof prop.description === "string"
+          ? ` <span class="hint">${esc(prop.description)}</span>`
           : "";
       const isRequired = required.includes(name);
-      const value = prop["default"] !== undefined ? ` value="${esc(String(prop["default"]))}"` : "";
+      const value = prop.default !== undefined ? ` value="${esc(String(prop.default))}"` : "";
       const id = `field-${index}`; // ids from an index: property names may hold any character
       return `<label for="${id}">${esc(title)}${isRequired ? " *" : ""}${hint}</label>
 <input type="text" id="${id}" name="field:${esc(name)}"${value}${isRequired ? " required" : ""}>

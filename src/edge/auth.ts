@@ -9,7 +9,8 @@ export function bearerAuth(): MiddlewareHandler<{ Bindings: Env & EdgeEnv }> {
     const { apiToken } = readConfig(c.env);
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    if (!match || !(await sameSecret(match[1]!, apiToken))) {
+    const token = match?.[1];
+    if (!token || !(await sameSecret(token, apiToken))) {
       throw new ApiError(401, "unauthorized", "missing or invalid bearer token", undefined, {
         "www-authenticate": 'Bearer realm="toolnexus"',
       });

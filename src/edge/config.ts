@@ -24,7 +24,7 @@ export interface LlmConfig {
 export interface EdgeConfig {
   apiToken: string;
   /** One or more `whsec_` secrets (space-separated in the variable): the first signs, all verify. */
-  webhookSecrets: string[];
+  webhookSecrets: [signing: string, ...verifying: string[]];
   publicUrl?: string;
   /** Undefined ⇒ the agents' built-in demo models. */
   llm?: LlmConfig;
@@ -40,7 +40,8 @@ const parsed = new WeakMap<EdgeEnv, EdgeConfig>();
 export function readConfig(env: EdgeEnv): EdgeConfig {
   let config = parsed.get(env);
   if (!config) {
-    parsed.set(env, (config = parseConfig(env)));
+    config = parseConfig(env);
+    parsed.set(env, config);
   }
   return config;
 }
@@ -52,12 +53,13 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
       "API_TOKEN is not set: add it as a secret (`wrangler secret put API_TOKEN`) or in .dev.vars",
     );
   }
-  const secrets = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);
-  if (secrets.length === 0) {
+  const [signing, ...verifying] = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);
+  if (!signing) {
     throw new ConfigError(
       "WEBHOOK_SECRET is not set: add a whsec_… secret (see .dev.vars.example)",
     );
   }
+  const secrets: EdgeConfig["webhookSecrets"] = [signing, ...verifying];
   for (const secret of secrets) {
     try {
       parseWebhookSecret(secret);
@@ -81,7 +83,10 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
 }
 
 function readLlm(env: EdgeEnv): LlmConfig {
-  const baseUrl = env.LLM_BASE_URL!;
+  const baseUrl = env.LLM_BASE_URL;
+  if (!baseUrl) {
+    throw new ConfigError("LLM_BASE_URL is not set");
+  }
   if (!isUrl(baseUrl)) {
     throw new ConfigError(`LLM_BASE_URL is not a URL: ${JSON.stringify(baseUrl)}`);
   }

@@ -23,8 +23,16 @@ const STATUSES = ["shipped", "processing", "delivered"] as const;
 /** A fake order derived from its number: the same id always gives the same order ("42" is shipped). */
 export function fakeOrder(orderId: string) {
   const n = Number(orderId);
+  const status = STATUSES[n % STATUSES.length];
+  if (!status) {
+    throw new Error(`fakeOrder: order id ${JSON.stringify(orderId)} is not a number`);
+  }
   const items = Array.from({ length: (n % 3) + 1 }, (_, i) => {
-    const [name, cents] = CATALOG[(n + i * 2) % CATALOG.length]!;
+    const entry = CATALOG[(n + i * 2) % CATALOG.length];
+    if (!entry) {
+      throw new Error(`fakeOrder: no catalog entry for order ${JSON.stringify(orderId)}`);
+    }
+    const [name, cents] = entry;
     return { name, quantity: ((n + i) % 2) + 1, unitPrice: cents / 100 };
   });
   const totalCents = items.reduce(
@@ -33,7 +41,7 @@ export function fakeOrder(orderId: string) {
   );
   return {
     orderId,
-    status: STATUSES[n % STATUSES.length]!,
+    status,
     items,
     total: totalCents / 100,
     currency: "USD",

@@ -39,7 +39,7 @@ export async function buildNotification(
     decisionUrl: `${base}/v1/decisions`,
     approvalUrl: await approvalUrl(
       base,
-      config.webhookSecrets[0]!,
+      config.webhookSecrets[0],
       { threadId, runId },
       source.request,
       source.expiresAt,
@@ -66,7 +66,7 @@ export async function deliver(
   fetcher: typeof fetch = fetch,
 ): Promise<DeliveryResult> {
   const body = JSON.stringify(notification);
-  const headers = await webhookHeaders(config.webhookSecrets[0]!, body, {
+  const headers = await webhookHeaders(config.webhookSecrets[0], body, {
     id: notificationId(notification),
   });
   try {

@@ -158,7 +158,8 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   }
   let diff = 0;
   for (let i = 0; i < a.length; i++) {
-    diff |= a[i]! ^ b[i]!;
+    // Both indexes are in range (equal lengths); `?? 0` only satisfies the checker.
+    diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
   }
   return diff === 0;
 }

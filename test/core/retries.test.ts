@@ -114,7 +114,9 @@ describe("how long it waits", () => {
     });
     await client.run("hi", { toolkit: await toolkit() });
     expect(waits).toHaveLength(4);
-    waits.forEach((w, attempt) => expectBackoff(w, attempt));
+    waits.forEach((w, attempt) => {
+      expectBackoff(w, attempt);
+    });
   });
 
   it("Retry-After: 0 means retry now", async () => {

@@ -12,67 +12,63 @@ import type { Style } from "../helpers/fake-llm";
 
 // Recorded-style fixtures: the shapes (ids, fingerprints, null usage on content chunks,
 // the empty-choices usage chunk, ping, partial_json "") are what the providers send.
-const OPENAI_TEXT =
-  [
-    `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":"Voilà"},"logprobs":null,"finish_reason":null}],"usage":null}`,
-    `: keep-alive`,
-    `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":", 日本"},"logprobs":null,"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":" 👋 café"},"logprobs":null,"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}`,
-    `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[],"usage":{"prompt_tokens":19,"completion_tokens":7,"total_tokens":26,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`,
-    `data: [DONE]`,
-  ].join("\n\n") + "\n\n";
+const OPENAI_TEXT = `${[
+  `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":"Voilà"},"logprobs":null,"finish_reason":null}],"usage":null}`,
+  `: keep-alive`,
+  `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":", 日本"},"logprobs":null,"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":" 👋 café"},"logprobs":null,"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}`,
+  `data: {"id":"chatcmpl-B9x","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[],"usage":{"prompt_tokens":19,"completion_tokens":7,"total_tokens":26,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`,
+  `data: [DONE]`,
+].join("\n\n")}\n\n`;
 
 // Two parallel calls, their argument slices interleaved by index.
-const OPENAI_TOOLS =
-  [
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_weather01","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_time0002","type":"function","function":{"name":"get_time","arguments":""}}]},"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"ci"}}]},"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\\"tz\\": "}}]},"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ty\\": \\"Zürich"}}]},"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\\"Asia/東京\\"}"}}]},"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"}"}}]},"finish_reason":null}],"usage":null}`,
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":null}`,
-    `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":81,"completion_tokens":40,"total_tokens":121}}`,
-    `data: [DONE]`,
-  ].join("\n\n") + "\n\n";
+const OPENAI_TOOLS = `${[
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_weather01","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_time0002","type":"function","function":{"name":"get_time","arguments":""}}]},"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"ci"}}]},"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\\"tz\\": "}}]},"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ty\\": \\"Zürich"}}]},"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\\"Asia/東京\\"}"}}]},"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"}"}}]},"finish_reason":null}],"usage":null}`,
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":null}`,
+  `data: {"id":"chatcmpl-C1","object":"chat.completion.chunk","created":1735689601,"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":81,"completion_tokens":40,"total_tokens":121}}`,
+  `data: [DONE]`,
+].join("\n\n")}\n\n`;
 
-const ANTHROPIC_TEXT =
-  [
-    `event: message_start\ndata: {"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`,
-    `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-    `event: ping\ndata: {"type": "ping"}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Voilà"}}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":", 日本"}}`,
-    `: keep-alive`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" 👋 café"}}`,
-    `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}`,
-    `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}`,
-    `event: message_stop\ndata: {"type":"message_stop"}`,
-  ].join("\n\n") + "\n\n";
+const ANTHROPIC_TEXT = `${[
+  `event: message_start\ndata: {"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`,
+  `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+  `event: ping\ndata: {"type": "ping"}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Voilà"}}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":", 日本"}}`,
+  `: keep-alive`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" 👋 café"}}`,
+  `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}`,
+  `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}`,
+  `event: message_stop\ndata: {"type":"message_stop"}`,
+].join("\n\n")}\n\n`;
 
-const ANTHROPIC_TOOLS =
-  [
-    `event: message_start\ndata: {"type":"message_start","message":{"id":"msg_014p7gG3wDgGV9EUtLvnow3U","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","stop_sequence":null,"usage":{"input_tokens":472,"output_tokens":2},"content":[],"stop_reason":null}}`,
-    `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-    `event: ping\ndata: {"type": "ping"}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Checking "}}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Zürich."}}`,
-    `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}`,
-    `event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"get_weather","input":{}}}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"city\\": \\"Z"}}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"ürich\\", \\"unit\\""}}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":": \\"c\\"}"}}`,
-    `event: content_block_stop\ndata: {"type":"content_block_stop","index":1}`,
-    `event: content_block_start\ndata: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_02Abc","name":"get_time","input":{}}}`,
-    `event: content_block_delta\ndata: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\\"tz\\":\\"Asia/東京\\"}"}}`,
-    `event: content_block_stop\ndata: {"type":"content_block_stop","index":2}`,
-    `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}`,
-    `event: message_stop\ndata: {"type":"message_stop"}`,
-  ].join("\n\n") + "\n\n";
+const ANTHROPIC_TOOLS = `${[
+  `event: message_start\ndata: {"type":"message_start","message":{"id":"msg_014p7gG3wDgGV9EUtLvnow3U","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","stop_sequence":null,"usage":{"input_tokens":472,"output_tokens":2},"content":[],"stop_reason":null}}`,
+  `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+  `event: ping\ndata: {"type": "ping"}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Checking "}}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Zürich."}}`,
+  `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}`,
+  `event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"get_weather","input":{}}}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"city\\": \\"Z"}}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"ürich\\", \\"unit\\""}}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":": \\"c\\"}"}}`,
+  `event: content_block_stop\ndata: {"type":"content_block_stop","index":1}`,
+  `event: content_block_start\ndata: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_02Abc","name":"get_time","input":{}}}`,
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\\"tz\\":\\"Asia/東京\\"}"}}`,
+  `event: content_block_stop\ndata: {"type":"content_block_stop","index":2}`,
+  `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}`,
+  `event: message_stop\ndata: {"type":"message_stop"}`,
+].join("\n\n")}\n\n`;
 
 const TEXT = "Voilà, 日本 👋 café";
 const FIXTURES: Record<Style, { text: string; tools: string }> = {
@@ -232,7 +228,7 @@ describe("stream endings and errors", () => {
 
   it("openai: stops reading at [DONE]", async () => {
     const { turn } = await parse("openai", [
-      encode(OPENAI_TEXT + 'data: {"choices":[{"index":0,"delta":{"content":"ignored"}}]}\n\n'),
+      encode(`${OPENAI_TEXT}data: {"choices":[{"index":0,"delta":{"content":"ignored"}}]}\n\n`),
     ]);
     expect(turn.content).toBe(TEXT);
   });
@@ -273,14 +269,13 @@ describe("stream endings and errors", () => {
   });
 
   it("anthropic: a tool_use with no input deltas keeps the input it started with", async () => {
-    const body =
-      [
-        `event: message_start\ndata: {"type":"message_start","message":{"model":"m","usage":{"input_tokens":1,"output_tokens":1}}}`,
-        `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"noargs","input":{}}}`,
-        `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}`,
-        `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}`,
-        `event: message_stop\ndata: {"type":"message_stop"}`,
-      ].join("\n\n") + "\n\n";
+    const body = `${[
+      `event: message_start\ndata: {"type":"message_start","message":{"model":"m","usage":{"input_tokens":1,"output_tokens":1}}}`,
+      `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"noargs","input":{}}}`,
+      `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}`,
+      `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}`,
+      `event: message_stop\ndata: {"type":"message_stop"}`,
+    ].join("\n\n")}\n\n`;
     const { turn } = await parse("anthropic", [encode(body)]);
     expect(turn.toolCalls).toEqual([{ id: "t1", name: "noargs", arguments: "{}" }]);
   });

@@ -153,7 +153,14 @@ describe("defineTool", () => {
 
   it("passes the context through to run", async () => {
     let seen: Context | undefined;
-    const tool = defineTool({ name: "t", description: "", run: (_a, ctx) => ((seen = ctx), "x") });
+    const tool = defineTool({
+      name: "t",
+      description: "",
+      run: (_a, ctx) => {
+        seen = ctx;
+        return "x";
+      },
+    });
     await tool.execute({}, { callId: "call-1", runId: "run-1" });
     expect(seen).toMatchObject({ callId: "call-1", runId: "run-1" });
   });
@@ -622,7 +629,14 @@ describe("createToolkit", () => {
 
   it("execute hands the toolkit env to the tool", async () => {
     let env: unknown;
-    const t = defineTool({ name: "e", description: "", run: (_a, ctx) => ((env = ctx.env), "ok") });
+    const t = defineTool({
+      name: "e",
+      description: "",
+      run: (_a, ctx) => {
+        env = ctx.env;
+        return "ok";
+      },
+    });
     const toolkit = await createToolkit({ tools: [t], env: { REGION: "eu" } });
     await toolkit.execute("e", {}, { callId: "c1" });
     expect(env).toEqual({ REGION: "eu" });

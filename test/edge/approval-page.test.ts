@@ -96,7 +96,7 @@ describe("renderApprovalPage", () => {
       "(no arguments)",
     );
     const cyclic: Record<string, unknown> = {};
-    cyclic["self"] = cyclic;
+    cyclic.self = cyclic;
     expect(() => renderApprovalPage({ ...VIEW, args: cyclic })).not.toThrow();
     expect(element(renderApprovalPage({ ...VIEW, args: 10n }), "pre", "args")).toBe("10");
   });

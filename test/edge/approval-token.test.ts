@@ -9,7 +9,7 @@ import {
 import { signWebhook } from "../../src/edge/webhooks";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-const OTHER = "whsec_" + btoa("another secret, 32 bytes long!!!");
+const OTHER = `whsec_${btoa("another secret, 32 bytes long!!!")}`;
 const NOW = 1_700_000_000_000;
 const CLAIMS: ApprovalClaims = {
   threadId: "thr_1",

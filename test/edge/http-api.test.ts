@@ -27,7 +27,7 @@ import {
 } from "../helpers/http";
 
 const SLOW = 30_000;
-const OTHER_SECRET = "whsec_" + btoa("another secret, 32 bytes long!!!");
+const OTHER_SECRET = `whsec_${btoa("another secret, 32 bytes long!!!")}`;
 
 function postRun(body: unknown, init: RequestInit = {}): Promise<Response> {
   return api("/v1/runs", {

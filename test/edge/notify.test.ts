@@ -120,7 +120,7 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     const verified = await verifyWebhook(WEBHOOK_SECRET, call!.headers, call!.body);
     expect(verified.id).toBe(notificationId({ runId, request }));
     await expect(
-      verifyWebhook("whsec_" + btoa("another secret entirely"), call!.headers, call!.body),
+      verifyWebhook(`whsec_${btoa("another secret entirely")}`, call!.headers, call!.body),
     ).rejects.toThrow();
 
     const body = JSON.parse(call!.body) as Notification;

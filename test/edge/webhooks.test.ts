@@ -14,7 +14,7 @@ const TS = 1614265330;
 const PAYLOAD = '{"test": 2432232314}';
 const EXPECTED = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
 const NOW = TS * 1000;
-const OTHER = "whsec_" + btoa("another secret, 32 bytes long!!!");
+const OTHER = `whsec_${btoa("another secret, 32 bytes long!!!")}`;
 
 function headersFor(signature: string, id = ID, timestamp = String(TS)): Headers {
   return new Headers({

@@ -58,7 +58,9 @@ export function openaiStream(script: StreamScript): string {
       }
     }
   } else {
-    calls.forEach((_, i) => (out += openers[i]! + slices[i]!.join("")));
+    calls.forEach((_, i) => {
+      out += openers[i]! + slices[i]!.join("");
+    });
   }
   out += chunk({}, script.finish ?? (calls.length ? "tool_calls" : "stop"));
   out += sse({
@@ -73,7 +75,7 @@ export function openaiStream(script: StreamScript): string {
       total_tokens: usage.prompt + usage.completion,
     },
   });
-  return out + "data: [DONE]\n\n";
+  return `${out}data: [DONE]\n\n`;
 }
 
 /** A Messages-API stream: message_start, a ping, one block per text/tool_use with its deltas, message_delta, message_stop. */

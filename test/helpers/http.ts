@@ -164,8 +164,7 @@ export class SseReader {
 
   #parse(final: boolean): void {
     this.#buffer = this.#buffer.replace(/\r\n?/g, "\n");
-    let end: number;
-    while ((end = this.#buffer.indexOf("\n\n")) !== -1) {
+    for (let end = this.#buffer.indexOf("\n\n"); end !== -1; end = this.#buffer.indexOf("\n\n")) {
       const block = this.#buffer.slice(0, end);
       this.#buffer = this.#buffer.slice(end + 2);
       this.#block(block);

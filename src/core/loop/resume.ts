@@ -119,7 +119,7 @@ function lastTurn(history: Message[]): HaltedTurn | undefined {
     index -= 1;
   }
   const assistant = history[index];
-  if (!assistant || assistant.role !== "assistant" || !assistant.toolCalls?.length) {
+  if (assistant?.role !== "assistant" || !assistant.toolCalls?.length) {
     return undefined;
   }
   const slots = new Map<string, ToolMessage>();

@@ -131,7 +131,8 @@ export async function runTurns(
       state.turns,
       config.stream ? onText : undefined,
     );
-    uniqueCallIds(turn.toolCalls, (callIds ??= knownCallIds(state.messages)));
+    callIds ??= knownCallIds(state.messages);
+    uniqueCallIds(turn.toolCalls, callIds);
     state.turns += 1;
     state.model = turn.model || state.model;
     addUsage(state.usage, turn.usage);

@@ -71,9 +71,10 @@ function serverMap(config: unknown): Record<string, unknown> {
       `mcp config: use one of mcpServers, servers or mcp (found ${wrappers.join(", ")})`,
     );
   }
-  const map = wrappers.length === 1 ? config[wrappers[0]!] : config;
+  const wrapper = wrappers[0];
+  const map = wrapper === undefined ? config : config[wrapper];
   if (!isPlainObject(map)) {
-    throw new TypeError(`mcp config: ${wrappers[0]} must be an object of servers`);
+    throw new TypeError(`mcp config: ${wrapper} must be an object of servers`);
   }
   return map;
 }
@@ -85,7 +86,10 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
   }
   const parsed = EntrySchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
+    if (!issue) {
+      throw new TypeError(`${where}: invalid entry`);
+    }
     const field = issue.path.map(String).join(".") || "(entry)";
     throw new TypeError(`${where}: ${field}: ${issue.message}`);
   }

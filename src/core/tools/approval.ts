@@ -1,8 +1,9 @@
 import type { Answer, Context, Request, Tool, ToolResult } from "../types";
 import { newRequestId, pending } from "../answers";
 import { declinedResult } from "../suspension";
+import type { UntypedArgs } from "./define";
 
-export interface RequireApprovalOptions<Args = any> {
+export interface RequireApprovalOptions<Args = UntypedArgs> {
   /** Whether this call needs approval; default: always. */
   when?: (args: Args) => boolean;
   prompt?: string | ((args: Args) => string);
@@ -24,7 +25,7 @@ export interface RequireApprovalOptions<Args = any> {
  *   policy: (a, req) => (a.amount > 10_000 ? answerDeclined(req.id, "policy: amount over threshold") : undefined),
  * });
  */
-export function requireApproval<Args = any>(
+export function requireApproval<Args = UntypedArgs>(
   tool: Tool,
   options: RequireApprovalOptions<Args> = {},
 ): Tool {

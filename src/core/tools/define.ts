@@ -2,7 +2,15 @@ import type { Context, InputSchema, Tool, ToolResult } from "../types";
 import { argsValidator, toJsonSchema } from "../schema";
 import { errorMessage } from "../errors";
 
-export interface DefineToolOptions<Args = any> {
+/**
+ * The arguments of a tool whose author declared no type: loose on purpose, so the untyped
+ * `run: ({ orderId, amount }) => …` and `when: (a) => a.amount > 50` of the README compile.
+ * Give `Args` for checked arguments (the schema validates them at run time either way).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the public default for undeclared tool arguments; `unknown` would reject the README's documented untyped usage
+export type UntypedArgs = any;
+
+export interface DefineToolOptions<Args = UntypedArgs> {
   name: string;
   description: string;
   /** A zod schema or a JSON-Schema object; arguments are validated against it before `run`. */
@@ -48,7 +56,7 @@ export function isToolResult(value: unknown): value is ToolResult {
  *   run: ({ a, b }) => String(a + b),
  * });
  */
-export function defineTool<Args = any>(options: DefineToolOptions<Args>): Tool {
+export function defineTool<Args = UntypedArgs>(options: DefineToolOptions<Args>): Tool {
   if (typeof options.name !== "string" || options.name.length === 0) {
     throw new TypeError("defineTool: name must be a non-empty string");
   }

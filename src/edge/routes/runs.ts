@@ -84,7 +84,7 @@ export function runRoutes(agents: AgentDefinition[]) {
         ? {
             approvalUrl: await approvalUrl(
               base,
-              readConfig(c.env).webhookSecrets[0]!,
+              readConfig(c.env).webhookSecrets[0],
               { threadId, runId },
               view.pending,
               view.expiresAt ? Date.parse(view.expiresAt) : null,

@@ -139,7 +139,8 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
           const index = part.index ?? position;
           let call = calls.get(index);
           if (!call) {
-            calls.set(index, (call = { id: "", name: "", arguments: "" }));
+            call = { id: "", name: "", arguments: "" };
+            calls.set(index, call);
           }
           // id and name come whole on a call's first piece; later pieces only add argument text.
           if (part.id && !call.id) {
