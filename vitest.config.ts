@@ -7,12 +7,13 @@ const secrets = {
   WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 };
 
-// Four projects:
+// Five projects:
 // - workers: everything in workerd (local Durable Objects, queues, alarms), demo model;
 // - workers-llm: the edge against a streaming OpenAI-compatible fake that is the
 //   worker's only outbound network (test/fixtures/fake-llm-worker.js);
 // - node: the kernel's tests again under plain Node, proving src/core is runtime-agnostic;
-// - workers-mcp: the durable MCP elicitation bridge end to end (test/edge-mcp).
+// - workers-mcp: the durable MCP elicitation bridge end to end (test/edge-mcp);
+// - workers-slack: approvals in Slack against a fake Slack Web API (test/slack).
 export default defineConfig({
   test: {
     // The JSON report feeds the one-line total that .ci/run prints (scripts/test-summary.mjs).
@@ -56,6 +57,33 @@ export default defineConfig({
           }),
         ],
         test: { name: "workers-llm", include: ["test/edge-llm/**/*.test.ts"], testTimeout: 20_000 },
+      },
+      {
+        // Slack end to end: a fake Slack Web API (test/fixtures/fake-slack-worker.js) is the
+        // worker's only outbound network, so slack-edge's client really talks HTTP.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                ...secrets,
+                SLACK_BOT_TOKEN: "xoxb-test",
+                SLACK_SIGNING_SECRET: "8f742231b10e8888abcd99yyyzzz85a5",
+                SLACK_API_URL: "http://slack.test/api/",
+              },
+              outboundService: "fake-slack",
+              workers: [
+                {
+                  name: "fake-slack",
+                  modules: true,
+                  compatibilityDate: "2026-04-01",
+                  scriptPath: "./test/fixtures/fake-slack-worker.js",
+                },
+              ],
+            },
+          }),
+        ],
+        test: { name: "workers-slack", include: ["test/slack/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
         test: { name: "node", environment: "node", include: ["test/core/**/*.test.ts"] },

@@ -3,8 +3,9 @@
  * misconfiguration fails with a message that names the variable.
  */
 import { parseWebhookSecret } from "./webhooks";
+import type { SlackEnv } from "./slack/settings";
 
-export interface EdgeEnv {
+export interface EdgeEnv extends SlackEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
   PUBLIC_URL?: string;

@@ -1,0 +1,202 @@
+/**
+ * Block Kit for approvals: the message posted to a group's channel, the same message
+ * once something happened (votes so far, or the outcome, without buttons), and the
+ * modal that asks a decliner for a reason. Pure functions over plain data.
+ *
+ * What reaches Slack from the model (prompt, arguments) goes out as `plain_text` or
+ * escaped inside a code block, so a prompt holding `<!channel>` pings nobody.
+ */
+import type { AnyMessageBlock, Button, ModalView, SectionBlock } from "slack-edge";
+
+export const APPROVE_ACTION = "toolnexus_approve";
+export const DECLINE_ACTION = "toolnexus_decline";
+export const DECLINE_MODAL = "toolnexus_decline_reason";
+export const REASON_BLOCK = "reason";
+export const REASON_INPUT = "reason_input";
+
+/** What the message shows about one pending request. */
+export interface SlackRequestView {
+  runId: string;
+  requestId: string;
+  agent: string;
+  prompt: string;
+  tool?: string;
+  args: unknown;
+  requestedBy?: string | null;
+  /** Unix milliseconds. */
+  expiresAt?: number | null;
+}
+
+/** Where the request stands, as the message should say. */
+export type SlackRequestState =
+  | { status: "open"; votes?: number; needed?: number; voters?: string[] }
+  | {
+      status: "approved" | "declined" | "cancelled" | "expired";
+      by?: string | null;
+      via?: string | null;
+      reason?: string | null;
+    };
+
+/** Which request a button or modal acts on; carried in the button's value / the modal's metadata. */
+export interface SlackTarget {
+  runId: string;
+  requestId: string;
+}
+
+export interface SlackMessage {
+  text: string;
+  blocks: AnyMessageBlock[];
+}
+
+const MAX_SECTION = 2900; // Slack allows 3000 characters per text object
+const MAX_HEADER = 150;
+
+export function approvalMessage(view: SlackRequestView, state: SlackRequestState): SlackMessage {
+  const fields: SectionBlock["fields"] = [
+    { type: "mrkdwn", text: `*Tool*\n${code(view.tool ?? "(none)")}` },
+    { type: "mrkdwn", text: `*Agent*\n${escapeText(view.agent)}` },
+    { type: "mrkdwn", text: `*Requested by*\n${escapeText(view.requestedBy ?? "(unknown)")}` },
+    {
+      type: "mrkdwn",
+      text: `*Expires*\n${view.expiresAt ? slackDate(view.expiresAt) : "(no expiry)"}`,
+    },
+  ];
+  const blocks: AnyMessageBlock[] = [
+    { type: "header", text: { type: "plain_text", text: clip("Approval requested", MAX_HEADER) } },
+    { type: "section", text: { type: "plain_text", text: clip(view.prompt, MAX_SECTION) } },
+    { type: "section", fields },
+    {
+      type: "section",
+      text: { type: "mrkdwn", text: `*Arguments*\n${codeBlock(pretty(view.args))}` },
+    },
+    { type: "context", elements: [{ type: "mrkdwn", text: statusLine(state) }] },
+  ];
+  if (state.status === "open") {
+    const value = JSON.stringify({ runId: view.runId, requestId: view.requestId });
+    blocks.push({
+      type: "actions",
+      block_id: "decision",
+      elements: [
+        button(APPROVE_ACTION, "Approve", "primary", value),
+        button(DECLINE_ACTION, "Decline", "danger", value),
+      ],
+    });
+  }
+  return { text: `${headline(state)}: ${clip(view.prompt, 200)}`, blocks };
+}
+
+/** The modal a Decline button opens: one reason field; the target rides in private_metadata. */
+export function declineModal(
+  target: SlackTarget,
+  message: { channel: string; ts: string },
+): ModalView {
+  return {
+    type: "modal",
+    callback_id: DECLINE_MODAL,
+    title: { type: "plain_text", text: "Decline request" },
+    submit: { type: "plain_text", text: "Decline" },
+    close: { type: "plain_text", text: "Cancel" },
+    private_metadata: JSON.stringify({ ...target, ...message }),
+    blocks: [
+      {
+        type: "input",
+        block_id: REASON_BLOCK,
+        label: { type: "plain_text", text: "Reason (the agent is told)" },
+        element: {
+          type: "plain_text_input",
+          action_id: REASON_INPUT,
+          multiline: true,
+          max_length: 500,
+        },
+        optional: true,
+      },
+    ],
+  };
+}
+
+function statusLine(state: SlackRequestState): string {
+  if (state.status === "open") {
+    if (state.needed === undefined || !state.votes) {
+      return "Waiting for a decision.";
+    }
+    const who = state.voters?.length ? ` (${state.voters.map(escapeText).join(", ")})` : "";
+    return `${state.votes} of ${state.needed} approvals so far${who}.`;
+  }
+  const by = state.by ? ` by ${escapeText(state.by)}` : "";
+  const via = state.via ? ` via ${escapeText(state.via)}` : "";
+  const reason = state.reason ? `: ${escapeText(clip(state.reason, 500))}` : "";
+  return `*${headline(state)}*${by}${via}${reason}`;
+}
+
+function headline(state: SlackRequestState): string {
+  switch (state.status) {
+    case "open":
+      return "Approval requested";
+    case "approved":
+      return "Approved";
+    case "declined":
+      return "Declined";
+    case "cancelled":
+      return "Cancelled";
+    case "expired":
+      return "Expired";
+    default: {
+      const never: never = state;
+      return never;
+    }
+  }
+}
+
+function button(
+  actionId: string,
+  text: string,
+  style: "primary" | "danger",
+  value: string,
+): Button {
+  return { type: "button", action_id: actionId, text: { type: "plain_text", text }, style, value };
+}
+
+/** Slack renders `<!date^…>` in each reader's time zone; the fallback is UTC. */
+function slackDate(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  const fallback = new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return `<!date^${seconds}^{date_short_pretty} {time}|${fallback}>`;
+}
+
+/** Slack's three control characters, escaped as its docs ask. */
+export function escapeText(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
+function code(text: string): string {
+  return `\`${escapeText(text.replaceAll("`", "'"))}\``;
+}
+
+function codeBlock(text: string): string {
+  return `\`\`\`${clipEscaped(escapeText(text.replaceAll("```", "'''")), MAX_SECTION - 40)}\`\`\``;
+}
+
+/** Clips already-escaped text without leaving half an entity (`&am`) at the end. */
+function clipEscaped(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${clip(text, max)
+        .slice(0, -1)
+        .replace(/&[a-z]*$/, "")}…`;
+}
+
+function pretty(value: unknown): string {
+  if (value === undefined) {
+    return "(no arguments)";
+  }
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function clip(text: string, max: number): string {
+  const chars = Array.from(text); // never split a surrogate pair
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
+}
