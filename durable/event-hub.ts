@@ -4,13 +4,14 @@
  * Server-Sent Events streams of the same run.
  */
 import type { EventRow, RunStore } from "./run-store";
+import { currentEventData } from "./run-view";
 
 const TERMINAL = new Set(["done", "error"]);
 const KEEPALIVE_MS = 15_000;
 const encoder = new TextEncoder();
 
 export function formatSse(row: EventRow): string {
-  return `id: ${row.id}\nevent: ${row.type}\ndata: ${row.data}\n\n`;
+  return `id: ${row.id}\nevent: ${row.type}\ndata: ${currentEventData(row.type, row.data)}\n\n`;
 }
 
 interface Listener {

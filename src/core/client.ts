@@ -12,7 +12,8 @@ import { emptyUsage } from "./providers/model";
 import { wireStyle, type StyleName } from "./providers/index";
 import { MetricsRegistry, type MetricEvent } from "./metrics";
 import { memoryConversationStore, type ConversationStore } from "./conversation-store";
-import { createWireCaller } from "./model-call";
+import { createWireCaller, type OnError } from "./model-call";
+import { shapeRequestParams } from "./request-params";
 import { runTurns, type LoopConfig, type ModelCaller, type RunState } from "./loop/run-loop";
 import {
   translateOnce,
@@ -30,11 +31,15 @@ export interface CommonClientOptions {
   systemPrompt?: string;
   maxTurns?: number;
   timeoutMs?: number;
-  onError?: (error: unknown) => void;
   hooks?: Hooks;
   onMetric?: (event: MetricEvent) => void;
   waitFor?: WaitFor;
   store?: ConversationStore;
+  /**
+   * Merged into every request body, winning over the client's defaults (`max_tokens`, …).
+   * The members the client builds (`model`, `messages`, `system`, `tools`, `tool_choice`,
+   * `stream`, `stream_options`) are dropped with a warning; `bodyTransform` may change them.
+   */
   requestParams?: Record<string, unknown>;
   /** Called at every turn boundary with the run's state, so a host can persist it (the edge does). */
   onCheckpoint?: (state: RunState) => Promise<void> | void;
@@ -55,6 +60,14 @@ export interface ClientOptions extends CommonClientOptions {
   headers?: Record<string, string>;
   retries?: number;
   retryBaseMs?: number;
+  /**
+   * Decides, for each failed model request, whether to try again: `"retry"` (still
+   * bounded by `retries`) or `"fail"` (at once, skipping the remaining retries); anything
+   * else keeps the default, `info.retryable ? "retry" : "fail"`. Not asked about aborts,
+   * nor about a stream that failed after text was delivered (it cannot be retried).
+   * @example onError: ({ status }) => (status === 400 ? "retry" : undefined)
+   */
+  onError?: OnError;
   bodyTransform?: (
     body: Record<string, unknown>,
     info: { style: string; turn: number },
@@ -82,6 +95,11 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+export interface StreamOptions extends RunOptions {
+  /** A conversation in the client's store: its transcript is the history, and the run's is saved back before `done`. */
+  id?: string;
+}
+
 export interface Client {
   run(prompt: string, options: RunOptions): Promise<RunResult>;
   /**
@@ -91,8 +109,12 @@ export interface Client {
    * leaving the loop early aborts the run.
    * @example for await (const e of client.stream("Refund order 42", { toolkit })) if (e.type === "text") write(e.delta);
    */
-  stream(prompt: string, options: RunOptions): AsyncIterable<RunEvent>;
-  /** A run in conversation `id`; with `onText`, replies are streamed and every text delta reaches it. */
+  stream(prompt: string, options: StreamOptions): AsyncIterable<RunEvent>;
+  /**
+   * A run in conversation `id` (its transcript loaded from the store first and saved back
+   * after); without `id` a one-shot that leaves the store alone. With `onText`, replies
+   * are streamed and every text delta reaches it.
+   */
   ask(
     prompt: string,
     options: {
@@ -107,7 +129,7 @@ export interface Client {
   continueRun(input: ContinueInput): Promise<RunResult>;
   askWithAnswer(input: {
     toolkit: Toolkit;
-    id?: string;
+    id: string;
     pending: Request;
     answer: Answer;
     signal?: AbortSignal;
@@ -145,6 +167,7 @@ export function createClient(options: ClientOptions): Client {
       retryBaseMs: options.retryBaseMs ?? 500,
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
       bodyTransform: options.bodyTransform,
+      onError: options.onError,
       metric,
       sleep: options.sleep,
     });
@@ -166,6 +189,9 @@ const IN_PROCESS_STREAM_REFUSAL =
  * `ask()` with `onText` and the `streaming` option get each turn's text whole, once.
  */
 export function createInProcessClient(options: InProcessClientOptions): Client {
+  if (typeof options.generate !== "function") {
+    throw new TypeError("createInProcessClient: generate must be a function");
+  }
   return buildClient(options, (metric) => {
     const call: ModelCaller = async (request) => {
       const started = Date.now();
@@ -237,6 +263,7 @@ function buildClient(
     }
   };
   const backend = makeBackend(metric);
+  const requestParams = shapeRequestParams(options.requestParams);
 
   /** `beforeWait`: what must happen before `waitFor` is asked (a stream's consumer taking the `pending` event). */
   const buildConfig = (
@@ -252,7 +279,7 @@ function buildClient(
     hooks: options.hooks ?? {},
     waitFor:
       beforeWait && options.waitFor ? withPrelude(beforeWait, options.waitFor) : options.waitFor,
-    requestParams: options.requestParams,
+    requestParams,
     metric,
     emit:
       local === ignore
@@ -291,15 +318,46 @@ function buildClient(
     return signal ? AbortSignal.any([signal, timeout]) : timeout;
   }
 
-  /** Reports a failed run once (metric, `onError`) and gives the error to throw. */
-  function failed(error: unknown, combined: AbortSignal | undefined): unknown {
+  /**
+   * Reports a failed run or translation once (metrics) and gives the error to throw.
+   * A run (`started` given) also gets its `run` event, with the totals it reached.
+   */
+  function failed(
+    error: unknown,
+    combined: AbortSignal | undefined,
+    started?: number,
+    progress?: Progress,
+  ): unknown {
     const failure =
       combined?.aborted && !(error instanceof RunAbortedError)
         ? new RunAbortedError(`run aborted: ${errorMessage(combined.reason)}`, combined.reason)
         : error;
-    metric({ type: "run_error", model: options.model, error: errorMessage(failure) });
-    options.onError?.(failure);
+    const message = errorMessage(failure);
+    metric({ type: "run_error", model: options.model, error: message });
+    if (started !== undefined) {
+      runMetric("failed", progress, started, message);
+    }
     return failure;
+  }
+
+  /** The per-run metric (SPEC §8 `event: "run"`), one per run whatever its outcome. */
+  function runMetric(
+    status: RunMetricStatus,
+    progress: Progress | undefined,
+    started: number,
+    error?: string,
+  ) {
+    const toolCalls = progress?.toolCalls?.length ?? 0;
+    metric({
+      type: "run",
+      model: options.model,
+      status,
+      turns: progress?.turns ?? 0,
+      toolCalls,
+      totalTokens: progress?.usage?.totalTokens ?? 0,
+      durationMs: Date.now() - started,
+      ...(error === undefined ? {} : { error }),
+    });
   }
 
   /** Runs `body` under the client's timeout and the caller's signal; reports failures once. */
@@ -336,82 +394,124 @@ function buildClient(
 
   /**
    * Runs one entry point of the loop under the guard (as `guarded`, written out: one async
-   * frame less on every run), and closes it with a `done` event.
+   * frame less on every run), and closes it with a `done` event and the run metric.
+   * `progress` gives what a failed run had reached, for its metric.
    */
   async function drive(
     signal: AbortSignal | undefined,
     local: (e: RunEvent) => void,
     body: (config: LoopConfig, signal?: AbortSignal) => Promise<RunResult>,
+    progress: () => Progress | undefined,
     stream = streaming,
     beforeWait?: () => Promise<void>,
   ): Promise<RunResult> {
+    const started = Date.now();
     const combined = runSignal(signal);
     try {
       const config = loopConfig(local, stream, beforeWait);
       const result = await body(config, combined);
       config.emit?.({ type: "done", result });
+      runMetric(result.status, result, started);
       return result;
     } catch (error) {
-      throw failed(error, combined);
+      throw failed(error, combined, started, progress());
     }
   }
   const withSignal = <T extends object>(input: T, signal?: AbortSignal) =>
     signal ? { ...input, signal } : input;
 
+  /**
+   * A run of `prompt`. With a `conversation` id its history comes from the store and its
+   * transcript goes back there before `done` is emitted; without one the store is untouched.
+   */
   const run = (
     prompt: string,
     runOptions: RunOptions,
     local: (e: RunEvent) => void = ignore,
     stream = streaming,
     beforeWait?: () => Promise<void>,
-  ) =>
-    drive(
+    conversation?: string,
+  ) => {
+    let state: RunState | undefined;
+    const { toolkit } = runOptions;
+    return drive(
       runOptions.signal,
       local,
-      (config, signal) =>
-        runTurns(config, startState(prompt, runOptions.history), runOptions.toolkit, signal),
+      conversation === undefined
+        ? (config, signal) => {
+            state = startState(prompt, runOptions.history);
+            return runTurns(config, state, toolkit, signal);
+          }
+        : async (config, signal) => {
+            state = startState(prompt, (await store.get(conversation)) ?? []);
+            const result = await runTurns(config, state, toolkit, signal);
+            await store.set(conversation, result.messages);
+            return result;
+          },
+      () => state,
       stream,
       beforeWait,
     );
+  };
   const runWithAnswer = (input: ResumeInput) =>
-    drive(input.signal, ignore, (config, signal) => resumeRun(config, withSignal(input, signal)));
+    drive(
+      input.signal,
+      ignore,
+      (config, signal) => resumeRun(config, withSignal(input, signal)),
+      () => input,
+    );
   const carryOn = (input: ContinueInput) =>
-    drive(input.signal, ignore, (config, signal) => continueRun(config, withSignal(input, signal)));
+    drive(
+      input.signal,
+      ignore,
+      (config, signal) => continueRun(config, withSignal(input, signal)),
+      () => input,
+    );
 
   return {
     model: options.model,
     continueRun: carryOn,
     run: (prompt, runOptions) => run(prompt, runOptions),
-    stream: (prompt, runOptions) =>
-      backend.streams
-        ? eventStream(({ emit, stop, drained }) =>
-            run(
-              prompt,
-              { ...runOptions, signal: anySignal(runOptions.signal, stop) },
-              emit,
-              true,
-              drained,
-            ),
-          )
-        : refusedStream(IN_PROCESS_STREAM_REFUSAL),
+    stream: (prompt, { id, ...runOptions }) => {
+      if (!backend.streams) {
+        return refusedStream(IN_PROCESS_STREAM_REFUSAL);
+      }
+      if (id !== undefined && runOptions.history !== undefined) {
+        return refusedStream("stream: give a conversation id or a history, not both");
+      }
+      return eventStream(({ emit, stop, drained }) =>
+        run(
+          prompt,
+          { ...runOptions, signal: anySignal(runOptions.signal, stop) },
+          emit,
+          true,
+          drained,
+          id,
+        ),
+      );
+    },
     runWithAnswer: (input) => runWithAnswer(input),
-    async ask(prompt, { toolkit, id = "default", onText, signal }) {
-      const history = (await store.get(id)) ?? [];
-      const local = (e: RunEvent) => {
-        if (e.type === "text") {
-          onText?.(e.delta);
-        }
-      };
-      const result = await run(
+    ask(prompt, { toolkit, id, onText, signal }) {
+      const local = onText
+        ? (e: RunEvent) => {
+            if (e.type === "text") {
+              onText(e.delta);
+            }
+          }
+        : ignore;
+      return run(
         prompt,
-        { toolkit, history, signal },
+        { toolkit, signal },
         local,
         streaming || onText !== undefined,
+        undefined,
+        id,
       );
-      await store.set(id, result.messages);
-      return result;
     },
-    async askWithAnswer({ toolkit, id = "default", pending, answer, signal }) {
+    async askWithAnswer({ toolkit, id, pending, answer, signal }) {
+      if (typeof id !== "string") {
+        throw new TypeError("askWithAnswer: id (the conversation to resume) is required");
+      }
       const history = await store.get(id);
       if (!history) {
         throw new TypeError(`askWithAnswer: no conversation ${JSON.stringify(id)} in the store`);
@@ -426,7 +526,7 @@ function buildClient(
           {
             model: options.model,
             hooks: options.hooks ?? {},
-            requestParams: options.requestParams,
+            requestParams,
             send: backend.translate,
           },
           request,
@@ -437,6 +537,10 @@ function buildClient(
     conversationStore: () => store,
   };
 }
+
+/** What a run had reached: its state, or the halted result it resumed from. */
+type Progress = Partial<Pick<RunResult, "turns" | "toolCalls" | "usage">>;
+type RunMetricStatus = Extract<MetricEvent, { type: "run" }>["status"];
 
 /** The local listener of entry points that have none (`run`, `runWithAnswer`, `continueRun`). */
 const ignore = (_event: RunEvent): void => {};

@@ -58,7 +58,10 @@ export type {
   InProcessClientOptions,
   GeneratedMessage,
   RunOptions,
+  StreamOptions,
 } from "./client";
+export type { ErrorInfo, ErrorDecision, OnError } from "./model-call";
+export { RESERVED_REQUEST_PARAMS } from "./request-params";
 export type {
   TranslateRequest,
   TranslateResult,

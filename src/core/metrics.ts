@@ -21,7 +21,19 @@ export type MetricEvent =
       pending: boolean;
       durationMs: number;
     }
-  | { type: "run_error"; model: string; error: string };
+  | { type: "run_error"; model: string; error: string }
+  | {
+      /** One per `run`/`ask`/`stream`/resume, whatever its outcome, with the run's totals. */
+      type: "run";
+      model: string;
+      status: "done" | "pending" | "incomplete" | "failed";
+      turns: number;
+      toolCalls: number;
+      totalTokens: number;
+      durationMs: number;
+      /** Only when the run failed (`status: "failed"`). */
+      error?: string;
+    };
 
 /** Upper bounds (seconds) of the duration histograms; `+Inf` is implied. */
 export const HISTOGRAM_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -103,6 +115,10 @@ export class MetricsRegistry {
 
   /** Adds one event to the counters and histograms (counted by the next render at the latest). */
   record(event: MetricEvent): void {
+    if (event.type === "run") {
+      // No Prometheus family of its own: failed runs are counted from `run_error`.
+      return;
+    }
     if (event.type !== "llm_request" && event.type !== "tool_call" && event.type !== "run_error") {
       const unknown: never = event;
       throw new TypeError(`unknown metric event: ${JSON.stringify(unknown)}`);
@@ -141,6 +157,8 @@ export class MetricsRegistry {
       case "run_error":
         // `error` is deliberately not a label: free text would explode cardinality.
         this.#get("runErrors", event.model).value += 1;
+        return;
+      case "run":
         return;
       default: {
         const unknown: never = event;

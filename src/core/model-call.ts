@@ -23,10 +23,31 @@ export interface WireCallOptions {
     body: Record<string, unknown>,
     info: { style: string; turn: number },
   ) => Record<string, unknown> | undefined;
+  /** The host's retry-vs-fail classifier (SPEC §8 `onError`); absent ⇒ `retryable ? "retry" : "fail"`. */
+  onError?: OnError;
   metric(event: MetricEvent): void;
   /** Injected by tests to observe waits without spending them. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
+
+/**
+ * One failed model request, as `onError` sees it: `status` for an HTTP error reply,
+ * `error` for a network failure or an unusable reply; `attempt` counts from 0;
+ * `retryable` is the default decision (429/5xx/network/provider overload).
+ */
+export interface ErrorInfo {
+  error?: unknown;
+  status?: number;
+  attempt: number;
+  retryable: boolean;
+}
+
+export type ErrorDecision = "retry" | "fail";
+
+/** Returns a decision, or nothing to keep the default; may be async. */
+export type OnError = (
+  info: ErrorInfo,
+) => ErrorDecision | void | Promise<ErrorDecision | undefined> | Promise<void>;
 
 /** Receives text as the model produces it; given ⇒ the call streams. */
 export type TextSink = (delta: string) => void;
@@ -53,6 +74,17 @@ export function createWireCaller(options: WireCallOptions) {
   const transform = options.bodyTransform;
   const serialize = (body: Record<string, unknown>, turn: number) =>
     JSON.stringify(transform?.(body, { style: style.name, turn }) ?? body);
+
+  /** Whether to try again after a failed attempt: the host's decision, else the default; never past `retries`. */
+  async function retryAfterFailure(info: ErrorInfo): Promise<boolean> {
+    if (info.attempt >= options.retries) {
+      // Still asked, so a host sees every failure; the bound holds whatever it says.
+      await options.onError?.(info);
+      return false;
+    }
+    const decision = await options.onError?.(info);
+    return decision === "retry" || decision === "fail" ? decision === "retry" : info.retryable;
+  }
 
   /** A whole JSON reply's text → the turn (synchronous: the caller awaits the text itself, one async frame less per call). */
   function parseJsonReply(text: string, status: number, model: string): ModelTurn {
@@ -164,7 +196,7 @@ export function createWireCaller(options: WireCallOptions) {
           throw new RunAbortedError("run aborted during a model call", signal.reason);
         }
         record("error");
-        if (attempt >= options.retries) {
+        if (!(await retryAfterFailure({ error, attempt, retryable: true }))) {
           throw new ProviderError(
             `${style.name}: request failed: ${errorMessage(error)}`,
             undefined,
@@ -179,7 +211,8 @@ export function createWireCaller(options: WireCallOptions) {
       if (!response.ok) {
         const text = await response.text().catch(() => "");
         record(String(response.status));
-        if (RETRYABLE_STATUS.has(response.status) && attempt < options.retries) {
+        const retryable = RETRYABLE_STATUS.has(response.status);
+        if (await retryAfterFailure({ status: response.status, attempt, retryable })) {
           const delay =
             parseRetryAfter(response.headers.get("retry-after")) ??
             backoffDelay(attempt, options.retryBaseMs);
@@ -190,7 +223,7 @@ export function createWireCaller(options: WireCallOptions) {
           `${style.name}: HTTP ${response.status}: ${excerpt(text)}`,
           response.status,
           excerpt(text, 2000),
-          RETRYABLE_STATUS.has(response.status),
+          retryable,
         );
       }
 
@@ -208,11 +241,14 @@ export function createWireCaller(options: WireCallOptions) {
           throw new RunAbortedError("run aborted during a model call", signal.reason);
         }
         record("error");
+        // Text already handed on cannot be taken back: such a call is never retried.
         if (
-          error instanceof ProviderError &&
-          error.retryable &&
           !delivered &&
-          attempt < options.retries
+          (await retryAfterFailure({
+            error,
+            attempt,
+            retryable: error instanceof ProviderError && error.retryable,
+          }))
         ) {
           await sleepOrAbort(sleep, backoffDelay(attempt, options.retryBaseMs), signal);
           continue;

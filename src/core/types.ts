@@ -53,7 +53,8 @@ export interface Tool {
   inputSchema: JsonSchema;
   /** Where the tool came from: "native", "http", "relay", "mcp:<server>", … */
   source: string;
-  execute(args: unknown, ctx: Context): Promise<ToolResult>;
+  /** `ctx` is optional (SPEC §1): a tool called directly, outside a toolkit, gets none. */
+  execute(args: unknown, ctx?: Context): Promise<ToolResult>;
 }
 
 export type InputSchema = ZodType | JsonSchema;
@@ -103,7 +104,7 @@ export interface RunResult {
   usage: Usage;
   model: string;
   status: RunStatus;
-  /** Why a run is `incomplete`: "max_turns", "length", "content_filter". */
+  /** Why a run is `incomplete`: "maxTurns" (SPEC §10 spelling), "length", "content_filter". */
   limit?: string;
   /** The request a halted (`pending`) run waits on. */
   pending?: Request;

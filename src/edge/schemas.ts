@@ -128,7 +128,10 @@ export const RunViewSchema = z
     toolCallCount: z.number(),
     decisions: z.array(DecisionRecordSchema),
     error: z.string().nullable(),
-    limit: z.string().nullable(),
+    limit: z
+      .string()
+      .nullable()
+      .describe('What stopped an incomplete run: "maxTurns", "length" or "content_filter"'),
     metadata: z.unknown(),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -45,7 +45,7 @@ const cases: Array<[string, Partial<ModelRequest>, Record<string, unknown> | und
     undefined,
   ],
   [
-    "params.tools lose to the toolkit's",
+    "params.tools never go out: the toolkit's do",
     {
       tools: [tool("search")],
       params: { tools: [{ type: "function", function: { name: "other" } }] },
@@ -53,7 +53,7 @@ const cases: Array<[string, Partial<ModelRequest>, Record<string, unknown> | und
     undefined,
   ],
   [
-    "params.tools go out when the toolkit has none",
+    "params.tools never go out, even when the toolkit has none",
     { tools: [], params: { tools: [{ type: "function", function: { name: "other" } }] } },
     undefined,
   ],

@@ -10,6 +10,7 @@ import {
   createToolkit,
   parseRetryAfter,
   type ClientOptions,
+  type MetricEvent,
 } from "../../src/core/index";
 import { MAX_RETRY_DELAY_MS } from "../../src/core/retry";
 import { fakeLlm, type Step } from "../helpers/fake-llm";
@@ -291,22 +292,30 @@ describe("aborts and timeouts", () => {
 });
 
 describe("reporting", () => {
-  it("onError is called once, with the error the run rejects with", async () => {
-    const errors: unknown[] = [];
+  it("onError is asked about every failed attempt; the run's failure is its run metric", async () => {
+    const asked: unknown[] = [];
+    const runs: MetricEvent[] = [];
     const { client } = setup([status(500), status(500), status(500)], {
-      onError: (e) => errors.push(e),
+      onError: (info) => void asked.push(info),
+      onMetric: (e) => e.type === "run" && runs.push(e),
     });
     const error = await client.run("hi", { toolkit: await toolkit() }).catch((e) => e);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toBe(error);
     expect(error).toBeInstanceOf(ProviderError);
+    expect(asked).toEqual([0, 1, 2].map((attempt) => ({ status: 500, attempt, retryable: true })));
+    expect(runs).toEqual([expect.objectContaining({ status: "failed", error: error.message })]);
   });
 
-  it("onError is not called when a retry recovers", async () => {
-    const errors: unknown[] = [];
-    const { client } = setup([status(500), ok], { onError: (e) => errors.push(e) });
+  it("a retry that recovers: onError asked once, the run metric says done", async () => {
+    const asked: unknown[] = [];
+    const runs: MetricEvent[] = [];
+    const { client } = setup([status(500), ok], {
+      onError: (info) => void asked.push(info),
+      onMetric: (e) => e.type === "run" && runs.push(e),
+    });
     await client.run("hi", { toolkit: await toolkit() });
-    expect(errors).toEqual([]);
+    expect(asked).toEqual([{ status: 500, attempt: 0, retryable: true }]);
+    expect(runs).toEqual([expect.objectContaining({ status: "done", turns: 1 })]);
+    expect(runs[0]).not.toHaveProperty("error");
   });
 
   it("metrics count each attempt by status and the failed run", async () => {

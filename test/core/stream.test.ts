@@ -416,13 +416,13 @@ describe.each(STYLES)("%s stream()", (style) => {
 
   it("a stream cut after some text is not retried: the run fails with a typed stream_interrupted ProviderError", async () => {
     const whole = streamFor(style, { text: ["Partial ", "answer ", "here"] });
-    const errors: unknown[] = [];
+    const asked: unknown[] = [];
     const metrics: MetricEvent[] = [];
     const { llm, client, waits } = setup(
       style,
       [{ sse: whole, cutAt: whole.indexOf("answer") + 20 }, { sse: whole }],
       {
-        onError: (e) => errors.push(e),
+        onError: (info) => void asked.push(info),
         onMetric: (e) => metrics.push(e),
       },
     );
@@ -441,7 +441,11 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(error.message).toMatch(/ended before its final event/);
     expect(llm.bodies).toHaveLength(1);
     expect(waits).toEqual([]);
-    expect(errors).toEqual([error]);
+    // Nothing to decide: text already delivered cannot be retried, so onError is not asked.
+    expect(asked).toEqual([]);
+    expect(metrics.filter((m) => m.type === "run")).toEqual([
+      expect.objectContaining({ status: "failed", error: error.message }),
+    ]);
     expect(
       metrics
         .filter((m) => m.type === "llm_request")

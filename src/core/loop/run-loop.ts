@@ -97,7 +97,7 @@ export async function runTurns(
   let callIds: Set<string> | undefined;
   while (true) {
     if (state.turns >= config.maxTurns) {
-      return result(state, "incomplete", { limit: "max_turns" });
+      return result(state, "incomplete", { limit: "maxTurns" });
     }
     signal?.throwIfAborted();
 

@@ -65,7 +65,7 @@ export function mcpTool(definition: McpToolDefinition, options: McpToolOptions):
     description: definition.description ?? definition.title ?? "",
     inputSchema: toJsonSchema(definition.inputSchema as Record<string, unknown>),
     source: `mcp:${options.server}`,
-    execute: (args, ctx) => callTool(name, definition.name, args, ctx, options),
+    execute: (args, ctx = {}) => callTool(name, definition.name, args, ctx, options),
   };
 }
 

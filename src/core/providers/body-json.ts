@@ -75,9 +75,9 @@ export function withTools(
 /**
  * A style's `body` (the object a `bodyTransform` receives) and `bodyText` (the JSON sent
  * otherwise) from its fixed members and its one-tool converter. Request params follow the
- * fixed members; `params.tool_choice` goes out only with tools, and `params.tools` only
- * when the toolkit has none (otherwise the toolkit's tools win). An empty tool list is
- * omitted, with its tool_choice: providers reject `tools: []`.
+ * fixed members (the client has already dropped the reserved ones, request-params.ts);
+ * `params.tool_choice`, set by `translate()`, goes out only with tools. An empty tool list
+ * is omitted, with its tool_choice: providers reject `tools: []`.
  */
 export function bodyBuilders(
   fixed: (request: ModelRequest) => Record<string, unknown>,
@@ -85,17 +85,9 @@ export function bodyBuilders(
 ) {
   const toolsJson = toolJsonCache(convert);
   const split = (request: ModelRequest, extra?: Record<string, unknown>) => {
-    const { tool_choice: toolChoice, tools: paramTools, ...rest } = request.params ?? {};
-    const keepParamTools = !request.tools.length && paramTools !== undefined;
-    return {
-      head: {
-        ...fixed(request),
-        ...rest,
-        ...(keepParamTools ? { tools: paramTools } : {}),
-        ...extra,
-      },
-      toolChoice,
-    };
+    // A tools param is never sent: the tools are the toolkit's (or none).
+    const { tool_choice: toolChoice, tools: _tools, ...rest } = request.params ?? {};
+    return { head: { ...fixed(request), ...rest, ...extra }, toolChoice };
   };
   return {
     body(request: ModelRequest): Record<string, unknown> {

@@ -71,8 +71,9 @@ export interface ChatRequest {
 }
 
 /**
- * Array contents become text: the text parts, one per line. Parts without text
- * (images, audio) have no text form and are left out.
+ * Array contents become text: the text parts joined with nothing between them, as the
+ * upstream ports do (a client that splits a sentence across parts gets it back whole).
+ * Parts without text (images, audio) have no text form and are left out.
  */
 export function flattenContent(content: ChatContent): string {
   if (content == null) {
@@ -84,7 +85,7 @@ export function flattenContent(content: ChatContent): string {
   return content
     .filter((part) => typeof part.text === "string")
     .map((part) => part.text)
-    .join("\n");
+    .join("");
 }
 
 /** Arguments as the JSON text `ToolCall.arguments` holds. */

@@ -67,7 +67,7 @@ export function defineTool<Args = UntypedArgs>(options: DefineToolOptions<Args>)
     description: options.description ?? "",
     inputSchema: toJsonSchema(schema),
     source: options.source ?? "native",
-    async execute(args: unknown, ctx: Context): Promise<ToolResult> {
+    async execute(args: unknown, ctx: Context = {}): Promise<ToolResult> {
       const checked = validate(args ?? {});
       if (!checked.ok) {
         return {

@@ -33,7 +33,7 @@ export function httpTool(options: HttpToolOptions): Tool {
     description: options.description,
     inputSchema: toJsonSchema(schema),
     source: "http",
-    async execute(rawArgs: unknown, ctx: Context): Promise<ToolResult> {
+    async execute(rawArgs: unknown, ctx: Context = {}): Promise<ToolResult> {
       const checked = validate(rawArgs ?? {});
       if (!checked.ok) {
         return {

@@ -13,7 +13,7 @@ export function relayTool(name: string, description: string, schema?: InputSchem
     description,
     inputSchema: toJsonSchema(schema ?? { type: "object", properties: {} }),
     source: "relay",
-    async execute(args, ctx) {
+    async execute(args, ctx = {}) {
       if (ctx.answer?.ok) {
         const data = ctx.answer.data;
         return {
