@@ -5,13 +5,15 @@ import { defineConfig } from "vitest/config";
 const secrets = {
   API_TOKEN: "test-token",
   WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
 };
 
 // Five projects:
 // - workers: everything in workerd (local Durable Objects, queues, alarms), demo model;
 // - workers-llm: the edge against a streaming OpenAI-compatible fake that is the
 //   worker's only outbound network (test/fixtures/fake-llm-worker.js);
-// - node: the kernel's tests again under plain Node, proving src/core is runtime-agnostic;
+// - node: the kernel's tests again under plain Node, proving src/core is runtime-agnostic
+//   (and the npm scripts' helpers, test/scripts);
 // - workers-mcp: the durable MCP elicitation bridge end to end (test/edge-mcp);
 // - workers-slack: approvals in Slack against a fake Slack Web API (test/slack).
 export default defineConfig({
@@ -86,7 +88,11 @@ export default defineConfig({
         test: { name: "workers-slack", include: ["test/slack/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
-        test: { name: "node", environment: "node", include: ["test/core/**/*.test.ts"] },
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/core/**/*.test.ts", "test/scripts/**/*.test.ts"],
+        },
       },
       {
         // The durable MCP elicitation bridge end to end: an agent whose tool is a real SDK

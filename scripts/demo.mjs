@@ -59,7 +59,7 @@ if (agents.status === 401) {
   );
 }
 
-const receiver = await startReceiver({ secrets: credentials.webhookSecrets });
+const receiver = await startReceiver({ secrets: credentials.notifySecrets });
 say(`callback receiver listening at ${receiver.url} (verifies Standard Webhooks signatures)`);
 
 try {

@@ -28,7 +28,7 @@ let failure;
 try {
   console.log("check:dev — starting wrangler dev …");
   server = await startDevServer({ timeoutMs: 60_000, log: say });
-  receiver = await startReceiver({ secrets: server.webhookSecrets });
+  receiver = await startReceiver({ secrets: server.notifySecrets });
   const client = createClient({
     baseUrl: server.url,
     apiToken: server.apiToken,

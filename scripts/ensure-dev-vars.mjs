@@ -2,8 +2,6 @@
 // `npm start` runs this first: wrangler dev reads .dev.vars, which is git-ignored.
 import { ensureDevVars } from "./lib/dev-vars.mjs";
 
-if (ensureDevVars()) {
-  console.log(
-    "Created .dev.vars from .dev.vars.example (local development values; no keys needed: the demo model runs offline).",
-  );
+for (const line of ensureDevVars()) {
+  console.log(`${line} (local development values; the demo model runs offline)`);
 }

@@ -34,11 +34,11 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 
 /**
  * @param {{ timeoutMs?: number, log?: (line: string) => void }} options
- * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], output: () => string, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void> }>}
  */
 export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}) {
-  if (ensureDevVars()) {
-    log("created .dev.vars from .dev.vars.example");
+  for (const line of ensureDevVars()) {
+    log(line);
   }
   const credentials = devCredentials();
   const stateDir = mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
@@ -181,6 +181,7 @@ export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}
     url,
     apiToken: credentials.apiToken,
     webhookSecrets: credentials.webhookSecrets,
+    notifySecrets: credentials.notifySecrets,
     output: () => output,
     tail,
     stop,

@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import { verifyWebhook } from "./webhooks.mjs";
 
 /**
- * @param {{ secrets: string[] }} options the WEBHOOK_SECRET values (the worker signs with the first)
+ * @param {{ secrets: string[] }} options the NOTIFY_SECRET values (the worker signs with the first)
  * Resolves to `{ url, next(timeoutMs), close() }`; `next` yields the next notification not
  * handed out yet as `{ id, headers, body, json, verified: { ok, id?, reason? } }`.
  */

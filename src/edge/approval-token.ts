@@ -1,15 +1,15 @@
 /**
  * Signed, expiring approval-link tokens: `<base64url(json claims)>.<base64url(hmac)>`.
  *
- * The MAC key is derived (HKDF-SHA256) from the webhook secret's bytes with a label of
- * its own, so a token MAC can never double as a webhook signature or vice versa, and
- * one configured secret is enough. Web-standard APIs only.
+ * The MAC key is `derivedKeys(WEBHOOK_SECRET, "approval-link")` (keys.ts): derived with a
+ * label of its own, so a token MAC can never double as a webhook signature, a session or
+ * another link, and one configured secret is enough. Web-standard APIs only.
  */
-import { decodeBase64, encodeBase64, parseWebhookSecret, timingSafeEqual } from "./webhooks";
+import { derivedKeys } from "./keys";
+import { decodeBase64, encodeBase64 } from "./webhooks";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-const KEY_LABEL = "toolnexus-edge approval-token v1";
 /** Far above any real token (a few hundred chars); bounds work done on hostile input. */
 const MAX_TOKEN_LENGTH = 4096;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -50,27 +50,34 @@ export async function digestArgs(args: unknown): Promise<string> {
 }
 
 /**
- * Mints a token for an approval link.
+ * Mints a token for an approval link, signed with the first secret's derived key.
  *
- * @example await createApprovalToken(env.WEBHOOK_SECRET, { threadId, runId, requestId, argsDigest, exp })
+ * @example await createApprovalToken(config.webhookSecrets, { threadId, runId, requestId, argsDigest, exp })
  */
-export async function createApprovalToken(secret: string, claims: ApprovalClaims): Promise<string> {
+export async function createApprovalToken(
+  secrets: string | string[],
+  claims: ApprovalClaims,
+): Promise<string> {
   const { threadId, runId, requestId, argsDigest, exp } = claims;
   const payload = toBase64Url(
     encoder.encode(JSON.stringify({ threadId, runId, requestId, argsDigest, exp })),
   );
-  const mac = await sign(secret, payload);
+  const [signer] = await derivedKeys(toList(secrets), "approval-link");
+  if (!signer) {
+    throw new Error("no webhook secret configured"); // derivedKeys already refuses none
+  }
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", signer, encoder.encode(payload)));
   return `${payload}.${toBase64Url(mac)}`;
 }
 
 /**
- * Checks the MAC (constant time) before reading any claim, then the expiry.
- * Throws {@link ApprovalTokenError}.
+ * Checks the MAC against every secret's derived key (constant time, WebCrypto's verify)
+ * before reading any claim, then the expiry. Throws {@link ApprovalTokenError}.
  *
- * @example const claims = await verifyApprovalToken(env.WEBHOOK_SECRET, c.req.param("token"))
+ * @example const claims = await verifyApprovalToken(config.webhookSecrets, c.req.param("token"))
  */
 export async function verifyApprovalToken(
-  secret: string,
+  secrets: string | string[],
   token: string,
   opts: { now?: number } = {},
 ): Promise<ApprovalClaims> {
@@ -88,8 +95,11 @@ export async function verifyApprovalToken(
     throw new ApprovalTokenError("malformed", "approval token is not base64url");
   }
 
-  const expected = await sign(secret, payload);
-  if (!timingSafeEqual(expected, given)) {
+  let matched = false;
+  for (const key of await derivedKeys(toList(secrets), "approval-link")) {
+    matched = (await crypto.subtle.verify("HMAC", key, given, encoder.encode(payload))) || matched;
+  }
+  if (!matched) {
     throw new ApprovalTokenError("tampered", "approval token signature does not match");
   }
 
@@ -160,18 +170,8 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-async function sign(secret: string, payload: string): Promise<Uint8Array> {
-  const base = await crypto.subtle.importKey("raw", parseWebhookSecret(secret), "HKDF", false, [
-    "deriveKey",
-  ]);
-  const key = await crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(KEY_LABEL) },
-    base,
-    { name: "HMAC", hash: "SHA-256", length: 256 },
-    false,
-    ["sign"],
-  );
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(payload)));
+function toList(secrets: string | string[]): string[] {
+  return typeof secrets === "string" ? [secrets] : secrets;
 }
 
 // base64url without padding, over the same strict codec as webhook signatures.

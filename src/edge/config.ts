@@ -8,6 +8,7 @@ import type { SlackEnv } from "./slack/settings";
 export interface EdgeEnv extends SlackEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
+  NOTIFY_SECRET?: string;
   PUBLIC_URL?: string;
   LLM_BASE_URL?: string;
   LLM_STYLE?: string;
@@ -26,6 +27,12 @@ export interface EdgeConfig {
   apiToken: string;
   /** One or more `whsec_` secrets (space-separated in the variable): the first signs, all verify. */
   webhookSecrets: [signing: string, ...verifying: string[]];
+  /**
+   * `NOTIFY_SECRET` values (space-separated): the first signs outbound notifications, the
+   * rest are for receivers still verifying with an older one. Empty when unset: runs with a
+   * `callbackUrl` are then refused (never signed with the decision key instead).
+   */
+  notifySecrets: string[];
   publicUrl?: string;
   /** Undefined ⇒ the agents' built-in demo models. */
   llm?: LlmConfig;
@@ -54,19 +61,18 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
       "API_TOKEN is not set: add it as a secret (`wrangler secret put API_TOKEN`) or in .dev.vars",
     );
   }
-  const [signing, ...verifying] = (env.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean);
+  const [signing, ...verifying] = readSecrets(env, "WEBHOOK_SECRET");
   if (!signing) {
     throw new ConfigError(
       "WEBHOOK_SECRET is not set: add a whsec_… secret (see .dev.vars.example)",
     );
   }
   const secrets: EdgeConfig["webhookSecrets"] = [signing, ...verifying];
-  for (const secret of secrets) {
-    try {
-      parseWebhookSecret(secret);
-    } catch (error) {
-      throw new ConfigError(`WEBHOOK_SECRET is malformed: ${(error as Error).message}`);
-    }
+  const notifySecrets = readSecrets(env, "NOTIFY_SECRET");
+  if (notifySecrets.some((secret) => secrets.includes(secret))) {
+    throw new ConfigError(
+      "NOTIFY_SECRET must differ from every WEBHOOK_SECRET value: a receiver that verifies notifications must not be able to sign decisions",
+    );
   }
   let publicUrl: string | undefined;
   if (env.PUBLIC_URL) {
@@ -78,9 +84,34 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
   return {
     apiToken,
     webhookSecrets: secrets,
+    notifySecrets,
     ...(publicUrl ? { publicUrl } : {}),
     ...(env.LLM_BASE_URL ? { llm: readLlm(env) } : {}),
   };
+}
+
+/** Space-separated `whsec_` values, each checked; empty when the variable is unset. */
+function readSecrets(env: EdgeEnv, name: "WEBHOOK_SECRET" | "NOTIFY_SECRET"): string[] {
+  const secrets = (env[name] ?? "").split(/\s+/).filter(Boolean);
+  for (const secret of secrets) {
+    try {
+      parseWebhookSecret(secret);
+    } catch (error) {
+      throw new ConfigError(`${name} is malformed: ${(error as Error).message}`);
+    }
+  }
+  return secrets;
+}
+
+/** The key that signs notifications; a run with a callbackUrl cannot be served without it. */
+export function notifySigningSecret(config: EdgeConfig): string {
+  const [secret] = config.notifySecrets;
+  if (!secret) {
+    throw new ConfigError(
+      "NOTIFY_SECRET is not set: notifications to a callbackUrl are signed with it (whsec_…, see .dev.vars.example); it is never replaced by WEBHOOK_SECRET",
+    );
+  }
+  return secret;
 }
 
 function readLlm(env: EdgeEnv): LlmConfig {

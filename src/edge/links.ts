@@ -22,13 +22,13 @@ export function approvalSubject(request: AgentRequest): unknown {
 /** A signed, expiring link to the approval page of one request. */
 export async function approvalUrl(
   base: string,
-  secret: string,
+  webhookSecrets: string[],
   ids: { threadId: string; runId: string },
   request: AgentRequest,
   expiresAt: number | null,
 ): Promise<string> {
   const exp = Math.floor((expiresAt ?? Date.now() + DEFAULT_APPROVAL_TIMEOUT_MS) / 1000);
-  const token = await createApprovalToken(secret, {
+  const token = await createApprovalToken(webhookSecrets, {
     threadId: ids.threadId,
     runId: ids.runId,
     requestId: request.id,

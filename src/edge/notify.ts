@@ -1,10 +1,10 @@
 /**
  * Outbound notifications: when a run suspends, POST the request, the decision URL
- * and a signed approval link to the run's callbackUrl, signed like the decisions
- * webhook. The webhook id is stable per run and request, so receivers can deduplicate retries.
+ * and a signed approval link to the run's callbackUrl, signed per Standard Webhooks with
+ * NOTIFY_SECRET — never with WEBHOOK_SECRET, so a receiver cannot forge decisions. The webhook id is stable per run and request, so receivers can deduplicate retries.
  */
 import type { NotificationSource } from "./protocol";
-import type { EdgeConfig } from "./config";
+import { type EdgeConfig, notifySigningSecret } from "./config";
 import { webhookHeaders } from "./webhooks";
 import { approvalUrl } from "./links";
 import type { Request as AgentRequest } from "../core/types";
@@ -39,7 +39,7 @@ export async function buildNotification(
     decisionUrl: `${base}/v1/decisions`,
     approvalUrl: await approvalUrl(
       base,
-      config.webhookSecrets[0],
+      config.webhookSecrets,
       { threadId, runId },
       source.request,
       source.expiresAt,
@@ -66,7 +66,7 @@ export async function deliver(
   fetcher: typeof fetch = fetch,
 ): Promise<DeliveryResult> {
   const body = JSON.stringify(notification);
-  const headers = await webhookHeaders(config.webhookSecrets[0], body, {
+  const headers = await webhookHeaders(notifySigningSecret(config), body, {
     id: notificationId(notification),
   });
   try {

@@ -115,13 +115,14 @@ export function openApiDocument(): unknown {
             401: error("Bad or missing token"),
             409: error("thread_busy: the thread has an active run"),
             413: error("Body too large"),
+            500: error("config_error: e.g. a callbackUrl while NOTIFY_SECRET is not configured"),
           },
           callbacks: {
             runPending: {
               "{$request.body#/callbackUrl}": {
                 post: {
                   summary:
-                    "A run is waiting for a decision (signed like /v1/decisions; retried with backoff)",
+                    "A run is waiting for a decision (Standard Webhooks, signed with NOTIFY_SECRET — not the decisions key; retried with backoff)",
                   requestBody: { content: { "application/json": { schema: ref("Notification") } } },
                   responses: { 200: { description: "Any 2xx acknowledges" } },
                 },

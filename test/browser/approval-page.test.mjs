@@ -37,7 +37,7 @@ let browser;
 before(
   async () => {
     server = await startDevServer({ timeoutMs: 60_000 });
-    receiver = await startReceiver({ secrets: server.webhookSecrets });
+    receiver = await startReceiver({ secrets: server.notifySecrets });
     client = createClient({
       baseUrl: server.url,
       apiToken: server.apiToken,

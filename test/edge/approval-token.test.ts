@@ -183,3 +183,15 @@ describe("digestArgs", () => {
     expect(await digestArgs({ b: [true, "x"], a: 1 })).toBe(expected);
   });
 });
+
+describe("approval tokens under key rotation", () => {
+  it("sign with the first secret; verify with any of the configured ones", async () => {
+    const token = await createApprovalToken([OTHER, SECRET], CLAIMS);
+    expect(await verifyApprovalToken([OTHER], token, { now: NOW })).toEqual(CLAIMS);
+    expect(await verifyApprovalToken([SECRET, OTHER], token, { now: NOW })).toEqual(CLAIMS);
+    expect(await code(verifyApprovalToken([SECRET], token, { now: NOW }))).toBe("tampered");
+    // An expired token signed with an older key is reported as expired, not tampered.
+    const old = await createApprovalToken(SECRET, { ...CLAIMS, exp: NOW / 1000 - 1 });
+    expect(await code(verifyApprovalToken([OTHER, SECRET], old, { now: NOW }))).toBe("expired");
+  });
+});

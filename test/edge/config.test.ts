@@ -6,6 +6,7 @@ import { createWorker } from "../../src/edge/create-worker";
 import { supportAgent } from "../../src/edge/demo-agent";
 
 const good = { API_TOKEN: "t", WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
+const NOTIFY = "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z";
 
 describe("readConfig", () => {
   it.each([
@@ -13,6 +14,11 @@ describe("readConfig", () => {
     [{ WEBHOOK_SECRET: good.WEBHOOK_SECRET }, /API_TOKEN is not set/],
     [{ API_TOKEN: "t" }, /WEBHOOK_SECRET is not set/],
     [{ ...good, WEBHOOK_SECRET: "whsec_***" }, /WEBHOOK_SECRET is malformed/],
+    [{ ...good, NOTIFY_SECRET: "whsec_***" }, /NOTIFY_SECRET is malformed/],
+    [
+      { ...good, NOTIFY_SECRET: `${NOTIFY} ${good.WEBHOOK_SECRET}` },
+      /NOTIFY_SECRET must differ from every WEBHOOK_SECRET value/,
+    ],
     [{ ...good, PUBLIC_URL: "not a url" }, /PUBLIC_URL is not a URL/],
     [{ ...good, LLM_BASE_URL: "ftp://x" }, /LLM_BASE_URL is not a URL/],
     [
@@ -36,6 +42,7 @@ describe("readConfig", () => {
       LLM_API_KEY: "sk",
     });
     expect(config.webhookSecrets).toHaveLength(2);
+    expect(config.notifySecrets).toEqual([]); // optional: only runs with a callbackUrl need it
     expect(config.publicUrl).toBe("https://agents.example.com");
     expect(config.llm).toEqual({
       baseUrl: "https://api.example.com/v1",
@@ -44,6 +51,9 @@ describe("readConfig", () => {
       apiKey: "sk",
     });
     expect(readConfig(good).llm).toBeUndefined();
+    expect(
+      readConfig({ ...good, NOTIFY_SECRET: ` ${NOTIFY}  whsec_b2xkZXIta2V5 ` }).notifySecrets,
+    ).toEqual([NOTIFY, "whsec_b2xkZXIta2V5"]);
   });
 
   it("never puts a secret's value in the error", () => {
@@ -71,5 +81,35 @@ describe("a misconfigured worker", () => {
       expect(body.error.code).toBe("config_error");
       expect(body.error.message).toMatch(/API_TOKEN/);
     }
+  });
+});
+
+describe("NOTIFY_SECRET", () => {
+  it("is required for a run with a callbackUrl: 500 config_error naming it, nothing started", async () => {
+    const worker = createWorker({ agents: [supportAgent] });
+    const without = { ...env, NOTIFY_SECRET: undefined } as unknown as Env;
+    const post = (body: Record<string, unknown>) =>
+      worker.fetch!(
+        new Request("https://edge.test/v1/runs", {
+          method: "POST",
+          headers: { authorization: "Bearer test-token", "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }) as never,
+        without,
+        createExecutionContext(),
+      );
+    const threadId = `th_${crypto.randomUUID().replaceAll("-", "")}`;
+    const refused = await post({
+      agent: "support",
+      input: "hello",
+      threadId,
+      callbackUrl: "https://hooks.example.com/x",
+    });
+    expect(refused.status).toBe(500);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("config_error");
+    expect(body.error.message).toMatch(/NOTIFY_SECRET/);
+    // Nothing was started on that thread: a run without a callback is accepted there at once.
+    expect((await post({ agent: "support", input: "hello", threadId })).status).toBe(202);
   });
 });

@@ -23,6 +23,7 @@ import {
   getRun,
   signedDecision,
   startRun,
+  NOTIFY_SECRET,
   waitForStatus,
   WEBHOOK_SECRET,
 } from "../helpers/edge";
@@ -117,11 +118,13 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     expect(call!.method).toBe("POST");
     expect(call!.headers.get("content-type")).toMatch(/^application\/json/);
     expect(call!.headers.get("webhook-id")).toBe(notificationId({ runId, request }));
-    const verified = await verifyWebhook(WEBHOOK_SECRET, call!.headers, call!.body);
+    const verified = await verifyWebhook(NOTIFY_SECRET, call!.headers, call!.body);
     expect(verified.id).toBe(notificationId({ runId, request }));
     await expect(
       verifyWebhook(`whsec_${btoa("another secret entirely")}`, call!.headers, call!.body),
     ).rejects.toThrow();
+    // Signed with NOTIFY_SECRET only: the decision key does not verify it.
+    await expect(verifyWebhook(WEBHOOK_SECRET, call!.headers, call!.body)).rejects.toThrow();
 
     const body = JSON.parse(call!.body) as Notification;
     expect(body).toEqual({
@@ -149,7 +152,7 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     await deliver(edge, message, { attempts: 2 });
     expect(calls).toHaveLength(2);
     expect(calls[1]!.headers.get("webhook-id")).toBe(notificationId({ runId, request }));
-    expect((await verifyWebhook(WEBHOOK_SECRET, calls[1]!.headers, calls[1]!.body)).id).toBe(
+    expect((await verifyWebhook(NOTIFY_SECRET, calls[1]!.headers, calls[1]!.body)).id).toBe(
       notificationId({ runId, request }),
     );
 
@@ -158,6 +161,51 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     expect(decided.status).toBe(202);
     expect(body.decisionUrl).toBe(new URL("/v1/decisions", BASE).toString());
     expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $80 on order 42");
+  });
+
+  it("a captured notification replayed to /v1/decisions is 401: it is signed with NOTIFY_SECRET", async () => {
+    const { calls, edge } = fakeCallback(() => new Response("ok", { status: 200 }));
+    const { runId, request, message } = await pendingWithCallback("replay");
+    await deliver(edge, message);
+    const [call] = calls;
+    // The receiver turns the notification into a decision body, keeping the signed headers.
+    const forged = JSON.stringify({ runId, requestId: request.id, decision: "approve" });
+    for (const body of [call!.body, forged]) {
+      const replayed = await SELF.fetch(`${BASE}/v1/decisions`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": call!.headers.get("webhook-id")!,
+          "webhook-timestamp": call!.headers.get("webhook-timestamp")!,
+          "webhook-signature": call!.headers.get("webhook-signature")!,
+        },
+        body,
+      });
+      expect(replayed.status).toBe(401);
+    }
+    // Even signed by the notification key over the decision body itself: still 401.
+    const withNotifyKey = await signedDecision(
+      { runId, requestId: request.id, decision: "approve" },
+      { secret: NOTIFY_SECRET },
+    );
+    expect(withNotifyKey.status).toBe(401);
+    expect((await getRun(runId)).status).toBe("pending");
+  });
+
+  it("without NOTIFY_SECRET a queued notification is retried, never signed with WEBHOOK_SECRET", async () => {
+    const { calls, edge } = fakeCallback(() => new Response("ok", { status: 200 }));
+    const { message } = await pendingWithCallback("no-notify-secret");
+    const id = crypto.randomUUID();
+    const batch = createMessageBatch<NotifyMessage>("toolnexus-notify", [
+      { id, timestamp: new Date(), attempts: 1, body: message },
+    ]);
+    const ctx = createExecutionContext();
+    const withoutKey = { ...env, NOTIFY_SECRET: undefined } as unknown as Env & EdgeEnv;
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    await edge.worker.queue!(batch, withoutKey, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toEqual([{ msgId: id }]);
+    expect(calls).toEqual([]);
   });
 
   it("retries a failing callback (HTTP 500) with a growing delay and the same webhook-id", async () => {

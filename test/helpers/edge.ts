@@ -5,6 +5,8 @@ import type { RunView } from "../../src/edge/protocol";
 
 export const API_TOKEN = "test-token";
 export const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+/** Signs outbound notifications only; vitest.config.ts binds the same value. */
+export const NOTIFY_SECRET = "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z";
 export const BASE = "https://edge.test";
 
 export function api(path: string, init: RequestInit = {}): Promise<Response> {

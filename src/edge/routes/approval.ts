@@ -31,21 +31,18 @@ async function open(
 ): Promise<
   Response | { claims: ApprovalClaims; description: Extract<RequestDescription, { state: "open" }> }
 > {
-  const secrets = readConfig(c.env).webhookSecrets;
   let claims: ApprovalClaims | undefined;
   let problem: ApprovalTokenError | undefined;
-  for (const secret of secrets) {
-    try {
-      claims = await verifyApprovalToken(secret, c.req.param("token") ?? "");
-      break;
-    } catch (error) {
-      if (!(error instanceof ApprovalTokenError)) {
-        throw error;
-      }
-      if (!problem || error.code === "expired") {
-        problem = error;
-      }
+  try {
+    claims = await verifyApprovalToken(
+      readConfig(c.env).webhookSecrets,
+      c.req.param("token") ?? "",
+    );
+  } catch (error) {
+    if (!(error instanceof ApprovalTokenError)) {
+      throw error;
     }
+    problem = error;
   }
   if (!claims) {
     const [title, message] = TOKEN_PROBLEMS[problem?.code ?? "malformed"];

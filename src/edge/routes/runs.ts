@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { EdgeEnv } from "../config";
-import { readConfig } from "../config";
+import { notifySigningSecret, readConfig } from "../config";
 import type { AgentDefinition } from "../agent";
 import { agentTools } from "../agent";
 import { bearerAuth } from "../auth";
@@ -46,6 +46,9 @@ export function runRoutes(agents: AgentDefinition[]) {
           [{ path: "agent", message: "unknown agent" }],
         );
       }
+      if (body.callbackUrl) {
+        notifySigningSecret(readConfig(c.env)); // 500 config_error naming NOTIFY_SECRET
+      }
       const threadId = body.threadId ?? newThreadId();
       const runId = newRunId(threadId);
       const base = publicBase(c);
@@ -84,7 +87,7 @@ export function runRoutes(agents: AgentDefinition[]) {
         ? {
             approvalUrl: await approvalUrl(
               base,
-              readConfig(c.env).webhookSecrets[0],
+              readConfig(c.env).webhookSecrets,
               { threadId, runId },
               view.pending,
               view.expiresAt ? Date.parse(view.expiresAt) : null,

@@ -1,0 +1,56 @@
+// `npm start` generates the signing secrets a fresh checkout lacks, appending to .dev.vars.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ensureDevVars, parseDotenv } from "../../scripts/lib/dev-vars.mjs";
+
+function paths(existing?: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), "dev-vars-"));
+  const example = path.join(dir, ".dev.vars.example");
+  writeFileSync(example, "API_TOKEN=dev-token\n# WEBHOOK_SECRET=whsec_…\n");
+  const file = path.join(dir, ".dev.vars");
+  if (existing !== undefined) {
+    writeFileSync(file, existing);
+  }
+  return { file, example };
+}
+
+const WHSEC = /^whsec_[A-Za-z0-9+/]{43}=$/;
+
+describe("ensureDevVars", () => {
+  it("creates .dev.vars from the example with fresh, distinct secrets", () => {
+    const { file, example } = paths();
+    expect(ensureDevVars({ file, example })).toEqual([
+      "created .dev.vars from .dev.vars.example",
+      "generated WEBHOOK_SECRET into .dev.vars",
+      "generated NOTIFY_SECRET into .dev.vars",
+    ]);
+    const vars = parseDotenv(readFileSync(file, "utf8"));
+    expect(vars.API_TOKEN).toBe("dev-token");
+    expect(vars.WEBHOOK_SECRET).toMatch(WHSEC);
+    expect(vars.NOTIFY_SECRET).toMatch(WHSEC);
+    expect(vars.NOTIFY_SECRET).not.toBe(vars.WEBHOOK_SECRET);
+    expect(ensureDevVars({ file, example })).toEqual([]); // idempotent
+    expect(parseDotenv(readFileSync(file, "utf8"))).toEqual(vars);
+  });
+
+  it("appends only what is missing and leaves present lines byte for byte", () => {
+    const before = "API_TOKEN=mine\nWEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"; // no final newline
+    const { file, example } = paths(before);
+    expect(ensureDevVars({ file, example })).toEqual(["generated NOTIFY_SECRET into .dev.vars"]);
+    const after = readFileSync(file, "utf8");
+    expect(after.startsWith(`${before}\n`)).toBe(true);
+    const vars = parseDotenv(after);
+    expect(vars.WEBHOOK_SECRET).toBe("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+    expect(vars.NOTIFY_SECRET).toMatch(WHSEC);
+  });
+
+  it("an empty value counts as missing; the appended line wins", () => {
+    const { file, example } = paths("API_TOKEN=t\nWEBHOOK_SECRET=\nNOTIFY_SECRET=whsec_bm90aWZ5\n");
+    expect(ensureDevVars({ file, example })).toEqual(["generated WEBHOOK_SECRET into .dev.vars"]);
+    const vars = parseDotenv(readFileSync(file, "utf8"));
+    expect(vars.WEBHOOK_SECRET).toMatch(WHSEC);
+    expect(vars.NOTIFY_SECRET).toBe("whsec_bm90aWZ5");
+  });
+});
