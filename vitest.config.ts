@@ -6,6 +6,8 @@ const secrets = {
   API_TOKEN: "test-token",
   WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
   NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
+  // The test receivers: an unreachable loopback port and the MCP fixture's hooks origin.
+  CALLBACK_ALLOW: "127.0.0.1 http://hooks.test",
 };
 
 // Five projects:

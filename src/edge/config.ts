@@ -2,6 +2,7 @@
  * The worker's configuration, read from its environment and checked up front so a
  * misconfiguration fails with a message that names the variable.
  */
+import { type CallbackAllow, parseCallbackAllow } from "./callback-url";
 import { parseWebhookSecret } from "./webhooks";
 import type { SlackEnv } from "./slack/settings";
 
@@ -9,6 +10,7 @@ export interface EdgeEnv extends SlackEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
   NOTIFY_SECRET?: string;
+  CALLBACK_ALLOW?: string;
   PUBLIC_URL?: string;
   LLM_BASE_URL?: string;
   LLM_STYLE?: string;
@@ -33,6 +35,8 @@ export interface EdgeConfig {
    * `callbackUrl` are then refused (never signed with the decision key instead).
    */
   notifySecrets: string[];
+  /** `CALLBACK_ALLOW`: hosts and origins a callbackUrl may name besides public https ones. */
+  callbackAllow: CallbackAllow;
   publicUrl?: string;
   /** Undefined ⇒ the agents' built-in demo models. */
   llm?: LlmConfig;
@@ -74,6 +78,12 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
       "NOTIFY_SECRET must differ from every WEBHOOK_SECRET value: a receiver that verifies notifications must not be able to sign decisions",
     );
   }
+  let callbackAllow: CallbackAllow;
+  try {
+    callbackAllow = parseCallbackAllow(env.CALLBACK_ALLOW);
+  } catch (error) {
+    throw new ConfigError(`CALLBACK_ALLOW is malformed: ${(error as Error).message}`);
+  }
   let publicUrl: string | undefined;
   if (env.PUBLIC_URL) {
     if (!isUrl(env.PUBLIC_URL)) {
@@ -85,6 +95,7 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
     apiToken,
     webhookSecrets: secrets,
     notifySecrets,
+    callbackAllow,
     ...(publicUrl ? { publicUrl } : {}),
     ...(env.LLM_BASE_URL ? { llm: readLlm(env) } : {}),
   };

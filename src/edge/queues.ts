@@ -6,6 +6,7 @@
 import type { DriveMessage, NotifyMessage, NotificationSource } from "./protocol";
 import { readConfig, type EdgeEnv } from "./config";
 import { threadStub } from "./threads";
+import { checkCallbackUrl } from "./callback-url";
 import { buildNotification, deliver, retryDelaySeconds } from "./notify";
 
 export interface QueueNames {
@@ -43,6 +44,15 @@ export function createQueueHandler(options: {
           ).notification(message.body);
           if (!source?.run.callbackUrl) {
             return message.ack(); // decided or gone meanwhile: nothing to say
+          }
+          // Checked again: a run stored before the check existed, or CALLBACK_ALLOW changed.
+          const checked = checkCallbackUrl(source.run.callbackUrl, config.callbackAllow);
+          if (!checked.ok) {
+            await threadStub(env, message.body.threadId).notificationFailed(
+              message.body,
+              `callbackUrl ${checked.reason}; not sent`,
+            );
+            return message.ack();
           }
           const result = await deliver(
             source.run.callbackUrl,

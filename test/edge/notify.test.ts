@@ -40,6 +40,7 @@ interface Captured {
   method: string;
   headers: Headers;
   body: string;
+  redirect: Request["redirect"];
 }
 
 /** A fake outbound fetch for the edge under test: records every request, answers with `respond`. */
@@ -52,6 +53,7 @@ function fakeCallback(respond: (attempt: number) => Response | Promise<Response>
       method: request.method,
       headers: request.headers,
       body: await request.text(),
+      redirect: request.redirect,
     });
     return respond(calls.length);
   }) as typeof globalThis.fetch;
@@ -206,6 +208,36 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     const result = await getQueueResult(batch, ctx);
     expect(result.retryMessages).toEqual([{ msgId: id }]);
     expect(calls).toEqual([]);
+  });
+
+  it("checks the callbackUrl again before sending: no longer allowed ⇒ not sent, recorded, acked", async () => {
+    const { calls, edge } = fakeCallback(() => new Response("ok", { status: 200 }));
+    const { runId, message } = await pendingWithCallback("no-longer-allowed");
+    const id = crypto.randomUUID();
+    const batch = createMessageBatch<NotifyMessage>("toolnexus-notify", [
+      { id, timestamp: new Date(), attempts: 1, body: message },
+    ]);
+    const ctx = createExecutionContext();
+    const stricter = { ...env, CALLBACK_ALLOW: "" } as unknown as Env & EdgeEnv;
+    await edge.worker.queue!(batch, stricter, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual([id]);
+    expect(calls).toEqual([]);
+    const errors = (await eventsOf(runId)).filter((e) => e.type === "error");
+    expect(errors.map((e) => e.data.message)).toEqual([
+      expect.stringMatching(/callbackUrl must use https .*not sent/),
+    ]);
+    expect((await getRun(runId)).status).toBe("pending");
+  });
+
+  it("never follows a redirect: a 3xx is a failed delivery, retried", async () => {
+    const { calls, edge } = fakeCallback(
+      () => new Response(null, { status: 302, headers: { location: "http://169.254.169.254/" } }),
+    );
+    const { url, message } = await pendingWithCallback("redirect");
+    const { id, result } = await deliver(edge, message);
+    expect(result.retryMessages).toEqual([{ msgId: id }]);
+    expect(calls.map((c) => [c.url, c.redirect])).toEqual([[url, "manual"]]);
   });
 
   it("retries a failing callback (HTTP 500) with a growing delay and the same webhook-id", async () => {

@@ -25,6 +25,7 @@ describe("ensureDevVars", () => {
       "created .dev.vars from .dev.vars.example",
       "generated WEBHOOK_SECRET into .dev.vars",
       "generated NOTIFY_SECRET into .dev.vars",
+      "added CALLBACK_ALLOW=127.0.0.1 localhost to .dev.vars",
     ]);
     const vars = parseDotenv(readFileSync(file, "utf8"));
     expect(vars.API_TOKEN).toBe("dev-token");
@@ -38,7 +39,10 @@ describe("ensureDevVars", () => {
   it("appends only what is missing and leaves present lines byte for byte", () => {
     const before = "API_TOKEN=mine\nWEBHOOK_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"; // no final newline
     const { file, example } = paths(before);
-    expect(ensureDevVars({ file, example })).toEqual(["generated NOTIFY_SECRET into .dev.vars"]);
+    expect(ensureDevVars({ file, example })).toEqual([
+      "generated NOTIFY_SECRET into .dev.vars",
+      "added CALLBACK_ALLOW=127.0.0.1 localhost to .dev.vars",
+    ]);
     const after = readFileSync(file, "utf8");
     expect(after.startsWith(`${before}\n`)).toBe(true);
     const vars = parseDotenv(after);
@@ -47,10 +51,14 @@ describe("ensureDevVars", () => {
   });
 
   it("an empty value counts as missing; the appended line wins", () => {
-    const { file, example } = paths("API_TOKEN=t\nWEBHOOK_SECRET=\nNOTIFY_SECRET=whsec_bm90aWZ5\n");
+    const { file, example } = paths(
+      "API_TOKEN=t\nWEBHOOK_SECRET=\nNOTIFY_SECRET=whsec_bm90aWZ5\nCALLBACK_ALLOW=\n",
+    );
+    // An empty secret is generated; an empty CALLBACK_ALLOW is a choice (allow nothing extra).
     expect(ensureDevVars({ file, example })).toEqual(["generated WEBHOOK_SECRET into .dev.vars"]);
     const vars = parseDotenv(readFileSync(file, "utf8"));
     expect(vars.WEBHOOK_SECRET).toMatch(WHSEC);
     expect(vars.NOTIFY_SECRET).toBe("whsec_bm90aWZ5");
+    expect(vars.CALLBACK_ALLOW).toBe("");
   });
 });

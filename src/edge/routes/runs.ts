@@ -5,6 +5,7 @@ import type { AgentDefinition } from "../agent";
 import { agentTools } from "../agent";
 import { bearerAuth } from "../auth";
 import { ApiError } from "../http-errors";
+import { checkCallbackUrl } from "../callback-url";
 import { parseBody, readRawBody } from "../body";
 import { MAX_RUN_BODY_BYTES, RunCreateSchema } from "../schemas";
 import { newRunId, newThreadId, threadOf, threadStub } from "../threads";
@@ -47,7 +48,14 @@ export function runRoutes(agents: AgentDefinition[]) {
         );
       }
       if (body.callbackUrl) {
-        notifySigningSecret(readConfig(c.env)); // 500 config_error naming NOTIFY_SECRET
+        const config = readConfig(c.env);
+        const checked = checkCallbackUrl(body.callbackUrl, config.callbackAllow);
+        if (!checked.ok) {
+          throw new ApiError(400, "invalid_callback_url", `callbackUrl ${checked.reason}`, [
+            { path: "callbackUrl", message: checked.reason },
+          ]);
+        }
+        notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
       }
       const threadId = body.threadId ?? newThreadId();
       const runId = newRunId(threadId);
