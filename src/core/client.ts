@@ -3,7 +3,16 @@
  * `createInProcessClient` (a local `generate` function). Both share one loop; they
  * differ only in how one model turn is produced (and whether it can be streamed).
  */
-import type { Answer, Message, Request, RunResult, ToolCall, Usage, WaitFor } from "./types";
+import type {
+  Answer,
+  Message,
+  RefusalText,
+  Request,
+  RunResult,
+  ToolCall,
+  Usage,
+  WaitFor,
+} from "./types";
 import type { Toolkit } from "./toolkit";
 import type { Hooks } from "./hooks";
 import type { RunEvent } from "./events";
@@ -34,6 +43,11 @@ export interface CommonClientOptions {
   hooks?: Hooks;
   onMetric?: (event: MetricEvent) => void;
   waitFor?: WaitFor;
+  /**
+   * The text a refused request (declined, cancelled, expired, a policy's refusal) feeds the
+   * model. Default: the contract's `declined/expired: <prompt>`; the edge adds a `reason:` line.
+   */
+  refusalText?: RefusalText;
   store?: ConversationStore;
   /**
    * Merged into every request body, winning over the client's defaults (`max_tokens`, …).
@@ -280,6 +294,7 @@ function buildClient(
     waitFor:
       beforeWait && options.waitFor ? withPrelude(beforeWait, options.waitFor) : options.waitFor,
     requestParams,
+    ...(options.refusalText ? { refusalText: options.refusalText } : {}),
     metric,
     emit:
       local === ignore

@@ -17,6 +17,7 @@ export type {
   ToolResult,
   Usage,
   WaitFor,
+  RefusalText,
 } from "./types";
 export { RequestSchema, AnswerSchema } from "./wire";
 export {
@@ -35,8 +36,14 @@ export type { DefineToolOptions } from "./tools/define";
 export { httpTool } from "./tools/http";
 export type { HttpToolOptions } from "./tools/http";
 export { relayTool } from "./tools/relay";
-export { requireApproval } from "./tools/approval";
-export type { RequireApprovalOptions } from "./tools/approval";
+export { requireApproval, approvalGate, describeApproval } from "./tools/approval";
+export type {
+  RequireApprovalOptions,
+  ApprovalGate,
+  ApprovalDescription,
+} from "./tools/approval";
+export * from "./approvers/index";
+export { canonicalJson } from "./canonical-json";
 export { createToolkit } from "./toolkit";
 export type { Toolkit, ToolkitOptions, ToolSource, ToolSourceLoader } from "./toolkit";
 export { parseMcpConfig, sanitizeName, mcpToolName, DEFAULT_MCP_TIMEOUT_MS } from "./mcp/config";

@@ -113,3 +113,6 @@ export interface RunResult {
 }
 
 export type WaitFor = (request: Request) => Promise<Answer> | Answer;
+
+/** The tool-result text a refused request feeds the model (see `ClientOptions.refusalText`). */
+export type RefusalText = (request: Request, answer: Answer) => string;

@@ -16,6 +16,8 @@ export interface EdgeEnv extends SlackEnv {
   LLM_STYLE?: string;
   LLM_MODEL?: string;
   LLM_API_KEY?: string;
+  /** JSON approver groups (see approver-groups.ts); `createEdge({ approverGroups })` wins per group. */
+  APPROVER_GROUPS?: string;
 }
 
 export interface LlmConfig {

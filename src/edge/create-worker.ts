@@ -1,4 +1,5 @@
 import type { AgentDefinition } from "./agent";
+import type { ApproverGroupsInit } from "./approver-groups";
 import type { EdgeEnv } from "./config";
 import { createApp } from "./app";
 import { createQueueHandler, type QueueNames } from "./queues";
@@ -10,6 +11,8 @@ export interface WorkerOptions {
   queues?: Partial<QueueNames>;
   /** How long a run waits inline for a decision on an MCP elicitation (default 20 s). */
   elicitationWindowMs?: number;
+  /** Approver groups; a group also in `APPROVER_GROUPS` is this one (DESIGN.md §6 "Groups"). */
+  approverGroups?: ApproverGroupsInit;
 }
 
 /** The worker's fetch and queue handlers for a list of agents. */

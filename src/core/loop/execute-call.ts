@@ -3,7 +3,15 @@
  * Returns the tool message that fills the call's slot in the transcript: a
  * resolved result, or a placeholder carrying `pending` when the run must halt.
  */
-import type { Answer, Message, Request, ToolCall, ToolResult, WaitFor } from "../types";
+import type {
+  Answer,
+  Message,
+  RefusalText,
+  Request,
+  ToolCall,
+  ToolResult,
+  WaitFor,
+} from "../types";
 import type { Toolkit } from "../toolkit";
 import type { Hooks } from "../hooks";
 import type { MetricEvent } from "../metrics";
@@ -11,6 +19,7 @@ import type { Emit } from "../events";
 import { pendingOf } from "../answers";
 import { declinedResult, unresolvedResult } from "../suspension";
 import { errorMessage } from "../errors";
+import { canonicalJson } from "../canonical-json";
 
 export type ToolMessage = Extract<Message, { role: "tool" }>;
 
@@ -18,6 +27,8 @@ export interface CallEnv {
   toolkit: Toolkit;
   hooks: Hooks;
   waitFor?: WaitFor;
+  /** Replaces the contract's `declined/expired: <prompt>` text of a refusal. */
+  refusalText?: RefusalText;
   runId: string;
   turn: number;
   signal?: AbortSignal;
@@ -70,7 +81,7 @@ export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMes
   const attempt = await invoke(call, parsed.args, env, undefined);
   const request = pendingOf(attempt.result);
   if (!request) {
-    return finish(call, attempt.args, attempt.result, env, attempt.ms);
+    return finish(call, attempt.args, policyRefusal(attempt.result, env), env, attempt.ms);
   }
 
   metricFor(call, env, attempt.result, attempt.ms, true);
@@ -104,21 +115,59 @@ export async function resolveWithAnswer(
     return finish(call, args, result, env, 0);
   }
   if (!answer.ok) {
-    return finish(call, args, declinedResult(request, answer.reason), env, 0);
+    return finish(call, args, refusal(request, answer, env), env, 0);
   }
   if (!parsed.ok) {
     return finish(call, args, parsed.result, env, 0);
   }
 
-  const attempt = await invoke(call, parsed.args, env, answer);
+  const edited = editedArgs(request, answer, parsed.args);
+  const attempt = await invoke(call, edited ?? parsed.args, env, answer);
   const again = pendingOf(attempt.result);
-  return finish(
-    call,
-    attempt.args,
-    again ? unresolvedResult(again) : attempt.result,
-    env,
-    attempt.ms,
-  );
+  let result = again ? unresolvedResult(again) : attempt.result;
+  if (edited && !again) {
+    // The model asked for other arguments: it must hear what actually ran.
+    result = {
+      ...result,
+      output: `the approver changed the arguments to ${JSON.stringify(edited)}\n${result.output}`,
+    };
+  }
+  return finish(call, attempt.args, result, env, attempt.ms);
+}
+
+/**
+ * An `ok` answer whose `data.args` is set re-executes the call once with those arguments
+ * (an approver's edit). Only for requests that carry the call's arguments (`data.args`,
+ * as `requireApproval`'s do), so an input form with a field named `args` changes nothing.
+ */
+function editedArgs(request: Request, answer: Answer, args: unknown): unknown {
+  const data = answer.data;
+  if (request.data?.args === undefined || typeof data !== "object" || data === null) {
+    return undefined;
+  }
+  const next = (data as { args?: unknown }).args;
+  if (next === undefined || canonicalJson(next) === canonicalJson(args)) {
+    return undefined;
+  }
+  return next;
+}
+
+function refusal(request: Request, answer: Answer, env: CallEnv): ToolResult {
+  const result = declinedResult(request, answer.reason);
+  return env.refusalText ? { ...result, output: env.refusalText(request, answer) } : result;
+}
+
+/** A gate's policy refusal reads like any refusal, so a host's `refusalText` covers it too. */
+function policyRefusal(result: ToolResult, env: CallEnv): ToolResult {
+  const policy = result.metadata?.policy;
+  if (!env.refusalText || !policy || typeof policy !== "object") {
+    return result;
+  }
+  const { request, answer } = policy as { request?: Request; answer?: Answer };
+  if (!request || !answer || answer.ok) {
+    return result;
+  }
+  return { ...result, output: env.refusalText(request, answer) };
 }
 
 async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answer | undefined) {

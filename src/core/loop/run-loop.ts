@@ -3,7 +3,7 @@
  * resume: model → tool calls (concurrently) → tool results → model … until the
  * model answers without tools, a limit is hit, or a call suspends with no `waitFor`.
  */
-import type { Message, RunResult, ToolCall, Usage, WaitFor } from "../types";
+import type { Message, RefusalText, RunResult, ToolCall, Usage, WaitFor } from "../types";
 import type { Toolkit } from "../toolkit";
 import type { Hooks } from "../hooks";
 import type { MetricEvent } from "../metrics";
@@ -30,6 +30,7 @@ export interface LoopConfig {
   maxTurns: number;
   hooks: Hooks;
   waitFor?: WaitFor;
+  refusalText?: RefusalText;
   requestParams?: Record<string, unknown>;
   metric(event: MetricEvent): void;
   /** Absent when nobody listens: events are then not even built. */
@@ -62,6 +63,7 @@ export function callEnv(
     toolkit,
     hooks: config.hooks,
     waitFor: config.waitFor,
+    ...(config.refusalText ? { refusalText: config.refusalText } : {}),
     runId: state.runId,
     turn,
     signal,

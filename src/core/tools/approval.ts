@@ -2,6 +2,8 @@ import type { Answer, Context, Request, Tool, ToolResult } from "../types";
 import { newRequestId, pending } from "../answers";
 import { declinedResult } from "../suspension";
 import type { UntypedArgs } from "./define";
+import { validateRules, type Rules } from "../approvers/rules";
+import type { Duration } from "../approvers/duration";
 
 export interface RequireApprovalOptions<Args = UntypedArgs> {
   /** Whether this call needs approval; default: always. */
@@ -13,6 +15,54 @@ export interface RequireApprovalOptions<Args = UntypedArgs> {
   expiresIn?: number;
   /** Decides automatically; `undefined` leaves it to a person. Its answer counts exactly like a human's. */
   policy?: (args: Args, request: Request) => Answer | undefined;
+  /**
+   * Who may decide, how many must agree, what they may edit, reminders and escalation
+   * (DESIGN.md §6). A function is asked at suspension time; its rules travel on the
+   * request as `data.approvers`. Undefined: anyone holding a link may decide.
+   */
+  approvers?: Rules | ((args: Args) => Rules | undefined);
+}
+
+/** What an approval gate asks of a host: the edge re-checks edited arguments with it. */
+export interface ApprovalGate {
+  /** Whether a call with these arguments needs approval at all. */
+  needsApproval(args: unknown): boolean;
+  /** The gate's policy on these arguments (undefined: leave it to a person). */
+  policy(args: unknown, request: Request): Answer | undefined;
+  /** The rules for these arguments (checked), or undefined. */
+  rulesFor(args: unknown): Rules | undefined;
+  /** The static parts, for listings such as `GET /v1/agents`. */
+  describe(): ApprovalDescription;
+}
+
+/** The static description of a gate: rules given as a function of the arguments show only `needsApproval` and `rulesByArgs`. */
+export interface ApprovalDescription {
+  needsApproval: "always" | "conditional";
+  group?: string;
+  anyOf?: string[];
+  quorum?: number;
+  editable?: boolean | string[];
+  remindEvery?: Duration;
+  escalate?: { after: Duration; to: string };
+  /** The rules depend on the arguments. */
+  rulesByArgs?: true;
+}
+
+// Symbol.for: a gate survives a second copy of this module (bundled twice) and object spreads.
+const GATE: unique symbol = Symbol.for("toolnexus.approvalGate");
+
+/** The approval gate `requireApproval` put on a tool, or undefined. */
+export function approvalGate(tool: Tool): ApprovalGate | undefined {
+  const gate = (tool as Tool & { [GATE]?: ApprovalGate })[GATE];
+  return gate && typeof gate.describe === "function" ? gate : undefined;
+}
+
+/**
+ * The static description of a tool's approval rules, or undefined when it needs none.
+ * @example describeApproval(refund) // { needsApproval: "conditional", group: "finance", quorum: 2 }
+ */
+export function describeApproval(tool: Tool): ApprovalDescription | undefined {
+  return approvalGate(tool)?.describe();
 }
 
 /**
@@ -29,13 +79,36 @@ export function requireApproval<Args = UntypedArgs>(
   tool: Tool,
   options: RequireApprovalOptions<Args> = {},
 ): Tool {
+  const fixedRules =
+    typeof options.approvers === "object"
+      ? validateRules(options.approvers, `requireApproval(${tool.name}).approvers`)
+      : undefined;
+  const rulesFor = (args: Args): Rules | undefined => {
+    if (typeof options.approvers !== "function") {
+      return fixedRules;
+    }
+    const rules = options.approvers(args);
+    return rules === undefined
+      ? undefined
+      : validateRules(rules, `requireApproval(${tool.name}).approvers(args)`);
+  };
+  const gate: ApprovalGate = {
+    needsApproval: (args) => !options.when || options.when(args as Args),
+    policy: (args, request) => options.policy?.(args as Args, request),
+    rulesFor: (args) => rulesFor(args as Args),
+    describe: () => ({
+      needsApproval: options.when ? "conditional" : "always",
+      ...(typeof options.approvers === "function" ? { rulesByArgs: true as const } : fixedRules),
+    }),
+  };
   const promptFor = (args: Args): string =>
     typeof options.prompt === "function"
       ? options.prompt(args)
       : (options.prompt ?? `Allow ${tool.name} with ${JSON.stringify(args ?? {})}?`);
 
-  return {
+  const gated: Tool & { [GATE]: ApprovalGate } = {
     ...tool,
+    [GATE]: gate,
     async execute(rawArgs: unknown, ctx: Context): Promise<ToolResult> {
       const args = (rawArgs ?? {}) as Args;
       const { answer, ...innerCtx } = ctx;
@@ -78,6 +151,10 @@ export function requireApproval<Args = UntypedArgs>(
           prompt: promptFor(a),
           data: { tool: tool.name, args: a as unknown },
         };
+        const rules = rulesFor(a);
+        if (rules) {
+          req.data = { ...req.data, approvers: rules };
+        }
         if (options.expiresIn !== undefined) {
           req.expiresAt = new Date(Date.now() + options.expiresIn).toISOString();
         }
@@ -85,4 +162,5 @@ export function requireApproval<Args = UntypedArgs>(
       }
     },
   };
+  return gated;
 }

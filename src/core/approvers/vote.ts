@@ -1,0 +1,223 @@
+/**
+ * The one rule that decides a vote (DESIGN.md §6 "Rules"). Pure: the caller brings the
+ * request (its rules in `data.approvers`, its arguments in `data.args`), who may decide,
+ * who asked, the votes so far and the new vote; it gets back what happens. The edge's
+ * ledger, the in-process ballot and every channel call this, so they agree by construction.
+ */
+import type { Answer, Request } from "../types";
+import { answerDeclined, answerOutput } from "../answers";
+import { canonicalJson } from "../canonical-json";
+import { isRecord, quorumOf, rulesOf, type Rules } from "./rules";
+
+export type VoteDecision = "approve" | "decline" | "cancel";
+export type VoteChannel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
+
+/** A vote as the ledger keeps it. `args` is set on an edit; `reset` when a later edit voided it. */
+export interface Vote {
+  decidedBy: string;
+  decision: VoteDecision;
+  channel: VoteChannel | (string & {});
+  args?: unknown;
+  /** RFC 3339. */
+  at: string;
+  reset?: boolean;
+}
+
+/** A vote being cast. `args` (approve only) is a full replacement of the tool's arguments. */
+export interface Ballot {
+  decidedBy?: string;
+  decision: VoteDecision;
+  args?: unknown;
+  data?: unknown;
+  reason?: string;
+}
+
+export type VoteRefusal =
+  | "member_required"
+  | "already_decided"
+  | "not_an_approver"
+  | "own_request"
+  | "duplicate"
+  | "conflicting_vote"
+  | "invalid_args"
+  | "not_editable";
+
+/** The HTTP status each refusal maps to (`duplicate` is an idempotent repeat: 200). */
+export const VOTE_REFUSAL_STATUS: Record<VoteRefusal, 200 | 400 | 403 | 409> = {
+  member_required: 400,
+  already_decided: 409,
+  not_an_approver: 403,
+  own_request: 403,
+  duplicate: 200,
+  conflicting_vote: 409,
+  invalid_args: 400,
+  not_editable: 400,
+};
+
+export type VoteOutcome =
+  | {
+      outcome: "applied";
+      answer: Answer;
+      votes: number;
+      needed: number;
+      /** Set when this vote changed the arguments: record it on the vote; earlier approvals are reset. */
+      edit?: { args: Record<string, unknown> };
+    }
+  | {
+      outcome: "waiting";
+      votes: number;
+      needed: number;
+      edit?: { args: Record<string, unknown> };
+    }
+  | { outcome: "refused"; code: VoteRefusal; message: string; votes: number; needed: number };
+
+export interface VoteInput {
+  request: Request;
+  /** Member ids who may decide now (see `eligibleMembers`). Ignored for a request without rules. */
+  members: ReadonlySet<string> | readonly string[];
+  /** The requester's member id (or identity): with rules they may not decide their own request. */
+  requestedBy?: string;
+  /** Earlier votes on this request, oldest first. */
+  votes: readonly Vote[];
+  vote: Ballot;
+}
+
+/**
+ * Decides one vote. Order of checks: member required → settled (409, or 200 for the
+ * same member's identical repeat) → not an approver / own request (403) → duplicate
+ * (200) or conflicting (409) vote of the same member → edited args (400) → tally.
+ * @example
+ * const out = decideVote({ request, members: ["ann", "bob"], votes: [], vote: { decidedBy: "ann", decision: "approve" } });
+ * // with quorum 2: { outcome: "waiting", votes: 1, needed: 2 }
+ */
+export function decideVote(input: VoteInput): VoteOutcome {
+  const { request, vote } = input;
+  const rules = rulesOf(request);
+  const needed = quorumOf(rules);
+  const live = input.votes.filter((v) => !v.reset);
+  const current = currentArgs(request, input.votes);
+  const approvals = live.filter((v) => v.decision === "approve").length;
+  const refuse = (code: VoteRefusal, message: string): VoteOutcome => ({
+    outcome: "refused",
+    code,
+    message,
+    votes: approvals,
+    needed,
+  });
+
+  const who = vote.decidedBy?.trim() ?? "";
+  if (rules && who === "") {
+    return refuse("member_required", `request ${request.id} has approver rules: say who decides`);
+  }
+  const mine = live.find((v) => v.decidedBy === who);
+  const same = mine !== undefined && sameVote(mine, vote, current);
+  const settled = live.some((v) => v.decision !== "approve") || approvals >= needed;
+  if (settled) {
+    return same
+      ? refuse("duplicate", `${who} already voted ${vote.decision} on ${request.id}`)
+      : refuse("already_decided", `request ${request.id} is already decided`);
+  }
+  if (rules) {
+    if (!has(input.members, who)) {
+      return refuse("not_an_approver", `${who} may not decide request ${request.id}`);
+    }
+    if (input.requestedBy !== undefined && input.requestedBy === who) {
+      return refuse("own_request", `${who} asked for this and may not decide it`);
+    }
+  }
+  if (mine) {
+    return same
+      ? refuse("duplicate", `${who} already voted ${vote.decision} on ${request.id}`)
+      : refuse(
+          "conflicting_vote",
+          `${who} already voted ${mine.decision} on ${request.id}; a vote cannot be changed`,
+        );
+  }
+
+  if (vote.decision !== "approve") {
+    const reason = vote.reason ?? (vote.decision === "cancel" ? "cancelled" : "declined");
+    return { outcome: "applied", answer: answerDeclined(request.id, reason), votes: 0, needed };
+  }
+
+  let args = current;
+  let edit: { args: Record<string, unknown> } | undefined;
+  if (vote.args !== undefined) {
+    if (!isRecord(vote.args)) {
+      return refuse("invalid_args", "args must be an object: the tool's full arguments");
+    }
+    const changed = changedKeys(current, vote.args);
+    if (changed.length > 0) {
+      const locked = changed.filter((k) => !editableKey(rules, k));
+      if (locked.length > 0) {
+        return refuse(
+          "not_editable",
+          `${locked.map((k) => JSON.stringify(k)).join(", ")} may not be edited on ${request.id}`,
+        );
+      }
+      args = vote.args;
+      edit = { args: vote.args };
+    }
+  }
+
+  // An edit resets earlier approvals: the editor's vote is the first for the new arguments.
+  const votes = edit ? 1 : approvals + 1;
+  if (votes < needed) {
+    return { outcome: "waiting", votes, needed, ...(edit ? { edit } : {}) };
+  }
+  const original = request.data?.args;
+  const data =
+    canonicalJson(args) === canonicalJson(original)
+      ? vote.data
+      : { ...(isRecord(vote.data) ? vote.data : {}), args };
+  return {
+    outcome: "applied",
+    answer: answerOutput(request.id, data),
+    votes,
+    needed,
+    ...(edit ? { edit } : {}),
+  };
+}
+
+/** The arguments now up for approval: the request's, or the latest edit's. */
+export function currentArgs(request: Request, votes: readonly Vote[]): Record<string, unknown> {
+  let args: unknown = request.data?.args;
+  for (const v of votes) {
+    if (v.decision === "approve" && v.args !== undefined) {
+      args = v.args;
+    }
+  }
+  return isRecord(args) ? args : {};
+}
+
+/** Approvals that count now (not reset by an edit). */
+export function liveApprovals(votes: readonly Vote[]): number {
+  return votes.filter((v) => !v.reset && v.decision === "approve").length;
+}
+
+/** Top-level keys whose values differ; a missing key counts as changed. */
+export function changedKeys(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((k) => canonicalJson(before[k]) !== canonicalJson(after[k]));
+}
+
+function editableKey(rules: Rules | undefined, key: string): boolean {
+  const editable = rules?.editable;
+  return editable === true || (Array.isArray(editable) && editable.includes(key));
+}
+
+function sameVote(earlier: Vote, vote: Ballot, current: Record<string, unknown>): boolean {
+  if (earlier.decision !== vote.decision) {
+    return false;
+  }
+  // A live approval always approved the current arguments (an edit resets the others).
+  return vote.decision !== "approve" || vote.args === undefined
+    ? true
+    : canonicalJson(vote.args) === canonicalJson(current);
+}
+
+function has(members: ReadonlySet<string> | readonly string[], who: string): boolean {
+  return members instanceof Set ? members.has(who) : (members as readonly string[]).includes(who);
+}
