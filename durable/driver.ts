@@ -16,6 +16,7 @@ import type { EdgeConfig } from "../src/edge/config";
 import { edgeMetrics } from "../src/edge/metrics";
 import { closeOpenTurn } from "./close-turn";
 import { checkpointer, forward } from "./checkpoint";
+import type { InboxHooks } from "./inbox-outbox";
 import { durableElicitation, type InlineDeps, type InlineWaiters } from "./elicitation";
 import {
   answerOfRow,
@@ -43,6 +44,8 @@ export interface DriverDeps {
   elicitationWindowMs: number;
   /** The driver started (true) or stopped (false) waiting inline for a decision (see durable/elicitation.ts). */
   parked?: (waiting: boolean) => void;
+  /** The approvals inbox's outbox (durable/inbox-outbox.ts); each hook runs inside its change's transaction. */
+  inbox?: InboxHooks;
 }
 
 export type Work =
@@ -96,8 +99,12 @@ function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): Decision
     webhook_id: null,
     decided_at: deps.now(),
   };
-  deps.store.insertDecision(row);
-  return { ...row, applied_at: null };
+  const decision = { ...row, applied_at: null };
+  deps.transaction(() => {
+    deps.store.insertDecision(row);
+    deps.inbox?.settled(run, request, decision);
+  });
+  return decision;
 }
 
 /** Runs one unit of work. Returns true when it changed something (the caller looks again). */
@@ -204,6 +211,7 @@ function inlineDeps(deps: DriverDeps): InlineDeps {
     transaction: deps.transaction,
     record: deps.record,
     surface: (runId, request) => deps.halted(deps.store.requireRun(runId), request),
+    ...(deps.inbox ? { inbox: deps.inbox } : {}),
     ...(deps.parked ? { parked: deps.parked } : {}),
   };
 }
@@ -271,43 +279,52 @@ async function finish(
     const expires = request.expiresAt
       ? Date.parse(request.expiresAt)
       : deps.now() + (agent.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT_MS);
-    deps.store.update(
-      runId,
-      {
-        status: "pending",
-        pending: JSON.stringify(request),
-        expires_at: expires,
-        inline_request: null,
-      },
-      deps.now(),
-    );
     // A suspended elicitation was surfaced (and notified) when its window opened.
     const surfacedInline =
       run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;
     // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
-    if (!deps.store.decision(request.id) && !surfacedInline) {
+    const surfacing = !deps.store.decision(request.id) && !surfacedInline;
+    deps.transaction(() => {
+      deps.store.update(
+        runId,
+        {
+          status: "pending",
+          pending: JSON.stringify(request),
+          expires_at: expires,
+          inline_request: null,
+        },
+        deps.now(),
+      );
+      if (surfacing || surfacedInline) {
+        deps.inbox?.surfaced(deps.store.requireRun(runId), request); // now with its expiry
+      }
+    });
+    if (surfacing) {
       await deps.halted(deps.store.requireRun(runId), request);
     }
     return;
   }
-  deps.store.update(
-    runId,
-    {
+  deps.transaction(() => {
+    deps.store.update(
+      runId,
+      {
+        status: result.status,
+        text: result.text,
+        pending: null,
+        inline_request: null,
+        expires_at: null,
+        limit_reason: result.limit ?? null,
+      },
+      deps.now(),
+    );
+    deps.inbox?.ended(runId, `run ${result.status}`);
+    deps.record(runId, "done", {
       status: result.status,
       text: result.text,
-      pending: null,
-      inline_request: null,
-      expires_at: null,
-      limit_reason: result.limit ?? null,
-    },
-    deps.now(),
-  );
-  deps.record(runId, "done", {
-    status: result.status,
-    text: result.text,
-    usage: result.usage,
-    turns: result.turns,
-    ...(result.limit ? { limit: result.limit } : {}),
+      usage: result.usage,
+      turns: result.turns,
+      ...(result.limit ? { limit: result.limit } : {}),
+    });
   });
 }
 
@@ -315,15 +332,19 @@ async function finish(
 function settleCancelled(deps: DriverDeps, runId: string): void {
   deps.transaction(() => {
     closeOpenTurn(deps.store, runId);
+    deps.inbox?.ended(runId, "run cancelled");
     deps.record(runId, "done", { status: "cancelled" });
   });
 }
 
 function fail(deps: DriverDeps, run: RunRow, message: string): void {
-  deps.store.update(
-    run.run_id,
-    { status: "failed", error: message, pending: null, expires_at: null },
-    deps.now(),
-  );
-  deps.record(run.run_id, "error", { message });
+  deps.transaction(() => {
+    deps.store.update(
+      run.run_id,
+      { status: "failed", error: message, pending: null, expires_at: null },
+      deps.now(),
+    );
+    deps.inbox?.ended(run.run_id, "run failed");
+    deps.record(run.run_id, "error", { message });
+  });
 }

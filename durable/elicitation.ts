@@ -17,6 +17,7 @@
 import type { Answer, Request } from "../src/core/types";
 import { suspendCall, type ElicitationHandler } from "../src/core/mcp/bridge";
 import type { RunStore } from "./run-store";
+import type { InboxHooks } from "./inbox-outbox";
 
 export const DEFAULT_ELICITATION_WINDOW_MS = 20_000;
 
@@ -57,6 +58,7 @@ export interface InlineDeps {
   surface(runId: string, request: Request): Promise<void>;
   /** Called when the driver starts (true) and stops (false) waiting inline, so callers need not wait with it. */
   parked?: (waiting: boolean) => void;
+  inbox?: Pick<InboxHooks, "surfaced">;
 }
 
 export function durableElicitation(deps: InlineDeps, runId: string): ElicitationHandler {
@@ -77,6 +79,7 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
     deps.transaction(() => {
       deps.store.update(runId, { inline_request: JSON.stringify(request) }, deps.now());
       deps.record(runId, "pending", { request, inline: true, windowMs: deps.windowMs });
+      deps.inbox?.surfaced(deps.store.requireRun(runId), request);
     });
     await deps.surface(runId, request);
     deps.parked?.(true);

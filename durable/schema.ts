@@ -9,10 +9,13 @@
  * - tool_calls: resolved calls per run, append-only (RunResult.toolCalls).
  * - decisions: the ledger keyed by request id — first decision wins; also the audit trail.
  * - events: the run's event log for SSE replay.
+ * - inbox_requests: per request, the version and groups of its approvals-inbox item.
+ * - inbox_outbox: inbox item versions not yet acknowledged by their group's InboxObject
+ *   (written in the same transaction as the change they describe; see inbox-outbox.ts).
  */
 import type { Sql } from "./sql";
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export function migrate(sql: Sql): void {
   // Every construction calls this; an up-to-date object pays one read.
@@ -76,6 +79,24 @@ export function migrate(sql: Sql): void {
   if (!columns.includes("inline_request")) {
     sql`ALTER TABLE runs ADD COLUMN inline_request TEXT`;
   }
+  // v3: the approvals inbox's transactional outbox.
+  sql`CREATE TABLE IF NOT EXISTS inbox_requests (
+    request_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    groups TEXT NOT NULL,
+    surfaced_at INTEGER NOT NULL,
+    item TEXT NOT NULL
+  )`;
+  sql`CREATE INDEX IF NOT EXISTS inbox_requests_run ON inbox_requests (run_id, status)`;
+  sql`CREATE TABLE IF NOT EXISTS inbox_outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    grp TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    item TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0
+  )`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

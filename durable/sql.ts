@@ -9,6 +9,11 @@ export interface Sql {
   one<T extends Row = Row>(strings: TemplateStringsArray, ...values: unknown[]): T | undefined;
   /** Rows written by the statement (for counting storage work). */
   run(strings: TemplateStringsArray, ...values: unknown[]): number;
+  /** The raw cursor, for its `rowsRead` once consumed. */
+  cursor<T extends Row = Row>(
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ): SqlStorageCursor<T>;
 }
 
 export function createSql(storage: SqlStorage): Sql {
@@ -20,6 +25,8 @@ export function createSql(storage: SqlStorage): Sql {
     const rows = exec<T>(strings, values).toArray();
     return rows[0];
   };
+  sql.cursor = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
+    exec<T>(strings, values);
   sql.run = (strings: TemplateStringsArray, ...values: unknown[]) => {
     const cursor = exec(strings, values);
     cursor.toArray();

@@ -33,6 +33,8 @@ import { EventHub } from "./event-hub";
 import { runView } from "./run-view";
 import { closeOpenTurn } from "./close-turn";
 import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
+import { deliverOutbox, InboxOutbox, type InboxHooks } from "./inbox-outbox";
+import { inboxStub } from "../src/edge/inbox/rpc";
 
 /** How long a run may go without a checkpoint before the watchdog alarm retries it. */
 export const WATCHDOG_MS = 60_000;
@@ -54,6 +56,8 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
   return class ThreadObject extends DurableObject<ThreadEnv> implements ThreadRpc {
     readonly store: RunStore;
     readonly events: EventHub;
+    readonly outbox: InboxOutbox;
+    #delivering: Promise<void> | undefined;
     #driving: Promise<void> | undefined;
     #parked = false;
     #sleepers: Array<() => void> = [];
@@ -66,6 +70,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       migrate(sql);
       this.store = new RunStore(sql);
       this.events = new EventHub(this.store);
+      this.outbox = new InboxOutbox(sql);
     }
 
     get #config(): EdgeConfig {
@@ -115,10 +120,20 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
 
     /** Records an approver's decision; the resume queue (or the backstop alarm) applies it. */
     async decide(input: DecisionInput): Promise<DecisionOutcome> {
-      const outcome = this.ctx.storage.transactionSync(() =>
-        recordDecision(this.store, input, Date.now()),
-      );
+      const outcome = this.ctx.storage.transactionSync(() => {
+        const now = Date.now();
+        const run = this.store.run(input.runId);
+        const request = run && openRequests(this.store, run).find((r) => r.id === input.requestId);
+        const recorded = recordDecision(this.store, input, now);
+        const decision =
+          recorded.ok && recorded.status === 202 && this.store.decision(input.requestId);
+        if (decision && run && request) {
+          this.#inbox.settled(run, request, decision);
+        }
+        return recorded;
+      });
       if (outcome.ok && outcome.status === 202) {
+        this.#deliverSoon();
         // A driver waiting inline for this request (an MCP elicitation) takes it directly.
         if (this.#waiters.deliver(input.requestId, outcome.decision.answer)) {
           return outcome;
@@ -184,7 +199,9 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
           closeOpenTurn(this.store, runId);
           this.events.record(runId, "done", { status: "cancelled" });
         }
+        this.outbox.closeRun(runId, "run cancelled", now);
       });
+      this.#deliverSoon();
       this.#abort.abort(new Error("run cancelled"));
       this.#abort = new AbortController();
       // A decision recorded before the cancel still applies to its call.
@@ -233,7 +250,72 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
 
     override async alarm(): Promise<void> {
       await this.drive();
+      await this.#deliverOutbox();
       await this.#armAlarm();
+    }
+
+    /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
+    get #inbox(): InboxHooks {
+      return {
+        surfaced: (run, request) =>
+          this.outbox.record(run, request, { event: "surfaced" }, Date.now()),
+        settled: (run, request, decision) =>
+          this.outbox.record(
+            run,
+            request,
+            {
+              event:
+                decision.decision === "expire"
+                  ? "expired"
+                  : decision.decision === "cancel"
+                    ? "cancelled"
+                    : "decided",
+              decision,
+            },
+            Date.now(),
+          ),
+        ended: (runId, reason) => this.outbox.closeRun(runId, reason, Date.now()),
+      };
+    }
+
+    /** Delivers the outbox now, in the background; the alarm retries whatever this misses. */
+    #deliverSoon(): void {
+      this.ctx.waitUntil(this.#deliverOutbox());
+    }
+
+    /** One delivery at a time; rows written meanwhile go in the next round. Never throws. */
+    async #deliverOutbox(): Promise<void> {
+      while (this.#delivering) {
+        await this.#delivering;
+      }
+      const round = (async () => {
+        try {
+          let sent = 0;
+          for (let guard = 0; guard < 10; guard += 1) {
+            const { delivered, failed } = await deliverOutbox(
+              this.outbox,
+              async (group, items) => {
+                await inboxStub(this.env, group).apply(items);
+              },
+              (fn) => this.ctx.storage.transactionSync(fn),
+            );
+            sent += delivered;
+            if (failed > 0 || delivered === 0) {
+              break;
+            }
+          }
+          if (sent > 0) {
+            await this.#armAlarm(); // the outbox's retry time is no longer needed
+          }
+        } catch (error) {
+          // The object is going away (or storage failed): the alarm retries from storage.
+          console.error("inbox outbox delivery interrupted", error);
+        }
+      })();
+      this.#delivering = round.finally(() => {
+        this.#delivering = undefined;
+      });
+      await this.#delivering;
     }
 
     /** Server-Sent Events for one run: replay after Last-Event-ID, then live until the run ends. */
@@ -323,6 +405,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
           break;
         }
       }
+      this.#deliverSoon();
       await this.#armAlarm();
     }
 
@@ -354,12 +437,17 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
           }
         },
         elicitationWindowMs: options.elicitationWindowMs ?? DEFAULT_ELICITATION_WINDOW_MS,
+        inbox: this.#inbox,
       };
     }
 
     /** One alarm serves every timer: the earliest of the watchdog, the backstop and request expiries. */
     async #armAlarm(atLeast?: number): Promise<void> {
       const times: number[] = atLeast === undefined ? [] : [atLeast];
+      const outboxRetry = this.outbox.retryAt(Date.now());
+      if (outboxRetry !== undefined) {
+        times.push(outboxRetry);
+      }
       for (const run of this.store.runsWithWork()) {
         if (run.status === "running") {
           times.push(Date.now() + WATCHDOG_MS);

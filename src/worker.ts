@@ -8,4 +8,5 @@ import { supportAgent } from "./edge/demo-agent";
 const edge = createEdge({ agents: [supportAgent] });
 
 export class ThreadObject extends edge.ThreadObject {}
+export class InboxObject extends edge.InboxObject {}
 export default edge.worker;

@@ -6,14 +6,19 @@ import { ApiError, onError } from "./http-errors";
 import { runRoutes } from "./routes/runs";
 import { decisionRoutes } from "./routes/decisions";
 import { approvalRoutes } from "./routes/approval";
+import { approvalsRoutes } from "./routes/approvals";
 import { openApiDocument } from "./openapi";
 import { edgeMetrics } from "./metrics";
+import { readSlackSettings } from "./slack/settings";
+import { inboxNamespace } from "./inbox/rpc";
 
 /** The HTTP API of DESIGN.md §4. */
 export function createApp(agents: AgentDefinition[]) {
   return new Hono<{ Bindings: Env & EdgeEnv }>()
     .use("*", async (c, next) => {
       readConfig(c.env); // fail fast, naming the variable, on every route
+      readSlackSettings(c.env);
+      inboxNamespace(c.env);
       await next();
     })
     .get("/healthz", (c) => c.json({ ok: true }))
@@ -24,6 +29,7 @@ export function createApp(agents: AgentDefinition[]) {
       }),
     )
     .route("/v1", decisionRoutes())
+    .route("/v1", approvalsRoutes())
     .route("/v1", runRoutes(agents))
     .route("/", approvalRoutes())
     .notFound(() => {

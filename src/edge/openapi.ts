@@ -16,6 +16,8 @@ import {
   RunCreateSchema,
   RunViewSchema,
 } from "./schemas";
+import { ApprovalsPageSchema, InboxItemSchema } from "./inbox/schemas";
+import { INBOX_PATHS } from "./inbox/openapi";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
@@ -30,6 +32,8 @@ const SCHEMAS = {
   RunStatusSchema,
   AgentsSchema,
   NotificationSchema,
+  ApprovalsPageSchema,
+  InboxItemSchema,
 };
 
 function components() {
@@ -203,6 +207,7 @@ export function openApiDocument(): unknown {
           responses: { 200: { description: "HTML" } },
         },
       },
+      ...INBOX_PATHS,
       "/metrics": {
         get: {
           summary: "Prometheus metrics of this isolate",

@@ -419,9 +419,14 @@ describe("expiry", { timeout: 30_000 }, () => {
     const { approvalUrl } = await getRun(runId);
     expect(approvalUrl).toBeTruthy();
 
-    // The expiry is armed as the object's alarm, so it fires with nobody watching.
-    const alarm = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
-    expect(alarm).toBe(Date.parse(parked.expiresAt!));
+    // The expiry is armed as the object's alarm, so it fires with nobody watching (once the
+    // approvals inbox's outbox is delivered: until then the alarm is the outbox's retry).
+    const expiry = Date.parse(parked.expiresAt!);
+    const alarm = await until(async () => {
+      const at = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+      return at === expiry ? at : undefined;
+    }, "the alarm to be the expiry");
+    expect(alarm).toBe(expiry);
 
     await sqlIn(
       threadId,

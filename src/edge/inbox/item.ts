@@ -1,0 +1,108 @@
+/**
+ * The approvals inbox's item: one pending (or recently decided) request as an approver
+ * sees it, projected from its thread. Plain JSON, the same shape in the thread's outbox,
+ * in the group's `InboxObject` and in `GET /v1/approvals`.
+ */
+import type { Request } from "../../core/types";
+
+/** What last happened to the request (the outbox's event vocabulary). */
+export type InboxEvent = "surfaced" | "vote" | "decided" | "expired" | "cancelled" | "escalated";
+
+export interface InboxVote {
+  decidedBy: string;
+  decision: string;
+  channel: string;
+  at: string;
+  args?: unknown;
+  reset?: boolean;
+}
+
+export interface InboxDecision {
+  outcome: "approved" | "declined" | "cancelled" | "expired";
+  decidedBy: string | null;
+  /** How: webhook, page, inbox, slack, policy or expiry. */
+  channel: string;
+  decidedAt: string;
+  reason: string | null;
+}
+
+export interface InboxItem {
+  requestId: string;
+  runId: string;
+  threadId: string;
+  agent: string;
+  /** The user's input that started the run. */
+  input: string;
+  requestedBy: string | null;
+  tool: string | null;
+  args: unknown;
+  metadata: unknown;
+  prompt: string;
+  kind: Request["kind"];
+  expiresAt: string | null;
+  /** The group the request's rules name (`default` without one), then any escalation group. */
+  groups: string[];
+  status: "open" | "decided";
+  event: InboxEvent;
+  votes: InboxVote[];
+  /** Approvals needed when the request has rules. */
+  needed: number | null;
+  decision: InboxDecision | null;
+  surfacedAt: string;
+  updatedAt: string;
+  /** Per request, grows with every change: an older version never overwrites a newer one. */
+  version: number;
+}
+
+export const DEFAULT_GROUP = "default";
+export const INBOX_LIMIT_DEFAULT = 50;
+export const INBOX_LIMIT_MAX = 200;
+
+/** The group a request's rules name (`data.approvers.group`), else `default`. */
+export function groupOfRequest(request: Pick<Request, "data">): string {
+  const rules = request.data?.approvers;
+  const group =
+    typeof rules === "object" && rules !== null ? (rules as { group?: unknown }).group : undefined;
+  return typeof group === "string" && group !== "" ? group : DEFAULT_GROUP;
+}
+
+/** Position in a listing: `sort` then `id`, opaque to clients (base64url JSON). */
+export interface InboxCursor {
+  sort: number;
+  id: string;
+}
+
+export function encodeCursor(cursor: InboxCursor): string {
+  const bytes = new TextEncoder().encode(JSON.stringify([cursor.sort, cursor.id]));
+  let binary = "";
+  for (const byte of bytes) {
+    binary += String.fromCharCode(byte);
+  }
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** The cursor, or undefined when the text is not one we made. */
+export function decodeCursor(text: string): InboxCursor | undefined {
+  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(text)) {
+    return undefined;
+  }
+  try {
+    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+    const json: unknown = JSON.parse(
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+        Uint8Array.from(binary, (c) => c.charCodeAt(0)),
+      ),
+    );
+    if (
+      Array.isArray(json) &&
+      json.length === 2 &&
+      Number.isSafeInteger(json[0]) &&
+      typeof json[1] === "string"
+    ) {
+      return { sort: json[0], id: json[1] };
+    }
+  } catch {
+    // fall through: not ours
+  }
+  return undefined;
+}

@@ -1,0 +1,55 @@
+/** The approvals inbox's part of /openapi.json (src/edge/openapi.ts spreads it in). */
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (id: string, description: string) => ({
+  description,
+  content: { "application/json": { schema: ref(id) } },
+});
+const error = (description: string) => json("Error", description);
+const query = (
+  name: string,
+  description: string,
+  schema: Record<string, unknown>,
+  required = false,
+) => ({
+  name,
+  in: "query",
+  required,
+  description,
+  schema,
+});
+
+export const INBOX_PATHS = {
+  "/v1/approvals": {
+    get: {
+      summary:
+        "One approver group's inbox: open requests oldest first, or decided ones newest first, page by page",
+      security: [{ bearer: [] }],
+      parameters: [
+        query(
+          "group",
+          "An approver group, or `default` for requests without one",
+          { type: "string" },
+          true,
+        ),
+        query("status", "open (default) or decided", { type: "string", enum: ["open", "decided"] }),
+        query("cursor", "`nextCursor` of the previous page", { type: "string" }),
+        query("limit", "1–200, default 50", { type: "integer", minimum: 1, maximum: 200 }),
+      ],
+      responses: {
+        200: {
+          ...json("ApprovalsPage", "A page of the inbox; `nextCursor` is null on the last page"),
+          headers: {
+            "x-rows-read": {
+              description:
+                "SQLite rows the page cost the inbox (its own rows, never the whole inbox)",
+              schema: { type: "integer" },
+            },
+          },
+        },
+        400: error("invalid_query: a parameter is missing or malformed (named in issues)"),
+        401: error("Bad or missing token"),
+        404: error("group_not_found: no such approver group"),
+      },
+    },
+  },
+};

@@ -1,0 +1,39 @@
+/**
+ * The approvals inbox as the worker and the threads see it: one `InboxObject` per group
+ * behind the `INBOXES` binding, typed by its RPC surface.
+ */
+import { ConfigError } from "../config";
+import type { InboxCursor, InboxItem } from "./item";
+
+export interface InboxPage {
+  items: InboxItem[];
+  nextCursor: string | null;
+  rowsRead: number;
+}
+
+export interface InboxRpc {
+  apply(items: InboxItem[]): Promise<{ changed: number }>;
+  list(query: {
+    status: "open" | "decided";
+    limit: number;
+    cursor?: InboxCursor;
+  }): Promise<InboxPage>;
+  get(runId: string, requestId: string): Promise<InboxItem | undefined>;
+}
+
+/** Fails like a missing variable (`500 config_error` naming it) when the binding is absent. */
+export function inboxNamespace(env: object): DurableObjectNamespace {
+  const namespace = (env as { INBOXES?: unknown }).INBOXES;
+  if (!namespace || typeof (namespace as DurableObjectNamespace).idFromName !== "function") {
+    throw new ConfigError(
+      'INBOXES is not bound: add a Durable Object binding INBOXES (class_name = "InboxObject") and its migration to wrangler.toml',
+    );
+  }
+  return namespace as DurableObjectNamespace;
+}
+
+/** The inbox of one group. Callers check the group exists first: getting a stub creates nothing, a call would. */
+export function inboxStub(env: object, group: string): InboxRpc {
+  const namespace = inboxNamespace(env);
+  return namespace.get(namespace.idFromName(group)) as unknown as InboxRpc;
+}

@@ -1,0 +1,84 @@
+/** zod schemas of the approvals inbox routes (validation and /openapi.json). */
+import { z } from "zod";
+import { INBOX_LIMIT_DEFAULT, INBOX_LIMIT_MAX } from "./item";
+
+export const ApprovalsQuerySchema = z
+  .strictObject({
+    group: z.string().min(1, "is required").max(64).describe("An approver group, or `default`"),
+    status: z.enum(["open", "decided"]).default("open"),
+    cursor: z.string().min(1).max(1024).optional().describe("`nextCursor` of the previous page"),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(INBOX_LIMIT_MAX)
+      .default(INBOX_LIMIT_DEFAULT)
+      .describe(`Items per page, 1–${INBOX_LIMIT_MAX} (default ${INBOX_LIMIT_DEFAULT})`),
+  })
+  .meta({ id: "ApprovalsQuery" });
+
+export const ApproverLinkCreateSchema = z
+  .strictObject({
+    approver: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(320)
+      .describe("A member id or one of a member's identities (email, slack:T/U)"),
+  })
+  .meta({ id: "ApproverLinkCreate" });
+
+export const ApproverLinkSchema = z
+  .object({
+    url: z.string().describe("Opens the inbox signed in as the approver (sets a session cookie)"),
+    expiresAt: z.string(),
+  })
+  .meta({ id: "ApproverLink" });
+
+const VoteSchema = z.object({
+  decidedBy: z.string(),
+  decision: z.string(),
+  channel: z.string(),
+  at: z.string(),
+  args: z.unknown().optional(),
+  reset: z.boolean().optional(),
+});
+
+export const InboxItemSchema = z
+  .object({
+    requestId: z.string(),
+    runId: z.string(),
+    threadId: z.string(),
+    agent: z.string(),
+    input: z.string().describe("The user's input that started the run"),
+    requestedBy: z.string().nullable(),
+    tool: z.string().nullable(),
+    args: z.unknown(),
+    metadata: z.unknown(),
+    prompt: z.string(),
+    kind: z.string(),
+    expiresAt: z.string().nullable(),
+    groups: z.array(z.string()),
+    status: z.enum(["open", "decided"]),
+    event: z.enum(["surfaced", "vote", "decided", "expired", "cancelled", "escalated"]),
+    votes: z.array(VoteSchema),
+    needed: z.number().nullable(),
+    decision: z
+      .object({
+        outcome: z.enum(["approved", "declined", "cancelled", "expired"]),
+        decidedBy: z.string().nullable(),
+        channel: z.string().describe("webhook, page, inbox, slack, policy, expiry, or run"),
+        decidedAt: z.string(),
+        reason: z.string().nullable(),
+      })
+      .nullable()
+      .describe("Who decided, when and how (decided items)"),
+    surfacedAt: z.string(),
+    updatedAt: z.string(),
+    version: z.number(),
+  })
+  .meta({ id: "InboxItem" });
+
+export const ApprovalsPageSchema = z
+  .object({ items: z.array(InboxItemSchema), nextCursor: z.string().nullable() })
+  .meta({ id: "ApprovalsPage" });
