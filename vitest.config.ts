@@ -1,5 +1,15 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { isolatedWranglerConfig } from "./test/helpers/isolated-config";
+
+// The worker under test sees only the values below, never the developer's .dev.vars
+// (an LLM_BASE_URL there would replace the demo model): see test/helpers/isolated-config.ts.
+const TEST_CONFIG_DIR = ".wrangler/vitest";
+const wranglerConfig = isolatedWranglerConfig("wrangler.toml", TEST_CONFIG_DIR);
+const mcpWranglerConfig = isolatedWranglerConfig(
+  "test/fixtures/wrangler.mcp.toml",
+  TEST_CONFIG_DIR,
+);
 
 // Secrets for the worker under test (never real ones); test/helpers/edge.ts uses the same values.
 const secrets = {
@@ -15,7 +25,8 @@ const secrets = {
 // - workers-llm: the edge against a streaming OpenAI-compatible fake that is the
 //   worker's only outbound network (test/fixtures/fake-llm-worker.js);
 // - node: the kernel's tests again under plain Node, proving src/core is runtime-agnostic
-//   (and the npm scripts' helpers, test/scripts);
+//   (and the npm scripts' helpers, test/scripts; Node-only checks in test/node: test
+//   configuration, the built package);
 // - workers-mcp: the durable MCP elicitation bridge end to end (test/edge-mcp);
 // - workers-slack: approvals in Slack against a fake Slack Web API (test/slack).
 export default defineConfig({
@@ -26,7 +37,7 @@ export default defineConfig({
       {
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
+            wrangler: { configPath: wranglerConfig },
             miniflare: { bindings: secrets },
           }),
         ],
@@ -40,7 +51,7 @@ export default defineConfig({
       {
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
+            wrangler: { configPath: wranglerConfig },
             miniflare: {
               bindings: {
                 ...secrets,
@@ -67,7 +78,7 @@ export default defineConfig({
         // worker's only outbound network, so slack-edge's client really talks HTTP.
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
+            wrangler: { configPath: wranglerConfig },
             miniflare: {
               bindings: {
                 ...secrets,
@@ -93,7 +104,11 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/core/**/*.test.ts", "test/scripts/**/*.test.ts"],
+          include: [
+            "test/core/**/*.test.ts",
+            "test/scripts/**/*.test.ts",
+            "test/node/**/*.test.ts",
+          ],
         },
       },
       {
@@ -101,7 +116,7 @@ export default defineConfig({
         // MCP server inside the worker (test/fixtures/mcp-edge-worker.ts).
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./test/fixtures/wrangler.mcp.toml" },
+            wrangler: { configPath: mcpWranglerConfig },
             miniflare: { bindings: secrets },
           }),
         ],

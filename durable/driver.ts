@@ -8,12 +8,13 @@ import type { Request, RunResult, Usage } from "../src/core/types";
 import type { RunEvent } from "../src/core/events";
 import type { RunState } from "../src/core/loop/run-loop";
 import { createClient, createInProcessClient, type Client } from "../src/core/client";
-import { createToolkit } from "../src/core/toolkit";
+import { createToolkit, type Toolkit } from "../src/core/toolkit";
 import { answerDeclined } from "../src/core/answers";
 import { errorMessage } from "../src/core/errors";
 import { agentTools, DEFAULT_APPROVAL_TIMEOUT_MS, type AgentDefinition } from "../src/edge/agent";
 import type { EdgeConfig } from "../src/edge/config";
 import { edgeMetrics } from "../src/edge/metrics";
+import type { ErrorInfo } from "../src/edge/error-sink";
 import { closeOpenTurn } from "./close-turn";
 import { checkpointer, forward } from "./checkpoint";
 import type { InboxHooks } from "./inbox-outbox";
@@ -37,6 +38,8 @@ export interface DriverDeps {
   transaction<T>(fn: () => T): T;
   /** Appends to the run's event log and pushes to live listeners. */
   record(runId: string, type: string, data: unknown): void;
+  /** The application's error sink (`createEdge({ onError })`). */
+  report?: (error: unknown, info: ErrorInfo) => void;
   /** A run halted on `request`: notify its approver. */
   halted(run: RunRow, request: Request): Promise<void>;
   /** Decisions for MCP elicitations being waited for inline. */
@@ -123,7 +126,7 @@ export async function driveOnce(
   }
   const agent = deps.agents.get(run.agent);
   if (!agent) {
-    fail(deps, run, `agent ${JSON.stringify(run.agent)} is not deployed any more`);
+    fail(deps, run, new Error(`agent ${JSON.stringify(run.agent)} is not deployed any more`));
     return false;
   }
 
@@ -137,29 +140,31 @@ export async function driveOnce(
   };
   const persister = checkpointer(deps, run, committed, stored.toolCalls.length, work, signal);
   const finalOnly = work.kind === "answer" && work.finalOnly;
-  const client = makeClient(
-    deps,
-    agent,
-    finalOnly,
-    finalOnly ? run.turns : undefined,
-    persister,
-    runId,
-    signal,
-  );
-  const toolkit = await createToolkit({
-    tools: await agentTools(agent, deps.env),
-    env: deps.env,
-    ...(agent.mcp === undefined
-      ? {}
-      : {
-          mcp: agent.mcp,
-          onElicitation: durableElicitation(inlineDeps(deps), runId),
-          ...(deps.fetch ? { fetch: deps.fetch } : {}),
-        }),
-  });
 
   let result: RunResult;
+  let toolkit: Toolkit | undefined;
   try {
+    // Inside the try: a missing model or tools that fail to build end the run with their message.
+    const client = makeClient(
+      deps,
+      agent,
+      finalOnly,
+      finalOnly ? run.turns : undefined,
+      persister,
+      runId,
+      signal,
+    );
+    toolkit = await createToolkit({
+      tools: await agentTools(agent, deps.env),
+      env: deps.env,
+      ...(agent.mcp === undefined
+        ? {}
+        : {
+            mcp: agent.mcp,
+            onElicitation: durableElicitation(inlineDeps(deps), runId),
+            ...(deps.fetch ? { fetch: deps.fetch } : {}),
+          }),
+    });
     if (work.kind === "answer") {
       const answer = answerOfRow(work.decision);
       deps.record(runId, "resumed", {
@@ -189,10 +194,10 @@ export async function driveOnce(
       }
       return false;
     }
-    fail(deps, current ?? run, errorMessage(error));
+    fail(deps, current ?? run, error);
     return true;
   } finally {
-    await toolkit.close();
+    await toolkit?.close();
   }
   if (work.kind === "answer" && work.finalOnly) {
     settleCancelled(deps, runId);
@@ -337,7 +342,9 @@ function settleCancelled(deps: DriverDeps, runId: string): void {
   });
 }
 
-function fail(deps: DriverDeps, run: RunRow, message: string): void {
+/** Ends the run `failed` with the error's message, in its event log and to the error sink. */
+function fail(deps: DriverDeps, run: RunRow, error: unknown): void {
+  const message = errorMessage(error);
   deps.transaction(() => {
     deps.store.update(
       run.run_id,
@@ -346,5 +353,11 @@ function fail(deps: DriverDeps, run: RunRow, message: string): void {
     );
     deps.inbox?.ended(run.run_id, "run failed");
     deps.record(run.run_id, "error", { message });
+  });
+  deps.report?.(error, {
+    source: "driver",
+    runId: run.run_id,
+    threadId: run.thread_id,
+    recoverable: false,
   });
 }

@@ -4,16 +4,17 @@
  * `GET /v1/approvals` and the `/inbox` page (`list`, `get`). The threads stay the truth.
  */
 import { DurableObject } from "cloudflare:workers";
+import type { EdgeEnv } from "../src/edge/config";
 import type { InboxCursor, InboxItem } from "../src/edge/inbox/item";
 import type { InboxRpc } from "../src/edge/inbox/rpc";
 import { createSql } from "./sql";
 import { InboxStore } from "./inbox-store";
 import type { InboxPage } from "../src/edge/inbox/rpc";
 
-export class InboxObject extends DurableObject implements InboxRpc {
+export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc {
   readonly #store: InboxStore;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: EdgeEnv) {
     super(ctx, env);
     this.#store = new InboxStore(createSql(ctx.storage.sql));
   }

@@ -7,6 +7,9 @@ import { DurableObject } from "cloudflare:workers";
 import type { Request as AgentRequest } from "../src/core/types";
 import type { AgentDefinition } from "../src/edge/agent";
 import { readConfig, type EdgeConfig, type EdgeEnv } from "../src/edge/config";
+import { errorSink, type ErrorSink } from "../src/edge/error-sink";
+import { errorBody } from "../src/edge/http-errors";
+import { errorMessage } from "../src/core/errors";
 import type {
   CancelOutcome,
   DriveMessage,
@@ -40,20 +43,36 @@ import { inboxStub } from "../src/edge/inbox/rpc";
 export const WATCHDOG_MS = 60_000;
 /** A recorded decision whose queue message never arrives is applied by this backstop alarm. */
 export const DECISION_BACKSTOP_MS = 10_000;
+/**
+ * Units of work (turns to a checkpoint, applied decisions) one drive call does before it
+ * lets go. Each unit is bounded (maxTurns, one decision per request), so this only
+ * matters if stored state keeps producing work; the rest is left to the next queue
+ * delivery or the alarm, armed before returning, so one call never holds the object forever.
+ */
+export const MAX_WORK_PER_DRIVE = 100;
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
   fetch?: typeof fetch;
   /** How long a run waits inline for a decision on an MCP elicitation before suspending durably. */
   elicitationWindowMs?: number;
+  onError?: ErrorSink;
 }
 
-type ThreadEnv = Env & EdgeEnv;
+/** The thread object's class as the application sees it: extend it, export it, bind it as THREADS. */
+export type ThreadObjectClass<Env = unknown> = new (
+  ctx: DurableObjectState,
+  env: Env,
+) => DurableObject<Env> & ThreadRpc;
+
+/** The class with its internals (its store and event hub), as tests look inside it. */
+export type ThreadObjectInternals = InstanceType<ReturnType<typeof createThreadObjectClass>>;
 
 export function createThreadObjectClass(options: ThreadObjectOptions) {
   const agents = new Map(options.agents.map((a) => [a.name, a]));
+  const report = errorSink(options.onError);
 
-  return class ThreadObject extends DurableObject<ThreadEnv> implements ThreadRpc {
+  return class ThreadObject extends DurableObject<EdgeEnv> implements ThreadRpc {
     readonly store: RunStore;
     readonly events: EventHub;
     readonly outbox: InboxOutbox;
@@ -64,7 +83,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
     #abort = new AbortController();
     readonly #waiters = new InlineWaiters();
 
-    constructor(ctx: DurableObjectState, env: ThreadEnv) {
+    constructor(ctx: DurableObjectState, env: EdgeEnv) {
       super(ctx, env);
       const sql = createSql(ctx.storage.sql);
       migrate(sql);
@@ -104,7 +123,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         this.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }),
       );
       await this.#armAlarm();
-      await this.env.RESUME_QUEUE.send({
+      await this.#config.bindings.resumeQueue.send({
         threadId: input.threadId,
         runId: input.runId,
       } satisfies DriveMessage);
@@ -140,7 +159,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         }
         const run = this.store.requireRun(input.runId);
         await this.#armAlarm(Date.now() + DECISION_BACKSTOP_MS);
-        await this.env.RESUME_QUEUE.send({
+        await this.#config.bindings.resumeQueue.send({
           threadId: run.thread_id,
           runId: run.run_id,
         } satisfies DriveMessage);
@@ -205,7 +224,10 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       this.#abort.abort(new Error("run cancelled"));
       this.#abort = new AbortController();
       // A decision recorded before the cancel still applies to its call.
-      await this.env.RESUME_QUEUE.send({ threadId: run.thread_id, runId } satisfies DriveMessage);
+      await this.#config.bindings.resumeQueue.send({
+        threadId: run.thread_id,
+        runId,
+      } satisfies DriveMessage);
       return { ok: true, run: this.#requireView(runId) };
     }
 
@@ -324,10 +346,7 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
       const url = new URL(request.url);
       const runId = url.searchParams.get("runId") ?? "";
       if (!this.store.run(runId)) {
-        return Response.json(
-          { error: { code: "run_not_found", message: `no run ${runId}` } },
-          { status: 404 },
-        );
+        return Response.json(errorBody("run_not_found", `no run ${runId}`), { status: 404 });
       }
       const after = Number.parseInt(
         request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0",
@@ -392,21 +411,53 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
 
     async #driveAll(only?: string): Promise<void> {
       const deps = this.#deps();
-      for (let guard = 0; guard < 100; guard += 1) {
+      let work = 0;
+      for (;;) {
         const runs = this.store.runsWithWork().filter((r) => !only || r.run_id === only);
         let progressed = false;
         for (const run of runs) {
           await this.#armAlarm(Date.now() + WATCHDOG_MS);
-          if (await driveOnce(deps, run.run_id, this.#abort.signal)) {
+          if (await this.#driveRun(deps, run)) {
             progressed = true;
+            work += 1;
           }
         }
         if (!progressed) {
           break;
         }
+        if (work >= MAX_WORK_PER_DRIVE) {
+          report(new Error(`drive stopped after ${work} units of work; the alarm carries on`), {
+            source: "driver",
+            threadId: runs[0]?.thread_id,
+            recoverable: true,
+          });
+          break;
+        }
       }
       this.#deliverSoon();
       await this.#armAlarm();
+    }
+
+    /**
+     * One unit of work for one run. A failure the driver could not turn into a failed run
+     * (storage, a queue send) is recorded as a recoverable `error` event, reported, and
+     * rethrown, so the queue redelivers and the watchdog alarm (armed above) retries it.
+     */
+    async #driveRun(deps: DriverDeps, run: RunRow): Promise<boolean> {
+      try {
+        return await driveOnce(deps, run.run_id, this.#abort.signal);
+      } catch (error) {
+        const ids = { runId: run.run_id, threadId: run.thread_id };
+        try {
+          this.events.record(run.run_id, "error", {
+            message: `driver failed, retrying: ${errorMessage(error)}`,
+            recoverable: true,
+          });
+        } finally {
+          report(error, { source: "driver", ...ids, recoverable: true });
+        }
+        throw error;
+      }
     }
 
     #deps(): DriverDeps {
@@ -419,11 +470,12 @@ export function createThreadObjectClass(options: ThreadObjectOptions) {
         now: () => Date.now(),
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         record: (runId, type, data) => this.events.record(runId, type, data),
+        report,
         halted: async (run: RunRow, request: AgentRequest) => {
           if (!run.callback_url) {
             return;
           }
-          await this.env.NOTIFY_QUEUE.send({
+          await this.#config.bindings.notifyQueue.send({
             threadId: run.thread_id,
             runId: run.run_id,
             requestId: request.id,

@@ -5,7 +5,7 @@
 import { createEdge } from "../durable/create-edge";
 import { supportAgent } from "./edge/demo-agent";
 
-const edge = createEdge({ agents: [supportAgent] });
+const edge = createEdge<Env>({ agents: [supportAgent] });
 
 export class ThreadObject extends edge.ThreadObject {}
 export class InboxObject extends edge.InboxObject {}

@@ -4,13 +4,14 @@ import type { ModelRequest } from "../core/providers/model";
 import { parseMcpConfig } from "../core/mcp/config";
 
 /** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
-export type AgentTools = Tool[] | ((env: Record<string, unknown>) => Tool[] | Promise<Tool[]>);
+export type AgentTools<Env = unknown> = Tool[] | ((env: Env) => Tool[] | Promise<Tool[]>);
 
-export interface AgentDefinition {
+/** `Env` is the worker's environment type, as given to `createEdge<Env>()`. */
+export interface AgentDefinition<Env = unknown> {
   name: string;
   description: string;
   systemPrompt: string;
-  tools: AgentTools;
+  tools: AgentTools<Env>;
   /** Overrides `LLM_MODEL` for this agent. */
   model?: string;
   maxTurns?: number;
@@ -36,7 +37,7 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
  *   tools: [lookupOrder, requireApproval(refundOrder, { when: (a) => a.amount > 50 })],
  * });
  */
-export function defineAgent(definition: AgentDefinition): AgentDefinition {
+export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): AgentDefinition<Env> {
   if (!NAME.test(definition.name)) {
     throw new TypeError(
       `defineAgent: name must match ${NAME} (got ${JSON.stringify(definition.name)})`,
@@ -60,9 +61,6 @@ export function defineAgent(definition: AgentDefinition): AgentDefinition {
   return Object.freeze({ ...definition });
 }
 
-export async function agentTools(
-  agent: AgentDefinition,
-  env: Record<string, unknown>,
-): Promise<Tool[]> {
+export async function agentTools(agent: AgentDefinition, env: unknown): Promise<Tool[]> {
   return typeof agent.tools === "function" ? agent.tools(env) : agent.tools;
 }

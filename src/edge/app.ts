@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import type { EdgeEnv } from "./config";
 import { readConfig } from "./config";
 import type { AgentDefinition } from "./agent";
-import { ApiError, onError } from "./http-errors";
+import { ApiError, errorHandler } from "./http-errors";
+import type { ErrorInfo } from "./error-sink";
 import { runRoutes } from "./routes/runs";
 import { decisionRoutes } from "./routes/decisions";
 import { approvalRoutes } from "./routes/approval";
@@ -13,8 +14,11 @@ import { readSlackSettings } from "./slack/settings";
 import { inboxNamespace } from "./inbox/rpc";
 
 /** The HTTP API of DESIGN.md §4. */
-export function createApp(agents: AgentDefinition[]) {
-  return new Hono<{ Bindings: Env & EdgeEnv }>()
+export function createApp(
+  agents: AgentDefinition[],
+  report: (error: unknown, info: ErrorInfo) => void,
+) {
+  return new Hono<{ Bindings: EdgeEnv }>()
     .use("*", async (c, next) => {
       readConfig(c.env); // fail fast, naming the variable, on every route
       readSlackSettings(c.env);
@@ -35,7 +39,7 @@ export function createApp(agents: AgentDefinition[]) {
     .notFound(() => {
       throw new ApiError(404, "not_found", "no such route");
     })
-    .onError(onError);
+    .onError(errorHandler(report));
 }
 
 export type AppType = ReturnType<typeof createApp>;

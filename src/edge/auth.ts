@@ -4,7 +4,7 @@ import { ApiError } from "./http-errors";
 import { timingSafeEqual } from "./webhooks";
 
 /** `Authorization: Bearer <API_TOKEN>` for the run API, compared in constant time. */
-export function bearerAuth(): MiddlewareHandler<{ Bindings: Env & EdgeEnv }> {
+export function bearerAuth(): MiddlewareHandler<{ Bindings: EdgeEnv }> {
   return async (c, next) => {
     const { apiToken } = readConfig(c.env);
     const header = c.req.header("authorization") ?? "";

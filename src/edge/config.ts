@@ -3,9 +3,15 @@
  * misconfiguration fails with a message that names the variable.
  */
 import { type CallbackAllow, parseCallbackAllow } from "./callback-url";
+import type { DriveMessage, NotifyMessage } from "./protocol";
 import { parseWebhookSecret } from "./webhooks";
 import type { SlackEnv } from "./slack/settings";
 
+/**
+ * What the edge reads from the worker's environment. Bindings are `unknown` here on
+ * purpose: the application's own `Env` (from `wrangler types`) is a generic of
+ * `createEdge<Env>()`, and the bindings are checked at run time (see `readBindings`).
+ */
 export interface EdgeEnv extends SlackEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
@@ -18,6 +24,16 @@ export interface EdgeEnv extends SlackEnv {
   LLM_API_KEY?: string;
   /** JSON approver groups (see approver-groups.ts); `createEdge({ approverGroups })` wins per group. */
   APPROVER_GROUPS?: string;
+  THREADS?: unknown;
+  RESUME_QUEUE?: unknown;
+  NOTIFY_QUEUE?: unknown;
+}
+
+/** The bindings the edge needs, checked. */
+export interface EdgeBindings {
+  threads: DurableObjectNamespace;
+  resumeQueue: Queue<DriveMessage>;
+  notifyQueue: Queue<NotifyMessage>;
 }
 
 export interface LlmConfig {
@@ -42,6 +58,7 @@ export interface EdgeConfig {
   publicUrl?: string;
   /** Undefined ⇒ the agents' built-in demo models. */
   llm?: LlmConfig;
+  bindings: EdgeBindings;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +111,7 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
     publicUrl = env.PUBLIC_URL.replace(/\/+$/, "");
   }
   return {
+    bindings: readBindings(env),
     apiToken,
     webhookSecrets: secrets,
     notifySecrets,
@@ -149,6 +167,52 @@ function readLlm(env: EdgeEnv): LlmConfig {
     style,
     model: env.LLM_MODEL,
     ...(env.LLM_API_KEY ? { apiKey: env.LLM_API_KEY } : {}),
+  };
+}
+
+/** What wrangler.toml must declare for each binding (the queue names are `createEdge({ queues })`'s). */
+const NEEDS = {
+  THREADS:
+    '[[durable_objects.bindings]] name = "THREADS", class_name = "ThreadObject" (the class your worker exports), and [[migrations]] with new_sqlite_classes = ["ThreadObject"]',
+  RESUME_QUEUE:
+    '[[queues.producers]] binding = "RESUME_QUEUE" and a [[queues.consumers]] entry for the same queue (createEdge({ queues: { resume } }), default "toolnexus-resume")',
+  NOTIFY_QUEUE:
+    '[[queues.producers]] binding = "NOTIFY_QUEUE" and a [[queues.consumers]] entry for the same queue (createEdge({ queues: { notify } }), default "toolnexus-notify")',
+} as const;
+
+// A service binding answers any property with an RPC method, so it is told apart by its `fetch`.
+const isBinding = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { fetch?: unknown }).fetch !== "function";
+
+const isNamespace = (value: unknown): value is DurableObjectNamespace =>
+  isBinding(value) && typeof value.idFromName === "function" && typeof value.get === "function";
+
+const isQueue = (value: unknown): value is Queue =>
+  isBinding(value) && typeof value.send === "function" && typeof value.sendBatch === "function";
+
+/** Checks each binding; a missing or misnamed one names itself, what wrangler.toml needs, and a likely typo. */
+function readBindings(env: EdgeEnv): EdgeBindings {
+  const check = (name: keyof typeof NEEDS, kind: string, is: (value: unknown) => boolean) => {
+    const value = (env as Record<string, unknown>)[name];
+    if (is(value)) {
+      return value;
+    }
+    const others = Object.keys(env).filter(
+      (key) => !(key in NEEDS) && is((env as Record<string, unknown>)[key]),
+    );
+    const hint = others.length
+      ? `; found ${kind} binding ${others.map((key) => JSON.stringify(key)).join(", ")}: rename it to ${name}`
+      : "";
+    throw new ConfigError(
+      `binding ${name} is ${value === undefined ? "missing" : `not a ${kind}`}: wrangler.toml needs ${NEEDS[name]}${hint}`,
+    );
+  };
+  return {
+    threads: check("THREADS", "Durable Object namespace", isNamespace) as DurableObjectNamespace,
+    resumeQueue: check("RESUME_QUEUE", "queue", isQueue) as Queue<DriveMessage>,
+    notifyQueue: check("NOTIFY_QUEUE", "queue", isQueue) as Queue<NotifyMessage>,
   };
 }
 

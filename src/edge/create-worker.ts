@@ -3,20 +3,28 @@ import type { ApproverGroupsInit } from "./approver-groups";
 import type { EdgeEnv } from "./config";
 import { createApp } from "./app";
 import { createQueueHandler, type QueueNames } from "./queues";
+import { errorSink, type ErrorSink } from "./error-sink";
 
 export interface WorkerOptions {
   agents: AgentDefinition[];
   /** Outbound fetch for notifications (tests inject one). */
   fetch?: typeof fetch;
+  /**
+   * Queue names, as in wrangler.toml (Cloudflare queue names are unique per account, so
+   * each deployment picks its own). Default `toolnexus-resume`, `toolnexus-notify` and
+   * their `-dlq` dead-letter queues.
+   */
   queues?: Partial<QueueNames>;
   /** How long a run waits inline for a decision on an MCP elicitation (default 20 s). */
   elicitationWindowMs?: number;
   /** Approver groups; a group also in `APPROVER_GROUPS` is this one (DESIGN.md §6 "Groups"). */
   approverGroups?: ApproverGroupsInit;
+  /** Receives every error the service handles itself, with its run and thread (default: logged). */
+  onError?: ErrorSink;
 }
 
 /** The worker's fetch and queue handlers for a list of agents. */
-export function createWorker(options: WorkerOptions): ExportedHandler<Env & EdgeEnv> {
+export function createWorker(options: WorkerOptions): ExportedHandler<EdgeEnv> {
   const names = new Set<string>();
   for (const agent of options.agents) {
     if (names.has(agent.name)) {
@@ -24,8 +32,9 @@ export function createWorker(options: WorkerOptions): ExportedHandler<Env & Edge
     }
     names.add(agent.name);
   }
-  const app = createApp(options.agents);
-  const queue = createQueueHandler(options);
+  const report = errorSink(options.onError);
+  const app = createApp(options.agents, report);
+  const queue = createQueueHandler({ ...options, report });
   return {
     fetch: (request, env, ctx) => app.fetch(request, env, ctx),
     queue: (batch, env) => queue(batch, env),

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "./config";
+import type { ErrorInfo } from "./error-sink";
+import { threadOf } from "./threads";
 
 /** An error a client caused (or a configuration problem), shaped once in `onError`. */
 export class ApiError extends Error {
@@ -23,13 +25,36 @@ export function errorBody(
   return { error: { code, message, ...(issues ? { issues } : {}) } };
 }
 
-export function onError(error: Error, c: Context): Response {
-  if (error instanceof ApiError) {
-    return c.json(errorBody(error.code, error.message, error.issues), error.status, error.headers);
+/** The app's `onError`: client errors and configuration problems keep their shape; anything else is a 500 reported to the sink. */
+export function errorHandler(report: (error: unknown, info: ErrorInfo) => void) {
+  return (error: Error, c: Context): Response => {
+    if (error instanceof ApiError) {
+      return c.json(
+        errorBody(error.code, error.message, error.issues),
+        error.status,
+        error.headers,
+      );
+    }
+    if (error instanceof ConfigError) {
+      return c.json(errorBody("config_error", error.message), 500);
+    }
+    report(error, { source: "http", ...runOfPath(c.req.path), recoverable: false });
+    return c.json(errorBody("internal_error", "internal error"), 500);
+  };
+}
+
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
-  if (error instanceof ConfigError) {
-    return c.json(errorBody("config_error", error.message), 500);
-  }
-  console.error("unhandled error", error);
-  return c.json(errorBody("internal_error", "internal error"), 500);
+}
+
+/** The run a request was about, from its path (`/v1/runs/:runId/…`), for the error report. */
+function runOfPath(path: string): Pick<ErrorInfo, "runId" | "threadId"> {
+  const segment = /^\/v1\/runs\/([^/]+)/.exec(path)?.[1];
+  const runId = segment === undefined ? undefined : safeDecode(segment);
+  const threadId = runId && threadOf(runId);
+  return runId && threadId ? { runId, threadId } : {};
 }

@@ -5,7 +5,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "./agent";
 import type { Request as AgentRequest } from "../core/types";
 
 /** Base of the links we hand out: PUBLIC_URL, else the origin the request came to. */
-export function publicBase(c: Context<{ Bindings: Env & EdgeEnv }>): string {
+export function publicBase(c: Context<{ Bindings: EdgeEnv }>): string {
   return readConfig(c.env).publicUrl ?? new URL(c.req.url).origin;
 }
 

@@ -8,6 +8,7 @@ import { readConfig, type EdgeEnv } from "./config";
 import { threadStub } from "./threads";
 import { checkCallbackUrl } from "./callback-url";
 import { buildNotification, deliver, retryDelaySeconds } from "./notify";
+import type { ErrorInfo } from "./error-sink";
 
 export interface QueueNames {
   resume: string;
@@ -26,9 +27,12 @@ export const DEFAULT_QUEUES: QueueNames = {
 export function createQueueHandler(options: {
   queues?: Partial<QueueNames>;
   fetch?: typeof fetch;
+  report: (error: unknown, info: ErrorInfo) => void;
 }) {
   const names = { ...DEFAULT_QUEUES, ...options.queues };
-  return async function queue(batch: MessageBatch<unknown>, env: Env & EdgeEnv): Promise<void> {
+  const { report } = options;
+  return async function queue(batch: MessageBatch<unknown>, env: EdgeEnv): Promise<void> {
+    const each = eachMessage(report);
     switch (batch.queue) {
       case names.resume:
         return each(batch, async (message: Message<DriveMessage>) => {
@@ -63,42 +67,75 @@ export function createQueueHandler(options: {
           if (result.ok) {
             message.ack();
           } else {
+            report(
+              new Error(
+                `notification for ${message.body.requestId} to ${source.run.callbackUrl} failed (attempt ${message.attempts}): ${result.reason}`,
+              ),
+              { source: "notify", ...idsOf(message.body), recoverable: true },
+            );
             message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
           }
         });
       }
       case names.notifyDeadLetter:
         return each(batch, async (message: Message<NotifyMessage>) => {
-          await threadStub(env, message.body.threadId).notificationFailed(
-            message.body,
-            `gave up after ${message.attempts} attempts`,
-          );
+          const reason = `gave up after ${message.attempts} attempts`;
+          await threadStub(env, message.body.threadId).notificationFailed(message.body, reason);
+          report(new Error(`notification for ${message.body.requestId} failed: ${reason}`), {
+            source: "notify",
+            ...idsOf(message.body),
+            recoverable: false,
+          });
           message.ack();
         });
       case names.resumeDeadLetter:
         // The thread's alarm retries its own work; a dead resume message only needs to be visible.
         return each(batch, async (message: Message<DriveMessage>) => {
-          console.error("resume message dead-lettered", message.body);
+          report(new Error(`resume message dead-lettered after ${message.attempts} attempts`), {
+            source: "queue",
+            ...idsOf(message.body),
+            recoverable: true,
+          });
           message.ack();
         });
       default:
-        console.error(`unknown queue ${batch.queue}; messages retried`);
+        report(
+          new Error(
+            `queue ${JSON.stringify(batch.queue)} is not one of this edge's queues (${Object.values(names).join(", ")}): set createEdge({ queues }) to the names in wrangler.toml; messages retried`,
+          ),
+          { source: "queue", recoverable: true },
+        );
         batch.retryAll();
     }
   };
 }
 
-/** Handles messages one by one; a failure retries that message only. */
-async function each<T>(
-  batch: MessageBatch<unknown>,
-  handle: (message: Message<T>) => Promise<void>,
-): Promise<void> {
-  for (const message of batch.messages as readonly Message<T>[]) {
-    try {
-      await handle(message);
-    } catch (error) {
-      console.error(`queue ${batch.queue}: message ${message.id} failed`, error);
-      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-    }
+/** The run and thread a queue message is about, when its body says. */
+function idsOf(body: unknown): Pick<ErrorInfo, "runId" | "threadId" | "requestId"> {
+  if (typeof body !== "object" || body === null) {
+    return {};
   }
+  const { runId, threadId, requestId } = body as Record<string, unknown>;
+  return {
+    ...(typeof runId === "string" ? { runId } : {}),
+    ...(typeof threadId === "string" ? { threadId } : {}),
+    ...(typeof requestId === "string" ? { requestId } : {}),
+  };
+}
+
+/** Handles messages one by one; a failure retries that message only. */
+function eachMessage(report: (error: unknown, info: ErrorInfo) => void) {
+  return async <T>(
+    batch: MessageBatch<unknown>,
+    handle: (message: Message<T>) => Promise<void>,
+  ): Promise<void> => {
+    for (const message of batch.messages as readonly Message<T>[]) {
+      try {
+        await handle(message);
+      } catch (error) {
+        report(error, { source: "queue", ...idsOf(message.body), recoverable: true });
+        message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+      }
+    }
+  };
 }

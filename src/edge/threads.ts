@@ -3,6 +3,7 @@
  * Durable Object from the id alone, with no index to keep consistent.
  */
 import type { ThreadRpc } from "./protocol";
+import { readConfig, type EdgeEnv } from "./config";
 import { THREAD_ID } from "./schemas";
 
 export function newThreadId(): string {
@@ -26,7 +27,7 @@ export function threadOf(runId: string): string | undefined {
 }
 
 /** The thread's object, typed by its RPC surface (the class implements `ThreadRpc`). */
-export function threadStub(env: Env, threadId: string): ThreadRpc {
-  const namespace = env.THREADS as unknown as DurableObjectNamespace;
+export function threadStub(env: EdgeEnv, threadId: string): ThreadRpc {
+  const namespace = readConfig(env).bindings.threads;
   return namespace.get(namespace.idFromName(threadId)) as unknown as ThreadRpc;
 }

@@ -3,6 +3,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import type { ThreadObject } from "../../src/worker";
 import type { Message } from "../../src/core/types";
 import type { EventRow } from "../../durable/run-store";
+import type { ThreadObjectInternals } from "../../durable/thread-object";
 import { getRun, startRun, waitForStatus } from "./edge";
 
 export type ThreadStub = DurableObjectStub<ThreadObject>;
@@ -11,12 +12,14 @@ export function threadStub(threadId: string): ThreadStub {
   return env.THREADS.get(env.THREADS.idFromName(threadId));
 }
 
-/** Runs `fn` inside the thread's object, typed as our class (storage and the instance's store). */
+/** Runs `fn` inside the thread's object, typed with its internals (storage and the instance's store). */
 export function inThread<R>(
   threadId: string,
-  fn: (instance: ThreadObject, state: DurableObjectState) => R | Promise<R>,
+  fn: (instance: ThreadObjectInternals, state: DurableObjectState) => R | Promise<R>,
 ): Promise<R> {
-  return runInDurableObject<ThreadObject, R>(threadStub(threadId), fn);
+  return runInDurableObject<ThreadObject, R>(threadStub(threadId), (instance, state) =>
+    fn(instance as unknown as ThreadObjectInternals, state),
+  );
 }
 
 /** The thread id a run id carries (`<threadId>.run_…`). */

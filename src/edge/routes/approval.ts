@@ -11,7 +11,7 @@ import { threadStub } from "../threads";
 import { approvalSubject } from "../links";
 import type { DecisionOutcome, RequestDescription } from "../protocol";
 
-type Ctx = Context<{ Bindings: Env & EdgeEnv }>;
+type Ctx = Context<{ Bindings: EdgeEnv }>;
 
 const page = (c: Ctx, html: string, status: 200 | 400 | 404 | 409 | 410 = 200) =>
   c.html(html, status, pageHeaders());
@@ -102,7 +102,7 @@ async function open(
 
 /** The approval page: GET only renders (link scanners must not decide); POST decides. */
 export function approvalRoutes() {
-  return new Hono<{ Bindings: Env & EdgeEnv }>()
+  return new Hono<{ Bindings: EdgeEnv }>()
     .get("/approve/:token", async (c) => {
       const opened = await open(c);
       if (opened instanceof Response) {

@@ -10,7 +10,7 @@ import { inboxStub, type InboxPage } from "../inbox/rpc";
 
 /** `GET /v1/approvals` (Bearer): one group's inbox, page by page, read from its InboxObject only. */
 export function approvalsRoutes() {
-  return new Hono<{ Bindings: Env & EdgeEnv }>().get("/approvals", bearerAuth(), async (c) => {
+  return new Hono<{ Bindings: EdgeEnv }>().get("/approvals", bearerAuth(), async (c) => {
     const parsed = ApprovalsQuerySchema.safeParse(c.req.query());
     if (!parsed.success) {
       throw new ApiError(

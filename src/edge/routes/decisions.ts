@@ -12,7 +12,7 @@ import type { DecisionOutcome } from "../protocol";
  * signature is checked over the raw bytes before anything is parsed.
  */
 export function decisionRoutes() {
-  return new Hono<{ Bindings: Env & EdgeEnv }>().post("/decisions", async (c) => {
+  return new Hono<{ Bindings: EdgeEnv }>().post("/decisions", async (c) => {
     const { webhookSecrets } = readConfig(c.env);
     const raw = await readRawBody(c, MAX_DECISION_BYTES);
     let webhookId: string;

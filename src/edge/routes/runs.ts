@@ -12,9 +12,9 @@ import { newRunId, newThreadId, threadOf, threadStub } from "../threads";
 import { approvalUrl, publicBase, runLinks } from "../links";
 import type { CancelOutcome, RunView, StartOutcome } from "../protocol";
 
-type Bindings = { Bindings: Env & EdgeEnv };
+type Bindings = { Bindings: EdgeEnv };
 
-function stubForRun(env: Env, runId: string) {
+function stubForRun(env: EdgeEnv, runId: string) {
   const threadId = threadOf(runId);
   if (!threadId) {
     throw new ApiError(404, "run_not_found", `no run ${runId}`);
@@ -39,12 +39,21 @@ export function runRoutes(agents: AgentDefinition[]) {
     })
     .post("/runs", async (c) => {
       const body = parseBody(RunCreateSchema, await readRawBody(c, MAX_RUN_BODY_BYTES));
-      if (!agents.some((a) => a.name === body.agent)) {
+      const agent = agents.find((a) => a.name === body.agent);
+      if (!agent) {
         throw new ApiError(
           400,
           "unknown_agent",
           `no agent named ${JSON.stringify(body.agent)}; see GET /v1/agents`,
           [{ path: "agent", message: "unknown agent" }],
+        );
+      }
+      if (!readConfig(c.env).llm && !agent.demoModel) {
+        throw new ApiError(
+          400,
+          "agent_has_no_model",
+          `agent ${JSON.stringify(agent.name)} has no model: set LLM_BASE_URL, LLM_STYLE and LLM_MODEL (LLM_API_KEY as a secret), or give the agent a demoModel`,
+          [{ path: "agent", message: "no model configured for this agent" }],
         );
       }
       if (body.callbackUrl) {

@@ -1,0 +1,271 @@
+/**
+ * Mistakes say what is wrong, and errors the service handles itself reach the
+ * application's sink: an agent without a model, a missing or misnamed binding, a
+ * driver that fails, a notification that does not get through, an unexpected 500.
+ */
+import { describe, expect, it, vi } from "vitest";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  getQueueResult,
+  runInDurableObject,
+} from "cloudflare:test";
+import { createEdge } from "../../durable/create-edge";
+import { defineAgent } from "../../src/edge/agent";
+import { supportAgent } from "../../src/edge/demo-agent";
+import type { ErrorInfo } from "../../src/edge/error-sink";
+import type { DriveMessage, NotifyMessage, RunView } from "../../src/edge/protocol";
+import { newRunId, newThreadId } from "../../src/edge/threads";
+import { API_TOKEN, BASE } from "../helpers/edge";
+import { startPending, threadStub } from "../helpers/durable";
+
+const noModel = defineAgent({
+  name: "no-model",
+  description: "An agent nobody gave a model",
+  systemPrompt: "…",
+  tools: [],
+});
+
+const brokenTools = defineAgent({
+  name: "broken-tools",
+  description: "Its tools cannot be built",
+  systemPrompt: "…",
+  tools: () => {
+    throw new Error("CRM_TOKEN is not set");
+  },
+  demoModel: () => ({ role: "assistant", content: "unreachable" }),
+});
+
+/** An edge whose sink records what it receives. */
+function recordingEdge(options: { fetch?: typeof fetch } = {}) {
+  const reported: Array<{ error: Error; info: ErrorInfo }> = [];
+  const edge = createEdge({
+    agents: [supportAgent, noModel, brokenTools],
+    onError: (error, info) => reported.push({ error, info }),
+    ...options,
+  });
+  return { edge, reported };
+}
+
+async function call(
+  edge: ReturnType<typeof createEdge>,
+  path: string,
+  init: RequestInit = {},
+  environment: unknown = env,
+) {
+  const request = new Request(`${BASE}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" },
+  });
+  return edge.worker.fetch!(
+    request as Parameters<NonNullable<typeof edge.worker.fetch>>[0],
+    environment,
+    createExecutionContext(),
+  );
+}
+
+/**
+ * Starts and drives a run inside a thread object of `edge`'s class, with the resume
+ * queue captured (so the deployed worker's own consumer never sees it).
+ */
+async function driveInObject(edge: ReturnType<typeof createEdge>, agent: string) {
+  const threadId = newThreadId();
+  const runId = newRunId(threadId);
+  const sent: DriveMessage[] = [];
+  const queue = {
+    send: async (message: DriveMessage) => {
+      sent.push(message);
+    },
+    sendBatch: async () => {},
+  };
+  const view = await runInDurableObject(threadStub(threadId), async (_instance, state) => {
+    const object = new edge.ThreadObject(state, { ...env, RESUME_QUEUE: queue });
+    const started = await object.start({ runId, threadId, agent, input: "hi", publicUrl: BASE });
+    expect(started.ok).toBe(true);
+    await object.drive(runId);
+    const run = await object.getRun(runId);
+    const response = await object.fetch(`https://thread/events?runId=${runId}`);
+    const events = await response.text();
+    await state.storage.deleteAlarm();
+    return { run, events };
+  });
+  return { ...view, runId, threadId, sent };
+}
+
+describe("an agent without a model", () => {
+  it("is refused up front with 400 agent_has_no_model", async () => {
+    const { edge } = recordingEdge();
+    const response = await call(edge, "/v1/runs", {
+      method: "POST",
+      body: JSON.stringify({ agent: "no-model", input: "hello" }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("agent_has_no_model");
+    expect(body.error.message).toMatch(/LLM_BASE_URL/);
+    expect(body.error.message).toMatch(/demoModel/);
+  });
+
+  it("fails the run at once with a clear error when it reaches the driver", async () => {
+    const { edge, reported } = recordingEdge();
+    const { run, events, runId, threadId } = await driveInObject(edge, "no-model");
+    expect((run as RunView).status).toBe("failed");
+    expect((run as RunView).error).toMatch(/no model: set LLM_BASE_URL.*demoModel/);
+    expect(events).toMatch(/event: error\ndata: \{"message":"no model/);
+    expect(reported).toHaveLength(1);
+    expect(reported[0]!.info).toEqual({ source: "driver", runId, threadId, recoverable: false });
+    expect(reported[0]!.error.message).toMatch(/no model/);
+  });
+});
+
+describe("the error sink", () => {
+  it("receives a driver failure with its run and thread; the run ends failed", async () => {
+    const { edge, reported } = recordingEdge();
+    const { run, runId, threadId } = await driveInObject(edge, "broken-tools");
+    expect((run as RunView).status).toBe("failed");
+    expect((run as RunView).error).toBe("CRM_TOKEN is not set");
+    expect(reported.map((r) => r.info)).toEqual([
+      { source: "driver", runId, threadId, recoverable: false },
+    ]);
+    expect(reported[0]!.error.message).toBe("CRM_TOKEN is not set");
+  });
+
+  it("receives a failed notification with its run, thread and request", async () => {
+    const failing = (async () => new Response("down", { status: 503 })) as typeof fetch;
+    const { edge, reported } = recordingEdge({ fetch: failing });
+    const started = await startPending("Please refund $80 on order 42", {
+      callbackUrl: `http://127.0.0.1:9/hooks/${crypto.randomUUID()}`,
+    });
+    const message: NotifyMessage = {
+      threadId: started.threadId,
+      runId: started.runId,
+      requestId: started.request.id,
+    };
+    const ids = { runId: started.runId, threadId: started.threadId, requestId: message.requestId };
+
+    const batch = createMessageBatch<NotifyMessage>("toolnexus-notify", [
+      { id: "m1", timestamp: new Date(), attempts: 2, body: message },
+    ]);
+    const ctx = createExecutionContext();
+    await edge.worker.queue!(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).retryMessages).toHaveLength(1);
+    expect(reported).toHaveLength(1);
+    expect(reported[0]!.info).toEqual({ source: "notify", ...ids, recoverable: true });
+    expect(reported[0]!.error.message).toMatch(/attempt 2\): HTTP 503$/);
+
+    // Given up (dead-lettered): reported as final.
+    const dead = createMessageBatch<NotifyMessage>("toolnexus-notify-dlq", [
+      { id: "m2", timestamp: new Date(), attempts: 5, body: message },
+    ]);
+    const deadCtx = createExecutionContext();
+    await edge.worker.queue!(dead, env, deadCtx);
+    await getQueueResult(dead, deadCtx);
+    expect(reported).toHaveLength(2);
+    expect(reported[1]!.info).toEqual({ source: "notify", ...ids, recoverable: false });
+    expect(reported[1]!.error.message).toMatch(/gave up after 5 attempts/);
+  });
+
+  it("receives an unexpected route error (the client gets a plain 500)", async () => {
+    const exploding = defineAgent({
+      name: "exploding",
+      description: "Its tools throw when listed",
+      systemPrompt: "…",
+      tools: () => {
+        throw new Error("tool registry unavailable");
+      },
+    });
+    const reported: ErrorInfo[] = [];
+    const edge = createEdge({
+      agents: [exploding],
+      onError: (_error, info) => reported.push(info),
+    });
+    const response = await call(edge, "/v1/agents");
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({
+      error: { code: "internal_error", message: "internal error" },
+    });
+    expect(reported).toEqual([{ source: "http", recoverable: false }]);
+  });
+
+  it("a queue this edge was not told about is reported with the names it expects", async () => {
+    const { edge, reported } = recordingEdge();
+    const batch = createMessageBatch("my-resume-queue", [
+      { id: "m1", timestamp: new Date(), attempts: 1, body: {} },
+    ]);
+    const ctx = createExecutionContext();
+    await edge.worker.queue!(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(true);
+    expect(reported[0]!.error.message).toMatch(
+      /"my-resume-queue" is not one of this edge's queues \(toolnexus-resume,.*createEdge\(\{ queues \}\)/,
+    );
+  });
+
+  it("a sink that throws is contained (and logged)", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const edge = createEdge({
+      agents: [brokenTools],
+      onError: () => {
+        throw new Error("sink down");
+      },
+    });
+    const { run } = await driveInObject(edge, "broken-tools");
+    expect((run as RunView).status).toBe("failed");
+    expect(logged).toHaveBeenCalledWith(
+      "toolnexus-edge: the onError sink threw",
+      expect.any(Error),
+    );
+    logged.mockRestore();
+  });
+});
+
+describe("bindings", () => {
+  const { edge } = recordingEdge();
+  const withEnv = (patch: Record<string, unknown>) => {
+    const copy: Record<string, unknown> = { ...env, ...patch };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) {
+        delete copy[key];
+      }
+    }
+    return copy;
+  };
+
+  it("a missing THREADS is a 500 config_error naming it and what wrangler.toml needs", async () => {
+    const response = await call(edge, "/v1/agents", {}, withEnv({ THREADS: undefined }));
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("config_error");
+    expect(body.error.message).toMatch(/^binding THREADS is missing: wrangler.toml needs/);
+    expect(body.error.message).toMatch(/\[\[durable_objects.bindings\]\] name = "THREADS"/);
+    expect(body.error.message).toMatch(/new_sqlite_classes/);
+  });
+
+  it("a misnamed one is found and named", async () => {
+    const response = await call(
+      edge,
+      "/healthz",
+      {},
+      withEnv({ THREADS: undefined, THREAD: env.THREADS }),
+    );
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.message).toMatch(
+      /found Durable Object namespace binding "THREAD": rename it to THREADS$/,
+    );
+  });
+
+  it("a queue binding that is not a queue says so", async () => {
+    const response = await call(
+      edge,
+      "/healthz",
+      {},
+      withEnv({ NOTIFY_QUEUE: "toolnexus-notify" }),
+    );
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(response.status).toBe(500);
+    expect(body.error.message).toMatch(
+      /^binding NOTIFY_QUEUE is not a queue: wrangler.toml needs \[\[queues.producers\]\] binding = "NOTIFY_QUEUE"/,
+    );
+  });
+});
