@@ -1,6 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-import { isolatedWranglerConfig } from "./test/helpers/isolated-config";
+import { isolatedWranglerConfig } from "./test/helpers/isolated-config.mjs";
 
 // The worker under test sees only the values below, never the developer's .dev.vars
 // (an LLM_BASE_URL there would replace the demo model): see test/helpers/isolated-config.ts.
@@ -38,7 +38,18 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: wranglerConfig },
-            miniflare: { bindings: secrets },
+            miniflare: {
+              bindings: secrets,
+              outboundService: "no-network",
+              workers: [
+                {
+                  name: "no-network",
+                  modules: true,
+                  compatibilityDate: "2026-04-01",
+                  scriptPath: "./test/fixtures/no-network-worker.js",
+                },
+              ],
+            },
           }),
         ],
         // Generous timeouts: edge tests wait on real queue deliveries (about a second per hop).

@@ -65,10 +65,18 @@ export type ThreadObjectClass<Env = unknown> = new (
   env: Env,
 ) => DurableObject<Env> & ThreadRpc;
 
-/** The class with its internals (its store and event hub), as tests look inside it. */
-export type ThreadObjectInternals = InstanceType<ReturnType<typeof createThreadObjectClass>>;
+/** The object with its internals (its store and event hub), as tests look inside it. */
+export interface ThreadObjectInternals extends ThreadRpc {
+  readonly store: RunStore;
+  readonly events: EventHub;
+}
 
-export function createThreadObjectClass(options: ThreadObjectOptions) {
+export function createThreadObjectClass(
+  options: ThreadObjectOptions,
+): new (
+  ctx: DurableObjectState,
+  env: EdgeEnv,
+) => DurableObject<EdgeEnv> & ThreadObjectInternals {
   const agents = new Map(options.agents.map((a) => [a.name, a]));
   const report = errorSink(options.onError);
 

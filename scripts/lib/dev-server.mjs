@@ -32,21 +32,37 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point (strips ANSI colour codes)
 const ANSI = /\x1b\[[0-9;]*m/g;
 
+/** The repository's wrangler, run with node: also for projects without their own (examples/worker in CI). */
+const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+
 /**
- * @param {{ timeoutMs?: number, log?: (line: string) => void }} options
+ * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string> }} options
+ *   `cwd`: the worker project (default: this repository); `vars`: exactly the variables
+ *   the worker gets (default: this repository's .dev.vars without LLM_*).
  * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void> }>}
  */
-export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}) {
-  for (const line of ensureDevVars()) {
+export async function startDevServer({
+  timeoutMs = 60_000,
+  log = () => {},
+  cwd = ROOT,
+  vars = undefined,
+} = {}) {
+  for (const line of vars ? [] : ensureDevVars()) {
     log(line);
   }
-  const credentials = devCredentials();
+  const credentials = vars
+    ? {
+        vars,
+        apiToken: vars.API_TOKEN,
+        webhookSecrets: (vars.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean),
+        notifySecrets: (vars.NOTIFY_SECRET ?? "").split(/\s+/).filter(Boolean),
+      }
+    : devCredentials();
   const stateDir = mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
   // Exactly `npm start`'s .dev.vars, except that a developer's real model endpoint is
   // left out: the checks script the built-in demo model's replies.
   const args = [
-    "--no",
-    "wrangler",
+    WRANGLER,
     "dev",
     "--ip",
     "127.0.0.1",
@@ -60,23 +76,27 @@ export async function startDevServer({ timeoutMs = 60_000, log = () => {} } = {}
     "--log-level",
     "info",
   ];
-  if (credentials.vars.LLM_BASE_URL) {
+  if (vars || credentials.vars.LLM_BASE_URL) {
     const envFile = path.join(stateDir, "dev.vars");
-    const kept = Object.entries(credentials.vars).filter(([name]) => !name.startsWith("LLM_"));
+    const kept = Object.entries(credentials.vars).filter(
+      ([name]) => vars || !name.startsWith("LLM_"),
+    );
     writeFileSync(
       envFile,
       kept.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join("\n"),
       { mode: 0o600 },
     );
     args.push("--env-file", envFile);
-    log(
-      ".dev.vars sets LLM_BASE_URL: using it without the LLM_* variables (the checks need the demo model)",
-    );
+    if (!vars) {
+      log(
+        ".dev.vars sets LLM_BASE_URL: using it without the LLM_* variables (the checks need the demo model)",
+      );
+    }
   }
   const url = `http://127.0.0.1:${args[args.indexOf("--port") + 1]}`;
 
-  const child = spawn("npx", args, {
-    cwd: ROOT,
+  const child = spawn(process.execPath, args, {
+    cwd,
     detached: true, // its own process group, so stop() also ends workerd
     stdio: ["ignore", "pipe", "pipe"],
     env: {

@@ -110,8 +110,9 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
     }
     publicUrl = env.PUBLIC_URL.replace(/\/+$/, "");
   }
+  const bindings = readBindings(env);
   return {
-    bindings: readBindings(env),
+    bindings,
     apiToken,
     webhookSecrets: secrets,
     notifySecrets,

@@ -7,6 +7,12 @@ import { supportAgent } from "../../src/edge/demo-agent";
 
 const good = { API_TOKEN: "t", WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
 const NOTIFY = "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z";
+// The worker's real bindings: checked by readConfig too (test/edge/errors.test.ts covers them).
+const bindings = {
+  THREADS: env.THREADS,
+  RESUME_QUEUE: env.RESUME_QUEUE,
+  NOTIFY_QUEUE: env.NOTIFY_QUEUE,
+};
 
 describe("readConfig", () => {
   it.each([
@@ -27,12 +33,13 @@ describe("readConfig", () => {
     ],
     [{ ...good, LLM_BASE_URL: "https://llm.example/v1" }, /LLM_MODEL is not set/],
   ])("rejects %j", (vars, message) => {
-    expect(() => readConfig({ ...vars })).toThrow(ConfigError);
-    expect(() => readConfig({ ...vars })).toThrow(message);
+    expect(() => readConfig({ ...bindings, ...vars })).toThrow(ConfigError);
+    expect(() => readConfig({ ...bindings, ...vars })).toThrow(message);
   });
 
   it("reads a complete configuration; several webhook secrets rotate", () => {
     const config = readConfig({
+      ...bindings,
       ...good,
       WEBHOOK_SECRET: `${good.WEBHOOK_SECRET} whsec_ZGV2LW9ubHktc2VjcmV0LWNoYW5nZS1tZS1wbGVhc2UhIQ==`,
       PUBLIC_URL: "https://agents.example.com/",
@@ -50,15 +57,16 @@ describe("readConfig", () => {
       model: "claude-x",
       apiKey: "sk",
     });
-    expect(readConfig(good).llm).toBeUndefined();
+    expect(readConfig({ ...bindings, ...good }).llm).toBeUndefined();
     expect(
-      readConfig({ ...good, NOTIFY_SECRET: ` ${NOTIFY}  whsec_b2xkZXIta2V5 ` }).notifySecrets,
+      readConfig({ ...bindings, ...good, NOTIFY_SECRET: ` ${NOTIFY}  whsec_b2xkZXIta2V5 ` })
+        .notifySecrets,
     ).toEqual([NOTIFY, "whsec_b2xkZXIta2V5"]);
   });
 
   it("never puts a secret's value in the error", () => {
     try {
-      readConfig({ ...good, WEBHOOK_SECRET: "whsec_not*base64*value" });
+      readConfig({ ...bindings, ...good, WEBHOOK_SECRET: "whsec_not*base64*value" });
       expect.unreachable();
     } catch (error) {
       expect(String(error)).not.toContain("not*base64*value");

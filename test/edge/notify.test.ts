@@ -57,7 +57,10 @@ function fakeCallback(respond: (attempt: number) => Response | Promise<Response>
     });
     return respond(calls.length);
   }) as typeof globalThis.fetch;
-  return { calls, edge: createEdge({ agents: [supportAgent], fetch }) };
+  // Failed deliveries are what these tests cause: the sink keeps them (instead of logging them).
+  const reported: unknown[] = [];
+  const onError = (error: Error) => reported.push(error);
+  return { calls, reported, edge: createEdge({ agents: [supportAgent], fetch, onError }) };
 }
 
 type Edge = ReturnType<typeof createEdge>;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { isolatedWranglerConfig } from "../helpers/isolated-config";
+import { isolatedWranglerConfig } from "../helpers/isolated-config.mjs";
 
 const dir = mkdtempSync(path.join(tmpdir(), "toolnexus-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * `npm run check:example` (and .ci/run): the README's "Your own worker" path, proved.
+ * Packs this library (`npm pack` builds it), installs the tarball into examples/worker
+ * (`npm install <tarball>`, not a lockfile entry), runs the example's strict `tsc` and
+ * `wrangler types --check`, then one suspend → decide → done flow under `wrangler dev`,
+ * driven by the installed `toolnexus-edge/client`. wrangler, workerd, TypeScript and
+ * workers-types are the repository's (the example's devDependencies name the same
+ * pinned versions for a project of its own). Prints how long each step took.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { startDevServer } from "./lib/dev-server.mjs";
+import { ROOT } from "./lib/dev-vars.mjs";
+
+const EXAMPLE = path.join(ROOT, "examples/worker");
+const LIMIT_MS = 180_000;
+const VARS = {
+  API_TOKEN: "example-token",
+  WEBHOOK_SECRET: "whsec_ZXhhbXBsZS1jaGVjay1zZWNyZXQtMTIzNDU2Nzg=",
+};
+const times = [];
+const started = Date.now();
+let server;
+const pack = mkdtempSync(path.join(tmpdir(), "toolnexus-pack-"));
+
+const watchdog = setTimeout(async () => {
+  console.error(`FAIL: check:example did not finish within ${LIMIT_MS / 1000}s`);
+  console.error(server?.tail());
+  await server?.stop();
+  process.exit(1);
+}, LIMIT_MS);
+
+async function step(name, fn) {
+  const t0 = Date.now();
+  const value = await fn();
+  times.push(`${name} ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  console.log(`  ✓ ${name}`);
+  return value;
+}
+
+const sh = (command, args, cwd) =>
+  execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+
+let failure;
+try {
+  console.log("check:example — examples/worker against the packed library");
+  const tarball = await step("npm pack (builds dist/)", () => {
+    sh("npm", ["run", "--silent", "build"], ROOT);
+    const [info] = JSON.parse(
+      sh("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", pack], ROOT),
+    );
+    return path.join(pack, info.filename);
+  });
+  await step("npm install <tarball> into examples/worker", () =>
+    sh(
+      "npm",
+      [
+        "install",
+        tarball,
+        "--no-save",
+        "--no-package-lock",
+        "--omit=dev",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+      ],
+      EXAMPLE,
+    ),
+  );
+  await step("wrangler types --check", () =>
+    sh(
+      process.execPath,
+      [
+        path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
+        "types",
+        "--include-runtime",
+        "false",
+        "--check",
+      ],
+      EXAMPLE,
+    ),
+  );
+  await step("tsc (strict)", () =>
+    sh(process.execPath, [path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "."], EXAMPLE),
+  );
+  server = await step("wrangler dev", () =>
+    startDevServer({ cwd: EXAMPLE, vars: VARS, timeoutMs: 60_000 }),
+  );
+  await step("suspend → decide → done", async () => {
+    // The client as a consumer gets it: from the installed package.
+    const { createApiClient } = await import(
+      pathToFileURL(path.join(EXAMPLE, "node_modules/toolnexus-edge/dist/client.js")).href
+    );
+    const api = createApiClient({ baseUrl: server.url, token: VARS.API_TOKEN });
+    const { runId } = await api.runs.start({
+      agent: "accounts",
+      input: "Please close the account of ann@example.com",
+    });
+    let request;
+    for await (const event of api.runs.events(runId)) {
+      if (event.event === "pending") {
+        request = event.data.request;
+        break;
+      }
+    }
+    if (request?.prompt !== "Close the account of ann@example.com?") {
+      throw new Error(`unexpected pending request ${JSON.stringify(request)}`);
+    }
+    await api.decisions.send(VARS.WEBHOOK_SECRET, {
+      runId,
+      requestId: request.id,
+      decision: "approve",
+    });
+    let done;
+    for await (const event of api.runs.events(runId)) {
+      done = event;
+    }
+    const run = await api.runs.get(runId);
+    if (
+      done?.event !== "done" ||
+      run.status !== "done" ||
+      run.text !== "Account ann@example.com closed."
+    ) {
+      throw new Error(`run ended ${run.status} with ${JSON.stringify(run.text)} (${run.error})`);
+    }
+  });
+} catch (error) {
+  failure = error;
+} finally {
+  await server?.stop();
+  rmSync(pack, { recursive: true, force: true });
+  clearTimeout(watchdog);
+}
+
+if (failure) {
+  console.error(`FAIL: ${failure.message}`);
+  if (server) {
+    console.error(`--- wrangler dev output (last lines) ---\n${server.tail()}`);
+  }
+  process.exit(1);
+}
+console.log(
+  `PASS: examples/worker installs, type-checks and suspends → resumes under wrangler dev (${((Date.now() - started) / 1000).toFixed(1)}s: ${times.join(", ")})`,
+);

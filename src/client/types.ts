@@ -1,0 +1,30 @@
+/**
+ * The client's types, inferred from the zod schemas that validate the routes and
+ * generate /openapi.json (src/edge/schemas.ts): one source, no second list to keep.
+ * Type-only imports: the client bundle carries no zod.
+ */
+import type { z } from "zod";
+import type {
+  AgentsSchema,
+  DecisionAcceptedSchema,
+  DecisionSchema,
+  ErrorSchema,
+  RunAcceptedSchema,
+  RunCreateSchema,
+  RunViewSchema,
+} from "../edge/schemas";
+
+/** The body of `POST /v1/runs`. */
+export type RunCreate = z.input<typeof RunCreateSchema>;
+/** `202` of `POST /v1/runs`. */
+export type RunAccepted = z.output<typeof RunAcceptedSchema>;
+/** A run as `GET /v1/runs/:runId` and `POST /v1/runs/:runId/cancel` return it. */
+export type Run = z.output<typeof RunViewSchema>;
+/** The body of `POST /v1/decisions`. */
+export type Decision = z.input<typeof DecisionSchema>;
+/** `202` (recorded) or `200` (identical repeat) of `POST /v1/decisions`. */
+export type DecisionAccepted = z.output<typeof DecisionAcceptedSchema>;
+/** `GET /v1/agents`. */
+export type Agents = z.output<typeof AgentsSchema>;
+/** Every error response: `{ error: { code, message, issues? } }`. */
+export type ErrorBody = z.output<typeof ErrorSchema>;
