@@ -34,6 +34,17 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("npm pack", () => {
+  it("the library type-checks without the demo worker's global Env (createEdge<Env>() is generic)", () => {
+    const tsc = path.join(ROOT, "node_modules/typescript/bin/tsc");
+    try {
+      run("node", [tsc, "-p", "tsconfig.build.json", "--noEmit"], ROOT);
+    } catch (error) {
+      throw new Error(
+        `tsc -p tsconfig.build.json failed:\n${(error as { stdout?: string }).stdout}`,
+      );
+    }
+  });
+
   it("ships built ESM and declarations only: no TypeScript sources", () => {
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/core.js");
