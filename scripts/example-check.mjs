@@ -79,6 +79,8 @@ try {
         "types",
         "--include-runtime",
         "false",
+        "--env-file",
+        ".dev.vars.example",
         "--check",
       ],
       EXAMPLE,

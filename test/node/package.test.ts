@@ -33,7 +33,8 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("npm pack", () => {
+// Builds and type-checks run in child processes: slow on a shared machine, not a timing claim.
+describe("npm pack", { timeout: 120_000 }, () => {
   it("the library type-checks without the demo worker's global Env (createEdge<Env>() is generic)", () => {
     const tsc = path.join(ROOT, "node_modules/typescript/bin/tsc");
     try {

@@ -76,4 +76,5 @@ const edge = createEdge<Env>({
 });
 
 export class ThreadObject extends edge.ThreadObject {}
+export class InboxObject extends edge.InboxObject {}
 export default edge.worker;
