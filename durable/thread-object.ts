@@ -69,6 +69,7 @@ export type ThreadObjectClass<Env = unknown> = new (
 export interface ThreadObjectInternals extends ThreadRpc {
   readonly store: RunStore;
   readonly events: EventHub;
+  alarm(): Promise<void>;
 }
 
 export function createThreadObjectClass(

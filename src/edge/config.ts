@@ -201,7 +201,7 @@ function readBindings(env: EdgeEnv): EdgeBindings {
       return value;
     }
     const others = Object.keys(env).filter(
-      (key) => !(key in NEEDS) && is((env as Record<string, unknown>)[key]),
+      (key) => !(key in NEEDS) && key !== "INBOXES" && is((env as Record<string, unknown>)[key]),
     );
     const hint = others.length
       ? `; found ${kind} binding ${others.map((key) => JSON.stringify(key)).join(", ")}: rename it to ${name}`
