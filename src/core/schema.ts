@@ -7,6 +7,7 @@ import { Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import { z, type ZodType } from "zod";
 import type { InputSchema, JsonSchema } from "./types";
 import { flatObjectAcceptor } from "./flat-object";
+import { flatJsonSchemaCheck } from "./flat-json-schema";
 
 export type ValidateResult = { ok: true; value: unknown } | { ok: false; problems: string[] };
 
@@ -81,7 +82,11 @@ export function argsValidator(schema: InputSchema): (args: unknown) => ValidateR
       };
     };
   }
+  const accepts = flatJsonSchemaCheck(schema);
   return (args) => {
+    if (accepts?.(args)) {
+      return { ok: true, value: args };
+    }
     // Built on first use, so a schema the validator rejects fails the call, not the definition.
     const result = validatorFor(schema).validate(args);
     if (result.valid) {
