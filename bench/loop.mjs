@@ -5,14 +5,14 @@
  *   alternating each round) in a fresh Node process of its own, after a long warm-up, so
  *   every ratio compares a system with the floor under the same process conditions
  *   (heap, JIT state, caches) and nothing else. This is the table the target is read from.
- * - Table 2, all four in one process over loopback (shuffled order each round): the
+ * - Table 2, all systems in one process over loopback (shuffled order each round): the
  *   frameworks share one heap, one zod and the CPU caches, so each pays for the others'
  *   garbage and evictions; it shows how much that moves the ratios.
- * - Table 3, in-process: the same mock as an injected `fetch` (no sockets), all four in
+ * - Table 3, in-process: the same mock as an injected `fetch` (no sockets), all systems in
  *   one process, which isolates each system's own work from the network.
  * Peak memory: each system alone in a fresh process (300 runs after 50 warm-up).
  *
- *   node loop.mjs [--runs 1000] [--warmup 500] [--inproc-runs 2000]
+ *   node loop.mjs [--runs 1000] [--warmup 500] [--inproc-runs 2000] [--systems a,b]
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -22,21 +22,27 @@ import { systems } from "./lib/loop-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
 import { summarize, table, ms, ratio, mib, shuffled, arg, machine } from "./lib/stats.mjs";
 
-const NAMES = ["raw", "toolnexus", "vercel-ai", "openai-agents"];
+const ALL = ["raw", "toolnexus", "toolnexus-json", "vercel-ai", "openai-agents"];
+// `--systems toolnexus,toolnexus-json` measures a subset (the raw loop is always in).
+const NAMES = arg("systems")
+  ? ["raw", ...ALL.filter((n) => n !== "raw" && arg("systems").split(",").includes(n))]
+  : ALL;
 const SHORT = {
   toolnexus: "toolnexus",
+  "toolnexus-json": "toolnexus, JSON-Schema tools",
   "vercel-ai": "Vercel AI SDK",
   "openai-agents": "OpenAI Agents SDK",
 };
 const LABELS = {
   raw: "raw fetch loop (baseline)",
-  toolnexus: "toolnexus createClient",
+  toolnexus: "toolnexus createClient (zod tools)",
+  "toolnexus-json": "toolnexus createClient (JSON-Schema tools)",
   "vercel-ai": "Vercel AI SDK (ai 6)",
   "openai-agents": "OpenAI Agents SDK 0.14.3",
 };
 
 async function setup(names, origin, fetchImpl) {
-  const kernel = names.includes("toolnexus") ? await importKernel() : undefined;
+  const kernel = names.some((n) => n.startsWith("toolnexus")) ? await importKernel() : undefined;
   const runs = {};
   for (const name of names) {
     runs[name] = await systems[name](origin, kernel, fetchImpl);
@@ -214,7 +220,7 @@ export async function main() {
     out +=
       "\n" +
       table(
-        `Loop overhead over loopback, all four in one process — shuffled order each round, ${runs} rounds after ${warmup} warm-up`,
+        `Loop overhead over loopback, all systems in one process — shuffled order each round, ${runs} rounds after ${warmup} warm-up`,
         [
           "system",
           "runs",
@@ -245,7 +251,7 @@ export async function main() {
     out +=
       "\n" +
       table(
-        `Loop overhead in-process — the same mock as an injected fetch (no sockets), all four in one process, ${inprocRuns} rounds after 200 warm-up`,
+        `Loop overhead in-process — the same mock as an injected fetch (no sockets), all systems in one process, ${inprocRuns} rounds after 200 warm-up`,
         [
           "system",
           "runs",

@@ -102,6 +102,43 @@ export const systems = {
     };
   },
 
+  /**
+   * The same tools with JSON-Schema input schemas (what MCP tools and many hand-written
+   * tools are): the schemas zod's toJSONSchema gives for the zod variant.
+   */
+  async "toolnexus-json"(origin, kernel, fetchImpl) {
+    const { createClient, createToolkit, defineTool } = kernel;
+    const toolkit = await createToolkit({
+      tools: [
+        defineTool({
+          name: "get_weather",
+          description: WEATHER_DESC,
+          inputSchema: z.toJSONSchema(weatherSchema),
+          run: weather,
+        }),
+        defineTool({
+          name: "add",
+          description: ADD_DESC,
+          inputSchema: z.toJSONSchema(addSchema),
+          run: add,
+        }),
+      ],
+    });
+    const client = createClient({
+      baseUrl: `${origin}/loop/v1`,
+      style: "openai",
+      model: MODEL,
+      apiKey: "bench",
+      systemPrompt: SYSTEM,
+      maxTurns: 10,
+      ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    });
+    return async function run() {
+      const result = await client.run(QUESTION, { toolkit });
+      return result.text;
+    };
+  },
+
   /** Vercel AI SDK 6: generateText with tools and a step limit, OpenAI-compatible provider. */
   async "vercel-ai"(origin, _kernel, fetchImpl) {
     const { generateText, tool, stepCountIs } = await import("ai");
