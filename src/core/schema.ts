@@ -4,7 +4,8 @@
  * Workers forbid it, so JSON Schema is interpreted by @cfworker/json-schema.
  */
 import { Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
-import { z, type ZodType } from "zod";
+import * as z from "zod";
+import type { ZodType } from "zod";
 import type { InputSchema, JsonSchema } from "./types";
 import { flatObjectAcceptor } from "./flat-object";
 import { flatJsonSchemaCheck } from "./flat-json-schema";

@@ -3,7 +3,7 @@
  * messages and tools in; one assistant reply out, in OpenAI terms. No loop, no tool
  * execution, no state: a toolkit given here is only declared to the model.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, Usage } from "./types";
 import type { Toolkit } from "./toolkit";
 import type { Hooks } from "./hooks";

@@ -3,7 +3,7 @@
  * preserved (`looseObject`): a newer peer may add fields, and a request passed
  * through us must arrive unchanged.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const nonEmpty = z.string().min(1, "must be a non-empty string");
 

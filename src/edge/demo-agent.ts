@@ -3,7 +3,7 @@
  * above $10,000), account deletion (always approved by a person) and a question
  * to the user. Its tools are fakes with deterministic data, so it runs offline.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../core/tools/define";
 import { requireApproval } from "../core/tools/approval";
 import { answerDeclined, pending } from "../core/answers";

@@ -2,7 +2,7 @@
  * /openapi.json, generated from the zod schemas that validate the requests
  * (src/edge/schemas.ts), so the document and the code cannot disagree.
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   AgentsSchema,
   DecisionAcceptedSchema,

@@ -2,7 +2,7 @@
  * zod schemas of the HTTP API. The same objects validate requests and generate
  * /openapi.json, so the document cannot drift from the code.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AnswerSchema, RequestSchema } from "../core/wire";
 
 export const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;

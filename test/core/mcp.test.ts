@@ -131,6 +131,41 @@ describe("MCP tool source: streamable HTTP", () => {
     expect(call.params).toEqual({ name: "echo", arguments: { message: "hi" } }); // nothing of ours leaks on the wire
   });
 
+  it("a tool's output schema is enforced: missing or mismatched structured content is an error result", async () => {
+    const schema = { type: "object", properties: { temp: { type: "number" } }, required: ["temp"] };
+    const server = track(
+      streamableServer({
+        tools: [
+          {
+            name: "wrong",
+            outputSchema: schema,
+            run: () => ({ content: [], structuredContent: { temp: "warm" } }),
+          },
+          { name: "missing", outputSchema: schema, run: () => text("21 degrees") },
+          {
+            name: "failed",
+            outputSchema: schema,
+            run: () => ({ isError: true, content: [{ type: "text", text: "sensor down" }] }),
+          },
+        ],
+      }),
+    );
+    const toolkit = track(
+      await createToolkit({
+        mcp: { servers: { s: { url: `${ALPHA}/mcp` } } },
+        fetch: routeFetch({ [ALPHA]: server.fetch }),
+      }),
+    );
+    const wrong = await toolkit.execute("s_wrong", {});
+    expect(wrong.isError).toBe(true);
+    expect(wrong.output).toMatch(/does not match the tool's output schema: .*temp/);
+    const missing = await toolkit.execute("s_missing", {});
+    expect(missing.isError).toBe(true);
+    expect(missing.output).toMatch(/has an output schema but did not return structured content/);
+    // An error result needs no structured content.
+    expect(await toolkit.execute("s_failed", {})).toEqual({ output: "sensor down", isError: true });
+  });
+
   it("follows nextCursor through every tools/list page", async () => {
     const tools = Array.from({ length: 5 }, (_, i) => ({
       name: `t${i}`,

@@ -5,7 +5,7 @@
  * the field. An entry that is valid but cannot run here (a local/stdio server) is not
  * an error: it is reported as a failed server by the loader.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 

@@ -1,22 +1,20 @@
 /**
- * Connecting to one remote MCP server with the official SDK client: streamable HTTP
- * first, SSE when the server answers the streamable POST with a 4xx (the spec's
- * backwards-compatibility rule). JSON Schema goes through @cfworker/json-schema (the
- * SDK's default, ajv, generates code at run time, which Workers forbid).
+ * Connecting to one remote MCP server with the official SDK's transports: streamable
+ * HTTP first, SSE when the server answers the streamable POST with a 4xx (the spec's
+ * backwards-compatibility rule). The client is ours over the SDK's protocol layer
+ * (client.ts: the SDK's `Client` module brings ajv with it).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { expandEnv, type EnvLike } from "../env";
 import { errorMessage } from "../errors";
 import { elicitationResponder, type ElicitationHandler } from "./bridge";
 import type { CallRegistry } from "./calls";
+import { McpClient } from "./client";
 import type { McpServerConfig } from "./config";
 import { McpTimeoutError, NO_SDK_TIMEOUT, withDeadline } from "./deadline";
 import { linkingFetch } from "./link";
@@ -25,7 +23,7 @@ export type RemoteServerConfig = Extract<McpServerConfig, { type: "remote" }>;
 export type McpTransportKind = "streamable-http" | "sse";
 
 export interface McpConnection {
-  client: Client;
+  client: McpClient;
   transport: McpTransportKind;
   close(): Promise<void>;
 }
@@ -126,23 +124,17 @@ async function attempt(
   };
 }
 
-function newClient(server: string, options: ConnectOptions): Client {
+function newClient(server: string, options: ConnectOptions): McpClient {
   const handler = options.elicitation;
-  const client = new Client(CLIENT_INFO, {
-    capabilities: handler ? { elicitation: { form: {}, url: {} } } : {},
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-  });
+  const client = new McpClient(CLIENT_INFO, handler ? { elicitation: { form: {}, url: {} } } : {});
   if (handler) {
-    const respond = elicitationResponder(server, options.calls, handler);
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      respond(request.params, extra),
-    );
+    client.onElicitation(elicitationResponder(server, options.calls, handler));
   }
   return client;
 }
 
 /** `connect` (transport start) and `initialize` each get the full timeout. */
-async function initialize(client: Client, transport: Transport, ms: number): Promise<void> {
+async function initialize(client: McpClient, transport: Transport, ms: number): Promise<void> {
   const start = transport.start.bind(transport);
   const initializing = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;

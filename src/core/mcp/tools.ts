@@ -3,7 +3,7 @@
  * and result mapping (`isError` ⇒ error with the joined text, `structuredContent` ⇒
  * its JSON, else the joined text parts with non-text parts summarized).
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { McpClient } from "./client";
 import type { Context, Request, Tool, ToolResult } from "../types";
 import { pending } from "../answers";
 import { errorMessage } from "../errors";
@@ -13,8 +13,8 @@ import { mcpToolName } from "./config";
 import { NO_SDK_TIMEOUT, PausableDeadline } from "./deadline";
 import { CALL_KEY_META } from "./link";
 
-export type McpToolDefinition = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
-type CallResult = Awaited<ReturnType<Client["callTool"]>>;
+export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
+type CallResult = Awaited<ReturnType<McpClient["callTool"]>>;
 
 const MAX_PAGES = 1000;
 /** How long a suspended call waits for the server to finish after its elicitation was cancelled. */
@@ -22,7 +22,7 @@ export const SUSPEND_GRACE_MS = 1000;
 
 /** Every tool the server lists, following `nextCursor`. */
 export async function listAllTools(
-  client: Client,
+  client: McpClient,
   signal: AbortSignal,
 ): Promise<McpToolDefinition[]> {
   if (!client.getServerCapabilities()?.tools) {
@@ -51,7 +51,7 @@ export async function listAllTools(
 
 export interface McpToolOptions {
   server: string;
-  client: Client;
+  client: McpClient;
   calls: CallRegistry;
   /** Milliseconds a call may take, not counting time spent waiting on elicitations. */
   timeout: number;
@@ -113,7 +113,6 @@ async function callTool(
         arguments: (args ?? {}) as Record<string, unknown>,
         _meta: { [CALL_KEY_META]: call.key },
       },
-      undefined,
       { signal: controller.signal, timeout: NO_SDK_TIMEOUT },
     );
     let settled = false;

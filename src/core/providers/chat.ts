@@ -3,7 +3,7 @@
  * callers already speak. The openai style sends it verbatim; other styles convert
  * from it. Unknown keys are kept, so nothing a caller adds is lost on the way.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Message, Tool, ToolCall } from "../types";
 
 const ContentSchema = z

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ModelDelta, ModelTurn, StreamParser } from "../model";
 import { ProviderError, excerpt } from "../../errors";
 import { mapAnthropicFinish } from "./finish";
