@@ -12,30 +12,39 @@
  *   one process, which isolates each system's own work from the network.
  * Peak memory: each system alone in a fresh process (300 runs after 50 warm-up).
  *
- *   node loop.mjs [--runs 1000] [--warmup 500] [--inproc-runs 2000] [--systems a,b]
+ *   node loop.mjs [--stream] [--runs 1000] [--warmup 500] [--inproc-runs 2000] [--systems a,b]
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { startMock, mockFetch, LOOP_FINAL } from "./lib/mock-server.mjs";
-import { systems } from "./lib/loop-systems.mjs";
+import { systems as plainSystems } from "./lib/loop-systems.mjs";
+import { systems as streamSystems } from "./lib/stream-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
 import { summarize, table, ms, ratio, mib, shuffled, arg, machine } from "./lib/stats.mjs";
 
-const ALL = ["raw", "toolnexus", "toolnexus-json", "vercel-ai", "openai-agents"];
+// `--stream`: the same scenario with every reply streamed (SSE), the raw SSE loop as the floor.
+const STREAM = process.argv.includes("--stream");
+const systems = STREAM ? streamSystems : plainSystems;
+const KIND = STREAM ? "Streaming loop overhead (SSE)" : "Loop overhead";
+const ALL = STREAM
+  ? ["raw", "toolnexus", "toolnexus-ontext", "vercel-ai", "openai-agents"]
+  : ["raw", "toolnexus", "toolnexus-json", "vercel-ai", "openai-agents"];
 // `--systems toolnexus,toolnexus-json` measures a subset (the raw loop is always in).
 const NAMES = arg("systems")
   ? ["raw", ...ALL.filter((n) => n !== "raw" && arg("systems").split(",").includes(n))]
   : ALL;
 const SHORT = {
-  toolnexus: "toolnexus",
+  toolnexus: STREAM ? "toolnexus stream()" : "toolnexus",
+  "toolnexus-ontext": "toolnexus ask({ onText })",
   "toolnexus-json": "toolnexus, JSON-Schema tools",
   "vercel-ai": "Vercel AI SDK",
   "openai-agents": "OpenAI Agents SDK",
 };
 const LABELS = {
-  raw: "raw fetch loop (baseline)",
-  toolnexus: "toolnexus createClient (zod tools)",
+  raw: STREAM ? "raw SSE loop (baseline)" : "raw fetch loop (baseline)",
+  "toolnexus-ontext": "toolnexus ask({ onText }) (zod tools)",
+  toolnexus: STREAM ? "toolnexus stream() (zod tools)" : "toolnexus createClient (zod tools)",
   "toolnexus-json": "toolnexus createClient (JSON-Schema tools)",
   "vercel-ai": "Vercel AI SDK (ai 6)",
   "openai-agents": "OpenAI Agents SDK 0.14.3",
@@ -122,7 +131,7 @@ async function pairChild(name, origin, runs, warmup) {
 }
 
 function runChild(args, what) {
-  const child = fork(fileURLToPath(import.meta.url), args, {
+  const child = fork(fileURLToPath(import.meta.url), STREAM ? [...args, "--stream"] : args, {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
@@ -180,7 +189,7 @@ export async function main() {
       "1.00×",
     ];
     out += table(
-      `Loop overhead over loopback, pairs — each system interleaved with the raw loop in its own process, ${runs} rounds after ${warmup} warm-up`,
+      `${KIND} over loopback, pairs — each system interleaved with the raw loop in its own process, ${runs} rounds after ${warmup} warm-up`,
       [
         "system",
         "runs",
@@ -197,7 +206,7 @@ export async function main() {
         const p = pairs[n];
         return [
           [
-            ...baseRow(`raw fetch loop (baseline, pair with ${SHORT[n]})`, p),
+            ...baseRow(`${LABELS.raw.replace(")", `, pair with ${SHORT[n]})`)}`, p),
             mib(memory.raw.maxRss),
             "1.00×",
           ],
@@ -220,7 +229,7 @@ export async function main() {
     out +=
       "\n" +
       table(
-        `Loop overhead over loopback, all systems in one process — shuffled order each round, ${runs} rounds after ${warmup} warm-up`,
+        `${KIND} over loopback, all systems in one process — shuffled order each round, ${runs} rounds after ${warmup} warm-up`,
         [
           "system",
           "runs",
@@ -251,7 +260,7 @@ export async function main() {
     out +=
       "\n" +
       table(
-        `Loop overhead in-process — the same mock as an injected fetch (no sockets), all systems in one process, ${inprocRuns} rounds after 200 warm-up`,
+        `${KIND} in-process — the same mock as an injected fetch (no sockets), all systems in one process, ${inprocRuns} rounds after 200 warm-up`,
         [
           "system",
           "runs",

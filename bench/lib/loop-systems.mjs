@@ -197,9 +197,8 @@ export const systems = {
         agents.tool({ name: "add", description: ADD_DESC, parameters: addSchema, execute: add }),
       ],
     });
-    return async function run() {
-      const result = await agents.run(agent, QUESTION);
-      return result.finalOutput;
-    };
+    const run = async () => (await agents.run(agent, QUESTION)).finalOutput;
+    run.agent = agent; // the streamed variant (stream-systems.mjs) runs the same agent
+    return run;
   },
 };

@@ -10,7 +10,7 @@
  *   text that proves both results arrived ("BAD" otherwise).
  * - /approve/v1/chat/completions: one refund_order call (an approval tool), then text.
  * Every response has a unique id, and every tool call a unique id (LangChain merges
- * messages by id).
+ * messages by id). A body with `"stream": true` gets the same reply as Server-Sent Events.
  */
 import http from "node:http";
 import { fork } from "node:child_process";
@@ -89,6 +89,49 @@ export function reply(path, body) {
   return undefined;
 }
 
+/**
+ * A completion as chat-completion chunks in Server-Sent Events, cut the way OpenAI cuts
+ * them: a role chunk; text in word-sized deltas; each tool call opened with its id and
+ * name, then its arguments in 4-character slices; the finish chunk; a usage chunk; [DONE].
+ */
+export function sseOf(out) {
+  const { id, created, model, choices, usage } = out;
+  const message = choices[0].message;
+  const chunk = (delta, finish = null) =>
+    `data: ${JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    })}\n\n`;
+  let sse = chunk({ role: "assistant", content: "" });
+  for (const piece of (message.content ?? "").match(/\S+\s*/g) ?? []) {
+    sse += chunk({ content: piece });
+  }
+  (message.tool_calls ?? []).forEach((call, index) => {
+    sse += chunk({
+      tool_calls: [
+        {
+          index,
+          id: call.id,
+          type: "function",
+          function: { name: call.function.name, arguments: "" },
+        },
+      ],
+    });
+    for (let i = 0; i < call.function.arguments.length; i += 4) {
+      const slice = call.function.arguments.slice(i, i + 4);
+      sse += chunk({ tool_calls: [{ index, function: { arguments: slice } }] });
+    }
+  });
+  sse += chunk({}, choices[0].finish_reason);
+  sse += `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`;
+  return `${sse}data: [DONE]\n\n`;
+}
+
+const wantsStream = (body) => /"stream"\s*:\s*true/.test(body);
+
 export function createMockServer() {
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -99,11 +142,12 @@ export function createMockServer() {
         req.method === "POST" && req.url.endsWith("/chat/completions")
           ? reply(req.url, body)
           : undefined;
-      const text = JSON.stringify(
-        out ?? { error: { message: `no route ${req.method} ${req.url}` } },
-      );
+      const stream = out && wantsStream(body);
+      const text = stream
+        ? sseOf(out)
+        : JSON.stringify(out ?? { error: { message: `no route ${req.method} ${req.url}` } });
       res.writeHead(out ? 200 : 404, {
-        "content-type": "application/json",
+        "content-type": stream ? "text/event-stream" : "application/json",
         "content-length": Buffer.byteLength(text),
       });
       res.end(text);
@@ -124,6 +168,9 @@ export async function mockFetch(input, init = {}) {
   );
   const body = typeof init.body === "string" ? init.body : await new Request(input, init).text();
   const out = reply(url.pathname, body);
+  if (out && wantsStream(body)) {
+    return new Response(sseOf(out), { headers: { "content-type": "text/event-stream" } });
+  }
   return new Response(JSON.stringify(out ?? { error: { message: "no route" } }), {
     status: out ? 200 : 404,
     headers: { "content-type": "application/json" },
