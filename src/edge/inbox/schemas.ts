@@ -1,5 +1,5 @@
 /** zod schemas of the approvals inbox routes (validation and /openapi.json). */
-import { z } from "zod";
+import * as z from "zod";
 import { INBOX_LIMIT_DEFAULT, INBOX_LIMIT_MAX } from "./item";
 
 export const ApprovalsQuerySchema = z
