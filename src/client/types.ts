@@ -3,7 +3,7 @@
  * generate /openapi.json (src/edge/schemas.ts): one source, no second list to keep.
  * Type-only imports: the client bundle carries no zod.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type {
   AgentsSchema,
   DecisionAcceptedSchema,
