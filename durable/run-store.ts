@@ -9,7 +9,7 @@ import type { StartInput } from "../src/edge/protocol";
 
 export type RunStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
 export type ToolMessage = Extract<Message, { role: "tool" }>;
-export type Channel = "webhook" | "page" | "policy" | "expiry";
+export type Channel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
 
 export interface RunRow {
   run_id: string;

@@ -161,7 +161,8 @@ export function createThreadObjectClass(
         return recorded;
       });
       if (outcome.ok && outcome.status === 202) {
-        this.#deliverSoon();
+        // Before answering, so whoever decided (the inbox page, say) reads the updated inbox.
+        await this.#deliverOutbox();
         // A driver waiting inline for this request (an MCP elicitation) takes it directly.
         if (this.#waiters.deliver(input.requestId, outcome.decision.answer)) {
           return outcome;

@@ -54,6 +54,9 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
     startRun: (body, opts = {}) => call("POST", "/v1/runs", { body, headers: auth, ...opts }),
     getRun: async (runId) =>
       (await call("GET", `/v1/runs/${encodeURIComponent(runId)}`, { headers: auth })).body,
+    /** POST /v1/approvers/links → `{ url, expiresAt }`: a sign-in link to /inbox for one approver. */
+    approverLink: async (approver) =>
+      (await call("POST", "/v1/approvers/links", { body: { approver }, headers: auth })).body,
     /** POST /v1/decisions, signed per Standard Webhooks with the first secret. */
     decide: (decision, opts = {}) => {
       const body = JSON.stringify(decision);

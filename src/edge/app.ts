@@ -8,15 +8,18 @@ import { runRoutes } from "./routes/runs";
 import { decisionRoutes } from "./routes/decisions";
 import { approvalRoutes } from "./routes/approval";
 import { approvalsRoutes } from "./routes/approvals";
+import { inboxRoutes } from "./routes/inbox";
+import type { ApproverGroupsInit } from "./approver-groups";
 import { openApiDocument } from "./openapi";
 import { edgeMetrics } from "./metrics";
 import { readSlackSettings } from "./slack/settings";
 import { inboxNamespace } from "./inbox/rpc";
 
-/** The HTTP API of DESIGN.md §4. */
+/** The HTTP API of DESIGN.md §4 and §6. */
 export function createApp(
   agents: AgentDefinition[],
   report: (error: unknown, info: ErrorInfo) => void,
+  options: { approverGroups?: ApproverGroupsInit } = {},
 ) {
   return new Hono<{ Bindings: EdgeEnv }>()
     .use("*", async (c, next) => {
@@ -33,9 +36,10 @@ export function createApp(
       }),
     )
     .route("/v1", decisionRoutes())
-    .route("/v1", approvalsRoutes())
+    .route("/v1", approvalsRoutes(options))
     .route("/v1", runRoutes(agents))
     .route("/", approvalRoutes())
+    .route("/", inboxRoutes(options))
     .notFound(() => {
       throw new ApiError(404, "not_found", "no such route");
     })

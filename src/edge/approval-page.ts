@@ -127,7 +127,8 @@ function renderFields(schema: unknown): string {
     .join("");
 }
 
-function layout(title: string, body: string): string {
+/** The page skeleton every server-rendered page shares (inline CSS only, no script). */
+export function layout(title: string, body: string, extraStyle = ""): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -135,7 +136,7 @@ function layout(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <title>${esc(title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${extraStyle}</style>
 </head>
 <body>
 ${body}
@@ -148,7 +149,7 @@ function row(term: string, definition: string): string {
   return `<dt>${term}</dt><dd>${definition}</dd>`;
 }
 
-function prettyJson(value: unknown): string {
+export function prettyJson(value: unknown): string {
   if (value === undefined) {
     return "(no arguments)";
   }
@@ -164,7 +165,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Escapes text for both element content and double- or single-quoted attributes. */
-function esc(text: string): string {
+export function esc(text: string): string {
   return text
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")

@@ -33,7 +33,9 @@ export function createWorker(options: WorkerOptions): ExportedHandler<EdgeEnv> {
     names.add(agent.name);
   }
   const report = errorSink(options.onError);
-  const app = createApp(options.agents, report);
+  const app = createApp(options.agents, report, {
+    ...(options.approverGroups ? { approverGroups: options.approverGroups } : {}),
+  });
   const queue = createQueueHandler({ ...options, report });
   return {
     fetch: (request, env, ctx) => app.fetch(request, env, ctx),

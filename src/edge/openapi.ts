@@ -16,7 +16,12 @@ import {
   RunCreateSchema,
   RunViewSchema,
 } from "./schemas";
-import { ApprovalsPageSchema, InboxItemSchema } from "./inbox/schemas";
+import {
+  ApprovalsPageSchema,
+  ApproverLinkCreateSchema,
+  ApproverLinkSchema,
+  InboxItemSchema,
+} from "./inbox/schemas";
 import { INBOX_PATHS } from "./inbox/openapi";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
@@ -34,6 +39,8 @@ const SCHEMAS = {
   NotificationSchema,
   ApprovalsPageSchema,
   InboxItemSchema,
+  ApproverLinkCreateSchema,
+  ApproverLinkSchema,
 };
 
 function components() {

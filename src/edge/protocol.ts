@@ -36,7 +36,7 @@ export interface DecisionView {
   requestId: string;
   decision: "approve" | "decline" | "cancel" | "expire";
   answer: Answer;
-  channel: "webhook" | "page" | "policy" | "expiry";
+  channel: "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
   decidedBy: string | null;
   webhookId: string | null;
   decidedAt: string;
@@ -78,7 +78,7 @@ export interface DecisionInput {
   data?: unknown;
   reason?: string;
   decidedBy?: string;
-  channel: "webhook" | "page" | "policy" | "expiry";
+  channel: "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
   webhookId?: string;
 }
 

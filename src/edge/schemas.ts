@@ -95,7 +95,7 @@ export const DecisionRecordSchema = z
     requestId: z.string(),
     decision: z.enum(["approve", "decline", "cancel", "expire"]),
     answer: AnswerSchema,
-    channel: z.enum(["webhook", "page", "policy", "expiry"]),
+    channel: z.enum(["webhook", "page", "inbox", "slack", "policy", "expiry"]),
     decidedBy: z.string().nullable(),
     webhookId: z.string().nullable(),
     decidedAt: z.string(),

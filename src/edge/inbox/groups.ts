@@ -1,9 +1,26 @@
 /**
- * Which inboxes exist: `default` (requests without a group) and every approver group.
- * Checked before an `InboxObject` is touched, so an unknown name creates no storage.
+ * Which inboxes exist and who sees which: `default` (requests whose rules name no group)
+ * and every approver group. Checked before an `InboxObject` is touched, so an unknown
+ * name creates no storage.
  */
+import { approverDirectory, type ApproverGroupsInit } from "../approver-groups";
+import type { EdgeEnv } from "../config";
 import { DEFAULT_GROUP } from "./item";
 
-export function inboxGroups(_env: object): Set<string> {
-  return new Set([DEFAULT_GROUP]);
+export function inboxGroups(env: EdgeEnv, code?: ApproverGroupsInit): Set<string> {
+  return new Set([DEFAULT_GROUP, ...approverDirectory(env, code).groups.keys()]);
+}
+
+/**
+ * The member an identity is (emails case-insensitive), and the inboxes they see: their
+ * groups, plus `default`, whose requests carry no rules and so are anyone's to decide.
+ */
+export function inboxMember(
+  env: EdgeEnv,
+  identity: string,
+  code?: ApproverGroupsInit,
+): { member: string; groups: string[] } {
+  const directory = approverDirectory(env, code);
+  const member = directory.resolve(identity);
+  return { member, groups: [...directory.groupsOfMember(member), DEFAULT_GROUP] };
 }

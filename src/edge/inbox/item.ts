@@ -4,6 +4,7 @@
  * in the group's `InboxObject` and in `GET /v1/approvals`.
  */
 import type { Request } from "../../core/types";
+import { rulesOf } from "../../core/approvers/rules";
 
 /** What last happened to the request (the outbox's event vocabulary). */
 export type InboxEvent = "surfaced" | "vote" | "decided" | "expired" | "cancelled" | "escalated";
@@ -60,10 +61,7 @@ export const INBOX_LIMIT_MAX = 200;
 
 /** The group a request's rules name (`data.approvers.group`), else `default`. */
 export function groupOfRequest(request: Pick<Request, "data">): string {
-  const rules = request.data?.approvers;
-  const group =
-    typeof rules === "object" && rules !== null ? (rules as { group?: unknown }).group : undefined;
-  return typeof group === "string" && group !== "" ? group : DEFAULT_GROUP;
+  return rulesOf(request)?.group ?? DEFAULT_GROUP;
 }
 
 /** Position in a listing: `sort` then `id`, opaque to clients (base64url JSON). */

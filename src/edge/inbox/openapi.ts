@@ -52,4 +52,48 @@ export const INBOX_PATHS = {
       },
     },
   },
+  "/v1/approvers/links": {
+    post: {
+      summary: "A sign-in link to /inbox for one approver (valid 24 hours)",
+      security: [{ bearer: [] }],
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: ref("ApproverLinkCreate") } },
+      },
+      responses: {
+        201: json("ApproverLink", "The link; opening it sets the inbox session cookie"),
+        400: error("Invalid body"),
+        401: error("Bad or missing token"),
+      },
+    },
+  },
+  "/inbox": {
+    get: {
+      summary: "The signed-in approver's inbox page (HTML, no script)",
+      responses: { 200: { description: "HTML" }, 401: { description: "Not signed in (HTML)" } },
+    },
+  },
+  "/inbox/signin/{token}": {
+    get: {
+      summary: "Sign in from an approver link: sets the session cookie, redirects to /inbox",
+      parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+      responses: {
+        303: { description: "To /inbox" },
+        400: { description: "Invalid or expired link" },
+      },
+    },
+  },
+  "/inbox/decide": {
+    post: {
+      summary:
+        "Decide from the inbox page (form: csrf, runId, requestId, decision=approve|decline, reason; ≤ 16 KiB)",
+      responses: {
+        200: { description: "HTML: the outcome and the updated inbox" },
+        403: { description: "Missing or wrong CSRF token" },
+        404: { description: "Not a request in the approver's inboxes" },
+        409: { description: "Not recorded (already decided, no longer pending)" },
+        413: { description: "Form over 16 KiB" },
+      },
+    },
+  },
 };

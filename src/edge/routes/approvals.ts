@@ -3,46 +3,59 @@ import type { EdgeEnv } from "../config";
 import { bearerAuth } from "../auth";
 import { ApiError } from "../http-errors";
 import { issuesOf } from "../schemas";
-import { ApprovalsQuerySchema } from "../inbox/schemas";
+import { ApprovalsQuerySchema, ApproverLinkCreateSchema } from "../inbox/schemas";
+import { parseBody, readRawBody } from "../body";
+import { publicBase } from "../links";
+import { approverLink } from "../inbox/session";
+import type { ApproverGroupsInit } from "../approver-groups";
 import { decodeCursor } from "../inbox/item";
-import { inboxGroups } from "../inbox/groups";
+import { inboxGroups, inboxMember } from "../inbox/groups";
 import { inboxStub, type InboxPage } from "../inbox/rpc";
 
-/** `GET /v1/approvals` (Bearer): one group's inbox, page by page, read from its InboxObject only. */
-export function approvalsRoutes() {
-  return new Hono<{ Bindings: EdgeEnv }>().get("/approvals", bearerAuth(), async (c) => {
-    const parsed = ApprovalsQuerySchema.safeParse(c.req.query());
-    if (!parsed.success) {
-      throw new ApiError(
-        400,
-        "invalid_query",
-        "query does not match the schema",
-        issuesOf(parsed.error),
-      );
-    }
-    const query = parsed.data;
-    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    if (query.cursor !== undefined && !cursor) {
-      throw new ApiError(400, "invalid_query", "cursor is not one this API returned", [
-        { path: "cursor", message: "invalid cursor" },
-      ]);
-    }
-    if (!inboxGroups(c.env).has(query.group)) {
-      throw new ApiError(
-        404,
-        "group_not_found",
-        `no approver group ${JSON.stringify(query.group)}`,
-        [{ path: "group", message: "unknown group" }],
-      );
-    }
-    const page: InboxPage = await inboxStub(c.env, query.group).list({
-      status: query.status,
-      limit: query.limit,
-      ...(cursor ? { cursor } : {}),
+/**
+ * `GET /v1/approvals` (Bearer): one group's inbox, page by page, read from its InboxObject
+ * only. `POST /v1/approvers/links` (Bearer): a sign-in link to `/inbox` for one approver.
+ */
+export function approvalsRoutes(options: { approverGroups?: ApproverGroupsInit } = {}) {
+  return new Hono<{ Bindings: EdgeEnv }>()
+    .post("/approvers/links", bearerAuth(), async (c) => {
+      const body = parseBody(ApproverLinkCreateSchema, await readRawBody(c, 4096));
+      const { member } = inboxMember(c.env, body.approver, options.approverGroups);
+      return c.json(await approverLink(c, publicBase(c), member), 201);
+    })
+    .get("/approvals", bearerAuth(), async (c) => {
+      const parsed = ApprovalsQuerySchema.safeParse(c.req.query());
+      if (!parsed.success) {
+        throw new ApiError(
+          400,
+          "invalid_query",
+          "query does not match the schema",
+          issuesOf(parsed.error),
+        );
+      }
+      const query = parsed.data;
+      const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && !cursor) {
+        throw new ApiError(400, "invalid_query", "cursor is not one this API returned", [
+          { path: "cursor", message: "invalid cursor" },
+        ]);
+      }
+      if (!inboxGroups(c.env, options.approverGroups).has(query.group)) {
+        throw new ApiError(
+          404,
+          "group_not_found",
+          `no approver group ${JSON.stringify(query.group)}`,
+          [{ path: "group", message: "unknown group" }],
+        );
+      }
+      const page: InboxPage = await inboxStub(c.env, query.group).list({
+        status: query.status,
+        limit: query.limit,
+        ...(cursor ? { cursor } : {}),
+      });
+      return c.json({ items: page.items, nextCursor: page.nextCursor }, 200, {
+        // What the page cost the inbox's SQLite: its own rows, never the whole inbox (see bench/).
+        "x-rows-read": String(page.rowsRead),
+      });
     });
-    return c.json({ items: page.items, nextCursor: page.nextCursor }, 200, {
-      // What the page cost the inbox's SQLite: its own rows, never the whole inbox (see bench/).
-      "x-rows-read": String(page.rowsRead),
-    });
-  });
 }

@@ -1,0 +1,122 @@
+/**
+ * The `/inbox` page: the signed-in approver's open requests across threads, with Approve /
+ * Decline (with a reason) on each, and the recently decided ones. Server-rendered, no
+ * script, every value escaped (prompts and arguments come from models and tools); the
+ * approval page's headers and CSP apply. Times are UTC plus "in 14 minutes", computed at
+ * render, so the page needs no clock of its own.
+ */
+import { esc, layout, prettyJson } from "../approval-page";
+import type { InboxItem } from "./item";
+
+export interface InboxPageView {
+  /** Who is signed in (member id). */
+  member: string;
+  groups: string[];
+  open: InboxItem[];
+  decided: InboxItem[];
+  /** One CSRF token for every form of the page. */
+  csrf: string;
+  /** The result of the POST that rendered this page, if any. */
+  notice?: { kind: "ok" | "error"; text: string };
+  now: number;
+}
+
+const STYLE = `
+.item{border:1px solid #ccc;border-radius:.4rem;padding:.75rem 1rem;margin:1rem 0}
+.item h3{margin:.1rem 0 .5rem;font-size:1.05rem}.meta{color:#555;font-size:.9rem}
+.decline{display:flex;gap:.5rem;align-items:flex-start;margin-top:.5rem}
+.decline input{flex:1}.notice{padding:.5rem .75rem;border-radius:.3rem;background:#f1f7f2}
+.notice.error{background:#fbeeee}table{border-collapse:collapse;width:100%}
+td,th{text-align:left;padding:.3rem .4rem;border-bottom:1px solid #eee;vertical-align:top}`;
+
+export function renderInboxPage(view: InboxPageView): string {
+  const notice = view.notice
+    ? `<p id="notice" class="notice ${view.notice.kind}">${esc(view.notice.text)}</p>`
+    : "";
+  const open = view.open.length
+    ? view.open.map((item) => openItem(item, view)).join("\n")
+    : `<p id="empty">Nothing is waiting for you.</p>`;
+  const decided = view.decided.length
+    ? `<table id="decided"><thead><tr><th>Request</th><th>Outcome</th><th>By</th><th>When</th></tr></thead><tbody>
+${view.decided.map((item) => decidedRow(item, view.now)).join("\n")}
+</tbody></table>`
+    : `<p>Nothing decided yet.</p>`;
+  const body = `<h1>Approvals</h1>
+<p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")}</p>
+${notice}
+<h2>Waiting for a decision (${view.open.length})</h2>
+<div id="open">
+${open}
+</div>
+<h2>Recently decided</h2>
+${decided}`;
+  return layout("Approvals", body, STYLE);
+}
+
+function openItem(item: InboxItem, view: InboxPageView): string {
+  const hidden = `<input type="hidden" name="csrf" value="${esc(view.csrf)}">
+<input type="hidden" name="runId" value="${esc(item.runId)}">
+<input type="hidden" name="requestId" value="${esc(item.requestId)}">`;
+  const votes =
+    item.needed !== null
+      ? `<p class="meta">${item.votes.filter((v) => !v.reset && v.decision === "approve").length} of ${item.needed} approvals</p>`
+      : "";
+  return `<section class="item" data-request="${esc(item.requestId)}">
+<h3 class="prompt">${esc(item.prompt)}</h3>
+<p class="meta">${item.tool ? `<code>${esc(item.tool)}</code> · ` : ""}agent ${esc(item.agent)} · asked by ${esc(item.requestedBy ?? "unknown")} · ${expiry(item, view.now)}</p>
+<p class="meta">User's request: ${esc(clip(item.input, 300))}</p>
+<pre class="args">${esc(prettyJson(item.args))}</pre>
+${votes}<form method="POST" action="/inbox/decide">
+${hidden}
+<button type="submit" class="approve" name="decision" value="approve">Approve</button>
+</form>
+<form method="POST" action="/inbox/decide" class="decline">
+${hidden}
+<input type="text" name="reason" maxlength="500" placeholder="Reason (the agent is told)" aria-label="Reason for declining">
+<button type="submit" name="decision" value="decline">Decline</button>
+</form>
+</section>`;
+}
+
+function decidedRow(item: InboxItem, now: number): string {
+  const d = item.decision;
+  const when = d ? time(Date.parse(d.decidedAt), now) : "";
+  const reason = d?.reason ? ` — ${esc(clip(d.reason, 200))}` : "";
+  return `<tr data-request="${esc(item.requestId)}"><td>${esc(clip(item.prompt, 120))}</td><td class="outcome">${esc(d?.outcome ?? "")}${reason}</td><td>${esc(d?.decidedBy ?? "—")} via ${esc(d?.channel ?? "?")}</td><td>${when}</td></tr>`;
+}
+
+function expiry(item: InboxItem, now: number): string {
+  return item.expiresAt ? `expires ${time(Date.parse(item.expiresAt), now)}` : "no expiry";
+}
+
+/** `<time>` with the UTC instant and how far it is from the render. */
+export function time(at: number, now: number): string {
+  const utc = new Date(at)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z")
+    .replace("T", " ");
+  return `<time datetime="${esc(new Date(at).toISOString())}">${esc(utc.replace("Z", " UTC"))} (${esc(relative(at, now))})</time>`;
+}
+
+/** "in 14 minutes", "3 hours ago", "just now". */
+export function relative(at: number, now: number): string {
+  const seconds = Math.round((at - now) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 45) {
+    return "just now";
+  }
+  const units: Array<[number, string]> = [
+    [86_400, "day"],
+    [3600, "hour"],
+    [60, "minute"],
+  ];
+  const [size, unit] = units.find(([size]) => abs >= size) ?? [60, "minute"];
+  const n = Math.round(abs / size);
+  const phrase = `${n} ${unit}${n === 1 ? "" : "s"}`;
+  return seconds > 0 ? `in ${phrase}` : `${phrase} ago`;
+}
+
+function clip(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
+}
