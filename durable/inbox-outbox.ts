@@ -158,6 +158,9 @@ export async function deliverOutbox(
   outbox: InboxOutbox,
   send: (group: string, items: InboxItem[]) => Promise<void>,
   transaction: <T>(fn: () => T) => T,
+  /** A group's delivery failed (it is retried by the alarm): the application's error sink. */
+  onFailure: (group: string, items: InboxItem[], error: unknown) => void = (group, _items, error) =>
+    console.error(`inbox ${group}: delivery failed, retried by the alarm`, error),
 ): Promise<{ delivered: number; failed: number }> {
   const rows = outbox.due();
   const byGroup = new Map<string, OutboxRow[]>();
@@ -165,7 +168,7 @@ export async function deliverOutbox(
     byGroup.set(row.grp, [...(byGroup.get(row.grp) ?? []), row]);
   }
   let delivered = 0;
-  let failed = 0;
+  let failedCount = 0;
   for (const [group, batch] of byGroup) {
     const seqs = batch.map((r) => r.seq);
     try {
@@ -174,15 +177,19 @@ export async function deliverOutbox(
         batch.map((r) => r.item),
       );
     } catch (error) {
-      console.error(`inbox ${group}: delivery failed, retried by the alarm`, error);
+      onFailure(
+        group,
+        batch.map((r) => r.item),
+        error,
+      );
       transaction(() => outbox.failed(seqs));
-      failed += batch.length;
+      failedCount += batch.length;
       continue;
     }
     transaction(() => outbox.ack(seqs));
     delivered += batch.length;
   }
-  return { delivered, failed };
+  return { delivered, failed: failedCount };
 }
 
 /** The item as approvers see it, built from the thread's rows at one version. */

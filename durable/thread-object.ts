@@ -330,6 +330,18 @@ export function createThreadObjectClass(
                 await inboxStub(this.env, group).apply(items);
               },
               (fn) => this.ctx.storage.transactionSync(fn),
+              (group, items, error) =>
+                report(
+                  new Error(`inbox ${group}: delivery failed, retried by the alarm`, {
+                    cause: error,
+                  }),
+                  {
+                    source: "inbox",
+                    threadId: items[0]?.threadId,
+                    runId: items[0]?.runId,
+                    recoverable: true,
+                  },
+                ),
             );
             sent += delivered;
             if (failed > 0 || delivered === 0) {
@@ -341,7 +353,7 @@ export function createThreadObjectClass(
           }
         } catch (error) {
           // The object is going away (or storage failed): the alarm retries from storage.
-          console.error("inbox outbox delivery interrupted", error);
+          report(error, { source: "inbox", recoverable: true });
         }
       })();
       this.#delivering = round.finally(() => {

@@ -10,6 +10,8 @@ import { webhookHeaders } from "../edge/webhooks";
 import { sseMessages } from "./sse";
 import type {
   Agents,
+  ApprovalsPage,
+  ApprovalsQuery,
   Decision,
   DecisionAccepted,
   ErrorBody,
@@ -20,6 +22,8 @@ import type {
 
 export type {
   Agents,
+  ApprovalsPage,
+  ApprovalsQuery,
   Decision,
   DecisionAccepted,
   ErrorBody,
@@ -138,6 +142,18 @@ export function createApiClient(options: ApiClientOptions) {
           (headers, signal) => call("GET", `${run(runId)}/events`, { headers, signal }),
           opts,
         ),
+    },
+    approvals: {
+      /** `GET /v1/approvals`: one approver group's inbox, a page at a time (`nextCursor`). */
+      list: (query: ApprovalsQuery): Promise<ApprovalsPage> => {
+        const params = new URLSearchParams();
+        for (const [key, value] of Object.entries(query)) {
+          if (value !== undefined) {
+            params.set(key, String(value));
+          }
+        }
+        return json(call("GET", `/v1/approvals?${params}`));
+      },
     },
     decisions: {
       /**

@@ -13,6 +13,7 @@ import type {
   RunCreateSchema,
   RunViewSchema,
 } from "../edge/schemas";
+import type { ApprovalsPageSchema, ApprovalsQuerySchema } from "../edge/inbox/schemas";
 
 /** The body of `POST /v1/runs`. */
 export type RunCreate = z.input<typeof RunCreateSchema>;
@@ -28,3 +29,9 @@ export type DecisionAccepted = z.output<typeof DecisionAcceptedSchema>;
 export type Agents = z.output<typeof AgentsSchema>;
 /** Every error response: `{ error: { code, message, issues? } }`. */
 export type ErrorBody = z.output<typeof ErrorSchema>;
+/** The query of `GET /v1/approvals` (`limit` is a number here; the route coerces its text). */
+export type ApprovalsQuery = Omit<z.input<typeof ApprovalsQuerySchema>, "limit"> & {
+  limit?: number;
+};
+/** A page of one group's inbox. */
+export type ApprovalsPage = z.output<typeof ApprovalsPageSchema>;

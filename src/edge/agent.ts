@@ -2,6 +2,8 @@ import type { Tool } from "../core/types";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
 import { parseMcpConfig } from "../core/mcp/config";
+import { toJsonSchema } from "../core/schema";
+import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
 
 /** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
 export type AgentTools<Env = unknown> = Tool[] | ((env: Env) => Tool[] | Promise<Tool[]>);
@@ -63,4 +65,20 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
 
 export async function agentTools(agent: AgentDefinition, env: unknown): Promise<Tool[]> {
   return typeof agent.tools === "function" ? agent.tools(env) : agent.tools;
+}
+
+/** A tool as `GET /v1/agents` lists it: its input JSON Schema and the static parts of its approval rules. */
+export function describeTool(tool: Tool): {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  approval?: ApprovalDescription;
+} {
+  const approval = describeApproval(tool);
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: toJsonSchema(tool.inputSchema),
+    ...(approval ? { approval } : {}),
+  };
 }

@@ -10,7 +10,8 @@ import { approvalRoutes } from "./routes/approval";
 import { approvalsRoutes } from "./routes/approvals";
 import { inboxRoutes } from "./routes/inbox";
 import type { ApproverGroupsInit } from "./approver-groups";
-import { openApiDocument } from "./openapi";
+import { servedOpenApiDocument } from "./openapi";
+import { publicBase } from "./links";
 import { edgeMetrics } from "./metrics";
 import { readSlackSettings } from "./slack/settings";
 import { inboxNamespace } from "./inbox/rpc";
@@ -29,7 +30,7 @@ export function createApp(
       await next();
     })
     .get("/healthz", (c) => c.json({ ok: true }))
-    .get("/openapi.json", (c) => c.json(openApiDocument() as Record<string, unknown>))
+    .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
     .get("/metrics", (c) =>
       c.text(edgeMetrics.render(), 200, {
         "content-type": "text/plain; version=0.0.4; charset=utf-8",

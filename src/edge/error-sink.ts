@@ -7,7 +7,7 @@ import { errorMessage } from "../core/errors";
 
 export interface ErrorInfo {
   /** The part of the service that caught the error. */
-  source: "http" | "queue" | "driver" | "notify";
+  source: "http" | "queue" | "driver" | "notify" | "inbox";
   runId?: string;
   threadId?: string;
   requestId?: string;
@@ -31,7 +31,8 @@ export const logErrors: ErrorSink = (error, info) => {
   const label = `toolnexus-edge ${info.source}${ids ? ` ${ids}` : ""}`;
   if (info.recoverable) {
     // Retried on its own: one line, no stack.
-    console.warn(`${label} (will retry): ${error.message}`);
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    console.warn(`${label} (will retry): ${error.message}${cause}`);
   } else {
     console.error(label, error);
   }

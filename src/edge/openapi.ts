@@ -4,7 +4,9 @@
  */
 import * as z from "zod";
 import {
+  AgentToolSchema,
   AgentsSchema,
+  ApprovalDescriptionSchema,
   DecisionAcceptedSchema,
   DecisionRecordSchema,
   LinksSchema,
@@ -36,6 +38,8 @@ const SCHEMAS = {
   LinksSchema,
   RunStatusSchema,
   AgentsSchema,
+  AgentToolSchema,
+  ApprovalDescriptionSchema,
   NotificationSchema,
   ApprovalsPageSchema,
   InboxItemSchema,
@@ -69,6 +73,17 @@ const json = (id: string, description: string) => ({
   content: { "application/json": { schema: ref(id) } },
 });
 const error = (description: string) => json("Error", description);
+const html = (description: string) => ({
+  description,
+  content: { "text/html": { schema: { type: "string" } } },
+});
+/** The approval page answers every problem with a page, never a stack trace. */
+const PAGE_RESPONSES = {
+  400: html("Invalid link (altered, or signed with another key), or an invalid form"),
+  404: html("Unknown run or request"),
+  409: html("Already decided, or the run has nothing left to decide"),
+  410: html("The link has expired"),
+};
 const bearer = [{ bearer: [] }];
 const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
 
@@ -79,7 +94,7 @@ The stream closes after done or a final error.`;
 
 let cached: unknown;
 
-export function openApiDocument(): unknown {
+function openApiDocument(): unknown {
   cached ??= {
     openapi: "3.1.0",
     info: {
@@ -107,7 +122,10 @@ export function openApiDocument(): unknown {
           summary: "List agents",
           security: bearer,
           responses: {
-            200: json("Agents", "Agents with their tools"),
+            200: json(
+              "Agents",
+              "Agents with their tools: each tool's input JSON Schema and the static parts of its approval rules",
+            ),
             401: error("Bad or missing token"),
           },
         },
@@ -122,11 +140,15 @@ export function openApiDocument(): unknown {
           },
           responses: {
             202: json("RunAccepted", "Started; follow links.events"),
-            400: error("Invalid body or unknown agent"),
+            400: error(
+              "invalid_json, invalid_body, unknown_agent, agent_has_no_model (no LLM_* configured and no demoModel), invalid_callback_url",
+            ),
             401: error("Bad or missing token"),
             409: error("thread_busy: the thread has an active run"),
             413: error("Body too large"),
-            500: error("config_error: e.g. a callbackUrl while NOTIFY_SECRET is not configured"),
+            500: error(
+              "config_error naming the variable or binding (e.g. a callbackUrl while NOTIFY_SECRET is not configured), or internal_error",
+            ),
           },
           callbacks: {
             runPending: {
@@ -205,27 +227,90 @@ export function openApiDocument(): unknown {
         get: {
           summary: "Approval page (renders only)",
           parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
-          responses: { 200: { description: "HTML" } },
+          responses: { 200: html("The request with Approve / Decline"), ...PAGE_RESPONSES },
         },
         post: {
           summary:
             "Decide from the approval page (form: decision=approve|decline, reason, field:<name>)",
           parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
-          responses: { 200: { description: "HTML" } },
+          requestBody: {
+            required: true,
+            content: {
+              "application/x-www-form-urlencoded": { schema: { type: "object" } },
+              "multipart/form-data": { schema: { type: "object" } },
+            },
+          },
+          responses: { 200: html("Decided (or an identical repeat)"), ...PAGE_RESPONSES },
         },
       },
       ...INBOX_PATHS,
       "/metrics": {
         get: {
           summary: "Prometheus metrics of this isolate",
-          responses: { 200: { description: "text/plain; version=0.0.4" } },
+          responses: {
+            200: {
+              description: "Prometheus text exposition",
+              content: {
+                "text/plain; version=0.0.4; charset=utf-8": { schema: { type: "string" } },
+              },
+            },
+          },
         },
       },
       "/openapi.json": {
-        get: { summary: "This document", responses: { 200: { description: "OpenAPI 3.1" } } },
+        get: {
+          summary: "This document (its `servers` entry is the base this worker is reached at)",
+          responses: {
+            200: {
+              description: "OpenAPI 3.1",
+              content: { "application/json": { schema: { type: "object" } } },
+            },
+          },
+        },
       },
-      "/healthz": { get: { summary: "Liveness", responses: { 200: { description: "ok" } } } },
+      "/healthz": {
+        get: {
+          summary: "Liveness",
+          responses: {
+            200: {
+              description: "ok",
+              content: {
+                "application/json": {
+                  schema: { type: "object", properties: { ok: { const: true } }, required: ["ok"] },
+                },
+              },
+            },
+          },
+        },
+      },
     },
   };
-  return cached;
+  return withServerErrors(cached);
+}
+
+/**
+ * Every route can answer 500: a configuration problem (`config_error`, naming the variable
+ * or binding) fails every request before its handler, and anything unexpected is an
+ * `internal_error`. Added where a route does not describe its own 500.
+ */
+function withServerErrors(document: unknown): unknown {
+  const paths = (
+    document as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
+  ).paths;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      operation.responses[500] ??= error(
+        "config_error naming the misconfigured variable or binding, or internal_error",
+      );
+    }
+  }
+  return document;
+}
+
+/** The document as served: with a `servers` entry for the base the worker is reached at. */
+export function servedOpenApiDocument(base: string): Record<string, unknown> {
+  return {
+    ...(openApiDocument() as Record<string, unknown>),
+    servers: [{ url: base, description: "this worker (PUBLIC_URL, else the request's origin)" }],
+  };
 }

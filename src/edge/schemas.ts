@@ -157,10 +157,45 @@ export const DecisionAcceptedSchema = z
   })
   .meta({ id: "DecisionAccepted" });
 
+const DurationSchema = z.union([z.number(), z.string()]).describe('ms, or "15m" | "4h" | "2d"');
+
+/** The static parts of a tool's approval rules (`describeApproval` in src/core/tools/approval.ts). */
+export const ApprovalDescriptionSchema = z
+  .object({
+    needsApproval: z
+      .enum(["always", "conditional"])
+      .describe("conditional: only some arguments need approval (a `when`)"),
+    group: z.string().optional(),
+    anyOf: z.array(z.string()).optional(),
+    quorum: z.number().optional(),
+    editable: z.union([z.boolean(), z.array(z.string())]).optional(),
+    remindEvery: DurationSchema.optional(),
+    escalate: z.object({ after: DurationSchema, to: z.string() }).optional(),
+    rulesByArgs: z
+      .literal(true)
+      .optional()
+      .describe("The rules depend on the arguments; only needsApproval is static"),
+  })
+  .meta({ id: "ApprovalDescription" });
+
+export const AgentToolSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    inputSchema: z.record(z.string(), z.unknown()).describe("JSON Schema of the arguments"),
+    approval: ApprovalDescriptionSchema.optional().describe("Absent: the tool never asks"),
+  })
+  .meta({ id: "AgentTool" });
+
 export const AgentsSchema = z
   .object({
     agents: z.array(
-      z.object({ name: z.string(), description: z.string(), tools: z.array(z.string()) }),
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        tools: z.array(z.string()).describe("Tool names (details in toolDetails)"),
+        toolDetails: z.array(AgentToolSchema),
+      }),
     ),
   })
   .meta({ id: "Agents" });

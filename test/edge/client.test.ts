@@ -112,6 +112,27 @@ describe("createApiClient", () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
   });
 
+  it("lists a group's approvals, page by page", async () => {
+    const { runId } = await api.runs.start({ agent: "support", input: "Please delete my account" });
+    await collect(api.runs.events(runId), "pending");
+    // The inbox is fed from the thread after the change commits: wait until it shows.
+    let found: Awaited<ReturnType<typeof api.approvals.list>>["items"][number] | undefined;
+    for (let attempt = 0; attempt < 100 && !found; attempt += 1) {
+      const page = await api.approvals.list({ group: "default", limit: 200 });
+      found = page.items.find((item) => item.runId === runId);
+      if (!found) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    expect(found).toMatchObject({ status: "open", agent: "support", tool: "delete_account" });
+    const first = await api.approvals.list({ group: "default", limit: 1 });
+    expect(first.items).toHaveLength(1);
+    await expect(api.approvals.list({ group: "nobody-here" })).rejects.toMatchObject({
+      status: 404,
+      code: "group_not_found",
+    });
+  });
+
   it("cancels", async () => {
     const { runId } = await api.runs.start({ agent: "support", input: "Please delete my account" });
     await collect(api.runs.events(runId), "pending");

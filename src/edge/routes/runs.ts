@@ -1,13 +1,14 @@
 import { Hono } from "hono";
+import type { z } from "zod";
 import type { EdgeEnv } from "../config";
 import { notifySigningSecret, readConfig } from "../config";
 import type { AgentDefinition } from "../agent";
-import { agentTools } from "../agent";
+import { agentTools, describeTool } from "../agent";
 import { bearerAuth } from "../auth";
 import { ApiError } from "../http-errors";
 import { checkCallbackUrl } from "../callback-url";
 import { parseBody, readRawBody } from "../body";
-import { MAX_RUN_BODY_BYTES, RunCreateSchema } from "../schemas";
+import { type AgentsSchema, MAX_RUN_BODY_BYTES, RunCreateSchema } from "../schemas";
 import { newRunId, newThreadId, threadOf, threadStub } from "../threads";
 import { approvalUrl, publicBase, runLinks } from "../links";
 import type { CancelOutcome, RunView, StartOutcome } from "../protocol";
@@ -29,13 +30,17 @@ export function runRoutes(agents: AgentDefinition[]) {
     .get("/agents", async (c) => {
       const env = c.env as unknown as Record<string, unknown>;
       const list = await Promise.all(
-        agents.map(async (a) => ({
-          name: a.name,
-          description: a.description,
-          tools: (await agentTools(a, env)).map((t) => t.name),
-        })),
+        agents.map(async (a) => {
+          const tools = await agentTools(a, env);
+          return {
+            name: a.name,
+            description: a.description,
+            tools: tools.map((t) => t.name),
+            toolDetails: tools.map(describeTool),
+          };
+        }),
       );
-      return c.json({ agents: list });
+      return c.json({ agents: list } satisfies z.input<typeof AgentsSchema>);
     })
     .post("/runs", async (c) => {
       const body = parseBody(RunCreateSchema, await readRawBody(c, MAX_RUN_BODY_BYTES));
