@@ -12,6 +12,8 @@ import type {
   Agents,
   ApprovalsPage,
   ApprovalsQuery,
+  ApproverLink,
+  ApproverLinkCreate,
   Decision,
   DecisionAccepted,
   ErrorBody,
@@ -24,6 +26,8 @@ export type {
   Agents,
   ApprovalsPage,
   ApprovalsQuery,
+  ApproverLink,
+  ApproverLinkCreate,
   Decision,
   DecisionAccepted,
   ErrorBody,
@@ -154,6 +158,14 @@ export function createApiClient(options: ApiClientOptions) {
         }
         return json(call("GET", `/v1/approvals?${params}`));
       },
+    },
+    links: {
+      /**
+       * `POST /v1/approvers/links` (`201`): a sign-in link to `/inbox` for one approver (a member
+       * id or one of a member's identities); it sets the inbox session cookie.
+       */
+      inbox: (body: ApproverLinkCreate): Promise<ApproverLink> =>
+        json(call("POST", "/v1/approvers/links", { body })),
     },
     decisions: {
       /**

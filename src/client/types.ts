@@ -13,7 +13,12 @@ import type {
   RunCreateSchema,
   RunViewSchema,
 } from "../edge/schemas";
-import type { ApprovalsPageSchema, ApprovalsQuerySchema } from "../edge/inbox/schemas";
+import type {
+  ApprovalsPageSchema,
+  ApprovalsQuerySchema,
+  ApproverLinkCreateSchema,
+  ApproverLinkSchema,
+} from "../edge/inbox/schemas";
 
 /** The body of `POST /v1/runs`. */
 export type RunCreate = z.input<typeof RunCreateSchema>;
@@ -35,3 +40,7 @@ export type ApprovalsQuery = Omit<z.input<typeof ApprovalsQuerySchema>, "limit">
 };
 /** A page of one group's inbox. */
 export type ApprovalsPage = z.output<typeof ApprovalsPageSchema>;
+/** The body of `POST /v1/approvers/links`. */
+export type ApproverLinkCreate = z.input<typeof ApproverLinkCreateSchema>;
+/** `201` of `POST /v1/approvers/links`: a sign-in link to the approver's `/inbox`. */
+export type ApproverLink = z.output<typeof ApproverLinkSchema>;

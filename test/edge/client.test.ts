@@ -133,6 +133,15 @@ describe("createApiClient", () => {
     });
   });
 
+  it("creates an approver's inbox sign-in link", async () => {
+    const link = await api.links.inbox({ approver: "ann@example.com" });
+    expect(new URL(link.url).origin).toBe(BASE);
+    expect(Date.parse(link.expiresAt)).toBeGreaterThan(Date.now());
+    const signIn = await SELF.fetch(link.url, { redirect: "manual" });
+    expect(signIn.status).toBe(303);
+    await expect(api.links.inbox({ approver: "" })).rejects.toMatchObject({ status: 400 });
+  });
+
   it("cancels", async () => {
     const { runId } = await api.runs.start({ agent: "support", input: "Please delete my account" });
     await collect(api.runs.events(runId), "pending");

@@ -5,6 +5,10 @@ const json = (id: string, description: string) => ({
   content: { "application/json": { schema: ref(id) } },
 });
 const error = (description: string) => json("Error", description);
+const html = (description: string) => ({
+  description,
+  content: { "text/html": { schema: { type: "string" } } },
+});
 const query = (
   name: string,
   description: string,
@@ -70,7 +74,7 @@ export const INBOX_PATHS = {
   "/inbox": {
     get: {
       summary: "The signed-in approver's inbox page (HTML, no script)",
-      responses: { 200: { description: "HTML" }, 401: { description: "Not signed in (HTML)" } },
+      responses: { 200: html("The inbox"), 401: html("Not signed in") },
     },
   },
   "/inbox/signin/{token}": {
@@ -79,7 +83,7 @@ export const INBOX_PATHS = {
       parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
       responses: {
         303: { description: "To /inbox" },
-        400: { description: "Invalid or expired link" },
+        400: html("Invalid or expired link"),
       },
     },
   },
@@ -87,12 +91,18 @@ export const INBOX_PATHS = {
     post: {
       summary:
         "Decide from the inbox page (form: csrf, runId, requestId, decision=approve|decline, reason; ≤ 16 KiB)",
+      requestBody: {
+        required: true,
+        content: { "application/x-www-form-urlencoded": { schema: { type: "object" } } },
+      },
       responses: {
-        200: { description: "HTML: the outcome and the updated inbox" },
-        403: { description: "Missing or wrong CSRF token" },
-        404: { description: "Not a request in the approver's inboxes" },
-        409: { description: "Not recorded (already decided, no longer pending)" },
-        413: { description: "Form over 16 KiB" },
+        200: html("The outcome and the updated inbox"),
+        400: html("Invalid form"),
+        401: html("Not signed in"),
+        403: html("Missing or wrong CSRF token"),
+        404: html("Not a request in the approver's inboxes"),
+        409: html("Not recorded (already decided, no longer pending)"),
+        413: html("Form over 16 KiB"),
       },
     },
   },

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { EdgeEnv } from "../config";
 import { notifySigningSecret, readConfig } from "../config";
 import type { AgentDefinition } from "../agent";
