@@ -9,7 +9,7 @@ import type { ChatRequest } from "./providers/chat";
 import type { MetricEvent } from "./metrics";
 import { ProviderError, RunAbortedError, excerpt, errorMessage } from "./errors";
 import { RETRYABLE_STATUS, backoffDelay, parseRetryAfter, sleep as defaultSleep } from "./retry";
-import { StreamInterruptedError, readSse } from "./sse";
+import { StreamInterruptedError, readSseEvents } from "./sse";
 
 export interface WireCallOptions {
   style: WireStyle;
@@ -118,16 +118,10 @@ export function createWireCaller(options: WireCallOptions) {
     }
     const parser = style.streamParser(model);
     try {
-      for await (const event of readSse(response.body, signal)) {
-        for (const delta of parser.push(event)) {
-          if (delta.text) {
-            deliver(delta.text);
-          }
-        }
-        if (parser.ended) {
-          break;
-        }
-      }
+      await readSseEvents(response.body, signal, (event) => {
+        parser.push(event, deliver);
+        return parser.ended;
+      });
     } catch (error) {
       if (error instanceof ProviderError || error instanceof SinkFailure || signal?.aborted) {
         throw error;

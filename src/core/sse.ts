@@ -26,49 +26,60 @@ export class StreamInterruptedError extends ProviderError {
 }
 
 /**
- * Yields the events of an SSE body as they complete. An event still incomplete when
- * the body ends is dropped (as the SSE spec says), so a cut stream shows up as a
- * missing final event, never as half a JSON payload. Aborting `signal` ends the
- * iteration early; read errors are thrown as they come.
+ * Reads an SSE body and hands each event to `onEvent` as it completes, synchronously
+ * inside the parser (no promise per event: a stream has dozens). `onEvent` returns
+ * true to stop reading (the final event came); what it throws ends the read and is
+ * rethrown. An event still incomplete when the body ends is dropped (as the SSE spec
+ * says), so a cut stream shows up as a missing final event, never as half a JSON
+ * payload. Aborting `signal` ends the read early; read errors are thrown as they come.
  */
-export async function* readSse(
+export async function readSseEvents(
   body: ReadableStream<Uint8Array> | null,
-  signal?: AbortSignal,
-): AsyncGenerator<EventSourceMessage> {
+  signal: AbortSignal | undefined,
+  onEvent: (event: EventSourceMessage) => boolean,
+): Promise<void> {
   if (!body) {
     return;
   }
-  const ready: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => void ready.push(event) });
+  let stopped = false;
+  let failed = false;
+  let failure: unknown;
+  const parser = createParser({
+    onEvent: (event) => {
+      if (stopped || failed) {
+        return;
+      }
+      try {
+        stopped = onEvent(event);
+      } catch (error) {
+        failed = true;
+        failure = error;
+      }
+    },
+  });
   const decoder = new TextDecoder();
   const reader = body.getReader();
   // A fetch that ignores the signal would leave a read pending forever; cancelling the reader ends it.
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    while (!signal?.aborted) {
+    while (!stopped && !signal?.aborted) {
       const { done, value } = await reader.read();
       if (done) {
+        parser.feed(decoder.decode());
         break;
       }
       parser.feed(decoder.decode(value, { stream: true }));
-      yield* drain(ready);
+      if (failed) {
+        throw failure;
+      }
     }
-    if (!signal?.aborted) {
-      parser.feed(decoder.decode());
-      yield* drain(ready);
+    if (failed) {
+      throw failure;
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
     // Stopping early (after the final event, or on an error) releases the connection.
     await reader.cancel().catch(() => {});
-  }
-}
-
-function* drain(ready: EventSourceMessage[]) {
-  let event = ready.shift();
-  while (event !== undefined) {
-    yield event;
-    event = ready.shift();
   }
 }

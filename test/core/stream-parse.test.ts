@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/core/index";
-import { readSse } from "../../src/core/sse";
+import { readSseEvents } from "../../src/core/sse";
 import { wireStyle } from "../../src/core/providers/index";
 import { chunkedBody, chunksOf } from "../helpers/fake-sse";
 import type { Style } from "../helpers/fake-llm";
@@ -82,14 +82,10 @@ const encode = (s: string) => new TextEncoder().encode(s);
 async function parse(style: Style, chunks: Uint8Array[], error?: Error) {
   const parser = wireStyle(style).streamParser("requested-model");
   const deltas: string[] = [];
-  for await (const event of readSse(chunkedBody(chunks, error))) {
-    for (const d of parser.push(event)) {
-      deltas.push(d.text);
-    }
-    if (parser.ended) {
-      break;
-    }
-  }
+  await readSseEvents(chunkedBody(chunks, error), undefined, (event) => {
+    parser.push(event, (text) => deltas.push(text));
+    return parser.ended;
+  });
   return { deltas, complete: parser.complete, turn: parser.finish() };
 }
 
@@ -278,5 +274,114 @@ describe("stream endings and errors", () => {
     ].join("\n\n")}\n\n`;
     const { turn } = await parse("anthropic", [encode(body)]);
     expect(turn.toolCalls).toEqual([{ id: "t1", name: "noargs", arguments: "{}" }]);
+  });
+});
+
+describe("stream chunks are checked by hand, as strictly as the zod schemas were", () => {
+  const openaiBad: Array<[string, unknown]> = [
+    ["a non-object chunk", [1, 2]],
+    ["model a number", { model: 5, choices: [] }],
+    ["choices an object", { choices: {} }],
+    ["a choice that is a string", { choices: ["x"] }],
+    ["index a string", { choices: [{ index: "0", delta: {} }] }],
+    ["finish_reason a number", { choices: [{ delta: {}, finish_reason: 1 }] }],
+    ["delta an array", { choices: [{ delta: [] }] }],
+    ["content a number", { choices: [{ delta: { content: 7 } }] }],
+    ["a content part with null text", { choices: [{ delta: { content: [{ text: null }] } }] }],
+    ["tool_calls an object", { choices: [{ delta: { tool_calls: {} } }] }],
+    ["a tool call id a number", { choices: [{ delta: { tool_calls: [{ index: 0, id: 1 }] } }] }],
+    ["function a string", { choices: [{ delta: { tool_calls: [{ function: "f" }] } }] }],
+    [
+      "arguments an object",
+      { choices: [{ delta: { tool_calls: [{ function: { arguments: {} } }] } }] },
+    ],
+    ["usage a string", { choices: [], usage: "lots" }],
+    ["a token count a string", { choices: [], usage: { prompt_tokens: "4" } }],
+  ];
+  const openaiGood: Array<[string, unknown]> = [
+    ["everything null", { model: null, choices: null, usage: null }],
+    [
+      "nulls inside",
+      {
+        choices: [
+          {
+            index: null,
+            delta: { content: null, tool_calls: [{ index: null, id: null, function: null }] },
+            finish_reason: null,
+          },
+        ],
+      },
+    ],
+    ["content parts", { choices: [{ delta: { content: [{ text: "a" }, { type: "x" }] } }] }],
+    [
+      "extra keys",
+      { choices: [{ delta: { role: "assistant", extra: [1] } }], system_fingerprint: 1 },
+    ],
+  ];
+  const anthropicBad: Array<[string, unknown]> = [
+    ["a non-object event", "x"],
+    ["type null", { type: null }],
+    ["index a string", { type: "content_block_delta", index: "0" }],
+    ["message a string", { type: "message_start", message: "m" }],
+    ["message.model a number", { type: "message_start", message: { model: 1 } }],
+    ["message.usage a string", { type: "message_start", message: { usage: "u" } }],
+    ["a block without a type", { type: "content_block_start", content_block: { text: "a" } }],
+    [
+      "block text a number",
+      { type: "content_block_start", content_block: { type: "text", text: 1 } },
+    ],
+    [
+      "delta text a number",
+      { type: "content_block_delta", delta: { type: "text_delta", text: 1 } },
+    ],
+    ["stop_reason a number", { type: "message_delta", delta: { stop_reason: 1 } }],
+    ["usage tokens a string", { type: "message_delta", usage: { output_tokens: "3" } }],
+    ["error a string", { type: "error", error: "bad" }],
+  ];
+  const anthropicGood: Array<[string, unknown]> = [
+    ["a ping", { type: "ping" }],
+    ["no type", { index: 0 }],
+    [
+      "nulls inside",
+      {
+        type: "message_delta",
+        index: null,
+        message: null,
+        content_block: null,
+        delta: { type: null, text: null, partial_json: null, stop_reason: null },
+        usage: null,
+        error: null,
+      },
+    ],
+    [
+      "a tool_use block with any input",
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "t", name: "n", input: [1, "x"] },
+      },
+    ],
+  ];
+  const push = (style: Style, data: unknown) =>
+    wireStyle(style)
+      .streamParser("m")
+      .push({ data: JSON.stringify(data) }, () => {});
+
+  it.each(openaiBad)("openai refuses %s", (_name, chunk) => {
+    expect(() => push("openai", chunk)).toThrow(/unexpected stream chunk/);
+  });
+  it.each(openaiGood)("openai accepts %s", (_name, chunk) => {
+    expect(() => push("openai", chunk)).not.toThrow();
+  });
+  it.each(anthropicBad)("anthropic refuses %s", (_name, event) => {
+    expect(() => push("anthropic", event)).toThrow(/unexpected stream event/);
+  });
+  it.each(anthropicGood)("anthropic accepts %s", (_name, event) => {
+    expect(() => push("anthropic", event)).not.toThrow();
+  });
+  it("a refusal names where the problem is", () => {
+    expect(() =>
+      push("openai", { choices: [{ delta: { tool_calls: [{ index: 0, id: 1 }] } }] }),
+    ).toThrow(/choices\[0\]\.delta\.tool_calls\[0\]\.id: expected a string/);
   });
 });

@@ -31,8 +31,11 @@ export type ModelDelta = { type: "text"; text: string };
 
 /** Assembles one streamed reply from its Server-Sent Events. */
 export interface StreamParser {
-  /** Feeds one event; returns what can be shown now. Throws `ProviderError` on an error event or a malformed one. */
-  push(event: { event?: string | undefined; data: string }): ModelDelta[];
+  /**
+   * Feeds one event; text that can be shown now goes to `onText` (synchronously, before
+   * `push` returns). Throws `ProviderError` on an error event or a malformed one.
+   */
+  push(event: { event?: string | undefined; data: string }, onText: (text: string) => void): void;
   /** The provider's final event arrived: nothing after it matters, stop reading. */
   readonly ended: boolean;
   /** The reply is whole: ended, or (where a style allows) finished without the final marker. */

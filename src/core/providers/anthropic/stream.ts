@@ -1,40 +1,114 @@
-import * as z from "zod";
-import type { ModelDelta, ModelTurn, StreamParser } from "../model";
+import type { ModelTurn, StreamParser } from "../model";
 import { ProviderError, excerpt } from "../../errors";
+import {
+  isObject,
+  isOptionalNumber,
+  isOptionalObject,
+  isOptionalString,
+  usageProblem,
+} from "../shape";
 import { mapAnthropicFinish } from "./finish";
 import { newCallId } from "../call-ids";
 
 export const anthropicStreamFlags = () => ({ stream: true });
 
-const UsageSchema = z.looseObject({
-  input_tokens: z.number().nullish(),
-  output_tokens: z.number().nullish(),
-});
+const USAGE_FIELDS = ["input_tokens", "output_tokens"] as const;
 
-const EventSchema = z.looseObject({
-  type: z.string().optional(),
-  index: z.number().nullish(),
-  message: z.looseObject({ model: z.string().nullish(), usage: UsageSchema.nullish() }).nullish(),
-  content_block: z
-    .looseObject({
-      type: z.string(),
-      text: z.string().nullish(),
-      id: z.string().nullish(),
-      name: z.string().nullish(),
-      input: z.unknown().optional(),
-    })
-    .nullish(),
-  delta: z
-    .looseObject({
-      type: z.string().nullish(),
-      text: z.string().nullish(),
-      partial_json: z.string().nullish(),
-      stop_reason: z.string().nullish(),
-    })
-    .nullish(),
-  usage: UsageSchema.nullish(),
-  error: z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }).nullish(),
-});
+interface Usage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+}
+interface StreamEvent {
+  type?: string;
+  index?: number | null;
+  message?: { model?: string | null; usage?: Usage | null } | null;
+  content_block?: {
+    type: string;
+    text?: string | null;
+    id?: string | null;
+    name?: string | null;
+    input?: unknown;
+  } | null;
+  delta?: {
+    type?: string | null;
+    text?: string | null;
+    partial_json?: string | null;
+    stop_reason?: string | null;
+  } | null;
+  usage?: Usage | null;
+  error?: { type?: string | null; message?: string | null } | null;
+}
+
+/** Optional object members that must be strings when present. */
+function stringsProblem(
+  node: Record<string, unknown>,
+  fields: readonly string[],
+): string | undefined {
+  for (const field of fields) {
+    if (!isOptionalString(node[field])) {
+      return `.${field}: expected a string`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checked by hand, once per event (a stream has dozens): the same shape the zod schema
+ * used to accept, extra keys allowed. Returns the first problem, or undefined.
+ */
+function eventProblem(json: unknown): string | undefined {
+  if (!isObject(json)) {
+    return ": expected an object";
+  }
+  if (json.type !== undefined && typeof json.type !== "string") {
+    return ".type: expected a string";
+  }
+  if (!isOptionalNumber(json.index)) {
+    return ".index: expected a number";
+  }
+  const { message, content_block: block, delta, error } = json;
+  if (!isOptionalObject(message)) {
+    return ".message: expected an object";
+  }
+  if (message) {
+    const problem =
+      (isOptionalString(message.model) ? undefined : ".model: expected a string") ??
+      usageProblem(message.usage, USAGE_FIELDS);
+    if (problem !== undefined) {
+      return `.message${problem}`;
+    }
+  }
+  if (!isOptionalObject(block)) {
+    return ".content_block: expected an object";
+  }
+  if (block) {
+    if (typeof block.type !== "string") {
+      return ".content_block.type: expected a string";
+    }
+    const problem = stringsProblem(block, ["text", "id", "name"]);
+    if (problem !== undefined) {
+      return `.content_block${problem}`;
+    }
+  }
+  if (!isOptionalObject(delta)) {
+    return ".delta: expected an object";
+  }
+  if (delta) {
+    const problem = stringsProblem(delta, ["type", "text", "partial_json", "stop_reason"]);
+    if (problem !== undefined) {
+      return `.delta${problem}`;
+    }
+  }
+  const usage = usageProblem(json.usage, USAGE_FIELDS);
+  if (usage !== undefined) {
+    return `.usage${usage}`;
+  }
+  if (!isOptionalObject(error)) {
+    return ".error: expected an object";
+  }
+  const problem = error ? stringsProblem(error, ["type", "message"]) : undefined;
+  return problem === undefined ? undefined : `.error${problem}`;
+}
 
 /** Error types Anthropic reports mid-stream that are worth another attempt (as their HTTP twins 429/500/529 are). */
 const RETRYABLE_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error"]);
@@ -65,7 +139,7 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
     get complete() {
       return stopped;
     },
-    push({ event, data }) {
+    push({ event, data }, onText) {
       let json: unknown;
       try {
         json = JSON.parse(data);
@@ -76,16 +150,15 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
           excerpt(data, 2000),
         );
       }
-      const parsed = EventSchema.safeParse(json);
-      if (!parsed.success) {
+      const problem = eventProblem(json);
+      if (problem !== undefined) {
         throw new ProviderError(
-          `anthropic: unexpected stream event: ${excerpt(data)}`,
+          `anthropic: unexpected stream event (${problem.replace(/^\./, "")}): ${excerpt(data)}`,
           undefined,
           excerpt(data, 2000),
         );
       }
-      const e = parsed.data;
-      const deltas: ModelDelta[] = [];
+      const e = json as StreamEvent;
       // The `type` in the data is authoritative; some proxies drop the `event:` line.
       switch (e.type ?? event) {
         case "message_start":
@@ -101,7 +174,7 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
           if (block?.type === "text") {
             blocks.set(index, { kind: "text", text: block.text ?? "" });
             if (block.text) {
-              deltas.push({ type: "text", text: block.text });
+              onText(block.text);
             }
           } else if (block?.type === "tool_use") {
             blocks.set(index, {
@@ -118,7 +191,7 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
           const block = blocks.get(e.index ?? blocks.size - 1);
           if (e.delta?.type === "text_delta" && block?.kind === "text" && e.delta.text) {
             block.text += e.delta.text;
-            deltas.push({ type: "text", text: e.delta.text });
+            onText(e.delta.text);
           } else if (e.delta?.type === "input_json_delta" && block?.kind === "tool_use") {
             block.json += e.delta.partial_json ?? "";
           }
@@ -148,7 +221,6 @@ export function anthropicStreamParser(requestedModel: string): StreamParser {
           // ping, content_block_stop, thinking blocks and anything newer: nothing to assemble.
           break;
       }
-      return deltas;
     },
     finish(): ModelTurn {
       const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);

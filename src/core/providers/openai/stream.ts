@@ -1,56 +1,21 @@
-import * as z from "zod";
-import type { ModelDelta, ModelTurn, StreamParser } from "../model";
+import type { ModelTurn, StreamParser } from "../model";
 import { ProviderError, excerpt } from "../../errors";
+import {
+  firstItemProblem,
+  isObject,
+  isOptionalNumber,
+  isOptionalObject,
+  isOptionalString,
+  type JsonObject,
+  usageProblem,
+} from "../shape";
 import { mapOpenAIFinish } from "./finish";
 import { newCallId } from "../call-ids";
 
 /** Asks for SSE, with a last chunk that carries the usage. */
 export const openaiStreamFlags = () => ({ stream: true, stream_options: { include_usage: true } });
 
-const UsageSchema = z.looseObject({
-  prompt_tokens: z.number().nullish(),
-  completion_tokens: z.number().nullish(),
-  total_tokens: z.number().nullish(),
-});
-
-const ChunkSchema = z.looseObject({
-  model: z.string().nullish(),
-  choices: z
-    .array(
-      z.looseObject({
-        index: z.number().nullish(),
-        delta: z
-          .looseObject({
-            content: z
-              .union([z.string(), z.array(z.looseObject({ text: z.string().optional() }))])
-              .nullish(),
-            tool_calls: z
-              .array(
-                z.looseObject({
-                  index: z.number().nullish(),
-                  id: z.string().nullish(),
-                  function: z
-                    .looseObject({ name: z.string().nullish(), arguments: z.string().nullish() })
-                    .nullish(),
-                }),
-              )
-              .nullish(),
-          })
-          .nullish(),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .nullish(),
-  usage: UsageSchema.nullish(),
-});
-
-const ErrorSchema = z.looseObject({
-  error: z.looseObject({
-    message: z.string().nullish(),
-    type: z.string().nullish(),
-    code: z.unknown(),
-  }),
-});
+const USAGE_FIELDS = ["prompt_tokens", "completion_tokens", "total_tokens"] as const;
 
 /** Error types a server reports mid-stream that are worth another attempt. */
 const RETRYABLE_ERRORS = new Set([
@@ -59,6 +24,126 @@ const RETRYABLE_ERRORS = new Set([
   "overloaded_error",
   "service_unavailable",
 ]);
+
+interface ToolCallPiece {
+  index?: number | null;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: string | null } | null;
+}
+interface Choice {
+  index?: number | null;
+  delta?: {
+    content?: string | Array<{ text?: string }> | null;
+    tool_calls?: ToolCallPiece[] | null;
+  } | null;
+  finish_reason?: string | null;
+}
+interface Chunk {
+  model?: string | null;
+  choices?: Choice[] | null;
+  usage?: {
+    prompt_tokens?: number | null;
+    completion_tokens?: number | null;
+    total_tokens?: number | null;
+  } | null;
+}
+
+/**
+ * Checked by hand, once per chunk (a stream has dozens): the same shape the zod schema
+ * used to accept, extra keys allowed. Returns the first problem, or undefined.
+ */
+function chunkProblem(json: unknown): string | undefined {
+  if (!isObject(json)) {
+    return ": expected an object";
+  }
+  if (!isOptionalString(json.model)) {
+    return ".model: expected a string";
+  }
+  const { choices } = json;
+  if (choices !== undefined && choices !== null) {
+    if (!Array.isArray(choices)) {
+      return ".choices: expected an array";
+    }
+    const problem = firstItemProblem(choices, choiceProblem);
+    if (problem !== undefined) {
+      return `.choices${problem}`;
+    }
+  }
+  const usage = usageProblem(json.usage, USAGE_FIELDS);
+  return usage === undefined ? undefined : `.usage${usage}`;
+}
+
+function choiceProblem(choice: unknown): string | undefined {
+  if (!isObject(choice)) {
+    return ": expected an object";
+  }
+  if (!isOptionalNumber(choice.index)) {
+    return ".index: expected a number";
+  }
+  if (!isOptionalString(choice.finish_reason)) {
+    return ".finish_reason: expected a string";
+  }
+  const { delta } = choice;
+  if (delta === undefined || delta === null) {
+    return undefined;
+  }
+  if (!isObject(delta)) {
+    return ".delta: expected an object";
+  }
+  const { content, tool_calls: calls } = delta;
+  if (Array.isArray(content)) {
+    const problem = firstItemProblem(content, (part) =>
+      isObject(part) && (part.text === undefined || typeof part.text === "string")
+        ? undefined
+        : ": expected a text part",
+    );
+    if (problem !== undefined) {
+      return `.delta.content${problem}`;
+    }
+  } else if (!isOptionalString(content)) {
+    return ".delta.content: expected a string or parts";
+  }
+  if (calls === undefined || calls === null) {
+    return undefined;
+  }
+  if (!Array.isArray(calls)) {
+    return ".delta.tool_calls: expected an array";
+  }
+  const problem = firstItemProblem(calls, toolCallProblem);
+  return problem === undefined ? undefined : `.delta.tool_calls${problem}`;
+}
+
+function toolCallProblem(call: unknown): string | undefined {
+  if (!isObject(call)) {
+    return ": expected an object";
+  }
+  if (!isOptionalNumber(call.index)) {
+    return ".index: expected a number";
+  }
+  if (!isOptionalString(call.id)) {
+    return ".id: expected a string";
+  }
+  const fn = call.function;
+  if (!isOptionalObject(fn)) {
+    return ".function: expected an object";
+  }
+  if (fn && !isOptionalString(fn.name)) {
+    return ".function.name: expected a string";
+  }
+  if (fn && !isOptionalString(fn.arguments)) {
+    return ".function.arguments: expected a string";
+  }
+  return undefined;
+}
+
+/** An `{ error: { message?, type?, code? } }` chunk, as OpenAI-compatible servers send mid-stream. */
+function streamError(json: unknown): JsonObject | undefined {
+  if (!isObject(json) || !isObject(json.error)) {
+    return undefined;
+  }
+  const { error } = json;
+  return isOptionalString(error.message) && isOptionalString(error.type) ? error : undefined;
+}
 
 /**
  * Chat-completion chunks → one turn. Text arrives in `choices[0].delta.content`; a
@@ -72,7 +157,7 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
   let model: string | undefined;
   let finish: string | undefined;
-  let usage: z.infer<typeof UsageSchema> | undefined;
+  let usage: Chunk["usage"];
   let done = false;
 
   return {
@@ -82,10 +167,10 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
     get complete() {
       return done || finish !== undefined;
     },
-    push({ data }) {
-      if (data.trim() === "[DONE]") {
+    push({ data }, onText) {
+      if (data === "[DONE]" || data.trim() === "[DONE]") {
         done = true;
-        return [];
+        return;
       }
       let json: unknown;
       try {
@@ -97,9 +182,13 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
           excerpt(data, 2000),
         );
       }
-      const failure = ErrorSchema.safeParse(json);
-      if (failure.success) {
-        const { message, type, code } = failure.data.error;
+      const failure = streamError(json);
+      if (failure) {
+        const { message, type, code } = failure as {
+          message?: string | null;
+          type?: string | null;
+          code?: unknown;
+        };
         const kind = type ?? (typeof code === "string" ? code : undefined);
         throw new ProviderError(
           `openai: error in stream: ${message ?? kind ?? "unknown error"}`,
@@ -108,34 +197,39 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
           kind !== undefined && RETRYABLE_ERRORS.has(kind),
         );
       }
-      const chunk = ChunkSchema.safeParse(json);
-      if (!chunk.success) {
+      const problem = chunkProblem(json);
+      if (problem !== undefined) {
         throw new ProviderError(
-          `openai: unexpected stream chunk: ${excerpt(data)}`,
+          `openai: unexpected stream chunk (${problem.replace(/^\./, "")}): ${excerpt(data)}`,
           undefined,
           excerpt(data, 2000),
         );
       }
-      const { choices, usage: chunkUsage, model: chunkModel } = chunk.data;
+      const { choices, usage: chunkUsage, model: chunkModel } = json as Chunk;
       if (chunkModel) {
         model = chunkModel;
       }
       if (chunkUsage) {
         usage = chunkUsage;
       }
-
-      const deltas: ModelDelta[] = [];
-      for (const choice of choices ?? []) {
+      if (!choices) {
+        return;
+      }
+      for (let c = 0; c < choices.length; c++) {
+        const choice = choices[c] as Choice;
         if ((choice.index ?? 0) !== 0) {
           continue;
         }
-        const content = choice.delta?.content;
+        const delta = choice.delta;
+        const content = delta?.content;
         const piece = Array.isArray(content) ? content.map((p) => p.text ?? "").join("") : content;
         if (piece) {
           text.push(piece);
-          deltas.push({ type: "text", text: piece });
+          onText(piece);
         }
-        (choice.delta?.tool_calls ?? []).forEach((part, position) => {
+        const parts = delta?.tool_calls;
+        for (let position = 0; parts && position < parts.length; position++) {
+          const part = parts[position] as ToolCallPiece;
           const index = part.index ?? position;
           let call = calls.get(index);
           if (!call) {
@@ -152,12 +246,11 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
           if (part.function?.arguments) {
             call.arguments += part.function.arguments;
           }
-        });
+        }
         if (choice.finish_reason) {
           finish = choice.finish_reason;
         }
       }
-      return deltas;
     },
     finish(): ModelTurn {
       const toolCalls = [...calls.entries()]
