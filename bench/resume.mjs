@@ -14,8 +14,12 @@ import { systems } from "./lib/resume-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
 import { summarize, table, ms, ratio, shuffled, arg, machine } from "./lib/stats.mjs";
 
-const NAMES = ["raw", "toolnexus", "vercel-ai", "openai-agents", "langgraph"];
-const PEERS = ["vercel-ai", "openai-agents", "langgraph"];
+const ALL = ["raw", "toolnexus", "vercel-ai", "openai-agents", "langgraph"];
+// `--systems toolnexus` measures a subset (the raw loop is always in).
+const NAMES = arg("systems")
+  ? ["raw", ...ALL.filter((n) => n !== "raw" && arg("systems").split(",").includes(n))]
+  : ALL;
+const PEERS = ["vercel-ai", "openai-agents", "langgraph"].filter((p) => NAMES.includes(p));
 const LABELS = {
   raw: "raw loop (baseline)",
   toolnexus: "toolnexus runWithAnswer",

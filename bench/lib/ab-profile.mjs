@@ -4,12 +4,13 @@
  * per system and printed per run, B − A, largest first. Alternating blocks keep machine
  * load from landing on one side only.
  *
- *   node lib/ab-profile.mjs [--inproc] [--block 200] [--blocks 10] [--top 40]
+ *   node lib/ab-profile.mjs [--inproc] [--stream] [--b toolnexus-ontext] [--block 200] [--blocks 10] [--top 40]
  *   (--inproc: the mock as an injected fetch, no sockets; default block 2000 then)
  */
 import { Session } from "node:inspector/promises";
 import { startMock, mockFetch } from "./mock-server.mjs";
-import { systems } from "./loop-systems.mjs";
+import { systems as plainSystems } from "./loop-systems.mjs";
+import { systems as streamSystems } from "./stream-systems.mjs";
 import { importKernel } from "./build.mjs";
 import { arg } from "./stats.mjs";
 
@@ -17,7 +18,10 @@ const inproc = process.argv.includes("--inproc");
 const BLOCK = Number(arg("block", inproc ? 2000 : 200));
 const BLOCKS = Number(arg("blocks", 10));
 const TOP = Number(arg("top", 40));
-const names = ["raw", "toolnexus"];
+// --stream: the streamed variant (stream-systems.mjs); --b picks system B (default toolnexus).
+const systems = process.argv.includes("--stream") ? streamSystems : plainSystems;
+const B = arg("b", "toolnexus");
+const names = ["raw", B];
 const kernel = await importKernel();
 const mock = await startMock();
 try {
@@ -38,8 +42,8 @@ try {
   session.connect();
   await session.post("Profiler.enable");
   await session.post("Profiler.setSamplingInterval", { interval: 50 });
-  const self = { raw: new Map(), toolnexus: new Map() };
-  const wall = { raw: 0, toolnexus: 0 };
+  const self = { raw: new Map(), [B]: new Map() };
+  const wall = { raw: 0, [B]: 0 };
   for (let b = 0; b < BLOCKS; b += 1) {
     for (const n of b % 2 ? names : [...names].reverse()) {
       await session.post("Profiler.start");
@@ -66,11 +70,11 @@ try {
   for (const n of names) {
     console.log(`  ${n}: wall ${(wall[n] / per).toFixed(0)}, busy ${busy(self[n]).toFixed(0)}`);
   }
-  console.log("    B−A       A       B  function (A = raw, B = toolnexus)");
-  const keys = new Set([...self.raw.keys(), ...self.toolnexus.keys()]);
+  console.log(`    B−A       A       B  function (A = raw, B = ${B})`);
+  const keys = new Set([...self.raw.keys(), ...self[B].keys()]);
   [...keys]
     .filter((k) => !k.startsWith("(idle)"))
-    .map((k) => [k, (self.raw.get(k) ?? 0) / per, (self.toolnexus.get(k) ?? 0) / per])
+    .map((k) => [k, (self.raw.get(k) ?? 0) / per, (self[B].get(k) ?? 0) / per])
     .sort((x, y) => y[2] - y[1] - (x[2] - x[1]))
     .filter((_, i, all) => i < TOP || i >= all.length - 6)
     .forEach(([k, a, b], i, shown) => {

@@ -3,7 +3,7 @@
  * A tool result is a suspension iff `metadata.pending` is a `Request`.
  */
 import type { Answer, Request, ToolResult } from "./types";
-import { RequestSchema } from "./wire";
+import { RequestSchema, isPlainRequest } from "./wire";
 
 function requireId(id: unknown, what = "id"): string {
   if (typeof id !== "string" || id.length === 0) {
@@ -85,7 +85,9 @@ export function pending(init: PendingInit): ToolResult {
     request.expiresAt =
       init.expiresAt instanceof Date ? init.expiresAt.toISOString() : init.expiresAt;
   }
-  RequestSchema.parse(request);
+  if (!isPlainRequest(request)) {
+    RequestSchema.parse(request);
+  }
   return { output: `pending: ${request.prompt}`, isError: true, metadata: { pending: request } };
 }
 
@@ -104,7 +106,9 @@ export function pendingOf(result: ToolResult | undefined | null): Request | unde
   if (candidate === undefined || candidate === null) {
     return undefined;
   }
-  return RequestSchema.safeParse(candidate).success ? (candidate as Request) : undefined;
+  return isPlainRequest(candidate) || RequestSchema.safeParse(candidate).success
+    ? (candidate as Request)
+    : undefined;
 }
 
 /** True iff the result is a suspension (its `metadata.pending` is a valid `Request`). */

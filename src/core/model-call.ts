@@ -63,11 +63,14 @@ export function createWireCaller(options: WireCallOptions) {
   const url = style.url(options.baseUrl);
   // A caller's header replaces the built-in one of the same name, whatever its case.
   // Kept as a plain object of lowercase names: fetch copies it cheaply on every request.
-  const merged = new Headers(style.headers(options.apiKey));
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    merged.set(name, value);
+  // (The styles' own names are lowercase already; no Headers object per client.)
+  const headers: Record<string, string> = style.headers(options.apiKey);
+  if (options.headers) {
+    // Through Headers: a bad name or value fails here, at construction, as before.
+    for (const [name, value] of new Headers(options.headers)) {
+      headers[name] = value;
+    }
   }
-  const headers: Record<string, string> = Object.fromEntries(merged);
 
   // With a bodyTransform the body is built as an object for it; without one, as JSON text
   // straight away (the style reuses each tool's JSON from earlier turns).

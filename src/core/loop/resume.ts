@@ -7,7 +7,7 @@
  */
 import type { Answer, Message, Request, RunResult, ToolCall } from "../types";
 import type { Toolkit } from "../toolkit";
-import { AnswerSchema, RequestSchema } from "../wire";
+import { AnswerSchema, RequestSchema, isPlainAnswer, isPlainRequest } from "../wire";
 import { ResumeError } from "../errors";
 import { emptyUsage } from "../providers/model";
 import { executeCall, resolveWithAnswer, type ToolMessage } from "./execute-call";
@@ -40,15 +40,15 @@ interface HaltedTurn {
 
 /** Checks everything before touching anything: a stale or misrouted decision changes nothing. */
 export function locateHaltedTurn(history: Message[], pending: Request, answer: Answer): HaltedTurn {
-  const request = RequestSchema.safeParse(pending);
-  if (!request.success) {
+  const request = isPlainRequest(pending) ? undefined : RequestSchema.safeParse(pending);
+  if (request && !request.success) {
     throw new ResumeError(
       `pending is not a valid Request: ${request.error.message}`,
       "invalid_state",
     );
   }
-  const checked = AnswerSchema.safeParse(answer);
-  if (!checked.success) {
+  const checked = isPlainAnswer(answer) ? undefined : AnswerSchema.safeParse(answer);
+  if (checked && !checked.success) {
     throw new ResumeError(
       `answer is not a valid Answer: ${checked.error.message}`,
       "invalid_state",

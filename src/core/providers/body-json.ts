@@ -85,9 +85,14 @@ export function bodyBuilders(
 ) {
   const toolsJson = toolJsonCache(convert);
   const split = (request: ModelRequest, extra?: Record<string, unknown>) => {
+    const head = fixed(request);
+    if (!request.params) {
+      // Every turn of a client without requestParams: no rest object, no extra spread.
+      return { head: extra ? Object.assign(head, extra) : head, toolChoice: undefined };
+    }
     // A tools param is never sent: the tools are the toolkit's (or none).
-    const { tool_choice: toolChoice, tools: _tools, ...rest } = request.params ?? {};
-    return { head: { ...fixed(request), ...rest, ...extra }, toolChoice };
+    const { tool_choice: toolChoice, tools: _tools, ...rest } = request.params;
+    return { head: Object.assign(head, rest, extra), toolChoice };
   };
   return {
     body(request: ModelRequest): Record<string, unknown> {

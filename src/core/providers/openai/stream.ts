@@ -168,7 +168,8 @@ export function openaiStreamParser(requestedModel: string): StreamParser {
       return done || finish !== undefined;
     },
     push({ data }, onText) {
-      if (data === "[DONE]" || data.trim() === "[DONE]") {
+      // Only a short payload can be the end marker: no trim() of every chunk.
+      if (data.length < 16 && data.trim() === "[DONE]") {
         done = true;
         return;
       }
