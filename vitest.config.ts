@@ -96,6 +96,17 @@ export default defineConfig({
                 SLACK_BOT_TOKEN: "xoxb-test",
                 SLACK_SIGNING_SECRET: "8f742231b10e8888abcd99yyyzzz85a5",
                 SLACK_API_URL: "http://slack.test/api/",
+                // The demo agent's requests have no rules, so they land in `default`: a group of
+                // that name with a Slack channel puts them in Slack (test/slack/slack-flow.test.ts).
+                APPROVER_GROUPS: JSON.stringify({
+                  default: {
+                    members: [
+                      { id: "ann", identities: ["ann@example.com", "slack:T1/U1"] },
+                      { id: "bob", identities: ["slack:T1/U2"] },
+                    ],
+                    slack: { channel: "C0123" },
+                  },
+                }),
               },
               outboundService: "fake-slack",
               workers: [

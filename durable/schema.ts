@@ -12,10 +12,11 @@
  * - inbox_requests: per request, the version and groups of its approvals-inbox item.
  * - inbox_outbox: inbox item versions not yet acknowledged by their group's InboxObject
  *   (written in the same transaction as the change they describe; see inbox-outbox.ts).
+ * - slack_messages: the Slack message (channel, ts) that shows each request, per channel.
  */
 import type { Sql } from "./sql";
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export function migrate(sql: Sql): void {
   // Every construction calls this; an up-to-date object pays one read.
@@ -96,6 +97,14 @@ export function migrate(sql: Sql): void {
     request_id TEXT NOT NULL,
     item TEXT NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0
+  )`;
+  // v4: Slack messages per request (see slack-messages.ts).
+  sql`CREATE TABLE IF NOT EXISTS slack_messages (
+    request_id TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    ts TEXT,
+    claimed_at INTEGER NOT NULL,
+    PRIMARY KEY (request_id, channel)
   )`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;

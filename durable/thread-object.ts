@@ -38,6 +38,11 @@ import { closeOpenTurn } from "./close-turn";
 import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
 import { deliverOutbox, InboxOutbox, type InboxHooks } from "./inbox-outbox";
 import { inboxStub } from "../src/edge/inbox/rpc";
+import type { InboxItem } from "../src/edge/inbox/item";
+import { approverDirectory, type ApproverGroupsInit } from "../src/edge/approver-groups";
+import { readSlackSettings } from "../src/edge/slack/settings";
+import type { SlackSource, SlackSyncMessage } from "../src/edge/slack/sync";
+import { SlackMessages } from "./slack-messages";
 
 /** How long a run may go without a checkpoint before the watchdog alarm retries it. */
 export const WATCHDOG_MS = 60_000;
@@ -57,6 +62,8 @@ export interface ThreadObjectOptions {
   /** How long a run waits inline for a decision on an MCP elicitation before suspending durably. */
   elicitationWindowMs?: number;
   onError?: ErrorSink;
+  /** Approver groups (with `APPROVER_GROUPS`): which groups post to which Slack channel. */
+  approverGroups?: ApproverGroupsInit;
 }
 
 /** The thread object's class as the application sees it: extend it, export it, bind it as THREADS. */
@@ -85,6 +92,7 @@ export function createThreadObjectClass(
     readonly store: RunStore;
     readonly events: EventHub;
     readonly outbox: InboxOutbox;
+    readonly slack: SlackMessages;
     #delivering: Promise<void> | undefined;
     #driving: Promise<void> | undefined;
     #parked = false;
@@ -99,6 +107,7 @@ export function createThreadObjectClass(
       this.store = new RunStore(sql);
       this.events = new EventHub(this.store);
       this.outbox = new InboxOutbox(sql);
+      this.slack = new SlackMessages(sql);
     }
 
     get #config(): EdgeConfig {
@@ -310,6 +319,54 @@ export function createThreadObjectClass(
       };
     }
 
+    /** A group with a Slack channel gets its message posted or updated, through the notify queue. */
+    async #syncSlack(group: string, items: InboxItem[]): Promise<void> {
+      if (!readSlackSettings(this.env)) {
+        return;
+      }
+      if (!approverDirectory(this.env, options.approverGroups).groups.get(group)?.slack) {
+        return;
+      }
+      await this.#config.bindings.notifyQueue.sendBatch(
+        items.map((item) => ({
+          body: {
+            threadId: item.threadId,
+            runId: item.runId,
+            requestId: item.requestId,
+            slack: { group },
+          } satisfies SlackSyncMessage,
+        })),
+      );
+    }
+
+    /** What the Slack consumer shows for a request: its latest inbox item and its messages. */
+    async slackSource(runId: string, requestId: string): Promise<SlackSource | undefined> {
+      return this.slack.source(runId, requestId);
+    }
+
+    async slackClaim(runId: string, requestId: string, channel: string): Promise<boolean> {
+      return (
+        this.store.run(runId) !== undefined && this.slack.claim(requestId, channel, Date.now())
+      );
+    }
+
+    async slackPosted(
+      runId: string,
+      requestId: string,
+      channel: string,
+      ts: string,
+    ): Promise<void> {
+      if (this.store.run(runId)) {
+        this.slack.posted(requestId, channel, ts);
+      }
+    }
+
+    async slackRelease(runId: string, requestId: string, channel: string): Promise<void> {
+      if (this.store.run(runId)) {
+        this.slack.release(requestId, channel);
+      }
+    }
+
     /** Delivers the outbox now, in the background; the alarm retries whatever this misses. */
     #deliverSoon(): void {
       this.ctx.waitUntil(this.#deliverOutbox());
@@ -327,6 +384,8 @@ export function createThreadObjectClass(
             const { delivered, failed } = await deliverOutbox(
               this.outbox,
               async (group, items) => {
+                // Slack first: if the inbox then fails, the retry sends both again (both idempotent).
+                await this.#syncSlack(group, items);
                 await inboxStub(this.env, group).apply(items);
               },
               (fn) => this.ctx.storage.transactionSync(fn),

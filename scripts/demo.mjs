@@ -8,6 +8,7 @@
  *   2. decline — "Refund order 42 for $120": suspend, signed decline with a reason, done
  *   3. expiry  — a refund on a thread of our choosing: the request carries expiresAt and
  *                the thread's alarm will decline it as "expired" (not waited for: 15 min)
+ *   4. inbox   — the approvals inbox across threads, and a sign-in link for a demo approver
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -158,6 +159,19 @@ try {
         : "$API_TOKEN";
     say(`  curl -s -H "authorization: Bearer ${token}" ${baseUrl}/v1/runs/${runId}`);
   }
+
+  heading("4. Inbox: everything waiting, across threads, for an approver");
+  {
+    const approver = "demo-approver@example.com";
+    const { url, expiresAt } = await client.approverLink(approver);
+    const inbox = await client.approvals("default");
+    say(
+      `GET /v1/approvals?group=default → ${inbox.items.length} open request(s), e.g. the refund above`,
+    );
+    say(`a sign-in link for ${approver} (valid until ${expiresAt}); open it in a browser:`);
+    say(`  ${url}`);
+    say("It shows the open requests with Approve / Decline (and a reason), then what was decided.");
+  }
 } catch (error) {
   await receiver.close();
   if (error instanceof FlowError) {
@@ -169,4 +183,6 @@ try {
   fail(`${error.message}${hint}`);
 }
 await receiver.close();
-console.log("\nDemo complete: approved, declined, and one request left to expire on its own.");
+console.log(
+  "\nDemo complete: approved, declined, one request left to expire on its own (or to decide in the inbox).",
+);

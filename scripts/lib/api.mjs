@@ -57,6 +57,14 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
     /** POST /v1/approvers/links → `{ url, expiresAt }`: a sign-in link to /inbox for one approver. */
     approverLink: async (approver) =>
       (await call("POST", "/v1/approvers/links", { body: { approver }, headers: auth })).body,
+    /** GET /v1/approvals → `{ items, nextCursor }`: one group's inbox. */
+    approvals: async (group, { status = "open", limit = 50, cursor } = {}) => {
+      const query = new URLSearchParams({ group, status, limit: String(limit) });
+      if (cursor) {
+        query.set("cursor", cursor);
+      }
+      return (await call("GET", `/v1/approvals?${query}`, { headers: auth })).body;
+    },
     /** POST /v1/decisions, signed per Standard Webhooks with the first secret. */
     decide: (decision, opts = {}) => {
       const body = JSON.stringify(decision);

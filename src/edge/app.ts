@@ -9,6 +9,7 @@ import { decisionRoutes } from "./routes/decisions";
 import { approvalRoutes } from "./routes/approval";
 import { approvalsRoutes } from "./routes/approvals";
 import { inboxRoutes } from "./routes/inbox";
+import { slackRoutes } from "./routes/slack";
 import type { ApproverGroupsInit } from "./approver-groups";
 import { servedOpenApiDocument } from "./openapi";
 import { publicBase } from "./links";
@@ -41,6 +42,7 @@ export function createApp(
     .route("/v1", runRoutes(agents))
     .route("/", approvalRoutes())
     .route("/", inboxRoutes(options))
+    .route("/", slackRoutes(options))
     .notFound(() => {
       throw new ApiError(404, "not_found", "no such route");
     })

@@ -3,6 +3,7 @@
  * message bodies. Plain JSON, so both sides can change independently.
  */
 import type { Answer, Message, Request, RunResult, Usage } from "../core/types";
+import type { SlackThread } from "./slack/sync";
 
 export interface StartInput {
   runId: string;
@@ -113,7 +114,7 @@ export interface NotificationSource {
 }
 
 /** The thread object's RPC surface, as the worker sees it through the binding. */
-export interface ThreadRpc {
+export interface ThreadRpc extends SlackThread {
   start(input: StartInput): Promise<StartOutcome>;
   getRun(runId: string, options?: { transcript?: boolean }): Promise<RunView | undefined>;
   decide(input: DecisionInput): Promise<DecisionOutcome>;

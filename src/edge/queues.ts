@@ -6,6 +6,10 @@
 import type { DriveMessage, NotifyMessage, NotificationSource } from "./protocol";
 import { readConfig, type EdgeEnv } from "./config";
 import { threadStub } from "./threads";
+import { approverDirectory, type ApproverGroupsInit } from "./approver-groups";
+import { readSlackSettings } from "./slack/settings";
+import { slackApi } from "./slack/api";
+import { isSlackSync, syncSlack, type SlackSyncMessage } from "./slack/sync";
 import { checkCallbackUrl } from "./callback-url";
 import { buildNotification, deliver, retryDelaySeconds } from "./notify";
 import type { ErrorInfo } from "./error-sink";
@@ -28,6 +32,7 @@ export function createQueueHandler(options: {
   queues?: Partial<QueueNames>;
   fetch?: typeof fetch;
   report: (error: unknown, info: ErrorInfo) => void;
+  approverGroups?: ApproverGroupsInit;
 }) {
   const names = { ...DEFAULT_QUEUES, ...options.queues };
   const { report } = options;
@@ -41,7 +46,11 @@ export function createQueueHandler(options: {
         });
       case names.notify: {
         const config = readConfig(env);
-        return each(batch, async (message: Message<NotifyMessage>) => {
+        return each(batch, async (message: Message<NotifyMessage | SlackSyncMessage>) => {
+          if (isSlackSync(message.body)) {
+            await slackSync(env, message.body, options.approverGroups);
+            return message.ack();
+          }
           const source: NotificationSource | undefined = await threadStub(
             env,
             message.body.threadId,
@@ -108,6 +117,21 @@ export function createQueueHandler(options: {
         batch.retryAll();
     }
   };
+}
+
+/** Posts or updates the request's Slack message; throws (so the message retries) when Slack fails. */
+async function slackSync(
+  env: EdgeEnv,
+  body: SlackSyncMessage,
+  approverGroups: ApproverGroupsInit | undefined,
+): Promise<void> {
+  const settings = readSlackSettings(env);
+  const channel = approverDirectory(env, approverGroups).groups.get(body.slack.group)?.slack
+    ?.channel;
+  if (!settings || !channel) {
+    return; // Slack switched off (or the group lost its channel) since the message was sent
+  }
+  await syncSlack(threadStub(env, body.threadId), slackApi(settings), body, channel);
 }
 
 /** The run and thread a queue message is about, when its body says. */

@@ -106,4 +106,16 @@ export const INBOX_PATHS = {
       },
     },
   },
+  "/slack/interactions": {
+    post: {
+      summary:
+        "Slack interactivity: Approve / Decline buttons and the decline-reason modal (v0 signature over the raw body)",
+      responses: {
+        200: { description: "Handled (Slack's 3-second acknowledgement)" },
+        400: error("Not a Slack interaction payload"),
+        401: error("Missing, bad or stale Slack signature"),
+        404: error("slack_not_configured: SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET unset"),
+      },
+    },
+  },
 };
