@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ROOT, devCredentials, ensureDevVars } from "./dev-vars.mjs";
+import { ROOT } from "./dev-vars.mjs";
 
 /** A port nobody listens on right now (the OS picks it). */
 export function freePort() {
@@ -36,63 +36,74 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 
 /**
+ * What `wrangler dev` runs with in tests and checks, whatever the developer's .dev.vars
+ * holds (an LLM_BASE_URL or PUBLIC_URL there would change what the checks see). The
+ * vitest projects do the same (test/helpers/isolated-config.mjs).
+ */
+export const TEST_VARS = {
+  API_TOKEN: "test-token",
+  WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
+  CALLBACK_ALLOW: "127.0.0.1 localhost",
+};
+
+/**
+ * The command line: wrangler's `--env-file` replaces .dev.vars (and .env) entirely, so
+ * exactly `vars` reach the worker.
+ */
+export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
+  return [
+    WRANGLER,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    path.join(stateDir, "state"),
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    "info",
+    "--env-file",
+    envFile,
+  ];
+}
+
+/**
  * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string> }} options
  *   `cwd`: the worker project (default: this repository); `vars`: exactly the variables
- *   the worker gets (default: this repository's .dev.vars without LLM_*).
+ *   the worker gets (default {@link TEST_VARS}).
  * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void> }>}
  */
 export async function startDevServer({
   timeoutMs = 60_000,
   log = () => {},
   cwd = ROOT,
-  vars = undefined,
+  vars = TEST_VARS,
 } = {}) {
-  for (const line of vars ? [] : ensureDevVars()) {
-    log(line);
-  }
-  const credentials = vars
-    ? {
-        vars,
-        apiToken: vars.API_TOKEN,
-        webhookSecrets: (vars.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean),
-        notifySecrets: (vars.NOTIFY_SECRET ?? "").split(/\s+/).filter(Boolean),
-      }
-    : devCredentials();
+  const credentials = {
+    apiToken: vars.API_TOKEN,
+    webhookSecrets: (vars.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean),
+    notifySecrets: (vars.NOTIFY_SECRET ?? "").split(/\s+/).filter(Boolean),
+  };
   const stateDir = mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
-  // Exactly `npm start`'s .dev.vars, except that a developer's real model endpoint is
-  // left out: the checks script the built-in demo model's replies.
-  const args = [
-    WRANGLER,
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(await freePort()),
-    "--inspector-port",
-    String(await freePort()),
-    "--persist-to",
-    path.join(stateDir, "state"),
-    "--show-interactive-dev-session=false",
-    "--log-level",
-    "info",
-  ];
-  if (vars || credentials.vars.LLM_BASE_URL) {
-    const envFile = path.join(stateDir, "dev.vars");
-    const kept = Object.entries(credentials.vars).filter(
-      ([name]) => vars || !name.startsWith("LLM_"),
-    );
-    writeFileSync(
-      envFile,
-      kept.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join("\n"),
-      { mode: 0o600 },
-    );
-    args.push("--env-file", envFile);
-    if (!vars) {
-      log(
-        ".dev.vars sets LLM_BASE_URL: using it without the LLM_* variables (the checks need the demo model)",
-      );
-    }
-  }
+  const envFile = path.join(stateDir, "dev.vars");
+  writeFileSync(
+    envFile,
+    Object.entries(vars)
+      .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
+      .join("\n"),
+    { mode: 0o600 },
+  );
+  const args = devServerArgs({
+    port: await freePort(),
+    inspectorPort: await freePort(),
+    stateDir,
+    envFile,
+  });
+  log(`wrangler dev with the test configuration (${Object.keys(vars).join(", ")}), not .dev.vars`);
   const url = `http://127.0.0.1:${args[args.indexOf("--port") + 1]}`;
 
   const child = spawn(process.execPath, args, {

@@ -28,7 +28,8 @@ export const DEV_DEFAULTS = {
 
 /**
  * Copies `.dev.vars.example` to `.dev.vars` unless it exists, then appends a generated value
- * for every secret of {@link GENERATED_SECRETS} that is missing or empty. Lines already in
+ * for every secret of {@link GENERATED_SECRETS} that is missing or empty, and every variable
+ * the example sets that `.dev.vars` lacks (with the example's value). Lines already in
  * the file are never rewritten (a later line wins in dotenv files, so an empty one is
  * overridden by the appended value). Returns what it did, e.g. `["created .dev.vars", …]`.
  */
@@ -56,6 +57,15 @@ export function ensureDevVars({ file = DEV_VARS, example = DEV_VARS_EXAMPLE } = 
     if (!(name in vars)) {
       lines.push(`# ${name}: ${purpose} (added by npm start)`, `${name}=${value}`);
       done.push(`added ${name}=${value} to .dev.vars`);
+      vars[name] = value;
+    }
+  }
+  // A variable the example gained since this .dev.vars was made (a newer checkout): added
+  // with the example's value, so `npm start` keeps working after a pull.
+  for (const [name, value] of Object.entries(parseDotenv(readFileSync(example, "utf8")))) {
+    if (!(name in vars) && !(name in GENERATED_SECRETS)) {
+      lines.push(`# ${name}: new in .dev.vars.example (added by npm start)`, `${name}=${value}`);
+      done.push(`added ${name}=${value} to .dev.vars (new in .dev.vars.example)`);
     }
   }
   if (lines.length > 0) {

@@ -50,6 +50,28 @@ describe("ensureDevVars", () => {
     expect(vars.NOTIFY_SECRET).toMatch(WHSEC);
   });
 
+  it("appends a variable the example gained since .dev.vars was made, with its value", () => {
+    const { file, example } = paths("API_TOKEN=mine\nLLM_BASE_URL=https://llm.example/v1\n");
+    writeFileSync(
+      example,
+      "API_TOKEN=dev-token\n# WEBHOOK_SECRET=whsec_…\nNEW_FLAG=on\n# LATER=commented out\n",
+    );
+    expect(ensureDevVars({ file, example })).toEqual([
+      "generated WEBHOOK_SECRET into .dev.vars",
+      "generated NOTIFY_SECRET into .dev.vars",
+      "added CALLBACK_ALLOW=127.0.0.1 localhost to .dev.vars",
+      "added NEW_FLAG=on to .dev.vars (new in .dev.vars.example)",
+    ]);
+    const vars = parseDotenv(readFileSync(file, "utf8"));
+    expect(vars).toMatchObject({
+      API_TOKEN: "mine",
+      LLM_BASE_URL: "https://llm.example/v1",
+      NEW_FLAG: "on",
+    });
+    expect(vars).not.toHaveProperty("LATER");
+    expect(ensureDevVars({ file, example })).toEqual([]);
+  });
+
   it("an empty value counts as missing; the appended line wins", () => {
     const { file, example } = paths(
       "API_TOKEN=t\nWEBHOOK_SECRET=\nNOTIFY_SECRET=whsec_bm90aWZ5\nCALLBACK_ALLOW=\n",

@@ -1,0 +1,24 @@
+// Types for the TypeScript tests that import dev-server.mjs (test/scripts).
+export const RUNTIME_ERROR: RegExp;
+export const TEST_VARS: Record<string, string>;
+export function freePort(): Promise<number>;
+export function devServerArgs(options: {
+  port: number;
+  inspectorPort: number;
+  stateDir: string;
+  envFile: string;
+}): string[];
+export function startDevServer(options?: {
+  timeoutMs?: number;
+  log?: (line: string) => void;
+  cwd?: string;
+  vars?: Record<string, string>;
+}): Promise<{
+  url: string;
+  apiToken: string;
+  webhookSecrets: string[];
+  notifySecrets: string[];
+  output: () => string;
+  tail: (lines?: number) => string;
+  stop: () => Promise<void>;
+}>;
