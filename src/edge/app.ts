@@ -42,7 +42,7 @@ export function createApp(
     .route("/v1", runRoutes(agents))
     .route("/", approvalRoutes())
     .route("/", inboxRoutes(options))
-    .route("/", slackRoutes(options))
+    .route("/", slackRoutes({ ...options, report }))
     .notFound(() => {
       throw new ApiError(404, "not_found", "no such route");
     })

@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import * as z from "zod";
 import type { EdgeEnv } from "../config";
+import { errorSink, type ErrorInfo } from "../error-sink";
 import { approverDirectory, type ApproverGroupsInit } from "../approver-groups";
 import { ApiError } from "../http-errors";
 import { readRawBody } from "../body";
@@ -22,6 +23,12 @@ type Ctx = Context<{ Bindings: EdgeEnv }>;
 
 /** Slack's payloads are a few KiB; this bounds the work before the signature is checked. */
 const MAX_INTERACTION_BYTES = 128 * 1024;
+
+interface SlackRouteOptions {
+  approverGroups?: ApproverGroupsInit;
+  /** The application's error sink (`createEdge({ onError })`). */
+  report?: (error: unknown, info: ErrorInfo) => void;
+}
 
 const Target = z.object({
   runId: z.string().min(1).max(300),
@@ -60,7 +67,7 @@ const ViewSubmission = z.object({
  * `slack:<team>/<user>`) and Slack is answered at once. The message itself is updated by
  * the `notify` queue, fed by the thread's outbox like the inbox.
  */
-export function slackRoutes(options: { approverGroups?: ApproverGroupsInit }) {
+export function slackRoutes(options: SlackRouteOptions) {
   return new Hono<{ Bindings: EdgeEnv }>().post("/slack/interactions", async (c) => {
     const settings = readSlackSettings(c.env);
     if (!settings) {
@@ -103,7 +110,7 @@ function identityOf(user: z.infer<typeof User>, team: z.infer<typeof Team>): str
 async function blockAction(
   c: Ctx,
   settings: SlackSettings,
-  options: { approverGroups?: ApproverGroupsInit },
+  options: SlackRouteOptions,
   payload: z.infer<typeof BlockActions>,
 ) {
   const [action] = payload.actions;
@@ -118,7 +125,16 @@ async function blockAction(
     if (channel) {
       c.executionCtx.waitUntil(
         api.ephemeral(channel, payload.user.id, text).catch((error) => {
-          console.error("slack: ephemeral message failed", error);
+          (options.report ?? errorSink())(
+            new Error("slack: ephemeral message failed", { cause: error }),
+            {
+              source: "slack",
+              runId: target.runId,
+              ...(threadOf(target.runId) ? { threadId: threadOf(target.runId) } : {}),
+              requestId: target.requestId,
+              recoverable: false,
+            },
+          );
         }),
       );
     }
