@@ -55,6 +55,12 @@ export const DECISION_BACKSTOP_MS = 10_000;
  * delivery or the alarm, armed before returning, so one call never holds the object forever.
  */
 export const MAX_WORK_PER_DRIVE = 100;
+/**
+ * Outbox rounds per delivery: rows written while a round is in flight go in the next one;
+ * a thread that keeps writing faster than its inboxes accept leaves the rest to the alarm
+ * (the outbox's retry time), so one call never loops on a busy thread.
+ */
+const MAX_OUTBOX_ROUNDS = 10;
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
@@ -380,7 +386,7 @@ export function createThreadObjectClass(
       const round = (async () => {
         try {
           let sent = 0;
-          for (let guard = 0; guard < 10; guard += 1) {
+          for (let pass = 0; pass < MAX_OUTBOX_ROUNDS; pass += 1) {
             const { delivered, failed } = await deliverOutbox(
               this.outbox,
               async (group, items) => {

@@ -16,6 +16,7 @@ import { defineAgent } from "../../src/edge/agent";
 import { supportAgent } from "../../src/edge/demo-agent";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { DriveMessage, NotifyMessage, RunView } from "../../src/edge/protocol";
+import type { ThreadObjectInternals } from "../../durable/thread-object";
 import { newRunId, newThreadId } from "../../src/edge/threads";
 import { API_TOKEN, BASE } from "../helpers/edge";
 import { startPending, threadStub } from "../helpers/durable";
@@ -69,7 +70,11 @@ async function call(
  * Starts and drives a run inside a thread object of `edge`'s class, with the resume
  * queue captured (so the deployed worker's own consumer never sees it).
  */
-async function driveInObject(edge: ReturnType<typeof createEdge>, agent: string) {
+async function driveInObject(
+  edge: ReturnType<typeof createEdge>,
+  agent: string,
+  extra: { env?: Record<string, unknown>; start?: { callbackUrl?: string } } = {},
+) {
   const threadId = newThreadId();
   const runId = newRunId(threadId);
   const sent: DriveMessage[] = [];
@@ -80,15 +85,26 @@ async function driveInObject(edge: ReturnType<typeof createEdge>, agent: string)
     sendBatch: async () => {},
   };
   const view = await runInDurableObject(threadStub(threadId), async (_instance, state) => {
-    const object = new edge.ThreadObject(state, { ...env, RESUME_QUEUE: queue });
-    const started = await object.start({ runId, threadId, agent, input: "hi", publicUrl: BASE });
+    const object = new edge.ThreadObject(state, { ...env, RESUME_QUEUE: queue, ...extra.env });
+    const started = await object.start({
+      runId,
+      threadId,
+      agent,
+      input: "Please delete my account",
+      publicUrl: BASE,
+      ...extra.start,
+    });
     expect(started.ok).toBe(true);
-    await object.drive(runId);
+    const drove = await object.drive(runId).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const run = await object.getRun(runId);
-    const response = await object.fetch(`https://thread/events?runId=${runId}`);
-    const events = await response.text();
+    // The stored log (an SSE stream of a run still pending would stay open).
+    const rows = (object as unknown as ThreadObjectInternals).store.eventsAfter(runId, 0);
+    const events = rows.map((row) => `event: ${row.type}\ndata: ${row.data}`).join("\n\n");
     await state.storage.deleteAlarm();
-    return { run, events };
+    return { run, events, drove };
   });
   return { ...view, runId, threadId, sent };
 }
@@ -129,6 +145,30 @@ describe("the error sink", () => {
       { source: "driver", runId, threadId, recoverable: false },
     ]);
     expect(reported[0]!.error.message).toBe("CRM_TOKEN is not set");
+  });
+
+  it("a failure outside the loop is a visible, recoverable error event, reported and rethrown for a retry", async () => {
+    const { edge, reported } = recordingEdge();
+    const brokenQueue = {
+      send: async () => {
+        throw new Error("queue unavailable");
+      },
+      sendBatch: async () => {},
+    };
+    const { run, events, drove, runId, threadId } = await driveInObject(edge, "support", {
+      env: { NOTIFY_QUEUE: brokenQueue },
+      start: { callbackUrl: "https://hooks.example.com/approvals" },
+    });
+    // The queue consumer sees the failure (and redelivers); the watchdog alarm backs it up.
+    expect(drove).toBeInstanceOf(Error);
+    expect((drove as Error).message).toBe("queue unavailable");
+    expect((run as RunView).status).not.toBe("running");
+    expect(events).toMatch(
+      /event: error\ndata: \{"message":"driver failed, retrying: queue unavailable","recoverable":true\}/,
+    );
+    expect(reported.map((r) => r.info)).toEqual([
+      { source: "driver", runId, threadId, recoverable: true },
+    ]);
   });
 
   it("receives a failed notification with its run, thread and request", async () => {
