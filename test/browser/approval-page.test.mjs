@@ -6,11 +6,13 @@
  * 1. The approval page in headless Chromium: the link from the signed notification
  *    renders the prompt, loading it decides nothing, Approve finishes the run.
  * 2. The `npm run check:dev` story: approve by a signed webhook.
+ * 3. `toolnexus-edge/client` in the browser: start, stream, sign a decision, stream to done.
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH); .ci/run installs it.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { chromium } from "playwright-core";
 import { createClient, isFinished } from "../../scripts/lib/api.mjs";
@@ -131,4 +133,66 @@ test("check:dev: start → pending → signed approve → done under wrangler de
 }, async (t) => {
   await withServerLog(() => approveFlow({ client, receiver, say: (line) => t.diagnostic(line) }));
   assert.doesNotMatch(server.output(), RUNTIME_ERROR, server.tail());
+});
+
+test("toolnexus-edge/client in Chromium: start, stream to pending, signed approve, stream to done", {
+  timeout: 60_000,
+}, async (t) => {
+  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}`);
+  // The client as a web app would ship it: bundled for the browser (no Node built-ins).
+  const { build } = await import("esbuild");
+  const bundle = await build({
+    entryPoints: [fileURLToPath(new URL("../../src/client/index.ts", import.meta.url))],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+    logLevel: "silent",
+  });
+  const source = bundle.outputFiles[0].text;
+  const clientBrowser = await chromium.launch({
+    executablePath: CHROMIUM,
+    timeout: 30_000,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
+  });
+  try {
+    const page = await clientBrowser.newPage();
+    await page.goto(`${server.url}/healthz`); // same origin as the API: no CORS involved
+    const outcome = await withServerLog(() =>
+      page.evaluate(
+        async ({ source, token, secret }) => {
+          const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+          const { createApiClient } = await import(url);
+          const api = createApiClient({ baseUrl: location.origin, token });
+          const { runId } = await api.runs.start({
+            agent: "support",
+            input: "Please delete my account",
+          });
+          let request;
+          for await (const event of api.runs.events(runId)) {
+            if (event.event === "pending") {
+              request = event.data.request;
+              break;
+            }
+          }
+          const decision = { runId, requestId: request.id, decision: "approve" };
+          const accepted = await api.decisions.send(secret, decision); // WebCrypto HMAC
+          const events = [];
+          for await (const event of api.runs.events(runId)) {
+            events.push(event.event);
+          }
+          const run = await api.runs.get(runId);
+          return { duplicate: accepted.duplicate, events, status: run.status, text: run.text };
+        },
+        { source, token: server.apiToken, secret: server.webhookSecrets[0] },
+      ),
+    );
+    t.diagnostic(`in the browser: ${JSON.stringify(outcome)}`);
+    assert.equal(outcome.duplicate, false);
+    assert.equal(outcome.events.at(-1), "done");
+    assert.equal(outcome.status, "done");
+    assert.equal(outcome.text, "Done: Account deleted");
+  } finally {
+    await clientBrowser.close().catch(() => {});
+  }
 });
