@@ -31,12 +31,38 @@ function wranglerBin() {
   return local;
 }
 
+/**
+ * The bundle's minified bytes per dependency, from esbuild's metafile (wrangler's
+ * `--metafile`): npm packages by name, the product's own code by folder.
+ */
+function byDependency(metafile) {
+  const meta = JSON.parse(fs.readFileSync(metafile, "utf8"));
+  const [, output] = Object.entries(meta.outputs).find(([file]) => file.endsWith(".js"));
+  const sizes = new Map();
+  for (const [file, info] of Object.entries(output.inputs)) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1];
+    const own = /^(src\/(?:core|edge|client)|durable)\//.exec(file)?.[1] ?? file;
+    const key = pkg === "zod" && /\/locales\//.test(file) ? "zod (locales)" : (pkg ?? own);
+    sizes.set(key, (sizes.get(key) ?? 0) + info.bytesInOutput);
+  }
+  return [...sizes].sort((a, b) => b[1] - a[1]);
+}
+
 /** Builds one worker; returns the bundle path, its sizes and wrangler's own size line. */
-function buildWorker(label, cwd, outdir) {
+function buildWorker(label, cwd, outdir, minify = true) {
   fs.rmSync(outdir, { recursive: true, force: true });
+  const metafile = path.join(outdir, "meta.json");
   const output = execFileSync(
     wranglerBin(),
-    ["deploy", "--dry-run", "--minify", "--outdir", outdir],
+    [
+      "deploy",
+      "--dry-run",
+      ...(minify ? ["--minify"] : []),
+      "--outdir",
+      outdir,
+      "--metafile",
+      metafile,
+    ],
     {
       cwd,
       encoding: "utf8",
@@ -47,7 +73,7 @@ function buildWorker(label, cwd, outdir) {
   );
   const main = fs
     .readdirSync(outdir)
-    .filter((f) => f.endsWith(".js"))
+    .filter((f) => f.endsWith(".js") && !f.endsWith(".map"))
     .map((f) => path.join(outdir, f));
   const code = Buffer.concat(main.map((f) => fs.readFileSync(f)));
   const wrangler = /Total Upload: ([^\n]+)/.exec(output)?.[1]?.trim() ?? "?";
@@ -65,6 +91,7 @@ function buildWorker(label, cwd, outdir) {
     wrangler,
     stubbed,
     mcp: /elicitation\/create/.test(text),
+    dependencies: fs.existsSync(metafile) ? byDependency(metafile) : [],
   };
 }
 
@@ -101,6 +128,12 @@ export async function main() {
         path.join(tmp, "baseline"),
       ),
       buildWorker("toolnexus-edge worker (src/worker.ts)", ROOT, path.join(tmp, "product")),
+      buildWorker(
+        "the same, not minified (wrangler's default)",
+        ROOT,
+        path.join(tmp, "unminified"),
+        false,
+      ),
     ];
     const startup = builds.map(() => []);
     const heap = builds.map(() => []);
@@ -148,9 +181,20 @@ export async function main() {
       ],
       rows,
     );
+    const product = builds[1];
+    const deps = table(
+      "Bundle by dependency — the minified worker's bytes per npm package (product code by folder), from wrangler's --metafile",
+      ["dependency", "minified KiB", "share"],
+      product.dependencies.map(([name, bytes]) => [
+        name,
+        kib(bytes),
+        `${((100 * bytes) / product.minified).toFixed(1)} %`,
+      ]),
+    );
     console.log(out);
+    console.log(deps);
     console.log(`machine: ${machine()}\n`);
-    return out;
+    return `${out}\n${deps}`;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -5,12 +5,19 @@
 import { spawnSync } from "node:child_process";
 import { machine } from "./lib/stats.mjs";
 
-const SCRIPTS = ["loop.mjs", "resume.mjs", "durable-writes.mjs", "bundle.mjs", "pipeline.mjs"];
+const SCRIPTS = [
+  ["loop.mjs"],
+  ["loop.mjs", "--stream"],
+  ["resume.mjs"],
+  ["durable-writes.mjs"],
+  ["bundle.mjs"],
+  ["pipeline.mjs"],
+];
 console.log(`toolnexus-edge benchmarks — ${new Date().toISOString()}\nmachine: ${machine()}\n`);
 let failed = 0;
-for (const script of SCRIPTS) {
-  console.log(`## ${script}\n`);
-  const result = spawnSync(process.execPath, [script, ...process.argv.slice(2)], {
+for (const [script, ...flags] of SCRIPTS) {
+  console.log(`## ${[script, ...flags].join(" ")}\n`);
+  const result = spawnSync(process.execPath, [script, ...flags, ...process.argv.slice(2)], {
     stdio: "inherit",
     timeout: 20 * 60_000,
   });

@@ -36,6 +36,10 @@ export function eventStream(
       let processed = 0;
       let waiters: Array<{ upTo: number; resolve: () => void }> = [];
       const settle = () => {
+        // Called on every next(): most of the time nobody waits, so no array is built.
+        if (waiters.length === 0) {
+          return;
+        }
         waiters = waiters.filter((w) => {
           if (processed >= w.upTo || controller.signal.aborted) {
             w.resolve();
