@@ -15,6 +15,8 @@ export interface WorkerOptions {
    * their `-dlq` dead-letter queues.
    */
   queues?: Partial<QueueNames>;
+  /** Bound of one notification delivery (default 10 s); slower receivers are retried. */
+  notifyTimeoutMs?: number;
   /** How long a run waits inline for a decision on an MCP elicitation (default 20 s). */
   elicitationWindowMs?: number;
   /** Approver groups; a group also in `APPROVER_GROUPS` is this one (DESIGN.md §6 "Groups"). */

@@ -9,7 +9,13 @@ import { webhookHeaders } from "./webhooks";
 import { approvalUrl } from "./links";
 import type { Request as AgentRequest } from "../core/types";
 
+/** Default bound of one delivery (connect, send, response headers). */
 export const NOTIFY_TIMEOUT_MS = 10_000;
+/**
+ * Sends of one notification before it is dead-lettered and recorded on the run: the first
+ * plus `max_retries` (4 in wrangler.toml; test/scripts checks they agree).
+ */
+export const NOTIFY_MAX_DELIVERIES = 5;
 
 /** The body POSTed to callbackUrl (documented as `Notification` in /openapi.json). */
 export interface Notification {
@@ -63,20 +69,21 @@ export async function deliver(
   url: string,
   notification: Notification,
   config: EdgeConfig,
-  fetcher: typeof fetch = fetch,
+  options: { fetch?: typeof fetch | undefined; timeoutMs?: number | undefined } = {},
 ): Promise<DeliveryResult> {
   const body = JSON.stringify(notification);
   const headers = await webhookHeaders(notifySigningSecret(config), body, {
     id: notificationId(notification),
   });
+  const timeoutMs = options.timeoutMs ?? NOTIFY_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
+  const fetcher = options.fetch ?? fetch;
   try {
-    const response = await fetcher(url, {
-      method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS),
-      redirect: "manual",
-    });
+    // Raced with the signal too, so even a fetch that ignores it cannot hold the batch.
+    const response = await Promise.race([
+      fetcher(url, { method: "POST", headers, body, signal, redirect: "manual" }),
+      rejectOnAbort(signal, `no response within ${timeoutMs} ms`),
+    ]);
     await response.body?.cancel();
     return response.ok
       ? { ok: true, status: response.status }
@@ -84,6 +91,12 @@ export async function deliver(
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
+}
+
+function rejectOnAbort(signal: AbortSignal, message: string): Promise<never> {
+  return new Promise((_, reject) => {
+    signal.addEventListener("abort", () => reject(new Error(message)), { once: true });
+  });
 }
 
 /** Exponential backoff for redelivery, in whole seconds as Queues want them: 5, 10, 20, … capped at 5 min. */

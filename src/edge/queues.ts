@@ -11,7 +11,7 @@ import { readSlackSettings } from "./slack/settings";
 import { slackApi } from "./slack/api";
 import { isSlackSync, syncSlack, type SlackSyncMessage } from "./slack/sync";
 import { checkCallbackUrl } from "./callback-url";
-import { buildNotification, deliver, retryDelaySeconds } from "./notify";
+import { buildNotification, deliver, NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notify";
 import type { ErrorInfo } from "./error-sink";
 
 export interface QueueNames {
@@ -33,6 +33,7 @@ export function createQueueHandler(options: {
   fetch?: typeof fetch;
   report: (error: unknown, info: ErrorInfo) => void;
   approverGroups?: ApproverGroupsInit;
+  notifyTimeoutMs?: number;
 }) {
   const names = { ...DEFAULT_QUEUES, ...options.queues };
   const { report } = options;
@@ -71,14 +72,14 @@ export function createQueueHandler(options: {
             source.run.callbackUrl,
             await buildNotification(source, config),
             config,
-            options.fetch,
+            { fetch: options.fetch, timeoutMs: options.notifyTimeoutMs },
           );
           if (result.ok) {
             message.ack();
           } else {
             report(
               new Error(
-                `notification for ${message.body.requestId} to ${source.run.callbackUrl} failed (attempt ${message.attempts}): ${result.reason}`,
+                `notification for ${message.body.requestId} to ${source.run.callbackUrl} failed (delivery ${message.attempts} of ${NOTIFY_MAX_DELIVERIES}): ${result.reason}`,
               ),
               { source: "notify", ...idsOf(message.body), recoverable: true },
             );
@@ -88,7 +89,8 @@ export function createQueueHandler(options: {
       }
       case names.notifyDeadLetter:
         return each(batch, async (message: Message<NotifyMessage>) => {
-          const reason = `gave up after ${message.attempts} attempts`;
+          // `message.attempts` counts deliveries from this dead-letter queue, not the sends.
+          const reason = `gave up after ${NOTIFY_MAX_DELIVERIES} deliveries`;
           await threadStub(env, message.body.threadId).notificationFailed(message.body, reason);
           report(new Error(`notification for ${message.body.requestId} failed: ${reason}`), {
             source: "notify",
@@ -147,19 +149,25 @@ function idsOf(body: unknown): Pick<ErrorInfo, "runId" | "threadId" | "requestId
   };
 }
 
-/** Handles messages one by one; a failure retries that message only. */
+/**
+ * Handles a batch's messages concurrently, each acked or retried on its own: one slow
+ * receiver or thread never holds up the others (each notification is bounded by its own
+ * timeout). A failure retries that message only.
+ */
 function eachMessage(report: (error: unknown, info: ErrorInfo) => void) {
   return async <T>(
     batch: MessageBatch<unknown>,
     handle: (message: Message<T>) => Promise<void>,
   ): Promise<void> => {
-    for (const message of batch.messages as readonly Message<T>[]) {
-      try {
-        await handle(message);
-      } catch (error) {
-        report(error, { source: "queue", ...idsOf(message.body), recoverable: true });
-        message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-      }
-    }
+    await Promise.all(
+      (batch.messages as readonly Message<T>[]).map(async (message) => {
+        try {
+          await handle(message);
+        } catch (error) {
+          report(error, { source: "queue", ...idsOf(message.body), recoverable: true });
+          message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+        }
+      }),
+    );
   };
 }

@@ -243,6 +243,60 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     expect(calls.map((c) => [c.url, c.redirect])).toEqual([[url, "manual"]]);
   });
 
+  it("delivers a batch concurrently: a hanging receiver does not hold up a healthy one", async () => {
+    const hanging = await pendingWithCallback("hanging");
+    const healthy = await pendingWithCallback("healthy");
+    let release: (response: Response) => void = () => {};
+    const held = new Promise<Response>((resolve) => {
+      release = resolve;
+    });
+    let releasedHanging = false;
+    const { calls, edge } = fakeCallback(async () => {
+      const url = calls[calls.length - 1]!.url;
+      return url === hanging.url ? held : new Response("ok");
+    });
+    const ids = [crypto.randomUUID(), crypto.randomUUID()];
+    // The hanging receiver's message comes first: one at a time, the healthy one would wait.
+    const batch = createMessageBatch<NotifyMessage>("toolnexus-notify", [
+      { id: ids[0]!, timestamp: new Date(), attempts: 1, body: hanging.message },
+      { id: ids[1]!, timestamp: new Date(), attempts: 1, body: healthy.message },
+    ]);
+    const ctx = createExecutionContext();
+    let settled = false;
+    const handled = Promise.resolve(edge.worker.queue!(batch, env as Env & EdgeEnv, ctx)).then(
+      () => {
+        settled = true;
+      },
+    );
+    await until(() => calls.some((c) => c.url === healthy.url), "the healthy receiver's delivery");
+    expect(calls.some((c) => c.url === hanging.url)).toBe(true);
+    expect(releasedHanging).toBe(false);
+    expect(settled).toBe(false); // the hanging delivery is still being held
+    releasedHanging = true;
+    release(new Response("late but fine"));
+    await handled;
+    const result = await getQueueResult(batch, ctx);
+    expect(new Set(result.explicitAcks)).toEqual(new Set(ids));
+  });
+
+  it("bounds each delivery: a receiver that never answers is given up on and retried", async () => {
+    const calls: string[] = [];
+    // Never settles, and ignores the abort signal: the bound must not rely on the fetcher.
+    const edge = createEdge({
+      agents: [supportAgent],
+      notifyTimeoutMs: 20,
+      fetch: (async (input: RequestInfo | URL) => {
+        calls.push(String(input));
+        return new Promise<Response>(() => {});
+      }) as typeof fetch,
+    });
+    const { message } = await pendingWithCallback("never-answers");
+    const { id, result } = await deliver(edge, message);
+    expect(calls).toHaveLength(1);
+    expect(result.retryMessages).toEqual([{ msgId: id }]);
+    expect(result.explicitAcks).toEqual([]);
+  });
+
   it("retries a failing callback (HTTP 500) with a growing delay and the same webhook-id", async () => {
     const { calls, edge } = fakeCallback(() => new Response("boom", { status: 500 }));
     const { request, message, runId } = await pendingWithCallback("fail-500");
@@ -286,7 +340,7 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     const { runId, request, message } = await pendingWithCallback("dead-letter");
 
     const { id, result } = await deliver(edge, message, {
-      attempts: 6,
+      attempts: 1, // the first delivery from the dead-letter queue
       queue: "toolnexus-notify-dlq",
     });
     expect(result.explicitAcks).toEqual([id]);
@@ -296,6 +350,8 @@ describe("notify consumer", { timeout: 30_000 }, () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.data).toMatchObject({ requestId: request.id, recoverable: true });
     expect(errors[0]!.data.message).toMatch(new RegExp(`notification for ${request.id} failed`));
+    // The count is the sends (1 + max_retries), not this dead-letter delivery's attempts.
+    expect(errors[0]!.data.message).toMatch(/gave up after 5 deliveries/);
 
     const run = await getRun(runId);
     expect(run.status).toBe("pending");
