@@ -1,22 +1,32 @@
 import type { MiddlewareHandler } from "hono";
+import { bearerAuth as honoBearerAuth } from "hono/bearer-auth";
 import { readConfig, type EdgeEnv } from "./config";
-import { ApiError } from "./http-errors";
+import { errorBody } from "./http-errors";
 import { timingSafeEqual } from "./webhooks";
 
-/** `Authorization: Bearer <API_TOKEN>` for the run API, compared in constant time. */
+const CHALLENGE = 'Bearer realm="toolnexus"';
+
+/** Every failure is the same JSON 401 (no hint whether the header or the token was wrong). */
+const unauthorized = () =>
+  new Response(JSON.stringify(errorBody("unauthorized", "missing or invalid bearer token")), {
+    status: 401,
+    headers: { "content-type": "application/json", "www-authenticate": CHALLENGE },
+  });
+
+/**
+ * `Authorization: Bearer <API_TOKEN>` for the run API: Hono's `bearerAuth`, with the token
+ * read from the environment per request and compared in constant time (SHA-256 digests, so
+ * neither length nor content leaks through timing). A missing, malformed or wrong token is a
+ * JSON `401 unauthorized` with `www-authenticate` — Hono's `HTTPException`, whose response
+ * `onError` passes through unchanged.
+ */
 export function bearerAuth(): MiddlewareHandler<{ Bindings: EdgeEnv }> {
-  return async (c, next) => {
-    const { apiToken } = readConfig(c.env);
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    const token = match?.[1];
-    if (!token || !(await sameSecret(token, apiToken))) {
-      throw new ApiError(401, "unauthorized", "missing or invalid bearer token", undefined, {
-        "www-authenticate": 'Bearer realm="toolnexus"',
-      });
-    }
-    await next();
-  };
+  return honoBearerAuth({
+    verifyToken: (token, c) => sameSecret(token, readConfig(c.env).apiToken),
+    noAuthenticationHeader: { message: unauthorized },
+    invalidAuthenticationHeader: { message: unauthorized },
+    invalidToken: { message: unauthorized },
+  });
 }
 
 /** Compares digests, so neither length nor content leaks through timing. */

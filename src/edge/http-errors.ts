@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "./config";
 import type { ErrorInfo } from "./error-sink";
@@ -25,7 +26,25 @@ export function errorBody(
   return { error: { code, message, ...(issues ? { issues } : {}) } };
 }
 
-/** The app's `onError`: client errors and configuration problems keep their shape; anything else is a 500 reported to the sink. */
+const HTTP_CODES: Partial<Record<number, string>> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  408: "timeout",
+  413: "body_too_large",
+  415: "unsupported_media_type",
+  429: "too_many_requests",
+  503: "unavailable",
+  504: "timeout",
+};
+
+/**
+ * The app's `onError`: client errors and configuration problems keep their shape, a Hono
+ * `HTTPException` (a built-in middleware's) keeps its status and response; anything else is
+ * a 500 reported to the sink.
+ */
 export function errorHandler(report: (error: unknown, info: ErrorInfo) => void) {
   return (error: Error, c: Context): Response => {
     if (error instanceof ApiError) {
@@ -33,6 +52,16 @@ export function errorHandler(report: (error: unknown, info: ErrorInfo) => void) 
         errorBody(error.code, error.message, error.issues),
         error.status,
         error.headers,
+      );
+    }
+    if (error instanceof HTTPException) {
+      // A built-in middleware's failure: its status, and its response when it made one.
+      if (error.res) {
+        return error.getResponse();
+      }
+      return c.json(
+        errorBody(HTTP_CODES[error.status] ?? "http_error", error.message || "request failed"),
+        error.status,
       );
     }
     if (error instanceof ConfigError) {

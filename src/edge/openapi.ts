@@ -141,11 +141,12 @@ function openApiDocument(): unknown {
           responses: {
             202: json("RunAccepted", "Started; follow links.events"),
             400: error(
-              "invalid_json, invalid_body, unknown_agent, agent_has_no_model (no LLM_* configured and no demoModel), invalid_callback_url",
+              "invalid_json; invalid_body (schema, not UTF-8, nested deeper than 64 levels, metadata over 64 KiB); invalid_callback_url (the message names the reason: not https, credentials, private/loopback/link-local/CGNAT/reserved address, odd IPv4 spelling, local-only name — unless CALLBACK_ALLOW lists it); unknown_agent; agent_has_no_model (no LLM_* configured and no demoModel)",
             ),
             401: error("Bad or missing token"),
             409: error("thread_busy: the thread has an active run"),
-            413: error("Body too large"),
+            413: error("body_too_large: over 256 KiB, declared or streamed"),
+            415: error("unsupported_media_type: the body must be application/json"),
             500: error(
               "config_error naming the variable or binding (e.g. a callbackUrl while NOTIFY_SECRET is not configured), or internal_error",
             ),
@@ -215,11 +216,15 @@ function openApiDocument(): unknown {
           responses: {
             202: json("DecisionAccepted", "Recorded; the run resumes through the queue"),
             200: json("DecisionAccepted", "Identical repeat; nothing changed"),
-            400: error("Invalid body, or data that does not fit the request's schema"),
-            401: error("Missing, bad or stale signature"),
+            400: error(
+              "invalid_json; invalid_body (schema, not UTF-8, nested deeper than 64 levels); invalid_data (data that does not fit the request's schema). Checked only after the signature",
+            ),
+            401: error(
+              "Missing, bad or stale signature (checked over the raw bytes, before decoding)",
+            ),
             404: error("Unknown run or request"),
             409: error("Request no longer pending, expired, or a conflicting decision"),
-            413: error("Body too large (64 KiB)"),
+            413: error("body_too_large: over 64 KiB, declared or streamed"),
           },
         },
       },
@@ -240,7 +245,11 @@ function openApiDocument(): unknown {
               "multipart/form-data": { schema: { type: "object" } },
             },
           },
-          responses: { 200: html("Decided (or an identical repeat)"), ...PAGE_RESPONSES },
+          responses: {
+            200: html("Decided (or an identical repeat)"),
+            ...PAGE_RESPONSES,
+            413: html("The form is over 16 KiB (reading stops there); nothing decided"),
+          },
         },
       },
       ...INBOX_PATHS,

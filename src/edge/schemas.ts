@@ -9,6 +9,13 @@ export const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 export const MAX_INPUT_CHARS = 32_000;
 export const MAX_DECISION_BYTES = 64 * 1024;
 export const MAX_RUN_BODY_BYTES = 256 * 1024;
+/** `metadata` of a run and `data` of a decision, as JSON. */
+export const MAX_JSON_FIELD_BYTES = 64 * 1024;
+
+const jsonBytes = (value: unknown) =>
+  new TextEncoder().encode(JSON.stringify(value) ?? "").byteLength;
+const withinFieldLimit = (value: unknown) => jsonBytes(value) <= MAX_JSON_FIELD_BYTES;
+const FIELD_TOO_LARGE = `must be at most ${MAX_JSON_FIELD_BYTES / 1024} KiB as JSON`;
 
 const httpUrl = z
   .string()
@@ -37,6 +44,7 @@ export const RunCreateSchema = z
     callbackUrl: httpUrl.optional().describe("Receives a signed POST for every pending request"),
     metadata: z
       .record(z.string(), z.unknown())
+      .refine(withinFieldLimit, FIELD_TOO_LARGE)
       .optional()
       .describe("Echoed in GET and in notifications"),
   })
@@ -49,6 +57,7 @@ export const DecisionSchema = z
     decision: z.enum(["approve", "decline", "cancel"]),
     data: z
       .unknown()
+      .refine(withinFieldLimit, FIELD_TOO_LARGE)
       .optional()
       .describe(
         "With approve: the answer's data (validated against data.schema for input requests)",
@@ -216,9 +225,11 @@ export const NotificationSchema = z
   .meta({ id: "Notification" });
 
 /** Turns zod issues into the API's `issues` list: `path` is dotted, `(root)` for the body itself. */
-export function issuesOf(error: z.ZodError): Array<{ path: string; message: string }> {
+export function issuesOf(error: {
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>;
+}): Array<{ path: string; message: string }> {
   return error.issues.map((issue) => ({
-    path: issue.path.length ? issue.path.join(".") : "(root)",
+    path: issue.path.length ? issue.path.map(String).join(".") : "(root)",
     message: issue.message,
   }));
 }

@@ -78,8 +78,9 @@ export async function webhookHeaders(
 }
 
 /**
- * Verifies an inbound webhook over its raw body. Accepts any `v1` entry of the
- * space-separated signature header against any of `secrets` (key rotation).
+ * Verifies an inbound webhook over its raw body (the bytes as received; text is encoded
+ * as UTF-8). Accepts any `v1` entry of the space-separated signature header against any
+ * of `secrets` (key rotation).
  * Returns the message id (use it for idempotency) and timestamp; throws
  * {@link WebhookVerificationError} otherwise.
  *
@@ -88,7 +89,7 @@ export async function webhookHeaders(
 export async function verifyWebhook(
   secrets: string | string[],
   headers: Headers,
-  rawBody: string,
+  rawBody: string | Uint8Array,
   opts: { now?: number; toleranceSeconds?: number } = {},
 ): Promise<{ id: string; timestamp: number }> {
   const keys = (Array.isArray(secrets) ? secrets : [secrets]).map(parseWebhookSecret);
@@ -131,8 +132,13 @@ export async function verifyWebhook(
     .map((entry) => decodeBase64(entry.slice(3)))
     .filter((sig): sig is Uint8Array => sig !== null && sig.length === SIGNATURE_BYTES);
 
-  // Signed content uses the header text verbatim, exactly as the sender formatted it.
-  const content = `${id}.${rawTimestamp}.${rawBody}`;
+  // Signed content uses the header text verbatim, exactly as the sender formatted it, and
+  // the body's bytes as they arrived: nothing is decoded before the signature holds.
+  const body = typeof rawBody === "string" ? encoder.encode(rawBody) : rawBody;
+  const prefix = encoder.encode(`${id}.${rawTimestamp}.`);
+  const content = new Uint8Array(prefix.byteLength + body.byteLength);
+  content.set(prefix);
+  content.set(body, prefix.byteLength);
   let matched = false;
   for (const key of keys) {
     const expected = await hmac(key, content);
@@ -164,7 +170,7 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
-async function hmac(key: Uint8Array, content: string): Promise<Uint8Array> {
+async function hmac(key: Uint8Array, content: string | Uint8Array): Promise<Uint8Array> {
   const cryptoKey = await crypto.subtle.importKey(
     "raw",
     key,
@@ -172,7 +178,8 @@ async function hmac(key: Uint8Array, content: string): Promise<Uint8Array> {
     false,
     ["sign"],
   );
-  return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, encoder.encode(content)));
+  const bytes = typeof content === "string" ? encoder.encode(content) : content;
+  return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, bytes));
 }
 
 export function encodeBase64(bytes: Uint8Array): string {

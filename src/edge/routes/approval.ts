@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { readConfig, type EdgeEnv } from "../config";
 import {
   ApprovalTokenError,
@@ -13,7 +14,10 @@ import type { DecisionOutcome, RequestDescription } from "../protocol";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 
-const page = (c: Ctx, html: string, status: 200 | 400 | 404 | 409 | 410 = 200) =>
+/** Two buttons, a reason and a few input fields fit many times over; 20,000 fields do not. */
+export const MAX_FORM_BYTES = 16 * 1024;
+
+const page = (c: Ctx, html: string, status: 200 | 400 | 404 | 409 | 410 | 413 = 200) =>
   c.html(html, status, pageHeaders());
 
 const TOKEN_PROBLEMS: Record<ApprovalTokenError["code"], [string, string]> = {
@@ -126,61 +130,77 @@ export function approvalRoutes() {
         }),
       );
     })
-    .post("/approve/:token", async (c) => {
-      const opened = await open(c);
-      if (opened instanceof Response) {
-        return opened;
-      }
-      const { claims, description } = opened;
-      const form = await c.req.parseBody();
-      const decision =
-        form.decision === "approve"
-          ? "approve"
-          : form.decision === "decline"
-            ? "decline"
-            : undefined;
-      if (!decision) {
-        return page(
-          c,
-          renderMessagePage("Choose a decision", "Press Approve or Decline.", "error"),
-          400,
-        );
-      }
-      const reason =
-        typeof form.reason === "string" && form.reason.trim()
-          ? form.reason.trim().slice(0, 1000)
-          : undefined;
-      const fields = Object.entries(form).filter(
-        ([key, value]) => key.startsWith("field:") && typeof value === "string",
-      );
-      const data =
-        description.request.kind === "input"
-          ? Object.fromEntries(fields.map(([k, v]) => [k.slice(6), v]))
-          : undefined;
-      const outcome: DecisionOutcome = await threadStub(c.env, claims.threadId).decide({
-        runId: claims.runId,
-        requestId: claims.requestId,
-        decision,
-        ...(data ? { data } : {}),
-        ...(reason && decision === "decline" ? { reason } : {}),
-        channel: "page",
-        decidedBy: "approval-page",
-      });
-      if (outcome.ok) {
-        const word = decision === "approve" ? "approved" : "declined";
-        return page(
-          c,
-          renderMessagePage(
-            `Decision recorded: ${word}`,
-            `Thank you. The request was ${word} and the run will continue.`,
+    .post(
+      "/approve/:token",
+      bodyLimit({
+        maxSize: MAX_FORM_BYTES,
+        onError: (c) =>
+          page(
+            c,
+            renderMessagePage(
+              "Form too large",
+              `The form is larger than ${MAX_FORM_BYTES / 1024} KiB; nothing was decided.`,
+              "error",
+            ),
+            413,
           ),
+      }),
+      async (c) => {
+        const opened = await open(c);
+        if (opened instanceof Response) {
+          return opened;
+        }
+        const { claims, description } = opened;
+        const form = await c.req.parseBody();
+        const decision =
+          form.decision === "approve"
+            ? "approve"
+            : form.decision === "decline"
+              ? "decline"
+              : undefined;
+        if (!decision) {
+          return page(
+            c,
+            renderMessagePage("Choose a decision", "Press Approve or Decline.", "error"),
+            400,
+          );
+        }
+        const reason =
+          typeof form.reason === "string" && form.reason.trim()
+            ? form.reason.trim().slice(0, 1000)
+            : undefined;
+        const fields = Object.entries(form).filter(
+          ([key, value]) => key.startsWith("field:") && typeof value === "string",
         );
-      }
-      const details = outcome.issues?.length ? ` ${outcome.issues.join("; ")}` : "";
-      return page(
-        c,
-        renderMessagePage("Decision not recorded", `${outcome.message}.${details}`, "error"),
-        outcome.status,
-      );
-    });
+        const data =
+          description.request.kind === "input"
+            ? Object.fromEntries(fields.map(([k, v]) => [k.slice(6), v]))
+            : undefined;
+        const outcome: DecisionOutcome = await threadStub(c.env, claims.threadId).decide({
+          runId: claims.runId,
+          requestId: claims.requestId,
+          decision,
+          ...(data ? { data } : {}),
+          ...(reason && decision === "decline" ? { reason } : {}),
+          channel: "page",
+          decidedBy: "approval-page",
+        });
+        if (outcome.ok) {
+          const word = decision === "approve" ? "approved" : "declined";
+          return page(
+            c,
+            renderMessagePage(
+              `Decision recorded: ${word}`,
+              `Thank you. The request was ${word} and the run will continue.`,
+            ),
+          );
+        }
+        const details = outcome.issues?.length ? ` ${outcome.issues.join("; ")}` : "";
+        return page(
+          c,
+          renderMessagePage("Decision not recorded", `${outcome.message}.${details}`, "error"),
+          outcome.status,
+        );
+      },
+    );
 }

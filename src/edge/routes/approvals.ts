@@ -4,7 +4,8 @@ import { bearerAuth } from "../auth";
 import { ApiError } from "../http-errors";
 import { issuesOf } from "../schemas";
 import { ApprovalsQuerySchema, ApproverLinkCreateSchema } from "../inbox/schemas";
-import { parseBody, readRawBody } from "../body";
+import { zValidator } from "@hono/zod-validator";
+import { invalidBody, limitBody, strictJson } from "../body";
 import { publicBase } from "../links";
 import { approverLink } from "../inbox/session";
 import type { ApproverGroupsInit } from "../approver-groups";
@@ -18,11 +19,18 @@ import { inboxStub, type InboxPage } from "../inbox/rpc";
  */
 export function approvalsRoutes(options: { approverGroups?: ApproverGroupsInit } = {}) {
   return new Hono<{ Bindings: EdgeEnv }>()
-    .post("/approvers/links", bearerAuth(), async (c) => {
-      const body = parseBody(ApproverLinkCreateSchema, await readRawBody(c, 4096));
-      const { member } = inboxMember(c.env, body.approver, options.approverGroups);
-      return c.json(await approverLink(c, publicBase(c), member), 201);
-    })
+    .post(
+      "/approvers/links",
+      bearerAuth(),
+      limitBody(4096),
+      strictJson(),
+      zValidator("json", ApproverLinkCreateSchema, invalidBody),
+      async (c) => {
+        const body = c.req.valid("json");
+        const { member } = inboxMember(c.env, body.approver, options.approverGroups);
+        return c.json(await approverLink(c, publicBase(c), member), 201);
+      },
+    )
     .get("/approvals", bearerAuth(), async (c) => {
       const parsed = ApprovalsQuerySchema.safeParse(c.req.query());
       if (!parsed.success) {

@@ -1,20 +1,22 @@
 import { Hono } from "hono";
 import { readConfig, type EdgeEnv } from "../config";
 import { ApiError } from "../http-errors";
-import { parseBody, readRawBody } from "../body";
+import { decodeUtf8, parseBody, readBoundedBytes } from "../body";
 import { DecisionSchema, MAX_DECISION_BYTES } from "../schemas";
 import { threadOf, threadStub } from "../threads";
 import { verifyWebhook, WebhookVerificationError } from "../webhooks";
 import type { DecisionOutcome } from "../protocol";
 
 /**
- * POST /v1/decisions — the approvers' webhook, signed per Standard Webhooks. The
- * signature is checked over the raw bytes before anything is parsed.
+ * POST /v1/decisions — the approvers' webhook, signed per Standard Webhooks. The body is
+ * read by hand, not through `bodyLimit` + a validator: the signature covers the exact bytes,
+ * so they are read (at most 64 KiB, a stream included), then verified, and only then
+ * decoded (strict UTF-8), depth-checked, parsed and validated.
  */
 export function decisionRoutes() {
   return new Hono<{ Bindings: EdgeEnv }>().post("/decisions", async (c) => {
     const { webhookSecrets } = readConfig(c.env);
-    const raw = await readRawBody(c, MAX_DECISION_BYTES);
+    const raw = await readBoundedBytes(c, MAX_DECISION_BYTES);
     let webhookId: string;
     try {
       ({ id: webhookId } = await verifyWebhook(webhookSecrets, c.req.raw.headers, raw));
@@ -24,7 +26,7 @@ export function decisionRoutes() {
       }
       throw error;
     }
-    const body = parseBody(DecisionSchema, raw);
+    const body = parseBody(DecisionSchema, decodeUtf8(raw));
     const threadId = threadOf(body.runId);
     if (!threadId) {
       throw new ApiError(404, "run_not_found", `no run ${body.runId}`);

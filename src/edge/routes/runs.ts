@@ -7,7 +7,8 @@ import { agentTools, describeTool } from "../agent";
 import { bearerAuth } from "../auth";
 import { ApiError } from "../http-errors";
 import { checkCallbackUrl } from "../callback-url";
-import { parseBody, readRawBody } from "../body";
+import { zValidator } from "@hono/zod-validator";
+import { invalidBody, limitBody, strictJson } from "../body";
 import { type AgentsSchema, MAX_RUN_BODY_BYTES, RunCreateSchema } from "../schemas";
 import { newRunId, newThreadId, threadOf, threadStub } from "../threads";
 import { approvalUrl, publicBase, runLinks } from "../links";
@@ -42,59 +43,65 @@ export function runRoutes(agents: AgentDefinition[]) {
       );
       return c.json({ agents: list } satisfies z.input<typeof AgentsSchema>);
     })
-    .post("/runs", async (c) => {
-      const body = parseBody(RunCreateSchema, await readRawBody(c, MAX_RUN_BODY_BYTES));
-      const agent = agents.find((a) => a.name === body.agent);
-      if (!agent) {
-        throw new ApiError(
-          400,
-          "unknown_agent",
-          `no agent named ${JSON.stringify(body.agent)}; see GET /v1/agents`,
-          [{ path: "agent", message: "unknown agent" }],
-        );
-      }
-      if (!readConfig(c.env).llm && !agent.demoModel) {
-        throw new ApiError(
-          400,
-          "agent_has_no_model",
-          `agent ${JSON.stringify(agent.name)} has no model: set LLM_BASE_URL, LLM_STYLE and LLM_MODEL (LLM_API_KEY as a secret), or give the agent a demoModel`,
-          [{ path: "agent", message: "no model configured for this agent" }],
-        );
-      }
-      if (body.callbackUrl) {
-        const config = readConfig(c.env);
-        const checked = checkCallbackUrl(body.callbackUrl, config.callbackAllow);
-        if (!checked.ok) {
-          throw new ApiError(400, "invalid_callback_url", `callbackUrl ${checked.reason}`, [
-            { path: "callbackUrl", message: checked.reason },
-          ]);
+    .post(
+      "/runs",
+      limitBody(MAX_RUN_BODY_BYTES),
+      strictJson(),
+      zValidator("json", RunCreateSchema, invalidBody),
+      async (c) => {
+        const body = c.req.valid("json");
+        const agent = agents.find((a) => a.name === body.agent);
+        if (!agent) {
+          throw new ApiError(
+            400,
+            "unknown_agent",
+            `no agent named ${JSON.stringify(body.agent)}; see GET /v1/agents`,
+            [{ path: "agent", message: "unknown agent" }],
+          );
         }
-        notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
-      }
-      const threadId = body.threadId ?? newThreadId();
-      const runId = newRunId(threadId);
-      const base = publicBase(c);
-      const outcome: StartOutcome = await threadStub(c.env, threadId).start({
-        runId,
-        threadId,
-        agent: body.agent,
-        input: body.input,
-        ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
-        ...(body.metadata ? { metadata: body.metadata } : {}),
-        publicUrl: base,
-      });
-      if (!outcome.ok) {
-        throw new ApiError(
-          outcome.code === "thread_busy" ? 409 : 400,
-          outcome.code,
-          outcome.message,
+        if (!readConfig(c.env).llm && !agent.demoModel) {
+          throw new ApiError(
+            400,
+            "agent_has_no_model",
+            `agent ${JSON.stringify(agent.name)} has no model: set LLM_BASE_URL, LLM_STYLE and LLM_MODEL (LLM_API_KEY as a secret), or give the agent a demoModel`,
+            [{ path: "agent", message: "no model configured for this agent" }],
+          );
+        }
+        if (body.callbackUrl) {
+          const config = readConfig(c.env);
+          const checked = checkCallbackUrl(body.callbackUrl, config.callbackAllow);
+          if (!checked.ok) {
+            throw new ApiError(400, "invalid_callback_url", `callbackUrl ${checked.reason}`, [
+              { path: "callbackUrl", message: checked.reason },
+            ]);
+          }
+          notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
+        }
+        const threadId = body.threadId ?? newThreadId();
+        const runId = newRunId(threadId);
+        const base = publicBase(c);
+        const outcome: StartOutcome = await threadStub(c.env, threadId).start({
+          runId,
+          threadId,
+          agent: body.agent,
+          input: body.input,
+          ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
+          ...(body.metadata ? { metadata: body.metadata } : {}),
+          publicUrl: base,
+        });
+        if (!outcome.ok) {
+          throw new ApiError(
+            outcome.code === "thread_busy" ? 409 : 400,
+            outcome.code,
+            outcome.message,
+          );
+        }
+        return c.json(
+          { runId, threadId, status: outcome.run.status, links: runLinks(base, runId) },
+          202,
         );
-      }
-      return c.json(
-        { runId, threadId, status: outcome.run.status, links: runLinks(base, runId) },
-        202,
-      );
-    })
+      },
+    )
     .get("/runs/:runId", async (c) => {
       const runId = c.req.param("runId");
       const { threadId, stub } = stubForRun(c.env, runId);
