@@ -79,7 +79,7 @@ export function createQueueHandler(options: {
           } else {
             report(
               new Error(
-                `notification for ${message.body.requestId} to ${source.run.callbackUrl} failed (delivery ${message.attempts} of ${NOTIFY_MAX_DELIVERIES}): ${result.reason}`,
+                `notification for ${message.body.requestId} to ${source.run.callbackUrl} failed (attempt ${message.attempts}): ${result.reason}`,
               ),
               { source: "notify", ...idsOf(message.body), recoverable: true },
             );

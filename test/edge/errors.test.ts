@@ -196,14 +196,14 @@ describe("the error sink", () => {
 
     // Given up (dead-lettered): reported as final.
     const dead = createMessageBatch<NotifyMessage>("toolnexus-notify-dlq", [
-      { id: "m2", timestamp: new Date(), attempts: 5, body: message },
+      { id: "m2", timestamp: new Date(), attempts: 1, body: message }, // first from the DLQ
     ]);
     const deadCtx = createExecutionContext();
     await edge.worker.queue!(dead, env, deadCtx);
     await getQueueResult(dead, deadCtx);
     expect(reported).toHaveLength(2);
     expect(reported[1]!.info).toEqual({ source: "notify", ...ids, recoverable: false });
-    expect(reported[1]!.error.message).toMatch(/gave up after 5 attempts/);
+    expect(reported[1]!.error.message).toMatch(/gave up after 5 deliveries/);
   });
 
   it("receives an unexpected route error (the client gets a plain 500)", async () => {
