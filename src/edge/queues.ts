@@ -102,7 +102,8 @@ export function createQueueHandler(options: {
       case names.resumeDeadLetter:
         // The thread's alarm retries its own work; a dead resume message only needs to be visible.
         return each(batch, async (message: Message<DriveMessage>) => {
-          report(new Error(`resume message dead-lettered after ${message.attempts} attempts`), {
+          // Not `message.attempts`: that counts deliveries from the dead-letter queue itself.
+          report(new Error("resume message dead-lettered (its max_retries were used up)"), {
             source: "queue",
             ...idsOf(message.body),
             recoverable: true,
