@@ -110,11 +110,37 @@ export const INBOX_PATHS = {
     post: {
       summary:
         "Slack interactivity: Approve / Decline buttons and the decline-reason modal (v0 signature over the raw body)",
+      requestBody: {
+        required: true,
+        content: {
+          "application/x-www-form-urlencoded": {
+            schema: {
+              type: "object",
+              properties: { payload: { type: "string", description: "Slack's JSON payload" } },
+            },
+          },
+        },
+      },
       responses: {
-        200: { description: "Handled (Slack's 3-second acknowledgement)" },
+        200: {
+          description:
+            "Handled (Slack's 3-second acknowledgement): an empty body, or for the decline modal `{ response_action }`",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: {
+                  response_action: { type: "string", enum: ["clear", "errors"] },
+                  errors: { type: "object", additionalProperties: { type: "string" } },
+                },
+              },
+            },
+          },
+        },
         400: error("Not a Slack interaction payload"),
         401: error("Missing, bad or stale Slack signature"),
         404: error("slack_not_configured: SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET unset"),
+        413: error("Body over 128 KiB"),
       },
     },
   },
