@@ -45,6 +45,12 @@ export const TEST_VARS = {
   WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
   NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
   CALLBACK_ALLOW: "127.0.0.1 localhost",
+  // The approver groups .dev.vars.example offers the demo agent's rules.
+  APPROVER_GROUPS: JSON.stringify({
+    finance: ["ann@example.com", { id: "bob", identities: ["bob@example.com"] }],
+    "support-leads": ["lead@example.com"],
+    managers: ["max@example.com"],
+  }),
 };
 
 /**
@@ -93,7 +99,10 @@ export async function startDevServer({
   writeFileSync(
     envFile,
     Object.entries(vars)
-      .map(([name, value]) => `${name}=${JSON.stringify(value)}`)
+      // Single quotes are literal in dotenv (a JSON value keeps its double quotes).
+      .map(
+        ([name, value]) => `${name}=${value.includes("'") ? JSON.stringify(value) : `'${value}'`}`,
+      )
       .join("\n"),
     { mode: 0o600 },
   );

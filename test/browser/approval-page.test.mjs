@@ -166,7 +166,7 @@ test("toolnexus-edge/client in Chromium: start, stream to pending, signed approv
           const api = createApiClient({ baseUrl: location.origin, token });
           const { runId } = await api.runs.start({
             agent: "support",
-            input: "Please delete my account",
+            input: "Please refund $120 on order 42",
           });
           let request;
           for await (const event of api.runs.events(runId)) {
@@ -191,7 +191,7 @@ test("toolnexus-edge/client in Chromium: start, stream to pending, signed approv
     assert.equal(outcome.duplicate, false);
     assert.equal(outcome.events.at(-1), "done");
     assert.equal(outcome.status, "done");
-    assert.equal(outcome.text, "Done: Account deleted");
+    assert.match(outcome.text, /^Done: Refunded \$120 on order 42/);
   } finally {
     await clientBrowser.close().catch(() => {});
   }

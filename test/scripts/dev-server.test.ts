@@ -18,6 +18,7 @@ describe("startDevServer's command line", () => {
   it("the test configuration has no model endpoint and no public URL", () => {
     expect(Object.keys(TEST_VARS).sort()).toEqual([
       "API_TOKEN",
+      "APPROVER_GROUPS",
       "CALLBACK_ALLOW",
       "NOTIFY_SECRET",
       "WEBHOOK_SECRET",
