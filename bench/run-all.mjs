@@ -12,6 +12,7 @@ const SCRIPTS = [
   ["durable-writes.mjs"],
   ["bundle.mjs"],
   ["pipeline.mjs"],
+  ["inbox.mjs"],
 ];
 console.log(`toolnexus-edge benchmarks — ${new Date().toISOString()}\nmachine: ${machine()}\n`);
 let failed = 0;

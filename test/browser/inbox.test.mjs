@@ -55,8 +55,8 @@ test("inbox: sign in by link, approve one request and decline another with a rea
   assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}`);
   try {
     const refund = await suspended("Refund order 42 for $120");
-    const remove = await suspended("Please delete my account");
-    assert.notEqual(refund.threadId, remove.threadId);
+    const other = await suspended("Refund order 7 for $80");
+    assert.notEqual(refund.threadId, other.threadId);
     const { url } = await client.approverLink("ann@example.com");
     t.diagnostic(`sign-in link: ${url}`);
 
@@ -79,7 +79,7 @@ test("inbox: sign in by link, approve one request and decline another with a rea
       await page.reload();
     }
     await card(refund.request.id).getByText("Refund $120 on order 42?").waitFor();
-    await card(remove.request.id).getByText(remove.request.prompt).waitFor();
+    await card(other.request.id).getByText(other.request.prompt).waitFor();
     assert.match(await card(refund.request.id).textContent(), /UTC \(in 1[45] minutes\)/);
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
@@ -87,13 +87,13 @@ test("inbox: sign in by link, approve one request and decline another with a rea
     await page.locator("#notice").getByText("Approved: Refund $120 on order 42?").waitFor();
     assert.equal(await card(refund.request.id).count(), 0);
 
-    await card(remove.request.id).getByLabel("Reason for declining").fill("keep the account");
-    await card(remove.request.id).getByRole("button", { name: "Decline" }).click();
+    await card(other.request.id).getByLabel("Reason for declining").fill("already refunded");
+    await card(other.request.id).getByRole("button", { name: "Decline" }).click();
     await page
       .locator("#notice")
       .getByText(/^Declined: /)
       .waitFor();
-    await page.locator("#decided").getByText("declined — keep the account").waitFor();
+    await page.locator("#decided").getByText("declined — already refunded").waitFor();
     await page.screenshot({ path: SCREENSHOT_DONE, fullPage: true });
 
     const refunded = await client.waitFor(refund.runId, isFinished);
@@ -101,10 +101,10 @@ test("inbox: sign in by link, approve one request and decline another with a rea
     assert.equal(refunded.text, "Done: Refunded $120 on order 42");
     assert.equal(refunded.decisions[0]?.channel, "inbox");
     assert.equal(refunded.decisions[0]?.decidedBy, "ann@example.com");
-    const kept = await client.waitFor(remove.runId, isFinished);
+    const kept = await client.waitFor(other.runId, isFinished);
     assert.equal(kept.status, "done");
     assert.equal(kept.decisions[0]?.decision, "decline");
-    assert.equal(kept.decisions[0]?.answer?.reason, "keep the account");
+    assert.equal(kept.decisions[0]?.answer?.reason, "already refunded");
     assert.doesNotMatch(server.output(), RUNTIME_ERROR, server.tail());
   } catch (error) {
     error.message += `\n--- wrangler dev output (last lines) ---\n${server?.tail() ?? ""}`;

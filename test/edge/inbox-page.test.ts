@@ -93,7 +93,7 @@ describe("approver sign-in links", () => {
 describe("/inbox", () => {
   it("lists open requests across threads and decides one with CSRF; the page shows the outcome", async () => {
     const cookie = cookieValue(await signIn("carol@example.com"));
-    const first = await startPending("Please delete my account");
+    const first = await startPending("Refund order 7 for $80"); // no rules: the default inbox
     const second = await startPending("Refund order 42, $80");
     const html = await until(async () => {
       const page = await inboxPage(cookie);

@@ -1,7 +1,14 @@
 // The approvals inbox: a projection of each thread's requests, fed by a transactional
 // outbox, listed by GET /v1/approvals without reading any thread.
 import { describe, expect, it } from "vitest";
-import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
+import {
+  createExecutionContext,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  SELF,
+} from "cloudflare:test";
+import worker from "../../src/worker";
 import { api, BASE, signedDecision, waitForStatus } from "../helpers/edge";
 import { inThread, sqlIn, startPending, until } from "../helpers/durable";
 import type { InboxRpc } from "../../src/edge/inbox/rpc";
@@ -155,6 +162,21 @@ describe("GET /v1/approvals", () => {
     expect(Object.keys(doc.components.schemas)).toEqual(
       expect.arrayContaining(["ApprovalsPage", "InboxItem"]),
     );
+  });
+
+  it("without the INBOXES binding every route is a 500 config_error naming it", async () => {
+    const { INBOXES: _, ...withoutInboxes } = env as unknown as Record<string, unknown>;
+    const response = await worker.fetch!(
+      new Request(`${BASE}/v1/approvals?group=default`, {
+        headers: { authorization: "Bearer test-token" },
+      }) as never,
+      withoutInboxes as never,
+      createExecutionContext(),
+    );
+    expect(response.status).toBe(500);
+    const body = await response.json<{ error: { code: string; message: string } }>();
+    expect(body.error.code).toBe("config_error");
+    expect(body.error.message).toMatch(/^INBOXES is not bound/);
   });
 
   it("an unknown group is 404 and creates no storage", async () => {

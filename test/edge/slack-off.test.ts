@@ -15,7 +15,7 @@ describe("Slack switched off", () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { code: "slack_not_configured" } });
 
-    const { runId, request } = await startPending("Please delete my account");
+    const { runId, request } = await startPending("Refund order 7 for $80");
     expect(
       (await signedDecision({ runId, requestId: request.id, decision: "approve" })).status,
     ).toBe(202);

@@ -104,13 +104,13 @@ describe("Slack approvals", () => {
   beforeEach(resetSlack);
 
   it("posts the request, refuses an outsider, asks a decliner for a reason, and shows the outcome", async () => {
-    const { runId, request } = await startPending("Please delete my account");
+    const { runId, request } = await startPending("Refund order 7 for $80");
     const target = { runId, requestId: request.id };
     const posted = await postedFor(request.id, runId);
     expect(posted.params).toMatchObject({ channel: "C0123" });
     expect(posted.authorization).toBe("Bearer xoxb-test");
     const json = JSON.stringify(posted.params.blocks);
-    expect(json).toContain("delete_account");
+    expect(json).toContain("refund_order");
     expect(json).toContain("toolnexus_approve");
     const ts = "1700000001.000100"; // the fake's ts; the flow does not depend on its value
 
@@ -145,7 +145,7 @@ describe("Slack approvals", () => {
     expect(open?.params.view.callback_id).toBe("toolnexus_decline_reason");
     expect((await getRun(runId)).status).toBe("pending");
 
-    const submitted = await interact(modal(target, "U1", "keep the account", ts));
+    const submitted = await interact(modal(target, "U1", "already refunded", ts));
     expect(await submitted.json()).toEqual({ response_action: "clear" });
     const run = await waitForStatus(runId, ["done"]);
     expect(run.decisions).toHaveLength(1);
@@ -153,14 +153,14 @@ describe("Slack approvals", () => {
       decision: "decline",
       channel: "slack",
       decidedBy: "ann",
-      answer: { ok: false, reason: "keep the account" },
+      answer: { ok: false, reason: "already refunded" },
     });
-    const updated = await updatedTo(/Declined\* by ann via slack: keep the account/);
+    const updated = await updatedTo(/Declined\* by ann via slack: already refunded/);
     expect(updated.params.channel).toBe("C0123");
     expect(JSON.stringify(updated.params.blocks)).not.toContain("toolnexus_approve");
 
     // A replay of the same submission changes nothing.
-    const replay = await interact(modal(target, "U1", "keep the account", ts));
+    const replay = await interact(modal(target, "U1", "already refunded", ts));
     expect(await replay.json()).toEqual({ response_action: "clear" });
     expect((await getRun(runId)).decisions).toHaveLength(1);
     // Another member's later vote is refused inside the modal.
@@ -180,7 +180,7 @@ describe("Slack approvals", () => {
     });
     await updatedTo(/Approved\* by bob via slack/);
 
-    const elsewhere = await startPending("Please delete my account");
+    const elsewhere = await startPending("Refund order 7 for $80");
     await postedFor(elsewhere.request.id, elsewhere.runId);
     await signedDecision({
       runId: elsewhere.runId,
@@ -191,7 +191,7 @@ describe("Slack approvals", () => {
     });
     await updatedTo(/Declined\* by ann@example.com via webhook: handled by phone/);
 
-    const cancelled = await startPending("Please delete my account");
+    const cancelled = await startPending("Refund order 7 for $80");
     await postedFor(cancelled.request.id, cancelled.runId);
     expect((await api(`/v1/runs/${cancelled.runId}/cancel`, { method: "POST" })).status).toBe(200);
     await updatedTo(/Cancelled\*.*run cancelled/);
@@ -199,7 +199,7 @@ describe("Slack approvals", () => {
 
   it("a Slack outage is retried through the notify queue", async () => {
     await failSlack("chat.postMessage", 1);
-    const { runId, request } = await startPending("Please delete my account");
+    const { runId, request } = await startPending("Refund order 7 for $80");
     await until(
       async () => (await slackCalls("chat.postMessage")).some((c) => c.failed),
       "the failed post",

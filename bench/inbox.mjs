@@ -1,0 +1,146 @@
+/**
+ * What listing the approvals inbox costs: N open requests in one group (default 1,000,
+ * each a real suspended run of the support agent in its own thread: a $80 refund, whose
+ * request has no approver rules and so lands in `default`), then
+ * `GET /v1/approvals?group=default` page by page under `wrangler dev`. Per page: wall time
+ * and the SQLite rows the inbox read (`x-rows-read`). Same-run baseline: `GET /healthz`,
+ * the cheapest request through the same worker, so the ratio says what a page adds.
+ *
+ *   node bench/inbox.mjs [--requests 1000] [--rounds 3]
+ */
+import path from "node:path";
+import { ROOT } from "./lib/build.mjs";
+import { readVars, snapshotWorker, startWranglerDev } from "./lib/wrangler-dev.mjs";
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : process.argv[i + 1];
+};
+const REQUESTS = Number(arg("requests", 1000));
+const ROUNDS = Number(arg("rounds", 3));
+const vars = readVars(path.join(ROOT, ".dev.vars.example"));
+// .dev.vars.example leaves WEBHOOK_SECRET for `npm start` to generate: the bench makes its own.
+const WEBHOOK_SECRET = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
+const auth = { authorization: `Bearer ${vars.API_TOKEN}` };
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p95 = (xs) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
+
+async function timed(url, init) {
+  const start = performance.now();
+  const response = await fetch(url, init);
+  const body = await response.json();
+  return { ms: performance.now() - start, response, body };
+}
+
+/** Starts `count` runs that suspend, `parallel` at a time. */
+async function seed(origin, count, parallel = 25) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      next += 1;
+      const response = await fetch(`${origin}/v1/runs`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ agent: "support", input: "Refund order 7 for $80" }), // no rules: `default`
+      });
+      if (response.status !== 202) {
+        throw new Error(`POST /v1/runs → ${response.status} ${await response.text()}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+/** Every page of the open list at `limit`; returns per-page timings and rows read. */
+async function pass(origin, limit) {
+  const pages = [];
+  let cursor = null;
+  let items = 0;
+  do {
+    const query = `group=default&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`;
+    const { ms, response, body } = await timed(`${origin}/v1/approvals?${query}`, {
+      headers: auth,
+    });
+    if (response.status !== 200) {
+      throw new Error(`GET /v1/approvals → ${response.status} ${JSON.stringify(body)}`);
+    }
+    pages.push({ ms, rows: Number(response.headers.get("x-rows-read")) });
+    items += body.items.length;
+    cursor = body.nextCursor;
+  } while (cursor);
+  return { pages, items };
+}
+
+const snapshot = await snapshotWorker(ROOT);
+const server = await startWranglerDev({
+  cwd: snapshot.dir,
+  ready: "/healthz",
+  vars: { API_TOKEN: vars.API_TOKEN, WEBHOOK_SECRET, LLM_BASE_URL: "" },
+});
+try {
+  const { origin } = server;
+  const seedStart = performance.now();
+  await seed(origin, REQUESTS);
+  // Wait for every run to suspend and reach the inbox (queues and outbox deliveries).
+  for (;;) {
+    const { items } = await pass(origin, 200);
+    if (items >= REQUESTS) {
+      break;
+    }
+    if (performance.now() - seedStart > 600_000) {
+      throw new Error(`only ${items}/${REQUESTS} in the inbox after 10 minutes`);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  console.error(
+    `seeded ${REQUESTS} pending runs into the inbox in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+  );
+
+  const rows = [];
+  for (const limit of [50, 200]) {
+    const pages = [];
+    const health = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const result = await pass(origin, limit);
+      if (result.items !== REQUESTS) {
+        throw new Error(`listed ${result.items} items, wanted ${REQUESTS}`);
+      }
+      pages.push(...result.pages);
+      for (let i = 0; i < result.pages.length; i += 1) {
+        health.push((await timed(`${origin}/healthz`)).ms);
+      }
+    }
+    const first = pages.filter((_, i) => i % Math.ceil(REQUESTS / limit) === 0).map((p) => p.ms);
+    const last = pages
+      .filter((_, i) => i % Math.ceil(REQUESTS / limit) === Math.ceil(REQUESTS / limit) - 1)
+      .map((p) => p.ms);
+    rows.push({
+      limit,
+      pages: Math.ceil(REQUESTS / limit),
+      rowsMax: Math.max(...pages.map((p) => p.rows)),
+      rowsTotal: pages.slice(0, Math.ceil(REQUESTS / limit)).reduce((n, p) => n + p.rows, 0),
+      p50: median(pages.map((p) => p.ms)),
+      p95: p95(pages.map((p) => p.ms)),
+      first: median(first),
+      last: median(last),
+      health: median(health),
+    });
+  }
+  console.log(
+    `\n**Inbox listing — ${REQUESTS} open requests in one group under wrangler dev, ${ROUNDS} full pass(es) per page size**\n`,
+  );
+  console.log(
+    "| limit | pages per pass | rows read per page (max) | rows read per pass | page p50 ms | p95 ms | first page p50 ms | last page p50 ms | GET /healthz p50 ms | page p50 ×healthz |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    console.log(
+      `| ${r.limit} | ${r.pages} | ${r.rowsMax} | ${r.rowsTotal} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.first.toFixed(1)} | ${r.last.toFixed(1)} | ${r.health.toFixed(1)} | ${(r.p50 / r.health).toFixed(2)}× |`,
+    );
+  }
+} finally {
+  await server.stop();
+  snapshot.remove();
+}
