@@ -165,6 +165,18 @@ export async function driveOnce(
             ...(deps.fetch ? { fetch: deps.fetch } : {}),
           }),
     });
+    // A server that failed to connect never breaks the run (its tools are just missing),
+    // so it is reported, not thrown.
+    for (const [server, status] of Object.entries(toolkit.mcpStatus())) {
+      if (status.status === "failed") {
+        deps.report?.(
+          new Error(
+            `MCP server ${server} is unavailable, the run goes on without its tools: ${status.reason}`,
+          ),
+          { source: "driver", runId, threadId: run.thread_id, recoverable: true },
+        );
+      }
+    }
     if (work.kind === "answer") {
       const answer = answerOfRow(work.decision);
       deps.record(runId, "resumed", {

@@ -171,6 +171,31 @@ describe("the error sink", () => {
     ]);
   });
 
+  it("receives an MCP server that cannot be reached; the run goes on without its tools", async () => {
+    const reported: Array<{ error: Error; info: ErrorInfo }> = [];
+    const withMcp = defineAgent({
+      name: "with-mcp",
+      description: "Has a remote MCP server that is down",
+      systemPrompt: "…",
+      tools: [],
+      mcp: { mcpServers: { crm: { url: "https://crm.example/mcp" } } },
+      demoModel: () => ({ content: "answered without the CRM" }),
+    });
+    const down = (async () => new Response("down", { status: 503 })) as typeof fetch;
+    const edge = createEdge({
+      agents: [withMcp],
+      fetch: down,
+      onError: (error, info) => reported.push({ error, info }),
+    });
+    const { run, runId, threadId } = await driveInObject(edge, "with-mcp");
+    expect((run as RunView).status).toBe("done");
+    expect((run as RunView).text).toBe("answered without the CRM");
+    expect(reported.map((r) => r.info)).toEqual([
+      { source: "driver", runId, threadId, recoverable: true },
+    ]);
+    expect(reported[0]!.error.message).toMatch(/^MCP server crm is unavailable/);
+  });
+
   it("receives a failed notification with its run, thread and request", async () => {
     const failing = (async () => new Response("down", { status: 503 })) as typeof fetch;
     const { edge, reported } = recordingEdge({ fetch: failing });
