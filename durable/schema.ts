@@ -1,6 +1,8 @@
 /**
- * The thread object's tables. Applied idempotently on every construction; the
- * version row lets a later migration know where it starts.
+ * The thread object's tables. Created by the object's first write (a fresh object that
+ * is only read — a made-up run id — writes nothing: see `createLazySql`), and brought up to
+ * date idempotently when an object with older storage starts; the version row lets a later
+ * migration know where it starts.
  *
  * - runs: one row per run (status, the surfaced pending request, totals).
  * - messages: the thread's transcript, append-only, one row per message.
@@ -17,6 +19,15 @@
 import type { Sql } from "./sql";
 
 export const SCHEMA_VERSION = 4;
+
+/** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
+export function hasSchema(sql: Sql): boolean {
+  return (
+    (sql.one<{
+      n: number;
+    }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`?.n ?? 0) > 0
+  );
+}
 
 export function migrate(sql: Sql): void {
   // Every construction calls this; an up-to-date object pays one read.

@@ -35,6 +35,45 @@ export function createSql(storage: SqlStorage): Sql {
   return sql;
 }
 
+/**
+ * {@link createSql} over storage whose schema is created by its first write: until then
+ * (a fresh object, e.g. one a made-up run id addressed) every read answers "nothing there"
+ * without touching storage, so such an object writes nothing at all. Storage that already
+ * has a schema is brought up to date at once (`migrate` is idempotent).
+ */
+export function createLazySql(
+  storage: SqlStorage,
+  migrate: (sql: Sql) => void,
+  hasSchema: (sql: Sql) => boolean,
+): Sql {
+  const raw = createSql(storage);
+  let ready = hasSchema(raw);
+  if (ready) {
+    migrate(raw);
+  }
+  /** True when the statement may run; false for a read of a schema that does not exist yet. */
+  const prepare = (strings: TemplateStringsArray): boolean => {
+    if (ready) {
+      return true;
+    }
+    if (/^\s*(SELECT|WITH)\b/i.test(strings[0] ?? "")) {
+      return false;
+    }
+    migrate(raw); // the first write: the schema comes with it (same transaction, if any)
+    ready = true;
+    return true;
+  };
+  const sql = (<T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
+    prepare(strings) ? raw<T>(strings, ...values) : []) as Sql;
+  sql.one = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
+    prepare(strings) ? raw.one<T>(strings, ...values) : undefined;
+  sql.run = (strings: TemplateStringsArray, ...values: unknown[]) =>
+    prepare(strings) ? raw.run(strings, ...values) : 0;
+  sql.cursor = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
+    prepare(strings) ? raw.cursor<T>(strings, ...values) : storage.exec<T>("SELECT NULL WHERE 0"); // an empty cursor, no table read
+  return sql;
+}
+
 function bind(value: unknown): SqlStorageValue {
   if (value === undefined) {
     return null;

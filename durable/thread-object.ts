@@ -21,8 +21,8 @@ import type {
   StartOutcome,
   ThreadRpc,
 } from "../src/edge/protocol";
-import { createSql } from "./sql";
-import { migrate } from "./schema";
+import { createLazySql } from "./sql";
+import { hasSchema, migrate } from "./schema";
 import { RunStore, pendingOfRow, type RunRow } from "./run-store";
 import { driveOnce, type DriverDeps } from "./driver";
 import {
@@ -108,8 +108,8 @@ export function createThreadObjectClass(
 
     constructor(ctx: DurableObjectState, env: EdgeEnv) {
       super(ctx, env);
-      const sql = createSql(ctx.storage.sql);
-      migrate(sql);
+      // Schema on the first write: an id nobody created (GET or decide) leaves no storage.
+      const sql = createLazySql(ctx.storage.sql, migrate, hasSchema);
       this.store = new RunStore(sql);
       this.events = new EventHub(this.store);
       this.outbox = new InboxOutbox(sql);

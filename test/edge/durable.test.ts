@@ -3,6 +3,8 @@
  * deliveries, evictions and crashes between turns, expiry alarms, cancel/decision
  * races, concurrent drivers, the append-only transcript, and the approval page.
  */
+import { migrate } from "../../durable/schema";
+import { createSql } from "../../durable/sql";
 import { describe, expect, it } from "vitest";
 import {
   abortAllDurableObjects,
@@ -727,6 +729,8 @@ describe("at most one driver", { timeout: 30_000 }, () => {
 describe("append-only transcript", { timeout: 30_000 }, () => {
   async function withAudit(threadId: string): Promise<void> {
     await runInDurableObject(threadStub(threadId), (_instance, state) => {
+      // A fresh object has no schema until its first write: create it, as that write would.
+      migrate(createSql(state.storage.sql));
       const sql = state.storage.sql;
       sql.exec(
         "CREATE TABLE IF NOT EXISTS audit (op TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT)",

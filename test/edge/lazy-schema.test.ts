@@ -1,0 +1,82 @@
+/**
+ * A made-up run id writes nothing: the thread object creates its schema on its first
+ * write, and reads of a fresh object see "no such run". Storage written by the previous
+ * schema version is upgraded in place and its suspended run stays decidable.
+ */
+import { describe, expect, it } from "vitest";
+import { abortAllDurableObjects } from "cloudflare:test";
+import { SCHEMA_VERSION } from "../../durable/schema";
+import { inThread, threadOfRun } from "../helpers/durable";
+import {
+  absentRunId,
+  api,
+  errorOf,
+  pendingRun,
+  signedDecision,
+  uniqueThread,
+  waitForStatus,
+} from "../helpers/http";
+
+/** What a thread's storage holds: its tables, its size, its alarm. */
+function storageOf(threadId: string) {
+  return inThread(threadId, async (_instance, state) => ({
+    tables: state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .toArray()
+      .map((row) => row.name),
+    size: state.storage.sql.databaseSize,
+    alarm: await state.storage.getAlarm(),
+  }));
+}
+
+describe("unknown run ids write nothing", () => {
+  it("50 GETs, decisions, cancels and event streams for made-up ids create no storage", async () => {
+    const untouched = await storageOf(uniqueThread("never"));
+    expect(untouched.tables).toEqual([]);
+
+    const runIds = Array.from({ length: 50 }, () => absentRunId());
+    for (const runId of runIds) {
+      const response = await api(`/v1/runs/${runId}`);
+      expect(response.status).toBe(404);
+      expect((await errorOf(response)).code).toBe("run_not_found");
+    }
+    for (const runId of runIds.slice(0, 5)) {
+      expect((await api(`/v1/runs/${runId}/events`)).status).toBe(404);
+      expect((await api(`/v1/runs/${runId}/cancel`, { method: "POST" })).status).toBe(404);
+      const decided = await signedDecision({ runId, requestId: "apr_x", decision: "approve" });
+      expect(decided.status).toBe(404);
+    }
+    for (const runId of runIds) {
+      expect(await storageOf(threadOfRun(runId))).toEqual({ ...untouched, tables: [] });
+    }
+  });
+
+  it("the first write creates the whole schema", async () => {
+    const { threadId } = await pendingRun("Please delete my account");
+    const { tables } = await storageOf(threadId);
+    expect(tables).toEqual(expect.arrayContaining(["meta", "runs", "messages", "decisions"]));
+  });
+});
+
+describe("upgrade", () => {
+  it("a run suspended under the previous schema version stays decidable", async () => {
+    const { runId, request, threadId } = await pendingRun("Please delete my account");
+    // Make the storage what the previous version wrote: its tables, its version row.
+    await inThread(threadId, (_instance, state) => {
+      state.storage.sql.exec("DROP TABLE slack_messages"); // added by version 4
+      state.storage.sql.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    });
+    expect(SCHEMA_VERSION).toBe(4);
+    await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
+
+    const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
+    expect(decided.status).toBe(202);
+    expect((await waitForStatus(runId, ["done"])).text).toMatch(/deleted/i);
+    const { tables } = await storageOf(threadId);
+    expect(tables).toContain("slack_messages");
+    const version = await inThread(threadId, (_instance, state) =>
+      state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one(),
+    );
+    expect(version.value).toBe(String(SCHEMA_VERSION));
+  });
+});
