@@ -96,6 +96,9 @@ export default defineConfig({
                 SLACK_BOT_TOKEN: "xoxb-test",
                 SLACK_SIGNING_SECRET: "8f742231b10e8888abcd99yyyzzz85a5",
                 SLACK_API_URL: "http://slack.test/api/",
+                // Cloudflare Access in front of /inbox (keys served by the same fake).
+                ACCESS_TEAM_DOMAIN: "https://team.test",
+                ACCESS_AUD: "aud-other aud-inbox",
                 // The demo agent's requests have no rules, so they land in `default`: a group of
                 // that name with a Slack channel puts them in Slack (test/slack/slack-flow.test.ts).
                 APPROVER_GROUPS: JSON.stringify({

@@ -15,6 +15,7 @@ import { servedOpenApiDocument } from "./openapi";
 import { publicBase } from "./links";
 import { edgeMetrics } from "./metrics";
 import { readSlackSettings } from "./slack/settings";
+import { readAccessSettings } from "./access";
 import { inboxNamespace } from "./inbox/rpc";
 
 /** The HTTP API of DESIGN.md §4 and §6. */
@@ -27,6 +28,7 @@ export function createApp(
     .use("*", async (c, next) => {
       readConfig(c.env); // fail fast, naming the variable, on every route
       readSlackSettings(c.env);
+      readAccessSettings(c.env);
       inboxNamespace(c.env);
       await next();
     })

@@ -6,13 +6,14 @@ import { type CallbackAllow, parseCallbackAllow } from "./callback-url";
 import type { DriveMessage, NotifyMessage } from "./protocol";
 import { parseWebhookSecret } from "./webhooks";
 import type { SlackEnv } from "./slack/settings";
+import type { AccessEnv } from "./access";
 
 /**
  * What the edge reads from the worker's environment. Bindings are `unknown` here on
  * purpose: the application's own `Env` (from `wrangler types`) is a generic of
  * `createEdge<Env>()`, and the bindings are checked at run time (see `readBindings`).
  */
-export interface EdgeEnv extends SlackEnv {
+export interface EdgeEnv extends SlackEnv, AccessEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
   NOTIFY_SECRET?: string;

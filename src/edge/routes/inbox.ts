@@ -17,6 +17,7 @@ import {
   startSession,
 } from "../inbox/session";
 import type { DecisionOutcome } from "../protocol";
+import { accessIdentity, readAccessSettings } from "../access";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 
@@ -34,7 +35,10 @@ const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 | 404 | 409 | 
  */
 export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
   const signedIn = async (c: Ctx) => {
-    const identity = await sessionIdentity(c);
+    // Cloudflare Access in front of the worker vouches first; else a sign-in link's session.
+    const identity =
+      (await accessIdentity(readAccessSettings(c.env), c.req.raw.headers)) ??
+      (await sessionIdentity(c));
     return identity === undefined
       ? undefined
       : { identity, ...inboxMember(c.env, identity, options.approverGroups) };
