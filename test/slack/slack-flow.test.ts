@@ -3,7 +3,7 @@
 // declines (with a reason, in a modal), outsiders get an ephemeral refusal, forged or
 // replayed interactions change nothing, and the message follows every outcome.
 import { beforeEach, describe, expect, it } from "vitest";
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { api, BASE, getRun, signedDecision, waitForStatus } from "../helpers/edge";
 import { startPending, until } from "../helpers/durable";
 import { failSlack, resetSlack, slackCalls, type SlackCall } from "../helpers/slack";
@@ -195,6 +195,27 @@ describe("Slack approvals", () => {
     await postedFor(cancelled.request.id, cancelled.runId);
     expect((await api(`/v1/runs/${cancelled.runId}/cancel`, { method: "POST" })).status).toBe(200);
     await updatedTo(/Cancelled\*.*run cancelled/);
+  });
+
+  it("a reminder is a reply in the message's thread, broadcast to the channel", async () => {
+    const { runId, threadId, request } = await startPending("Refund order 9 for $90");
+    await postedFor(request.id, runId);
+    // What the request's reminder timer sends (the rules' remindEvery).
+    await env.NOTIFY_QUEUE.send({
+      threadId,
+      runId,
+      requestId: request.id,
+      slack: { group: "default", reminder: 2 },
+    });
+    const reply = await until(
+      async () =>
+        (await slackCalls("chat.postMessage")).find(
+          (c) => c.params.thread_ts && /^Reminder 2: still waiting/.test(c.params.text),
+        ),
+      "the reminder reply",
+    );
+    expect(reply.params).toMatchObject({ channel: "C0123", reply_broadcast: "true" });
+    expect(reply.params.thread_ts).toMatch(/^\d+\.\d+$/);
   });
 
   it("a Slack outage is retried through the notify queue", async () => {

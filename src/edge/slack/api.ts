@@ -8,12 +8,14 @@
  */
 import { SlackAPIClient, type ModalView } from "slack-edge";
 import type { SlackSettings } from "./settings";
-import type { SlackMessage } from "./blocks";
+import { escapeText, type SlackMessage } from "./blocks";
 
 export interface SlackApi {
   /** Posts to a channel; returns the message's `ts` (its id within the channel). */
   post(channel: string, message: SlackMessage): Promise<{ channel: string; ts: string }>;
   update(channel: string, ts: string, message: SlackMessage): Promise<void>;
+  /** A reply in the message's thread, also shown in the channel. Plain text: no mentions parsed. */
+  reply(channel: string, ts: string, text: string): Promise<void>;
   openModal(triggerId: string, view: ModalView): Promise<void>;
   /** A message only `user` sees (e.g. "you are not an approver"). */
   ephemeral(channel: string, user: string, text: string): Promise<void>;
@@ -36,6 +38,15 @@ export function slackApi(settings: SlackSettings): SlackApi {
     },
     async update(channel, ts, message) {
       await client.chat.update({ channel, ts, ...message });
+    },
+    async reply(channel, ts, text) {
+      await client.chat.postMessage({
+        channel,
+        thread_ts: ts,
+        reply_broadcast: true,
+        text: escapeText(text),
+        unfurl_links: false,
+      });
     },
     async openModal(triggerId, view) {
       await client.views.open({ trigger_id: triggerId, view });

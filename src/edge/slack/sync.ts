@@ -16,7 +16,8 @@ export interface SlackSyncMessage {
   threadId: string;
   runId: string;
   requestId: string;
-  slack: { group: string };
+  /** `reminder`: the request's rules re-notify (the n-th time) while it waits. */
+  slack: { group: string; reminder?: number };
 }
 
 export function isSlackSync(body: unknown): body is SlackSyncMessage {
@@ -44,13 +45,21 @@ export async function syncSlack(
   api: SlackApi,
   message: SlackSyncMessage,
   channel: string,
-): Promise<"posted" | "updated" | "nothing"> {
+): Promise<"posted" | "updated" | "reminded" | "nothing"> {
   const source = await thread.slackSource(message.runId, message.requestId);
   if (!source) {
     return "nothing";
   }
   const text = approvalMessage(slackView(source.item), slackState(source.item));
   const posted = source.messages.find((m) => m.channel === channel);
+  if (posted && message.slack.reminder !== undefined) {
+    if (source.item.status === "open") {
+      // In the message's thread, broadcast to the channel: the buttons stay on the original.
+      await api.reply(posted.channel, posted.ts, reminderText(source.item, message.slack.reminder));
+      return "reminded";
+    }
+    return "nothing";
+  }
   if (posted) {
     await api.update(posted.channel, posted.ts, text);
     return "updated";
@@ -71,6 +80,10 @@ export async function syncSlack(
   }
   await thread.slackPosted(message.runId, message.requestId, channel, ts);
   return "posted";
+}
+
+function reminderText(item: InboxItem, n: number): string {
+  return `Reminder ${n}: still waiting for a decision: ${item.prompt}`;
 }
 
 export function slackView(item: InboxItem): SlackRequestView {
