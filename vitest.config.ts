@@ -18,6 +18,18 @@ const secrets = {
   NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
   // The test receivers: an unreachable loopback port and the MCP fixture's hooks origin.
   CALLBACK_ALLOW: "127.0.0.1 http://hooks.test",
+  // The demo agent's groups, as in .dev.vars.example (finance has five members for the race test).
+  APPROVER_GROUPS: JSON.stringify({
+    finance: [
+      "ann@example.com",
+      { id: "bob", identities: ["bob@example.com"] },
+      "carol@example.com",
+      "dan@example.com",
+      "erin@example.com",
+    ],
+    "support-leads": ["lead@example.com"],
+    managers: ["max@example.com"],
+  }),
 };
 
 // Five projects:
@@ -99,8 +111,9 @@ export default defineConfig({
                 // Cloudflare Access in front of /inbox (keys served by the same fake).
                 ACCESS_TEAM_DOMAIN: "https://team.test",
                 ACCESS_AUD: "aud-other aud-inbox",
-                // The demo agent's requests have no rules, so they land in `default`: a group of
-                // that name with a Slack channel puts them in Slack (test/slack/slack-flow.test.ts).
+                // Requests without rules land in `default`, account deletions (the demo's rules)
+                // in `support-leads`: both post to one Slack channel, decided by the same two
+                // people (test/slack/slack-flow.test.ts); the demo's other groups must exist too.
                 APPROVER_GROUPS: JSON.stringify({
                   default: {
                     members: [
@@ -109,6 +122,15 @@ export default defineConfig({
                     ],
                     slack: { channel: "C0123" },
                   },
+                  "support-leads": {
+                    members: [
+                      { id: "ann", identities: ["ann@example.com", "slack:T1/U1"] },
+                      { id: "bob", identities: ["slack:T1/U2"] },
+                    ],
+                    slack: { channel: "C0123" },
+                  },
+                  finance: ["cfo@example.com"],
+                  managers: ["max@example.com"],
                 }),
               },
               outboundService: "fake-slack",

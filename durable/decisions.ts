@@ -2,12 +2,17 @@
  * The decision ledger's rules: a decision is applied at most once, whatever is
  * replayed. First decision wins; an identical repeat is a no-op (200); a different
  * one is a conflict (409). Cancel and decision: whichever the object records first wins.
+ * A request with approver rules is decided by votes (`votes.ts`) once it is found.
  */
 import type { Answer, Request } from "../src/core/types";
 import { answerDeclined, answerOutput } from "../src/core/answers";
 import { validateArgs } from "../src/core/schema";
 import { canonicalJson } from "../src/edge/approval-token";
 import type { DecisionInput, DecisionOutcome, DecisionView } from "../src/edge/protocol";
+import { rulesOf } from "../src/core/approvers/rules";
+import type { ApproverDirectory } from "../src/edge/approver-groups";
+import { castVote, type EditCheck } from "./votes";
+import type { VoteStore } from "./vote-store";
 import {
   answerOfRow,
   parseJson,
@@ -59,12 +64,25 @@ export function answerFor(
   }
 }
 
-/** Applies the ledger rules; writes the decision when accepted. Synchronous, so it commits atomically. */
+/** What requests with rules need: their votes, the groups, and edits already checked. */
+export interface RuledDeps {
+  votes: VoteStore;
+  directory: ApproverDirectory;
+  /** Canonical JSON of edited arguments already checked against the tool. */
+  checked?: string;
+}
+
+/**
+ * Applies the ledger rules; writes the decision when accepted. Synchronous, so it commits
+ * atomically. Order of checks: unknown run/request 404 → no longer pending 409 → (rules)
+ * not an approver / own request 403 → edited args 400.
+ */
 export function recordDecision(
   store: RunStore,
   input: DecisionInput,
   now: number,
-): DecisionOutcome {
+  ruled: RuledDeps,
+): DecisionOutcome | EditCheck {
   const run = store.run(input.runId);
   if (!run) {
     return {
@@ -85,6 +103,11 @@ export function recordDecision(
         code: "request_not_found",
         message: `request ${input.requestId} does not belong to run ${run.run_id}`,
       };
+    }
+    const kept = ruled.votes.approval(input.requestId);
+    const keptRequest = kept && (JSON.parse(kept.request) as Request);
+    if (keptRequest && rulesOf(keptRequest)) {
+      return castVote({ store, ...ruled }, run, keptRequest, input, now, existing, ruled.checked);
     }
     const same =
       existing.decision === input.decision &&
@@ -136,6 +159,17 @@ export function recordDecision(
       status: 409,
       code: "request_expired",
       message: `request ${request.id} expired at ${new Date(run.expires_at).toISOString()}`,
+    };
+  }
+  if (rulesOf(request)) {
+    return castVote({ store, ...ruled }, run, request, input, now, undefined, ruled.checked);
+  }
+  if (input.args !== undefined) {
+    return {
+      ok: false,
+      status: 400,
+      code: "not_editable",
+      message: `request ${request.id} has no approver rules, so its arguments cannot be edited`,
     };
   }
   if (input.decision === "approve" && request.kind === "input") {

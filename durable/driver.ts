@@ -15,6 +15,7 @@ import { agentTools, DEFAULT_APPROVAL_TIMEOUT_MS, type AgentDefinition } from ".
 import type { EdgeConfig } from "../src/edge/config";
 import { edgeMetrics } from "../src/edge/metrics";
 import type { ErrorInfo } from "../src/edge/error-sink";
+import { refusalText } from "../src/edge/refusal";
 import { closeOpenTurn } from "./close-turn";
 import { checkpointer, forward } from "./checkpoint";
 import type { InboxHooks } from "./inbox-outbox";
@@ -247,6 +248,7 @@ function makeClient(
     maxTurns: maxTurns ?? agent.maxTurns ?? 10,
     // Text deltas reach the event log (and live SSE listeners) as the model produces them.
     streaming: true,
+    refusalText,
     onCheckpoint,
     onEvent: (event: RunEvent) => {
       // After a cancel, `done` is the last event: an interrupted driver's stragglers are not logged

@@ -5,11 +5,11 @@
  */
 import type { Answer, Message, Request, RunResult, Usage } from "../src/core/types";
 import type { Sql } from "./sql";
-import type { StartInput } from "../src/edge/protocol";
+import type { Channel, StartInput } from "../src/edge/protocol";
 
 export type RunStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
 export type ToolMessage = Extract<Message, { role: "tool" }>;
-export type Channel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
+export type { Channel };
 
 export interface RunRow {
   run_id: string;
@@ -32,6 +32,8 @@ export interface RunRow {
   created_at: number;
   updated_at: number;
   cancelled_at: number | null;
+  /** Schema v4; null on runs stored before it (absent on rows built by hand). */
+  requested_by?: string | null;
 }
 
 export interface DecisionRow {
@@ -95,9 +97,10 @@ export class RunStore {
   insertRun(run: NewRun): void {
     const usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
     this
-      .sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at)
+      .sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at, requested_by)
       VALUES (${run.runId}, ${run.threadId}, ${run.agent}, 'running', ${run.input}, ${run.callbackUrl ?? null},
-              ${run.metadata === undefined ? null : JSON.stringify(run.metadata)}, ${run.publicUrl}, ${JSON.stringify(usage)}, ${run.now}, ${run.now})`;
+              ${run.metadata === undefined ? null : JSON.stringify(run.metadata)}, ${run.publicUrl}, ${JSON.stringify(usage)}, ${run.now}, ${run.now},
+              ${run.requestedBy ?? null})`;
     // COUNT(*) always yields one row; no row reads as no messages.
     const fresh = (this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM messages`?.n ?? 0) === 0;
     this.appendMessages(run.runId, [

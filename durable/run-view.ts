@@ -1,7 +1,10 @@
-import type { RunView } from "../src/edge/protocol";
-import type { Usage } from "../src/core/types";
+import type { ApprovalView, RunView } from "../src/edge/protocol";
+import type { Request, Usage } from "../src/core/types";
+import { liveApprovals } from "../src/core/approvers/vote";
+import { quorumOf, rulesOf } from "../src/core/approvers/rules";
 import { decisionView } from "./decisions";
 import { parseJson, pendingOfRow, type RunRow, type RunStore } from "./run-store";
+import type { ApprovalRow, VoteStore } from "./vote-store";
 
 const isoAt = (ms: number) => new Date(ms).toISOString();
 const iso = (ms: number | null) => (ms === null ? null : isoAt(ms));
@@ -22,7 +25,12 @@ export function currentEventData(type: string, data: string): string {
 }
 
 /** The public shape of a run (GET /v1/runs/:runId), with its decision audit trail. */
-export function runView(store: RunStore, run: RunRow, withTranscript: boolean): RunView {
+export function runView(
+  store: RunStore,
+  votes: VoteStore,
+  run: RunRow,
+  withTranscript: boolean,
+): RunView {
   const toolCalls = store.toolCalls(run.run_id);
   const open = run.status === "pending";
   return {
@@ -40,6 +48,8 @@ export function runView(store: RunStore, run: RunRow, withTranscript: boolean): 
     toolCalls,
     toolCallCount: toolCalls.length,
     decisions: store.decisions(run.run_id).map(decisionView),
+    requests: votes.approvalsOfRun(run.run_id).map((row) => approvalView(votes, row)),
+    requestedBy: run.requested_by ?? null,
     error: run.error,
     limit: currentLimit(run.limit_reason),
     metadata: parseJson(run.metadata) ?? null,
@@ -47,5 +57,33 @@ export function runView(store: RunStore, run: RunRow, withTranscript: boolean): 
     updatedAt: isoAt(run.updated_at),
     cancelledAt: iso(run.cancelled_at),
     ...(withTranscript ? { transcript: store.runMessages(run.run_id) } : {}),
+  };
+}
+
+/** One request with rules: its votes, the refused attempts, and where the count stands. */
+export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
+  const request = JSON.parse(row.request) as Request;
+  const list = votes.votes(row.request_id);
+  return {
+    requestId: row.request_id,
+    rules: (rulesOf(request) ?? {}) as Record<string, unknown>,
+    approvals: liveApprovals(list),
+    needed: quorumOf(rulesOf(request)),
+    votes: list.map((v) => ({
+      decidedBy: v.decidedBy,
+      decision: v.decision,
+      channel: v.channel,
+      ...(v.args === undefined ? {} : { args: v.args }),
+      at: v.at,
+      ...(v.reset ? { reset: true as const } : {}),
+    })),
+    refused: votes.refusals(row.request_id).map((r) => ({
+      decidedBy: r.decided_by,
+      channel: r.channel,
+      code: r.code,
+      at: new Date(r.at).toISOString(),
+    })),
+    reminders: row.reminders,
+    escalatedAt: iso(row.escalated_at),
   };
 }

@@ -15,10 +15,15 @@
  * - inbox_outbox: inbox item versions not yet acknowledged by their group's InboxObject
  *   (written in the same transaction as the change they describe; see inbox-outbox.ts).
  * - slack_messages: the Slack message (channel, ts) that shows each request, per channel.
+ * - votes: every approver's vote on a request with rules (v5); the settled outcome
+ *   still lands in `decisions`, so runs stored before v5 keep working unchanged.
+ * - refusals: votes refused because of who cast them (not an approver, own request).
+ * - approvals: each request with rules (kept whole, so its rules outlive the run's
+ *   pending slot) and its reminder and escalation timers.
  */
 import type { Sql } from "./sql";
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -117,6 +122,46 @@ export function migrate(sql: Sql): void {
     claimed_at INTEGER NOT NULL,
     PRIMARY KEY (request_id, channel)
   )`;
+  // v5: approvers (who asked, votes, refused attempts, reminder and escalation timers).
+  if (!columns.includes("requested_by")) {
+    sql`ALTER TABLE runs ADD COLUMN requested_by TEXT`;
+  }
+  sql`CREATE TABLE IF NOT EXISTS votes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    decided_by TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    args TEXT,
+    webhook_id TEXT,
+    at INTEGER NOT NULL,
+    reset INTEGER NOT NULL DEFAULT 0
+  )`;
+  sql`CREATE INDEX IF NOT EXISTS votes_request ON votes (request_id, seq)`;
+  sql`CREATE TABLE IF NOT EXISTS refusals (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    decided_by TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    code TEXT NOT NULL,
+    at INTEGER NOT NULL
+  )`;
+  sql`CREATE INDEX IF NOT EXISTS refusals_request ON refusals (request_id, seq)`;
+  sql`CREATE TABLE IF NOT EXISTS approvals (
+    request_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    request TEXT NOT NULL,
+    surfaced_at INTEGER,
+    remind_every INTEGER,
+    reminders INTEGER NOT NULL DEFAULT 0,
+    next_remind_at INTEGER,
+    escalate_at INTEGER,
+    escalate_to TEXT,
+    escalated_at INTEGER
+  )`;
+  sql`CREATE INDEX IF NOT EXISTS approvals_run ON approvals (run_id)`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

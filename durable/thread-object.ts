@@ -6,10 +6,18 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Request as AgentRequest } from "../src/core/types";
 import type { AgentDefinition } from "../src/edge/agent";
-import { readConfig, type EdgeConfig, type EdgeEnv } from "../src/edge/config";
+import { ConfigError, readConfig, type EdgeConfig, type EdgeEnv } from "../src/edge/config";
 import { errorSink, type ErrorSink } from "../src/edge/error-sink";
 import { errorBody } from "../src/edge/http-errors";
 import { errorMessage } from "../src/core/errors";
+import {
+  approverDirectory,
+  type ApproverDirectory,
+  type ApproverGroupsInit,
+} from "../src/edge/approver-groups";
+import { canonicalJson } from "../src/core/canonical-json";
+import { quorumOf, rulesOf } from "../src/core/approvers/rules";
+import { liveApprovals } from "../src/core/approvers/vote";
 import type {
   CancelOutcome,
   DriveMessage,
@@ -22,8 +30,11 @@ import type {
   ThreadRpc,
 } from "../src/edge/protocol";
 import { createLazySql } from "./sql";
+import { VoteStore } from "./vote-store";
+import { checkEdit } from "./edit-check";
+import { fireTimers, nextTimerAt, startTimers } from "./reminders";
 import { hasSchema, migrate } from "./schema";
-import { RunStore, pendingOfRow, type RunRow } from "./run-store";
+import { RunStore, parseJson, pendingOfRow, type DecisionRow, type RunRow } from "./run-store";
 import { driveOnce, type DriverDeps } from "./driver";
 import {
   recordDecision,
@@ -31,7 +42,9 @@ import {
   openRequests,
   type DecisionInput,
   type DecisionOutcome,
+  type RuledDeps,
 } from "./decisions";
+import type { EditCheck } from "./votes";
 import { EventHub } from "./event-hub";
 import { runView } from "./run-view";
 import { closeOpenTurn } from "./close-turn";
@@ -39,7 +52,6 @@ import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
 import { deliverOutbox, InboxOutbox, type InboxHooks } from "./inbox-outbox";
 import { inboxStub } from "../src/edge/inbox/rpc";
 import type { InboxItem } from "../src/edge/inbox/item";
-import { approverDirectory, type ApproverGroupsInit } from "../src/edge/approver-groups";
 import { readSlackSettings } from "../src/edge/slack/settings";
 import type { SlackSource, SlackSyncMessage } from "../src/edge/slack/sync";
 import { SlackMessages } from "./slack-messages";
@@ -68,7 +80,7 @@ export interface ThreadObjectOptions {
   /** How long a run waits inline for a decision on an MCP elicitation before suspending durably. */
   elicitationWindowMs?: number;
   onError?: ErrorSink;
-  /** Approver groups (with `APPROVER_GROUPS`): which groups post to which Slack channel. */
+  /** Approver groups (with `APPROVER_GROUPS`): who may decide, and which groups post to which Slack channel. */
   approverGroups?: ApproverGroupsInit;
 }
 
@@ -96,6 +108,7 @@ export function createThreadObjectClass(
 
   return class ThreadObject extends DurableObject<EdgeEnv> implements ThreadRpc {
     readonly store: RunStore;
+    readonly votes: VoteStore;
     readonly events: EventHub;
     readonly outbox: InboxOutbox;
     readonly slack: SlackMessages;
@@ -111,6 +124,7 @@ export function createThreadObjectClass(
       // Schema on the first write: an id nobody created (GET or decide) leaves no storage.
       const sql = createLazySql(ctx.storage.sql, migrate, hasSchema);
       this.store = new RunStore(sql);
+      this.votes = new VoteStore(sql);
       this.events = new EventHub(this.store);
       this.outbox = new InboxOutbox(sql);
       this.slack = new SlackMessages(sql);
@@ -118,6 +132,10 @@ export function createThreadObjectClass(
 
     get #config(): EdgeConfig {
       return readConfig(this.env);
+    }
+
+    get #directory(): ApproverDirectory {
+      return approverDirectory(this.env, options.approverGroups);
     }
 
     /** Starts a run in this thread; one active run per thread. */
@@ -163,21 +181,20 @@ export function createThreadObjectClass(
 
     /** Records an approver's decision; the resume queue (or the backstop alarm) applies it. */
     async decide(input: DecisionInput): Promise<DecisionOutcome> {
-      const outcome = this.ctx.storage.transactionSync(() => {
-        const now = Date.now();
-        const run = this.store.run(input.runId);
-        const request = run && openRequests(this.store, run).find((r) => r.id === input.requestId);
-        const recorded = recordDecision(this.store, input, now);
-        const decision =
-          recorded.ok && recorded.status === 202 && this.store.decision(input.requestId);
-        if (decision && run && request) {
-          this.#inbox.settled(run, request, decision);
+      let outcome: DecisionOutcome;
+      try {
+        outcome = await this.#record(input);
+      } catch (error) {
+        if (error instanceof ConfigError) {
+          return { ok: false, status: 500, code: "config_error", message: error.message };
         }
-        return recorded;
-      });
+        throw error;
+      }
       if (outcome.ok && outcome.status === 202) {
         // Before answering, so whoever decided (the inbox page, say) reads the updated inbox.
         await this.#deliverOutbox();
+      }
+      if (outcome.ok && outcome.status === 202 && outcome.decision) {
         // A driver waiting inline for this request (an MCP elicitation) takes it directly.
         if (this.#waiters.deliver(input.requestId, outcome.decision.answer)) {
           return outcome;
@@ -190,6 +207,74 @@ export function createThreadObjectClass(
         } satisfies DriveMessage);
       }
       return outcome;
+    }
+
+    /**
+     * Records in one synchronous pass; an edit is first checked against the tool (async,
+     * nothing written), then the pass runs again on fresh state with the edit allowed.
+     */
+    async #record(input: DecisionInput): Promise<DecisionOutcome> {
+      const deps = { votes: this.votes, directory: this.#directory };
+      const first = this.#recordOnce(input, deps);
+      if (!("checkEdit" in first)) {
+        return first;
+      }
+      const { request, args } = first.checkEdit;
+      const agent = agents.get(this.store.run(input.runId)?.agent ?? "");
+      const refused = await checkEdit(
+        agent,
+        this.env as unknown as Record<string, unknown>,
+        request,
+        args,
+      );
+      if (refused) {
+        return refused;
+      }
+      const checked = canonicalJson(args);
+      const second = this.#recordOnce(input, { ...deps, checked });
+      if ("checkEdit" in second) {
+        throw new Error("an edit checked once asked to be checked again");
+      }
+      return second;
+    }
+
+    /** One synchronous pass of the ledger; the inbox's outbox row commits with it. */
+    #recordOnce(input: DecisionInput, deps: RuledDeps): DecisionOutcome | EditCheck {
+      return this.ctx.storage.transactionSync(() => {
+        const now = Date.now();
+        const run = this.store.run(input.runId);
+        const request =
+          run &&
+          (openRequests(this.store, run).find((r) => r.id === input.requestId) ??
+            parseJson<AgentRequest>(this.votes.approval(input.requestId)?.request ?? null));
+        const recorded = recordDecision(this.store, input, now, deps);
+        if (!run || !request || "checkEdit" in recorded || !recorded.ok) {
+          return recorded;
+        }
+        if (recorded.status !== 202) {
+          return recorded;
+        }
+        const decision = this.store.decision(input.requestId);
+        const rules = rulesOf(request);
+        if (!rules) {
+          if (decision) {
+            this.#inbox.settled(run, request, decision);
+          }
+          return recorded;
+        }
+        // With rules, the inbox shows every vote as it lands.
+        const votes = this.votes.votes(request.id);
+        const needed = quorumOf(rules);
+        this.outbox.record(
+          run,
+          request,
+          decision
+            ? { event: settledEvent(decision), decision, votes, needed }
+            : { event: "vote", votes, needed },
+          now,
+        );
+        return recorded;
+      });
     }
 
     /** What the approval page shows for one request, or why it cannot. */
@@ -297,6 +382,15 @@ export function createThreadObjectClass(
 
     override async alarm(): Promise<void> {
       await this.drive();
+      await fireTimers({
+        store: this.store,
+        votes: this.votes,
+        now: () => Date.now(),
+        record: (runId, type, data) => this.events.record(runId, type, data),
+        notify: async (message) => {
+          await this.#config.bindings.notifyQueue.send(message);
+        },
+      });
       await this.#deliverOutbox();
       await this.#armAlarm();
     }
@@ -307,20 +401,7 @@ export function createThreadObjectClass(
         surfaced: (run, request) =>
           this.outbox.record(run, request, { event: "surfaced" }, Date.now()),
         settled: (run, request, decision) =>
-          this.outbox.record(
-            run,
-            request,
-            {
-              event:
-                decision.decision === "expire"
-                  ? "expired"
-                  : decision.decision === "cancel"
-                    ? "cancelled"
-                    : "decided",
-              decision,
-            },
-            Date.now(),
-          ),
+          this.outbox.record(run, request, { event: settledEvent(decision), decision }, Date.now()),
         ended: (runId, reason) => this.outbox.closeRun(runId, reason, Date.now()),
       };
     }
@@ -459,9 +540,18 @@ export function createThreadObjectClass(
           callbackUrl: run.callback_url,
           publicUrl: run.public_url,
           metadata: run.metadata === null ? null : JSON.parse(run.metadata),
+          requestedBy: run.requested_by ?? null,
         },
         request,
         expiresAt: run.expires_at,
+        ...(rulesOf(request)
+          ? {
+              votes: {
+                votes: liveApprovals(this.votes.votes(request.id)),
+                needed: quorumOf(rulesOf(request)),
+              },
+            }
+          : {}),
       };
     }
 
@@ -488,12 +578,12 @@ export function createThreadObjectClass(
 
     #view(runId: string, transcript: boolean): RunView | undefined {
       const run = this.store.run(runId);
-      return run && runView(this.store, run, transcript);
+      return run && runView(this.store, this.votes, run, transcript);
     }
 
     /** The view of a run this object just wrote (created, cancelled): a miss is a bug. */
     #requireView(runId: string): RunView {
-      return runView(this.store, this.store.requireRun(runId), false);
+      return runView(this.store, this.votes, this.store.requireRun(runId), false);
     }
 
     async #driveAll(only?: string): Promise<void> {
@@ -559,6 +649,7 @@ export function createThreadObjectClass(
         record: (runId, type, data) => this.events.record(runId, type, data),
         report,
         halted: async (run: RunRow, request: AgentRequest) => {
+          startTimers(this.votes, run, request, Date.now());
           if (!run.callback_url) {
             return;
           }
@@ -587,6 +678,10 @@ export function createThreadObjectClass(
       if (outboxRetry !== undefined) {
         times.push(outboxRetry);
       }
+      const timer = nextTimerAt(this.votes);
+      if (timer !== undefined) {
+        times.push(timer);
+      }
       for (const run of this.store.runsWithWork()) {
         if (run.status === "running") {
           times.push(Date.now() + WATCHDOG_MS);
@@ -614,4 +709,12 @@ export function createThreadObjectClass(
       return Boolean(decision && decision.applied_at === null);
     }
   };
+}
+
+function settledEvent(decision: DecisionRow): "expired" | "cancelled" | "decided" {
+  return decision.decision === "expire"
+    ? "expired"
+    : decision.decision === "cancel"
+      ? "cancelled"
+      : "decided";
 }

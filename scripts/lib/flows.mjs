@@ -53,7 +53,12 @@ export async function startAndSuspend({ client, receiver, input, threadId, say =
     `notification at ${receiver.url}: ${note.type}, signature verified (webhook-id ${notification.id})`,
   );
   say(`  decisionUrl ${note.decisionUrl}`);
-  say(`  approvalUrl ${note.approvalUrl.slice(0, 60)}…`);
+  // A request with approver rules carries no anonymous link: approvers ask for a personal one.
+  say(
+    note.approvalUrl
+      ? `  approvalUrl ${note.approvalUrl.slice(0, 60)}…`
+      : `  no anonymous link (approver rules: ${JSON.stringify(request.data?.approvers)}); personal links from ${note.linksUrl}`,
+  );
   return { runId, threadId: started.body.threadId, run, notification: note };
 }
 
@@ -64,6 +69,9 @@ export async function decideAndFinish({
   requestId,
   decision,
   reason,
+  // A support lead: the demo's rules let them decide account deletions; requests without
+  // rules just record the name.
+  decidedBy = "lead@example.com",
   say = () => {},
 }) {
   const response = await client.decide({
@@ -71,7 +79,7 @@ export async function decideAndFinish({
     requestId,
     decision,
     ...(reason ? { reason } : {}),
-    decidedBy: "demo-script",
+    decidedBy,
   });
   check(
     response.status === 202,
@@ -84,7 +92,7 @@ export async function decideAndFinish({
     requestId,
     decision,
     ...(reason ? { reason } : {}),
-    decidedBy: "demo-script",
+    decidedBy,
   });
   check(
     replay.status === 200 && replay.body.duplicate === true,

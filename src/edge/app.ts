@@ -4,13 +4,13 @@ import { readConfig } from "./config";
 import type { AgentDefinition } from "./agent";
 import { ApiError, errorHandler } from "./http-errors";
 import type { ErrorInfo } from "./error-sink";
+import { approverDirectory, type ApproverGroupsInit } from "./approver-groups";
 import { runRoutes } from "./routes/runs";
 import { decisionRoutes } from "./routes/decisions";
 import { approvalRoutes } from "./routes/approval";
 import { approvalsRoutes } from "./routes/approvals";
 import { inboxRoutes } from "./routes/inbox";
 import { slackRoutes } from "./routes/slack";
-import type { ApproverGroupsInit } from "./approver-groups";
 import { servedOpenApiDocument } from "./openapi";
 import { publicBase } from "./links";
 import { edgeMetrics } from "./metrics";
@@ -30,6 +30,7 @@ export function createApp(
       readSlackSettings(c.env);
       readAccessSettings(c.env);
       inboxNamespace(c.env);
+      approverDirectory(c.env, options.approverGroups);
       await next();
     })
     .get("/healthz", (c) => c.json({ ok: true }))
@@ -41,7 +42,7 @@ export function createApp(
     )
     .route("/v1", decisionRoutes())
     .route("/v1", approvalsRoutes(options))
-    .route("/v1", runRoutes(agents))
+    .route("/v1", runRoutes(agents, options.approverGroups))
     .route("/", approvalRoutes())
     .route("/", inboxRoutes(options))
     .route("/", slackRoutes({ ...options, report }))

@@ -1,7 +1,10 @@
 /**
- * The demo `support` agent: order lookup, refunds (approval above $50, a policy
- * above $10,000), account deletion (always approved by a person) and a question
- * to the user. Its tools are fakes with deterministic data, so it runs offline.
+ * The demo `support` agent: order lookup, refunds (one approval above $50; above
+ * $1,000 two members of `finance`, who may edit the amount; a policy above $10,000),
+ * account deletion (a member of `support-leads`, reminded every 10 minutes, escalated to
+ * `managers` after 30, expiring after 2 hours) and a question to the user. Its tools are
+ * fakes with deterministic data, so it runs offline. The groups come from
+ * `APPROVER_GROUPS` (see .dev.vars.example).
  */
 import * as z from "zod";
 import { defineTool } from "../core/tools/define";
@@ -72,6 +75,9 @@ const refundOrder = requireApproval<RefundArgs>(
   {
     when: (a) => a.amount > 50,
     prompt: (a) => `Refund $${a.amount} on order ${a.orderId}?`,
+    // Four eyes on large refunds; finance may lower (or correct) the amount.
+    approvers: (a) =>
+      a.amount > 1000 ? { group: "finance", quorum: 2, editable: ["amount"] } : undefined,
     policy: (a, req) =>
       a.amount > 10_000
         ? answerDeclined(req.id, "policy: refunds over $10,000 need finance review")
@@ -86,7 +92,15 @@ const deleteAccount = requireApproval(
     inputSchema: z.object({}),
     run: () => "Account deleted",
   }),
-  { prompt: "Delete this account? This cannot be undone." },
+  {
+    prompt: "Delete this account? This cannot be undone.",
+    approvers: {
+      group: "support-leads",
+      remindEvery: "10m",
+      escalate: { after: "30m", to: "managers" },
+    },
+    expiresIn: 2 * 60 * 60_000,
+  },
 );
 
 const INPUT_SCHEMA = {

@@ -5,6 +5,7 @@
 import type { Message, ToolCall } from "../core/types";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
+import { reasonOf } from "./refusal";
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
 type Call = { name: string; arguments: Record<string, unknown> };
@@ -116,16 +117,21 @@ function summarize(messages: Message[]): string {
     .join("\n");
 }
 
+/** Reads only what a real model gets over the wire: the tool message's text and error flag. */
 function outcome(result: ToolMessage, args: Record<string, unknown>): string {
-  const refused = result.reason !== undefined || result.content.startsWith("declined/expired: ");
+  const refused = result.content.startsWith("declined/expired: ");
   if (!result.isError) {
+    const edited = /^the approver changed the arguments to (.*)\n([\s\S]*)$/.exec(result.content);
+    if (edited) {
+      return `Done, with the approver's changes (${edited[1]}): ${edited[2]}`;
+    }
     return result.name === "lookup_order" ? reportOrder(result.content) : `Done: ${result.content}`;
   }
-  if (!refused || result.content.startsWith("unresolved: ")) {
+  if (!refused) {
     return `Something went wrong: ${result.content}`;
   }
   const what = action(result.name, args);
-  const reason = result.reason ?? "declined";
+  const reason = reasonOf(result.content) ?? "declined";
   if (reason === "expired") {
     return `The approval request expired, so I did not ${what}.`;
   }

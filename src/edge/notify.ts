@@ -8,6 +8,7 @@ import { type EdgeConfig, notifySigningSecret } from "./config";
 import { webhookHeaders } from "./webhooks";
 import { approvalUrl } from "./links";
 import type { Request as AgentRequest } from "../core/types";
+import { rulesOf } from "../core/approvers/rules";
 
 /** Default bound of one delivery (connect, send, response headers). */
 export const NOTIFY_TIMEOUT_MS = 10_000;
@@ -19,48 +20,78 @@ export const NOTIFY_MAX_DELIVERIES = 5;
 
 /** The body POSTed to callbackUrl (documented as `Notification` in /openapi.json). */
 export interface Notification {
-  type: "run.pending";
+  /** The first notification, a reminder (`remindEvery`), or the escalation (`escalate`). */
+  type: "run.pending" | "run.reminder" | "run.escalated";
   runId: string;
   threadId: string;
   agent: string;
   request: AgentRequest;
   decisionUrl: string;
-  approvalUrl: string;
+  /** An anonymous approval link: only for requests without approver rules. */
+  approvalUrl?: string;
+  /** For a request with rules: where to ask for a per-approver link (Bearer). */
+  linksUrl?: string;
   expiresAt: string | null;
   metadata: unknown;
+  requestedBy: string | null;
+  /** With rules: approvals that count now and how many are needed. */
+  votes?: number;
+  needed?: number;
+  /** `run.reminder`: which reminder (1, 2, …). */
+  reminder?: number;
+  /** `run.escalated`: the group that may now decide too. */
+  escalatedTo?: string;
 }
 
 export async function buildNotification(
   source: NotificationSource,
   config: EdgeConfig,
+  kind: { reminder?: number; escalated?: boolean } = {},
 ): Promise<Notification> {
   const base = config.publicUrl ?? source.run.publicUrl;
   const { runId, threadId } = source.run;
+  const rules = rulesOf(source.request);
   return {
-    type: "run.pending",
+    type: kind.escalated ? "run.escalated" : kind.reminder ? "run.reminder" : "run.pending",
     runId,
     threadId,
     agent: source.run.agent,
     request: source.request,
     decisionUrl: `${base}/v1/decisions`,
-    approvalUrl: await approvalUrl(
-      base,
-      config.webhookSecrets,
-      { threadId, runId },
-      source.request,
-      source.expiresAt,
-    ),
+    ...(rules
+      ? { linksUrl: `${base}/v1/runs/${encodeURIComponent(runId)}/links` }
+      : {
+          approvalUrl: await approvalUrl(
+            base,
+            config.webhookSecrets,
+            { threadId, runId },
+            source.request,
+            source.expiresAt,
+          ),
+        }),
     expiresAt: source.expiresAt === null ? null : new Date(source.expiresAt).toISOString(),
     metadata: source.run.metadata,
+    requestedBy: source.run.requestedBy ?? null,
+    ...(source.votes ? source.votes : {}),
+    ...(kind.reminder ? { reminder: kind.reminder } : {}),
+    ...(kind.escalated && rules?.escalate ? { escalatedTo: rules.escalate.to } : {}),
   };
 }
 
 /**
  * Stable per (run, request) — the same across retries, so receivers can deduplicate —
  * and distinct across runs, whose request ids may repeat (they derive from call ids).
+ * Reminders add `_r<n>`, the escalation `_esc`.
  */
-export function notificationId(notification: Pick<Notification, "runId" | "request">): string {
-  return `msg_${notification.runId.slice(notification.runId.indexOf(".") + 1)}_${notification.request.id}`;
+export function notificationId(
+  notification: Pick<Notification, "runId" | "request"> &
+    Partial<Pick<Notification, "type" | "reminder">>,
+): string {
+  const base = `msg_${notification.runId.slice(notification.runId.indexOf(".") + 1)}_${notification.request.id}`;
+  if (notification.type === "run.escalated") {
+    return `${base}_esc`;
+  }
+  return notification.type === "run.reminder" ? `${base}_r${notification.reminder}` : base;
 }
 
 export type DeliveryResult = { ok: true; status: number } | { ok: false; reason: string };

@@ -17,6 +17,8 @@ import {
   RunAcceptedSchema,
   RunCreateSchema,
   RunViewSchema,
+  VoteSchema,
+  ApprovalStateSchema,
 } from "./schemas";
 import {
   ApprovalsPageSchema,
@@ -45,6 +47,8 @@ const SCHEMAS = {
   InboxItemSchema,
   ApproverLinkCreateSchema,
   ApproverLinkSchema,
+  VoteSchema,
+  ApprovalStateSchema,
 };
 
 function components() {

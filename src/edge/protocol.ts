@@ -12,6 +12,8 @@ export interface StartInput {
   input: string;
   callbackUrl?: string;
   metadata?: unknown;
+  /** Who asked (shown to approvers; with rules they may not approve their own request). */
+  requestedBy?: string;
   publicUrl: string;
 }
 
@@ -30,14 +32,20 @@ export interface NotifyMessage {
   threadId: string;
   runId: string;
   requestId: string;
+  /** Absent: the first notification (`run.pending`). */
+  reminder?: number;
+  escalated?: boolean;
 }
+
+/** Where a vote came from (DESIGN.md §6 "Identity"). */
+export type Channel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
 
 /** One ledger entry: the decision, the answer it became, and its audit trail. */
 export interface DecisionView {
   requestId: string;
   decision: "approve" | "decline" | "cancel" | "expire";
   answer: Answer;
-  channel: "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
+  channel: Channel;
   decidedBy: string | null;
   webhookId: string | null;
   decidedAt: string;
@@ -59,6 +67,9 @@ export interface RunView {
   toolCalls: RunResult["toolCalls"];
   toolCallCount: number;
   decisions: DecisionView[];
+  /** Requests with approver rules: every vote (those an edit reset marked) and every refused attempt. */
+  requests: ApprovalView[];
+  requestedBy: string | null;
   error: string | null;
   limit: string | null;
   metadata: unknown;
@@ -66,6 +77,35 @@ export interface RunView {
   updatedAt: string;
   cancelledAt: string | null;
   transcript?: Message[];
+}
+
+export interface VoteView {
+  decidedBy: string;
+  decision: "approve" | "decline" | "cancel";
+  channel: string;
+  /** Set on an edit: the full arguments this vote approved. */
+  args?: unknown;
+  at: string;
+  reset?: true;
+}
+
+export interface RefusalView {
+  decidedBy: string;
+  channel: string;
+  code: string;
+  at: string;
+}
+
+export interface ApprovalView {
+  requestId: string;
+  rules: Record<string, unknown>;
+  /** Approvals that count now, and how many apply the request. */
+  approvals: number;
+  needed: number;
+  votes: VoteView[];
+  refused: RefusalView[];
+  reminders: number;
+  escalatedAt: string | null;
 }
 
 export type CancelOutcome =
@@ -78,20 +118,35 @@ export interface DecisionInput {
   decision: "approve" | "decline" | "cancel";
   data?: unknown;
   reason?: string;
+  /** With approve on a request with rules: the tool's full arguments, edited. */
+  args?: Record<string, unknown>;
   decidedBy?: string;
-  channel: "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
+  channel: Channel;
   webhookId?: string;
 }
 
+/**
+ * `decision` is the ledger entry, or null while a request with rules waits for more
+ * votes; `votes`/`needed` are set when the request has rules.
+ */
 export type DecisionOutcome =
-  | { ok: true; status: 202 | 200; decision: DecisionView; duplicate: boolean }
+  | {
+      ok: true;
+      status: 202 | 200;
+      decision: DecisionView | null;
+      duplicate: boolean;
+      votes?: number;
+      needed?: number;
+    }
   | {
       ok: false;
-      status: 400 | 404 | 409;
+      status: 400 | 403 | 404 | 409 | 500;
       code: string;
       message: string;
       issues?: string[];
       decision?: DecisionView;
+      votes?: number;
+      needed?: number;
     };
 
 export type RequestDescription =
@@ -108,9 +163,12 @@ export interface NotificationSource {
     callbackUrl: string | null;
     publicUrl: string;
     metadata: unknown;
+    requestedBy?: string | null;
   };
   request: Request;
   expiresAt: number | null;
+  /** With rules: where the count stands. */
+  votes?: { votes: number; needed: number };
 }
 
 /** The thread object's RPC surface, as the worker sees it through the binding. */

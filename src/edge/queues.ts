@@ -70,7 +70,7 @@ export function createQueueHandler(options: {
           }
           const result = await deliver(
             source.run.callbackUrl,
-            await buildNotification(source, config),
+            await buildNotification(source, config, message.body),
             config,
             { fetch: options.fetch, timeoutMs: options.notifyTimeoutMs },
           );

@@ -47,6 +47,15 @@ export const RunCreateSchema = z
       .refine(withinFieldLimit, FIELD_TOO_LARGE)
       .optional()
       .describe("Echoed in GET and in notifications"),
+    requestedBy: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(320)
+      .optional()
+      .describe(
+        "Who asked (an identity such as an email); shown to approvers, who may not approve their own request when rules apply",
+      ),
   })
   .meta({ id: "RunCreate" });
 
@@ -67,7 +76,19 @@ export const DecisionSchema = z
       .max(1000)
       .optional()
       .describe("With decline/cancel: the reason the model sees"),
-    decidedBy: z.string().max(200).optional().describe("Who decided, for the audit trail"),
+    args: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "With approve on a request whose rules make arguments editable: the tool's full arguments, edited",
+      ),
+    decidedBy: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(320)
+      .optional()
+      .describe("Who decided (a member id or identity): required on a request with approver rules"),
   })
   .meta({ id: "Decision" });
 
@@ -99,18 +120,53 @@ const UsageSchema = z.object({
   totalTokens: z.number(),
 });
 
+const ChannelSchema = z.enum(["webhook", "page", "inbox", "slack", "policy", "expiry"]);
+
 export const DecisionRecordSchema = z
   .object({
     requestId: z.string(),
     decision: z.enum(["approve", "decline", "cancel", "expire"]),
     answer: AnswerSchema,
-    channel: z.enum(["webhook", "page", "inbox", "slack", "policy", "expiry"]),
+    channel: ChannelSchema,
     decidedBy: z.string().nullable(),
     webhookId: z.string().nullable(),
     decidedAt: z.string(),
     appliedAt: z.string().nullable(),
   })
   .meta({ id: "DecisionRecord" });
+
+export const VoteSchema = z
+  .object({
+    decidedBy: z.string().describe("The member id"),
+    decision: z.enum(["approve", "decline", "cancel"]),
+    channel: ChannelSchema,
+    args: z.unknown().optional().describe("Set on an edit: the full arguments this vote approved"),
+    at: z.string(),
+    reset: z.literal(true).optional().describe("A later edit voided this approval"),
+  })
+  .meta({ id: "Vote" });
+
+export const ApprovalStateSchema = z
+  .object({
+    requestId: z.string(),
+    rules: z.record(z.string(), z.unknown()).describe("The request's approver rules"),
+    approvals: z.number().describe("Approvals that count now"),
+    needed: z.number().describe("Approvals that apply the request (the quorum)"),
+    votes: z.array(VoteSchema).describe("Every vote, oldest first"),
+    refused: z
+      .array(
+        z.object({
+          decidedBy: z.string(),
+          channel: ChannelSchema,
+          code: z.enum(["not_an_approver", "own_request"]),
+          at: z.string(),
+        }),
+      )
+      .describe("Attempts refused because of who made them"),
+    reminders: z.number(),
+    escalatedAt: z.string().nullable(),
+  })
+  .meta({ id: "ApprovalState" });
 
 export const RunViewSchema = z
   .object({
@@ -136,6 +192,10 @@ export const RunViewSchema = z
     ),
     toolCallCount: z.number(),
     decisions: z.array(DecisionRecordSchema),
+    requests: z
+      .array(ApprovalStateSchema)
+      .describe("Requests with approver rules: votes and refused attempts per request"),
+    requestedBy: z.string().nullable(),
     error: z.string().nullable(),
     limit: z
       .string()
@@ -162,7 +222,14 @@ export const DecisionAcceptedSchema = z
     runId: z.string(),
     requestId: z.string(),
     duplicate: z.boolean(),
-    decision: DecisionRecordSchema,
+    decision: DecisionRecordSchema.nullable().describe(
+      "The ledger entry; null while a request with rules waits for more votes",
+    ),
+    votes: z
+      .number()
+      .optional()
+      .describe("With rules: approvals of the current arguments that count now"),
+    needed: z.number().optional().describe("With rules: approvals that apply the request"),
   })
   .meta({ id: "DecisionAccepted" });
 
@@ -212,15 +279,31 @@ export const AgentsSchema = z
 /** The body POSTed to a run's callbackUrl when it suspends (signed like the decisions webhook). */
 export const NotificationSchema = z
   .object({
-    type: z.literal("run.pending"),
+    type: z
+      .enum(["run.pending", "run.reminder", "run.escalated"])
+      .describe(
+        "run.pending first; run.reminder every remindEvery; run.escalated when escalate.after passes. webhook-id: msg_<run>_<request>, then …_r<n>, …_esc",
+      ),
     runId: z.string(),
     threadId: z.string(),
     agent: z.string(),
     request: RequestSchema,
     decisionUrl: z.string(),
-    approvalUrl: z.string(),
+    approvalUrl: z
+      .string()
+      .optional()
+      .describe("Anonymous approval link; only for requests without approver rules"),
+    linksUrl: z
+      .string()
+      .optional()
+      .describe("Requests with rules: POST here (Bearer) for a per-approver link"),
     expiresAt: z.string().nullable(),
     metadata: z.unknown(),
+    requestedBy: z.string().nullable(),
+    votes: z.number().optional(),
+    needed: z.number().optional(),
+    reminder: z.number().optional().describe("run.reminder: 1, 2, …"),
+    escalatedTo: z.string().optional().describe("run.escalated: the group that may decide now"),
   })
   .meta({ id: "Notification" });
 

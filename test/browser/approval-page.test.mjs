@@ -175,7 +175,13 @@ test("toolnexus-edge/client in Chromium: start, stream to pending, signed approv
               break;
             }
           }
-          const decision = { runId, requestId: request.id, decision: "approve" };
+          // delete_account has approver rules: a support lead decides.
+          const decision = {
+            runId,
+            requestId: request.id,
+            decision: "approve",
+            decidedBy: "lead@example.com",
+          };
           const accepted = await api.decisions.send(secret, decision); // WebCrypto HMAC
           const events = [];
           for await (const event of api.runs.events(runId)) {

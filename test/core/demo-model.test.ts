@@ -13,14 +13,17 @@ import {
 } from "../../src/core/index";
 import { demoSupportModel } from "../../src/edge/demo-model";
 import { supportAgent } from "../../src/edge/demo-agent";
+import { refusalText } from "../../src/edge/refusal";
 
 const toolkit = () => createToolkit({ tools: supportAgent.tools as Tool[] });
-const client = (waitFor?: WaitFor) =>
+// As the edge runs it: refusals carry the `reason:` line, the only way the model hears why.
+const client = (waitFor?: WaitFor, edge = true) =>
   createInProcessClient({
     model: "demo",
     generate: demoSupportModel,
     systemPrompt: supportAgent.systemPrompt,
     waitFor,
+    ...(edge ? { refusalText } : {}),
   });
 const roundTrip = (r: RunResult): RunResult => JSON.parse(JSON.stringify(r));
 const toolOutputs = (r: RunResult) =>
@@ -109,6 +112,30 @@ describe("demo support agent", () => {
     );
     expect(resumed.text).toBe(
       "The approval request expired, so I did not refund $120 on order 42.",
+    );
+  });
+
+  it("reads only the wire: with the kernel's default text it cannot tell an expiry from a decline", async () => {
+    const tk = await toolkit();
+    const expired = await client((req) => answerDeclined(req.id, "expired"), false).run(
+      "refund $120 on order 42",
+      { toolkit: tk },
+    );
+    expect(toolOutputs(expired)).toEqual(["declined/expired: Refund $120 on order 42?"]);
+    expect(expired.text).toBe(
+      "Understood — I did not refund $120 on order 42 because it was declined.",
+    );
+  });
+
+  it("hears the approver's words, folded onto one line", async () => {
+    const result = await client((req) =>
+      answerDeclined(req.id, "customer\nalready   refunded"),
+    ).run("refund $120 on order 42", { toolkit: await toolkit() });
+    expect(toolOutputs(result)).toEqual([
+      "declined/expired: Refund $120 on order 42?\nreason: customer already refunded",
+    ]);
+    expect(result.text).toBe(
+      "Understood — I did not refund $120 on order 42 because it was declined (customer already refunded).",
     );
   });
 

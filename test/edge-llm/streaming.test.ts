@@ -24,6 +24,9 @@ async function readAll(response: Response): Promise<Frame[]> {
     });
 }
 
+/** delete_account has approver rules: a member of support-leads decides. */
+const LEAD = "lead@example.com";
+
 describe("streaming at the edge", () => {
   it("appends text deltas as they arrive, suspends mid-conversation, and resumes by decision", async () => {
     const { runId } = await startRun({ agent: "support", input: "Please delete my account" });
@@ -31,7 +34,14 @@ describe("streaming at the edge", () => {
     expect(pending.pending?.prompt).toMatch(/Delete this account/);
 
     expect(
-      (await signedDecision({ runId, requestId: pending.pending!.id, decision: "approve" })).status,
+      (
+        await signedDecision({
+          runId,
+          requestId: pending.pending!.id,
+          decision: "approve",
+          decidedBy: LEAD,
+        })
+      ).status,
     ).toBe(202);
     const done = await waitForStatus(runId, ["done"]);
     expect(done.text).toBe("All done: Account deleted.");
@@ -56,7 +66,12 @@ describe("streaming at the edge", () => {
   it("replays from Last-Event-ID mid-stream without gaps or repeats", async () => {
     const { runId } = await startRun({ agent: "support", input: "delete my account please" });
     const pending = await waitForStatus(runId, ["pending"]);
-    await signedDecision({ runId, requestId: pending.pending!.id, decision: "decline" });
+    await signedDecision({
+      runId,
+      requestId: pending.pending!.id,
+      decision: "decline",
+      decidedBy: LEAD,
+    });
     await waitForStatus(runId, ["done"]);
     const all = await readAll(await api(`/v1/runs/${runId}/events`));
     const cut = all[3]!.id;

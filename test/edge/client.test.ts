@@ -36,7 +36,13 @@ describe("createApiClient", () => {
     const pending = upToPending.at(-1)!;
     const request = (pending.data as { request: { id: string } }).request;
 
-    const decision = { runId: started.runId, requestId: request.id, decision: "approve" as const };
+    // delete_account has approver rules: a support lead decides, and says so.
+    const decision = {
+      runId: started.runId,
+      requestId: request.id,
+      decision: "approve" as const,
+      decidedBy: "lead@example.com",
+    };
     const accepted = await api.decisions.send(WEBHOOK_SECRET, decision, { id: "msg_client_1" });
     expect(accepted.duplicate).toBe(false);
     const repeat = await api.decisions.send(WEBHOOK_SECRET, decision, { id: "msg_client_1" });
@@ -118,14 +124,15 @@ describe("createApiClient", () => {
     // The inbox is fed from the thread after the change commits: wait until it shows.
     let found: Awaited<ReturnType<typeof api.approvals.list>>["items"][number] | undefined;
     for (let attempt = 0; attempt < 100 && !found; attempt += 1) {
-      const page = await api.approvals.list({ group: "default", limit: 200 });
+      // delete_account's rules name support-leads: that group's inbox lists it.
+      const page = await api.approvals.list({ group: "support-leads", limit: 200 });
       found = page.items.find((item) => item.runId === runId);
       if (!found) {
         await new Promise((r) => setTimeout(r, 50));
       }
     }
     expect(found).toMatchObject({ status: "open", agent: "support", tool: "delete_account" });
-    const first = await api.approvals.list({ group: "default", limit: 1 });
+    const first = await api.approvals.list({ group: "support-leads", limit: 1 });
     expect(first.items).toHaveLength(1);
     await expect(api.approvals.list({ group: "nobody-here" })).rejects.toMatchObject({
       status: 404,

@@ -23,8 +23,18 @@ describe("GET /v1/agents", () => {
       type: "object",
       properties: { orderId: { type: "string" }, amount: { type: "number" } },
     });
-    expect(tools.refund_order!.approval).toEqual({ needsApproval: "conditional" });
-    expect(tools.delete_account!.approval).toEqual({ needsApproval: "always" });
+    // The demo's rules: refunds over $1,000 need finance (rules by the amount); deleting an
+    // account needs a support lead, reminded and escalated.
+    expect(tools.refund_order!.approval).toEqual({
+      needsApproval: "conditional",
+      rulesByArgs: true,
+    });
+    expect(tools.delete_account!.approval).toEqual({
+      needsApproval: "always",
+      group: "support-leads",
+      remindEvery: "10m",
+      escalate: { after: "30m", to: "managers" },
+    });
     expect(tools.lookup_order!.approval).toBeUndefined();
     expect(tools.lookup_order!.description.length).toBeGreaterThan(0);
   });

@@ -378,6 +378,7 @@ describe("several suspended calls in one turn", { timeout: 30_000 }, () => {
       runId,
       requestId: `apr_${remove.id}`,
       decision: "approve",
+      decidedBy: "lead@example.com",
     });
     expect(sibling.status).toBe(202);
     await sleep(QUEUE_SETTLE_MS);
@@ -457,7 +458,8 @@ describe("expiry", { timeout: 30_000 }, () => {
       expect.objectContaining({
         name: "refund_order",
         isError: true,
-        output: `declined/expired: ${REFUND_PROMPT}`,
+        // The edge tells the model why on a second line.
+        output: `declined/expired: ${REFUND_PROMPT}\nreason: expired`,
       }),
     ]);
     expect(await eventTypes(runId)).toMatchObject({ pending: 1, resumed: 1, done: 1 });
@@ -789,6 +791,7 @@ describe("append-only transcript", { timeout: 30_000 }, () => {
           runId: second.runId,
           requestId: secondPending.pending!.id,
           decision: "decline",
+          decidedBy: "lead@example.com",
         })
       ).status,
     ).toBe(202);

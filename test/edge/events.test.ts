@@ -240,6 +240,7 @@ describe("a live stream", () => {
         runId: started.runId,
         requestId: request.id,
         decision: "approve",
+        decidedBy: "lead@example.com",
       });
       expect(decided.status).toBe(202);
       const frames = await live.toEnd();
@@ -271,7 +272,14 @@ describe("a live stream", () => {
       expect(types(backlog)).toEqual(["tool_call", "pending"]);
       const live = new SseReader(await openEvents(runId, backlog.at(-1)!.id));
       expect(
-        (await signedDecision({ runId, requestId: request.id, decision: "approve" })).status,
+        (
+          await signedDecision({
+            runId,
+            requestId: request.id,
+            decision: "approve",
+            decidedBy: "lead@example.com",
+          })
+        ).status,
       ).toBe(202);
       const frames = await live.toEnd();
       expect(types(frames)).toEqual(["resumed", "tool_result", "text", "done"]);
@@ -305,7 +313,14 @@ describe("a live stream", () => {
       await live.until((f) => f.event === "pending");
       // Decision first, cancel right after: the queue has not applied the decision yet.
       expect(
-        (await signedDecision({ runId, requestId: request.id, decision: "approve" })).status,
+        (
+          await signedDecision({
+            runId,
+            requestId: request.id,
+            decision: "approve",
+            decidedBy: "lead@example.com",
+          })
+        ).status,
       ).toBe(202);
       expect((await api(`/v1/runs/${runId}/cancel`, { method: "POST" })).status).toBe(200);
       const liveFrames = await live.toEnd();
@@ -341,7 +356,14 @@ describe("a live stream", () => {
       const requestId = dataOf<{ request: { id: string } }>(pendingFrames[0]!).request.id;
       await waitForStatus(started.runId, ["pending"]);
       expect(
-        (await signedDecision({ runId: started.runId, requestId, decision: "decline" })).status,
+        (
+          await signedDecision({
+            runId: started.runId,
+            requestId,
+            decision: "decline",
+            decidedBy: "lead@example.com",
+          })
+        ).status,
       ).toBe(202);
       const logs = await Promise.all(listeners.map((l) => l.toEnd()));
       const stored = await allEvents(started.runId);

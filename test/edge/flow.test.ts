@@ -13,6 +13,8 @@ describe("a run that needs approval", () => {
       runId: started.runId,
       requestId: pending.pending!.id,
       decision: "decline",
+      // delete_account has approver rules: a member of support-leads decides.
+      decidedBy: "lead@example.com",
     });
     expect(response.status).toBe(202);
     const done = await waitForStatus(started.runId, ["done"]);

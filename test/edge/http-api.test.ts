@@ -26,6 +26,8 @@ import {
   waitForStatus,
 } from "../helpers/http";
 
+/** A member of `support-leads`, the group that decides delete_account (see vitest.config.ts). */
+const LEAD = "lead@example.com";
 const SLOW = 30_000;
 const OTHER_SECRET = `whsec_${btoa("another secret, 32 bytes long!!!")}`;
 
@@ -385,10 +387,10 @@ describe("GET /v1/runs/:runId", () => {
         prompt: expect.stringMatching(/Delete this account/),
       });
       expect(run.text).toBeNull();
-      // The demo agent's approval timeout is 15 minutes.
+      // delete_account expires after 2 hours (its own expiresIn, over the agent's 15 minutes).
       const expires = Date.parse(run.expiresAt!);
-      expect(expires).toBeGreaterThanOrEqual(before + 14 * 60_000);
-      expect(expires).toBeLessThanOrEqual(Date.now() + 16 * 60_000);
+      expect(expires).toBeGreaterThanOrEqual(before + 119 * 60_000);
+      expect(expires).toBeLessThanOrEqual(Date.now() + 121 * 60_000);
       expect(run.approvalUrl).toMatch(new RegExp(`^${BASE}/approve/[^/]+$`));
       const page = await SELF.fetch(run.approvalUrl!);
       expect(page.status).toBe(200);
@@ -477,7 +479,8 @@ describe("POST /v1/decisions", () => {
     "202 accepted, then 200 for an identical repeat even under another webhook-id",
     async () => {
       const { runId, request } = await pendingRun("Please delete my account");
-      const body = { runId, requestId: request.id, decision: "approve" };
+      // delete_account has approver rules: a support lead decides, and says so.
+      const body = { runId, requestId: request.id, decision: "approve", decidedBy: LEAD };
       const first = await signedDecision(body, { id: "msg_first" });
       expect(first.status).toBe(202);
       const accepted = (await first.json()) as {
@@ -513,23 +516,20 @@ describe("POST /v1/decisions", () => {
     "409 for a conflicting decision, before and after the run finished",
     async () => {
       const { runId, request } = await pendingRun("Please delete my account");
-      expect(
-        (await signedDecision({ runId, requestId: request.id, decision: "decline" })).status,
-      ).toBe(202);
-      const conflict = await signedDecision({ runId, requestId: request.id, decision: "approve" });
+      const decide = (extra: Record<string, unknown>) =>
+        signedDecision({ runId, requestId: request.id, decidedBy: LEAD, ...extra });
+      expect((await decide({ decision: "decline" })).status).toBe(202);
+      const conflict = await decide({ decision: "approve" });
       expect(conflict.status).toBe(409);
       expect((await errorOf(conflict)).code).toBe("conflicting_decision");
-      const otherReason = await signedDecision({
-        runId,
-        requestId: request.id,
-        decision: "decline",
-        reason: "changed my mind",
-      });
-      expect(otherReason.status).toBe(409);
+      // Anyone else after the request settled: 409 too.
+      const other = await decide({ decision: "approve", decidedBy: "max@example.com" });
+      expect(other.status).toBe(409);
+      expect((await errorOf(other)).code).toBe("already_decided");
 
       const done = await waitForStatus(runId, ["done"]);
       expect(done.text).toMatch(/did not delete your account/);
-      const late = await signedDecision({ runId, requestId: request.id, decision: "approve" });
+      const late = await decide({ decision: "approve" });
       expect(late.status).toBe(409);
       const view = await getRun(runId);
       expect(view.decisions).toHaveLength(1);
@@ -556,7 +556,7 @@ describe("POST /v1/decisions", () => {
         requestId: declined.request.id,
         decision: "decline",
         reason: "not verified",
-        decidedBy: "alice@example.com",
+        decidedBy: LEAD,
       });
       expect(d.status).toBe(202);
       const c = await signedDecision({
@@ -571,7 +571,7 @@ describe("POST /v1/decisions", () => {
       ]);
       expect(doneD.decisions[0]).toMatchObject({
         decision: "decline",
-        decidedBy: "alice@example.com",
+        decidedBy: LEAD,
         answer: { ok: false, reason: "not verified" },
       });
       expect(doneD.text).toMatch(/not verified/);
@@ -642,7 +642,12 @@ describe("POST /v1/decisions", () => {
     "401 for missing, bad, wrong-key, stale, future or altered signatures; nothing is recorded",
     async () => {
       const { runId, request } = await pendingRun("Please delete my account");
-      const body = JSON.stringify({ runId, requestId: request.id, decision: "approve" });
+      const body = JSON.stringify({
+        runId,
+        requestId: request.id,
+        decision: "approve",
+        decidedBy: LEAD,
+      });
       const good = await webhookHeaders(WEBHOOK_SECRET, body);
       const zeros = btoa(String.fromCharCode(...new Uint8Array(32)));
 
@@ -700,7 +705,12 @@ describe("POST /v1/decisions", () => {
     "accepts any one valid signature among several (key rotation)",
     async () => {
       const { runId, request } = await pendingRun("Please delete my account");
-      const body = JSON.stringify({ runId, requestId: request.id, decision: "decline" });
+      const body = JSON.stringify({
+        runId,
+        requestId: request.id,
+        decision: "decline",
+        decidedBy: LEAD,
+      });
       const good = await webhookHeaders(WEBHOOK_SECRET, body, { id: "msg_rot" });
       const wrong = await webhookHeaders(OTHER_SECRET, body, {
         id: "msg_rot",
@@ -785,7 +795,7 @@ describe("POST /v1/decisions", () => {
     "applies a decision at most once, however often it is replayed",
     async () => {
       const { runId, request } = await pendingRun("Please delete my account");
-      const body = { runId, requestId: request.id, decision: "approve" };
+      const body = { runId, requestId: request.id, decision: "approve", decidedBy: LEAD };
       const burst = await Promise.all(
         [1, 2, 3].map((n) => signedDecision(body, { id: `msg_burst_${n}` })),
       );

@@ -160,7 +160,15 @@ describe("/inbox", () => {
 
   it("a request in no inbox of the approver's cannot be decided from the page", async () => {
     const cookie = cookieValue(await signIn("frank@example.com"));
-    const csrf = csrfOf(await inboxPage(cookie));
+    // Something open in frank's inbox (default), so his page carries a form and its CSRF token.
+    const open = await startPending("Refund order 42, $80");
+    const csrf = csrfOf(
+      await until(async () => {
+        const html = await inboxPage(cookie);
+        return html.includes(open.request.id) && html;
+      }, "an open request on frank's page"),
+    );
+    expect(csrf).not.toBe("");
     const response = await post(cookie, {
       csrf,
       runId: "th_nothere.run_0123456789abcdef0123",

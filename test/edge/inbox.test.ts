@@ -18,6 +18,7 @@ import type { RunRow } from "../../durable/run-store";
 
 const DELETE = "Please delete my account";
 const REFUND = "Refund order 42, $80";
+const LEADS = "support-leads";
 
 /** The interrupted deliveries these tests cause on purpose: kept, not logged. */
 const failedDeliveries: unknown[] = [];
@@ -37,13 +38,18 @@ async function approvals(
   return response.json();
 }
 
-async function itemOf(runId: string, requestId: string, status = "open"): Promise<InboxItem> {
+async function itemOf(
+  runId: string,
+  requestId: string,
+  status = "open",
+  group = "default",
+): Promise<InboxItem> {
   return until(async () => {
     // Every page: other tests of this file fill the default inbox (1,000 items in one).
     let cursor: string | null = null;
     do {
       const page = await approvals(
-        `group=default&status=${status}&limit=200${cursor ? `&cursor=${cursor}` : ""}`,
+        `group=${group}&status=${status}&limit=200${cursor ? `&cursor=${cursor}` : ""}`,
       );
       const found = page.items.find((i) => i.requestId === requestId && i.runId === runId);
       if (found) {
@@ -57,10 +63,11 @@ async function itemOf(runId: string, requestId: string, status = "open"): Promis
 
 describe("GET /v1/approvals", () => {
   it("lists a surfaced request with what an approver needs, then shows who decided, when and how", async () => {
+    // delete_account's rules name support-leads: its requests land in that group's inbox.
     const { runId, threadId, request } = await startPending(DELETE, {
       metadata: { ticket: "T-1" },
     });
-    const open = await itemOf(runId, request.id);
+    const open = await itemOf(runId, request.id, "open", LEADS);
     expect(open).toMatchObject({
       requestId: request.id,
       runId,
@@ -73,7 +80,7 @@ describe("GET /v1/approvals", () => {
       metadata: { ticket: "T-1" },
       prompt: request.prompt,
       kind: "approval",
-      groups: ["default"],
+      groups: [LEADS],
       status: "open",
       event: "surfaced",
       votes: [],
@@ -86,31 +93,31 @@ describe("GET /v1/approvals", () => {
       requestId: request.id,
       decision: "decline",
       reason: "not today",
-      decidedBy: "ann@example.com",
+      decidedBy: "lead@example.com",
     });
     expect(decided.status).toBe(202);
-    const item = await itemOf(runId, request.id, "decided");
+    const item = await itemOf(runId, request.id, "decided", LEADS);
     expect(item).toMatchObject({
       status: "decided",
       event: "decided",
       decision: {
         outcome: "declined",
-        decidedBy: "ann@example.com",
+        decidedBy: "lead@example.com",
         channel: "webhook",
         reason: "not today",
       },
     });
     expect(item.version).toBeGreaterThan(open.version);
-    const { items: stillOpen } = await approvals("group=default&limit=200");
+    const { items: stillOpen } = await approvals(`group=${LEADS}&limit=200`);
     expect(stillOpen.some((i) => i.requestId === request.id)).toBe(false);
     await waitForStatus(runId, ["done"]);
   });
 
   it("a cancelled run's request leaves the open list as cancelled", async () => {
     const { runId, request } = await startPending(DELETE);
-    await itemOf(runId, request.id);
+    await itemOf(runId, request.id, "open", LEADS);
     expect((await api(`/v1/runs/${runId}/cancel`, { method: "POST" })).status).toBe(200);
-    const item = await itemOf(runId, request.id, "decided");
+    const item = await itemOf(runId, request.id, "decided", LEADS);
     expect(item).toMatchObject({
       event: "cancelled",
       decision: { outcome: "cancelled", channel: "run", reason: "run cancelled" },

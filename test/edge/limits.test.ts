@@ -144,7 +144,8 @@ describe("bodies are read only up to the limit, streamed or not", () => {
   it(
     "the approval page's POST: over 16 KiB is 413, declared or streamed, and decides nothing",
     async () => {
-      const { runId } = await pendingRun("Please delete my account");
+      // No approver rules: the anonymous link may decide it.
+      const { runId } = await pendingRun("Refund order 42 for $120");
       const { approvalUrl } = await getRun(runId);
       const fields = Array.from({ length: 2000 }, (_, i) => `f${i}=${"y".repeat(8)}`).join("&");
       const form = { "content-type": "application/x-www-form-urlencoded" };

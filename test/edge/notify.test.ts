@@ -144,9 +144,10 @@ describe("notify consumer", { timeout: 30_000 }, () => {
       ),
       expiresAt: run.expiresAt,
       metadata: { ticket: "T-1" },
+      requestedBy: null,
     });
 
-    const page = await SELF.fetch(body.approvalUrl);
+    const page = await SELF.fetch(body.approvalUrl!);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain("Refund $80 on order 42?");
@@ -503,10 +504,19 @@ describe("the real notify queue", { timeout: 30_000 }, () => {
       id: `apr_${remove.id}`,
       prompt: "Delete this account? This cannot be undone.",
     });
-    expect((await SELF.fetch(body.approvalUrl)).status).toBe(200);
+    // A request with approver rules gets no anonymous link: approvers ask for a personal one.
+    expect(body.approvalUrl).toBeUndefined();
+    expect(body.linksUrl).toBe(`${BASE}/v1/runs/${runId}/links`);
 
     expect(
-      (await signedDecision({ runId, requestId: `apr_${remove.id}`, decision: "decline" })).status,
+      (
+        await signedDecision({
+          runId,
+          requestId: `apr_${remove.id}`,
+          decision: "decline",
+          decidedBy: "lead@example.com",
+        })
+      ).status,
     ).toBe(202);
     await waitForStatus(runId, ["done"]);
     expect(sends.filter((m) => m.runId === runId)).toHaveLength(2);
@@ -570,6 +580,7 @@ describe("the real notify queue", { timeout: 30_000 }, () => {
           runId: second.runId,
           requestId: secondPending.pending!.id,
           decision: "decline",
+          decidedBy: "lead@example.com",
         })
       ).status,
     ).toBe(202);

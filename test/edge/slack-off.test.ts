@@ -17,7 +17,15 @@ describe("Slack switched off", () => {
 
     const { runId, request } = await startPending("Refund order 7 for $80");
     expect(
-      (await signedDecision({ runId, requestId: request.id, decision: "approve" })).status,
+      (
+        await signedDecision({
+          runId,
+          requestId: request.id,
+          decision: "approve",
+          // delete_account has approver rules: a support lead decides.
+          decidedBy: "lead@example.com",
+        })
+      ).status,
     ).toBe(202);
     expect((await waitForStatus(runId, ["done"])).status).toBe("done");
   });

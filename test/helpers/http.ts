@@ -50,18 +50,23 @@ export async function finishedRun(input: string, extra: Record<string, unknown> 
   return { ...started, run };
 }
 
-/** Posts a decision and waits for the run to finish. */
+/**
+ * Posts a decision and waits for the run to finish. It speaks for a support lead, who may
+ * decide the demo agent's account deletions (approver rules); other requests just record it.
+ */
 export async function decideAndFinish(
   runId: string,
   requestId: string,
   decision: "approve" | "decline" | "cancel",
   data?: unknown,
+  decidedBy = "lead@example.com",
 ) {
   const response = await signedDecision({
     runId,
     requestId,
     decision,
     ...(data === undefined ? {} : { data }),
+    decidedBy,
   });
   if (response.status !== 202) {
     throw new Error(`decision failed: ${response.status} ${await response.text()}`);

@@ -83,9 +83,10 @@ export interface VoteInput {
 }
 
 /**
- * Decides one vote. Order of checks: member required → settled (409, or 200 for the
- * same member's identical repeat) → not an approver / own request (403) → duplicate
- * (200) or conflicting (409) vote of the same member → edited args (400) → tally.
+ * Decides one vote. Order of checks: member required → settled (409: the same member's
+ * identical repeat is a 200 duplicate, their different vote a conflict) → not an approver /
+ * own request (403) → duplicate (200) or conflicting (409) vote of the same member →
+ * edited args (400) → tally.
  * @example
  * const out = decideVote({ request, members: ["ann", "bob"], votes: [], vote: { decidedBy: "ann", decision: "approve" } });
  * // with quorum 2: { outcome: "waiting", votes: 1, needed: 2 }
@@ -113,8 +114,11 @@ export function decideVote(input: VoteInput): VoteOutcome {
   const same = mine !== undefined && sameVote(mine, vote, current);
   const settled = live.some((v) => v.decision !== "approve") || approvals >= needed;
   if (settled) {
-    return same
-      ? refuse("duplicate", `${who} already voted ${vote.decision} on ${request.id}`)
+    if (same) {
+      return refuse("duplicate", `${who} already voted ${vote.decision} on ${request.id}`);
+    }
+    return mine
+      ? refuse("conflicting_vote", `${who} already voted ${mine.decision} on ${request.id}`)
       : refuse("already_decided", `request ${request.id} is already decided`);
   }
   if (rules) {

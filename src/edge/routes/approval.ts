@@ -17,8 +17,11 @@ type Ctx = Context<{ Bindings: EdgeEnv }>;
 /** Two buttons, a reason and a few input fields fit many times over; 20,000 fields do not. */
 export const MAX_FORM_BYTES = 16 * 1024;
 
-const page = (c: Ctx, html: string, status: 200 | 400 | 404 | 409 | 410 | 413 = 200) =>
-  c.html(html, status, pageHeaders());
+const page = (
+  c: Ctx,
+  html: string,
+  status: 200 | 400 | 401 | 403 | 404 | 409 | 410 | 413 | 500 = 200,
+) => c.html(html, status, pageHeaders());
 
 const TOKEN_PROBLEMS: Record<ApprovalTokenError["code"], [string, string]> = {
   expired: ["Link expired", "This approval link has expired. Ask for a new one."],

@@ -37,6 +37,7 @@ export function decisionRoutes() {
       decision: body.decision,
       ...(body.data === undefined ? {} : { data: body.data }),
       ...(body.reason === undefined ? {} : { reason: body.reason }),
+      ...(body.args === undefined ? {} : { args: body.args }),
       ...(body.decidedBy === undefined ? {} : { decidedBy: body.decidedBy }),
       channel: "webhook",
       webhookId,
@@ -48,6 +49,7 @@ export function decisionRoutes() {
           requestId: body.requestId,
           duplicate: outcome.duplicate,
           decision: outcome.decision,
+          ...(outcome.votes === undefined ? {} : { votes: outcome.votes, needed: outcome.needed }),
         },
         outcome.status,
       );
@@ -56,7 +58,10 @@ export function decisionRoutes() {
       outcome.status,
       outcome.code,
       outcome.message,
-      outcome.issues?.map((message) => ({ path: "data", message })),
+      outcome.issues?.map((message) => ({
+        path: outcome.code === "invalid_args" ? "args" : "data",
+        message,
+      })),
     );
   });
 }

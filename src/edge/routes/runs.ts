@@ -13,6 +13,8 @@ import { type AgentsSchema, MAX_RUN_BODY_BYTES, RunCreateSchema } from "../schem
 import { newRunId, newThreadId, threadOf, threadStub } from "../threads";
 import { approvalUrl, publicBase, runLinks } from "../links";
 import type { CancelOutcome, RunView, StartOutcome } from "../protocol";
+import { approverDirectory, type ApproverGroupsInit } from "../approver-groups";
+import { approvalGate } from "../../core/tools/approval";
 
 type Bindings = { Bindings: EdgeEnv };
 
@@ -25,7 +27,7 @@ function stubForRun(env: EdgeEnv, runId: string) {
 }
 
 /** The run API (Bearer API_TOKEN): agents, start, get, events, cancel. */
-export function runRoutes(agents: AgentDefinition[]) {
+export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGroupsInit) {
   return new Hono<Bindings>()
     .use("*", bearerAuth())
     .get("/agents", async (c) => {
@@ -77,6 +79,14 @@ export function runRoutes(agents: AgentDefinition[]) {
           }
           notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
         }
+        // A rule naming a group nobody defined would leave its requests undecidable: say so now.
+        const directory = approverDirectory(c.env, approverGroups);
+        for (const tool of await agentTools(agent, c.env as unknown as Record<string, unknown>)) {
+          const described = approvalGate(tool)?.describe();
+          if (described && !described.rulesByArgs && (described.group || described.anyOf)) {
+            directory.checkRules(described, { agent: agent.name, tool: tool.name });
+          }
+        }
         const threadId = body.threadId ?? newThreadId();
         const runId = newRunId(threadId);
         const base = publicBase(c);
@@ -87,6 +97,7 @@ export function runRoutes(agents: AgentDefinition[]) {
           input: body.input,
           ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
           ...(body.metadata ? { metadata: body.metadata } : {}),
+          ...(body.requestedBy ? { requestedBy: body.requestedBy } : {}),
           publicUrl: base,
         });
         if (!outcome.ok) {
