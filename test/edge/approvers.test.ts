@@ -4,16 +4,22 @@
  * conflicts, edited arguments, the vote record, the race, and storage from before votes.
  */
 import { describe, expect, it } from "vitest";
-import { abortAllDurableObjects, createExecutionContext, env } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  env,
+  runDurableObjectAlarm,
+} from "cloudflare:test";
 import { z } from "zod";
 import { getRun, signedDecision, waitForStatus } from "../helpers/edge";
 import { errorOf } from "../helpers/http";
-import { sleep, sqlIn, startPending } from "../helpers/durable";
+import { eventsOf, inThread, sleep, sqlIn, startPending } from "../helpers/durable";
 import { createWorker } from "../../src/edge/create-worker";
 import { defineAgent } from "../../src/edge/agent";
 import { defineTool } from "../../src/core/tools/define";
 import { requireApproval } from "../../src/core/tools/approval";
-import type { EdgeEnv } from "../../src/edge/config";
+import { readConfig, type EdgeEnv } from "../../src/edge/config";
+import { buildNotification, notificationId } from "../../src/edge/notify";
 
 const BIG_REFUND = "Please refund $2000 on order 42";
 const PROMPT = "Refund $2000 on order 42?";
@@ -351,5 +357,95 @@ describe("storage written before votes existed (schema v4)", { timeout: 30_000 }
     expect(version).toEqual([{ value: "5" }]);
     const columns = await sqlIn(threadId, "SELECT name FROM pragma_table_info('runs')");
     expect(columns.map((c) => c.name)).toContain("requested_by");
+  });
+});
+
+describe("reminders and escalation", { timeout: 30_000 }, () => {
+  const timers = (threadId: string, requestId: string) =>
+    sqlIn(
+      threadId,
+      "SELECT reminders, next_remind_at, escalate_at, escalated_at FROM approvals WHERE request_id = ?",
+      requestId,
+    );
+
+  it("the object's alarm reminds, escalates to the next group, and stops once decided", async () => {
+    const { runId, threadId, request, stub } = await startPending("Please delete my account", {
+      callbackUrl: `http://127.0.0.1:9/hooks/${crypto.randomUUID()}`,
+    });
+    const [armed] = await timers(threadId, request.id);
+    // remindEvery 10m and escalate after 30m, from when the request surfaced.
+    expect(Number(armed!.escalate_at) - Number(armed!.next_remind_at)).toBe(20 * 60_000);
+    // Before the escalation a manager may not decide.
+    expect((await vote(runId, request.id, { decidedBy: "max@example.com" })).status).toBe(403);
+
+    await sqlIn(
+      threadId,
+      "UPDATE approvals SET next_remind_at = ?, escalate_at = ? WHERE request_id = ?",
+      Date.now() - 1,
+      Date.now() - 1,
+      request.id,
+    );
+    await runDurableObjectAlarm(stub);
+    const events = (await eventsOf(runId)).filter((e) =>
+      ["reminded", "escalated"].includes(e.type),
+    );
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ["reminded", { requestId: request.id, n: 1 }],
+      ["escalated", { requestId: request.id, to: "managers" }],
+    ]);
+    const [after] = await timers(threadId, request.id);
+    expect(after!.reminders).toBe(1);
+    expect(Number(after!.next_remind_at)).toBeGreaterThan(Date.now());
+    expect((await getRun(runId)).requests[0]).toMatchObject({
+      reminders: 1,
+      escalatedAt: expect.any(String),
+    });
+
+    // Escalated: a manager may decide now.
+    expect((await vote(runId, request.id, { decidedBy: "max@example.com" })).status).toBe(202);
+    await waitForStatus(runId, ["done"]);
+    // The decision disarmed the timers; even a stale one firing sends nothing.
+    expect((await timers(threadId, request.id))[0]!.next_remind_at).toBeNull();
+    await sqlIn(
+      threadId,
+      "UPDATE approvals SET next_remind_at = ? WHERE request_id = ?",
+      Date.now() - 1,
+      request.id,
+    );
+    await inThread(threadId, (instance) => instance.alarm());
+    expect((await eventsOf(runId)).filter((e) => e.type === "reminded")).toHaveLength(1);
+    expect((await timers(threadId, request.id))[0]!.next_remind_at).toBeNull();
+  });
+
+  it("reminders and the escalation are notified with their own type and webhook-id", async () => {
+    const { runId, threadId, request } = await startPending("Please delete my account");
+    const source = {
+      run: {
+        runId,
+        threadId,
+        agent: "support",
+        callbackUrl: "https://hooks.example/x",
+        publicUrl: "https://edge.test",
+        metadata: null,
+        requestedBy: "cy@example.com",
+      },
+      request,
+      expiresAt: null,
+      votes: { votes: 0, needed: 1 },
+    };
+    const config = readConfig(env as unknown as EdgeEnv);
+    const first = await buildNotification(source, config);
+    const reminder = await buildNotification(source, config, { reminder: 2 });
+    const escalated = await buildNotification(source, config, { escalated: true });
+    expect(first).toMatchObject({ type: "run.pending", requestedBy: "cy@example.com", votes: 0 });
+    // A request with rules: no anonymous link, a place to ask for personal ones.
+    expect(first.approvalUrl).toBeUndefined();
+    expect(first.linksUrl).toBe(`https://edge.test/v1/runs/${runId}/links`);
+    expect(reminder).toMatchObject({ type: "run.reminder", reminder: 2 });
+    expect(escalated).toMatchObject({ type: "run.escalated", escalatedTo: "managers" });
+    const base = `msg_${runId.slice(runId.indexOf(".") + 1)}_${request.id}`;
+    expect(notificationId(first)).toBe(base);
+    expect(notificationId(reminder)).toBe(`${base}_r2`);
+    expect(notificationId(escalated)).toBe(`${base}_esc`);
   });
 });
