@@ -1,5 +1,5 @@
 /**
- * Edited arguments (DESIGN.md §6): checked against the tool as the agent defines it
+ * Edited arguments (docs/architecture.md §6): checked against the tool as the agent defines it
  * before the edit counts. The tool's input schema must accept them, the gate's policy
  * must not refuse them, and they must not need other approvers than the request has —
  * an approver may not edit $5,000 into $50,000 past a $10,000 policy, nor into an amount

@@ -1,5 +1,5 @@
 /**
- * Reminders and escalation of requests with rules (DESIGN.md §6). The thread object's
+ * Reminders and escalation of requests with rules (docs/architecture.md §6). The thread object's
  * one alarm calls `fireTimers` when the earliest of its timers is due; each timer is a
  * row in `approvals`. A timer only fires while its request is still open and undecided,
  * so nothing is sent after a decision, an expiry or a cancel.

@@ -1,5 +1,5 @@
 /**
- * Votes on a request with approver rules (DESIGN.md §6). The ledger (`decisions.ts`)
+ * Votes on a request with approver rules (docs/architecture.md §6). The ledger (`decisions.ts`)
  * finds the run and the request and answers 404/409 first; this module applies the
  * kernel's `decideVote` to the stored votes and writes what it says: a refused attempt,
  * a vote that waits for more, or the vote that settles the request (then the outcome

@@ -1,5 +1,5 @@
 /**
- * The results the suspension rule (DESIGN.md §3) feeds back to the model.
+ * The results the suspension rule (docs/architecture.md §3) feeds back to the model.
  * One place for the texts so the in-process, durable and policy paths agree.
  */
 import type { Request, ToolResult } from "./types";

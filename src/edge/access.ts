@@ -1,5 +1,5 @@
 /**
- * Cloudflare Access in front of the approver pages (DESIGN.md §6 "Identity"): Access puts
+ * Cloudflare Access in front of the approver pages (docs/architecture.md §6 "Identity"): Access puts
  * a signed JWT in `Cf-Access-Jwt-Assertion`; we verify it with `jose` against the team's
  * keys (`<ACCESS_TEAM_DOMAIN>/cdn-cgi/access/certs`, cached by jose), the issuer and one
  * of `ACCESS_AUD`, and take the `email` claim (else `common_name`, for service tokens) as

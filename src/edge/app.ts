@@ -18,7 +18,7 @@ import { readSlackSettings } from "./slack/settings";
 import { readAccessSettings } from "./access";
 import { inboxNamespace } from "./inbox/rpc";
 
-/** The HTTP API of DESIGN.md §4 and §6. */
+/** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
   agents: AgentDefinition[],
   report: (error: unknown, info: ErrorInfo) => void,

@@ -1,5 +1,5 @@
 /**
- * Approver groups (DESIGN.md §6 "Groups"): `createEdge({ approverGroups })` and the
+ * Approver groups (docs/architecture.md §6 "Groups"): `createEdge({ approverGroups })` and the
  * `APPROVER_GROUPS` variable (JSON), same shape; code wins per group. A member is one
  * person whatever identity they use (email, `slack:T/U`, their id), so votes count per
  * member. Emails compare case-insensitively.

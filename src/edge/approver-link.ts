@@ -1,5 +1,5 @@
 /**
- * Per-approver links (DESIGN.md §6 "Identity"): `POST /v1/runs/:runId/links` mints one
+ * Per-approver links (docs/architecture.md §6 "Identity"): `POST /v1/runs/:runId/links` mints one
  * for a member and a request; the approval page then knows who is deciding. A token is
  * `p.<base64url(json claims)>.<base64url(hmac)>` under the `approver-link` key; the `p.`
  * prefix tells it from an anonymous approval token.

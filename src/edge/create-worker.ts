@@ -19,7 +19,7 @@ export interface WorkerOptions {
   notifyTimeoutMs?: number;
   /** How long a run waits inline for a decision on an MCP elicitation (default 20 s). */
   elicitationWindowMs?: number;
-  /** Approver groups; a group also in `APPROVER_GROUPS` is this one (DESIGN.md §6 "Groups"). */
+  /** Approver groups; a group also in `APPROVER_GROUPS` is this one (docs/architecture.md §6 "Groups"). */
   approverGroups?: ApproverGroupsInit;
   /** Receives every error the service handles itself, with its run and thread (default: logged). */
   onError?: ErrorSink;

@@ -37,7 +37,7 @@ export interface NotifyMessage {
   escalated?: boolean;
 }
 
-/** Where a vote came from (DESIGN.md §6 "Identity"). */
+/** Where a vote came from (docs/architecture.md §6 "Identity"). */
 export type Channel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
 
 /** One ledger entry: the decision, the answer it became, and its audit trail. */

@@ -1,5 +1,5 @@
 /**
- * What the model is told when a request is refused (DESIGN.md §6): the contract's first
+ * What the model is told when a request is refused (docs/architecture.md §6): the contract's first
  * line, then `reason: <text>` — `expired`, `cancelled`, `policy: …` or the approver's own
  * words — so a model that only sees the wire can tell a decline from an expiry and hear why.
  */

@@ -1,4 +1,4 @@
-// Approver rules in the kernel (DESIGN.md §6 "Rules", "What the model is told"):
+// Approver rules in the kernel (docs/architecture.md §6 "Rules", "What the model is told"):
 // the pure vote function, rules on the request, edited arguments and refusal texts.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Hooks around model calls and tool calls (DESIGN.md §2 "Hooks", §3 rule 4):
+ * Hooks around model calls and tool calls (docs/architecture.md §2 "Hooks", §3 rule 4):
  * what each hook sees, what it may change, and how a guard-raised suspension flows.
  */
 import { describe, expect, it } from "vitest";

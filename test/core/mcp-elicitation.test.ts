@@ -1,5 +1,5 @@
 /**
- * MCP elicitation bridged onto the suspension contract (DESIGN.md §3 rule 5), in
+ * MCP elicitation bridged onto the suspension contract (docs/architecture.md §3 rule 5), in
  * process: a real SDK server elicits during a tool call; the toolkit's `waitFor` (or
  * its per-call `onElicitation` hook) answers; the answer maps back to accept /
  * decline / cancel.

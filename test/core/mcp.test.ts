@@ -1,5 +1,5 @@
 /**
- * Remote MCP servers as a tool source (DESIGN.md §2): real SDK servers reached through
+ * Remote MCP servers as a tool source (docs/architecture.md §2): real SDK servers reached through
  * an injected fetch — streamable HTTP, SSE fallback, pagination, result mapping,
  * timeouts, isolation of failing servers, `${ENV}` headers, status and close.
  */

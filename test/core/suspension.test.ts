@@ -1,4 +1,4 @@
-// The suspension rule (DESIGN.md §3), on both wire styles.
+// The suspension rule (docs/architecture.md §3), on both wire styles.
 import { describe, expect, it } from "vitest";
 import {
   answerDeclined,

@@ -1,5 +1,5 @@
 /**
- * Tool sources and the toolkit (DESIGN.md §2): defineTool, httpTool, relayTool,
+ * Tool sources and the toolkit (docs/architecture.md §2): defineTool, httpTool, relayTool,
  * requireApproval, createToolkit and its three provider shapes.
  */
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Approver groups (DESIGN.md §6 "Groups"): parsing, identities, code over env, config errors.
+// Approver groups (docs/architecture.md §6 "Groups"): parsing, identities, code over env, config errors.
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/edge/config";
 import { approverDirectory, parseApproverGroups } from "../../src/edge/approver-groups";

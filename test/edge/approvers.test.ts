@@ -1,5 +1,5 @@
 /**
- * Approvers at the edge (DESIGN.md §6 "Runs", "Groups", "Identity", "Rules", "What the
+ * Approvers at the edge (docs/architecture.md §6 "Runs", "Groups", "Identity", "Rules", "What the
  * model is told") through the decisions webhook: who may decide, quorum, duplicates and
  * conflicts, edited arguments, the vote record, the race, and storage from before votes.
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP API of DESIGN.md §4 through the worker's public surface (SELF.fetch), with
+ * The HTTP API of docs/architecture.md §4 through the worker's public surface (SELF.fetch), with
  * real local Durable Objects and queues, driven by the demo `support` agent.
  */
 import { SELF } from "cloudflare:test";
@@ -915,7 +915,7 @@ describe("the refund policy of the demo agent", () => {
 });
 
 describe("/openapi.json", () => {
-  it("is OpenAPI 3.1 with a path for every route of DESIGN.md §4", async () => {
+  it("is OpenAPI 3.1 with a path for every route of docs/architecture.md §4", async () => {
     const response = await SELF.fetch(`${BASE}/openapi.json`);
     expect(response.status).toBe(200);
     const doc = (await response.json()) as {

@@ -1,5 +1,5 @@
 /**
- * Approvers as data (DESIGN.md §6): rules on the request, one pure function deciding
+ * Approvers as data (docs/architecture.md §6): rules on the request, one pure function deciding
  * each vote, and an in-process ballot built on it.
  */
 export { parseDuration } from "./duration";

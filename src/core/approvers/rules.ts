@@ -2,7 +2,7 @@
  * Approver rules: who may decide a request, how many must agree, what they may edit,
  * and when to remind and escalate. Plain JSON data so they travel on the `Request`
  * (`data.approvers`) and every host — the in-process `waitFor`, the edge, each
- * channel — enforces the same thing (DESIGN.md §6 "Rules").
+ * channel — enforces the same thing (docs/architecture.md §6 "Rules").
  */
 import type { Request } from "../types";
 import { type Duration, parseDuration } from "./duration";

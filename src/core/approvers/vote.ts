@@ -1,5 +1,5 @@
 /**
- * The one rule that decides a vote (DESIGN.md §6 "Rules"). Pure: the caller brings the
+ * The one rule that decides a vote (docs/architecture.md §6 "Rules"). Pure: the caller brings the
  * request (its rules in `data.approvers`, its arguments in `data.args`), who may decide,
  * who asked, the votes so far and the new vote; it gets back what happens. The edge's
  * ledger, the in-process ballot and every channel call this, so they agree by construction.

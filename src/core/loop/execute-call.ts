@@ -1,5 +1,5 @@
 /**
- * One tool call under the suspension rule (DESIGN.md §3, points 1, 4, 6).
+ * One tool call under the suspension rule (docs/architecture.md §3, points 1, 4, 6).
  * Returns the tool message that fills the call's slot in the transcript: a
  * resolved result, or a placeholder carrying `pending` when the run must halt.
  */

@@ -1,5 +1,5 @@
 /**
- * Durable resume (DESIGN.md §3, point 3). The halted turn's slots are filled exactly
+ * Durable resume (docs/architecture.md §3, point 3). The halted turn's slots are filled exactly
  * once: the answered call via rule 1; calls that never ran now run; completed calls
  * keep their stored results and are not re-executed; other suspended calls keep their
  * stored request and are surfaced next without running again. While any slot is

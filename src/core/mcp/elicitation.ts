@@ -1,5 +1,5 @@
 /**
- * MCP elicitation ⇄ the suspension contract (DESIGN.md §3 rule 5), as pure mappings
+ * MCP elicitation ⇄ the suspension contract (docs/architecture.md §3 rule 5), as pure mappings
  * the in-process bridge and the edge's durable bridge share:
  *
  * - `requestFromElicitation`: `elicitation/create` ⇒ `Request` — form mode ⇒

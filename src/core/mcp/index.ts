@@ -1,5 +1,5 @@
 /**
- * Remote MCP servers as a toolkit tool source (DESIGN.md §2, §3 rule 5).
+ * Remote MCP servers as a toolkit tool source (docs/architecture.md §2, §3 rule 5).
  *
  * `loadMcp` connects every enabled server concurrently. One failing or hanging server
  * is isolated: its status is `failed` with the reason and the others load. Local

@@ -17,7 +17,7 @@ export interface RequireApprovalOptions<Args = UntypedArgs> {
   policy?: (args: Args, request: Request) => Answer | undefined;
   /**
    * Who may decide, how many must agree, what they may edit, reminders and escalation
-   * (DESIGN.md §6). A function is asked at suspension time; its rules travel on the
+   * (docs/architecture.md §6). A function is asked at suspension time; its rules travel on the
    * request as `data.approvers`. Undefined: anyone holding a link may decide.
    */
   approvers?: Rules | ((args: Args) => Rules | undefined);
