@@ -19,6 +19,7 @@ import { canonicalJson } from "../src/core/canonical-json";
 import { quorumOf, rulesOf } from "../src/core/approvers/rules";
 import { liveApprovals } from "../src/core/approvers/vote";
 import type {
+  ApproverCheck,
   CancelOutcome,
   DriveMessage,
   NotificationSource,
@@ -32,6 +33,7 @@ import type {
 import { createLazySql } from "./sql";
 import { VoteStore } from "./vote-store";
 import { checkEdit } from "./edit-check";
+import { checkApprover, openDescription } from "./approver-page";
 import { fireTimers, nextTimerAt, startTimers } from "./reminders";
 import { hasSchema, migrate } from "./schema";
 import { RunStore, parseJson, pendingOfRow, type DecisionRow, type RunRow } from "./run-store";
@@ -297,12 +299,29 @@ export function createThreadObjectClass(
           status: run.status,
         };
       }
-      return {
-        state: "open" as const,
-        request,
-        agent: run.agent,
-        expiresAt: run.expires_at === null ? null : new Date(run.expires_at).toISOString(),
-      };
+      return openDescription(this.votes, run, request);
+    }
+
+    /** Whether `approver` may decide the request now (for a personal approval link). */
+    async checkApprover(
+      runId: string,
+      requestId: string,
+      approver: string,
+    ): Promise<ApproverCheck> {
+      try {
+        return checkApprover(
+          { store: this.store, votes: this.votes, directory: this.#directory },
+          runId,
+          requestId,
+          approver,
+          Date.now(),
+        );
+      } catch (error) {
+        if (error instanceof ConfigError) {
+          return { ok: false, status: 500, code: "config_error", message: error.message };
+        }
+        throw error;
+      }
     }
 
     async cancel(runId: string): Promise<CancelOutcome> {

@@ -4,6 +4,8 @@
  * model and from tools, so they are attacker-controlled as far as the page is concerned.
  */
 
+import { relative } from "./inbox/page";
+
 /** What the approval page shows for one pending request. */
 export interface ApprovalPageView {
   prompt: string;
@@ -18,6 +20,21 @@ export interface ApprovalPageView {
   actionPath: string;
   /** `Request.data`; for `kind: "input"`, `data.schema` (flat JSON Schema) yields fields. */
   data?: Record<string, unknown>;
+  /** The run's context: its agent, the user's input, who asked, its metadata. */
+  agent?: string;
+  input?: string;
+  requestedBy?: string | null;
+  metadata?: unknown;
+  /** With approver rules: the votes so far and how many apply the request. */
+  votes?: Array<{ decidedBy: string; decision: string; at: string; reset?: boolean }>;
+  approvals?: number;
+  needed?: number;
+  /** Who is deciding (Access or a personal link); absent: an anonymous link. */
+  signedInAs?: string;
+  /** Set when this visitor may not decide here: why, and how to get a personal link. */
+  readOnly?: string;
+  /** The render time, for "in 14 minutes" (default: now). */
+  now?: number;
 }
 
 const STYLE = `
@@ -46,28 +63,47 @@ export function renderApprovalPage(view: ApprovalPageView): string {
     row("Kind", esc(view.kind)),
     row("Run", `<code>${esc(view.runId)}</code>`),
     row("Request", `<code>${esc(view.requestId)}</code>`),
+    view.agent !== undefined ? row("Agent", `<code id="agent">${esc(view.agent)}</code>`) : "",
+    view.requestedBy
+      ? row("Requested by", `<span id="requested-by">${esc(view.requestedBy)}</span>`)
+      : "",
     view.expiresAt !== undefined
       ? row(
           "Expires",
-          `<time id="expires" datetime="${esc(view.expiresAt)}">${esc(view.expiresAt)}</time>`,
+          `<time id="expires" datetime="${esc(view.expiresAt)}">${esc(utcAndRelative(view.expiresAt, view.now ?? Date.now()))}</time>`,
         )
       : "",
   ].join("");
-  const fields = view.kind === "input" ? renderFields(view.data?.schema) : "";
-
-  const body = `<h1>${heading}</h1>
-<p id="prompt">${esc(view.prompt)}</p>
-<dl>${details}</dl>
-<h2>Arguments</h2>
-<pre id="args">${esc(prettyJson(view.args))}</pre>
-<form method="POST" action="${esc(view.actionPath)}">
-${fields}<label for="reason">Reason <span class="hint">(optional)</span></label>
+  const context = [
+    view.input !== undefined
+      ? `<h2>The user asked</h2>\n<blockquote id="input">${esc(view.input)}</blockquote>`
+      : "",
+    view.metadata !== undefined && view.metadata !== null
+      ? `<h2>Run metadata</h2>\n<pre id="metadata">${esc(prettyJson(view.metadata))}</pre>`
+      : "",
+    view.needed !== undefined ? renderVotes(view) : "",
+  ].join("\n");
+  const who = view.signedInAs
+    ? `<p id="signed-in">Deciding as <strong>${esc(view.signedInAs)}</strong></p>`
+    : "";
+  const form = view.readOnly
+    ? `<p id="read-only" class="error">${esc(view.readOnly)}</p>`
+    : `<form method="POST" action="${esc(view.actionPath)}">
+${view.kind === "input" ? renderFields(view.data?.schema) : ""}<label for="reason">Reason <span class="hint">(optional)</span></label>
 <textarea id="reason" name="reason" rows="3" maxlength="2000"></textarea>
 <div class="actions">
 <button type="submit" class="approve" name="decision" value="approve">Approve</button>
 <button type="submit" class="decline" name="decision" value="decline" formnovalidate>Decline</button>
 </div>
 </form>`;
+  const body = `<h1>${heading}</h1>
+<p id="prompt">${esc(view.prompt)}</p>
+<dl>${details}</dl>
+<h2>Arguments</h2>
+<pre id="args">${esc(prettyJson(view.args))}</pre>
+${context}
+${who}
+${form}`;
   return layout(heading, body);
 }
 
@@ -143,6 +179,29 @@ ${body}
 </body>
 </html>
 `;
+}
+
+function renderVotes(view: ApprovalPageView): string {
+  const items = (view.votes ?? []).map(
+    (v) =>
+      `<li>${esc(v.decidedBy)}: ${esc(v.decision)}${v.reset ? " (reset by a later edit)" : ""}, ${esc(utcAndRelative(v.at, view.now ?? Date.now()))}</li>`,
+  );
+  return `<h2>Votes</h2>
+<p id="votes">${view.approvals ?? 0} of ${view.needed} approvals</p>
+${items.length ? `<ul>${items.join("")}</ul>` : "<p>No votes yet.</p>"}`;
+}
+
+/** "2026-11-30 20:10:00 UTC (in 14 minutes)", computed at render. */
+function utcAndRelative(iso: string, now: number): string {
+  const at = Date.parse(iso);
+  if (!Number.isFinite(at)) {
+    return iso;
+  }
+  const utc = new Date(at)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "")
+    .replace("T", " ");
+  return `${utc} UTC (${relative(at, now)})`;
 }
 
 function row(term: string, definition: string): string {

@@ -16,6 +16,8 @@ import {
   NotificationSchema,
   RunAcceptedSchema,
   RunCreateSchema,
+  RunLinkCreateSchema,
+  RunLinkSchema,
   RunViewSchema,
   VoteSchema,
   ApprovalStateSchema,
@@ -31,6 +33,8 @@ import { INBOX_PATHS } from "./inbox/openapi";
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
   RunCreateSchema,
+  RunLinkCreateSchema,
+  RunLinkSchema,
   DecisionSchema,
   ErrorSchema,
   RunAcceptedSchema,
@@ -209,9 +213,30 @@ function openApiDocument(): unknown {
           },
         },
       },
+      "/v1/runs/{runId}/links": {
+        post: {
+          summary:
+            "A personal approval-page link for one approver of one pending request (valid until the request expires)",
+          security: bearer,
+          parameters: [runId],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: ref("RunLinkCreate") } },
+          },
+          responses: {
+            201: json("RunLink", "The link: the page decides as this approver"),
+            400: error("invalid_json; invalid_body"),
+            401: error("Bad or missing token"),
+            403: error("not_an_approver or own_request: this approver may not decide the request"),
+            404: error("Unknown run or request"),
+            409: error("request_not_pending: already decided, expired or cancelled"),
+          },
+        },
+      },
       "/v1/decisions": {
         post: {
-          summary: "Record an approver's decision (Standard Webhooks signature)",
+          summary:
+            "Record an approver's decision (Standard Webhooks signature). Order of checks: signature 401 → body 400 → unknown run/request 404 → no longer pending 409 → not an approver / own request 403 → edited args 400",
           security: [{ standardWebhooks: [] }],
           requestBody: {
             required: true,
@@ -221,13 +246,18 @@ function openApiDocument(): unknown {
             202: json("DecisionAccepted", "Recorded; the run resumes through the queue"),
             200: json("DecisionAccepted", "Identical repeat; nothing changed"),
             400: error(
-              "invalid_json; invalid_body (schema, not UTF-8, nested deeper than 64 levels); invalid_data (data that does not fit the request's schema). Checked only after the signature",
+              "invalid_json; invalid_body (schema, not UTF-8, nested deeper than 64 levels); invalid_data (data that does not fit the request's schema); member_required (approver rules need decidedBy); not_editable, invalid_args, edit_refused (edited args). Checked only after the signature",
+            ),
+            403: error(
+              "not_an_approver (not in the rules' group, anyOf or escalation group) or own_request (the run's requestedBy); the attempt is kept as refused",
             ),
             401: error(
               "Missing, bad or stale signature (checked over the raw bytes, before decoding)",
             ),
             404: error("Unknown run or request"),
-            409: error("Request no longer pending, expired, or a conflicting decision"),
+            409: error(
+              "Request no longer pending, expired, already decided, or a conflicting decision (this member voted otherwise)",
+            ),
             413: error("body_too_large: over 64 KiB, declared or streamed"),
           },
         },

@@ -153,7 +153,25 @@ export type RequestDescription =
   | { state: "unknown" }
   | { state: "closed"; status: RunView["status"] }
   | { state: "decided"; decision: DecisionView }
-  | { state: "open"; request: Request; agent: string; expiresAt: string | null };
+  | {
+      state: "open";
+      request: Request;
+      agent: string;
+      expiresAt: string | null;
+      /** The user's input that started the run, who asked, the run's metadata. */
+      input?: string;
+      requestedBy?: string | null;
+      metadata?: unknown;
+      /** The arguments now up for approval (an edit replaces the request's). */
+      args?: unknown;
+      /** With approver rules: the votes so far. */
+      approval?: ApprovalView | null;
+    };
+
+/** May this person decide this request? The member id a personal link speaks for. */
+export type ApproverCheck =
+  | { ok: true; member: string; expiresAt: number | null }
+  | { ok: false; status: 403 | 404 | 409 | 500; code: string; message: string };
 
 export interface NotificationSource {
   run: {
@@ -177,6 +195,7 @@ export interface ThreadRpc extends SlackThread {
   getRun(runId: string, options?: { transcript?: boolean }): Promise<RunView | undefined>;
   decide(input: DecisionInput): Promise<DecisionOutcome>;
   describeRequest(runId: string, requestId: string): Promise<RequestDescription>;
+  checkApprover(runId: string, requestId: string, approver: string): Promise<ApproverCheck>;
   cancel(runId: string): Promise<CancelOutcome>;
   drive(runId?: string): Promise<void>;
   notification(message: NotifyMessage): Promise<NotificationSource | undefined>;

@@ -92,6 +92,25 @@ export const DecisionSchema = z
   })
   .meta({ id: "Decision" });
 
+export const RunLinkCreateSchema = z
+  .strictObject({
+    requestId: z.string().min(1).max(300).describe("A pending request of the run"),
+    approver: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(320)
+      .describe("The approver the link speaks for: a member id or one of their identities"),
+  })
+  .meta({ id: "RunLinkCreate" });
+
+export const RunLinkSchema = z
+  .object({
+    url: z.string().describe("The approval page, signed in as the approver (no Access needed)"),
+    expiresAt: z.string().describe("When the request expires; the link dies with it"),
+  })
+  .meta({ id: "RunLink" });
+
 export const ErrorSchema = z
   .object({
     error: z.object({

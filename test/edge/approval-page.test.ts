@@ -14,6 +14,7 @@ const VIEW: ApprovalPageView = {
   runId: "run_1",
   requestId: "req_1",
   expiresAt: "2026-05-01T12:00:00Z",
+  now: Date.parse("2026-05-01T11:46:00Z"),
   actionPath: "/approve/tok.en",
 };
 
@@ -39,7 +40,9 @@ describe("renderApprovalPage", () => {
     expect(element(html, "pre", "args")).toBe(
       "{\n  &quot;to&quot;: &quot;a@example.com&quot;,\n  &quot;subject&quot;: &quot;Hi&quot;\n}",
     );
-    expect(element(html, "time", "expires")).toBe("2026-05-01T12:00:00Z");
+    // UTC plus how far it is, computed at render (no script on the page).
+    expect(element(html, "time", "expires")).toBe("2026-05-01 12:00:00 UTC (in 14 minutes)");
+    expect(html).toContain('datetime="2026-05-01T12:00:00Z"');
     expect(html).toContain("run_1");
     expect(html).toContain("req_1");
   });

@@ -11,8 +11,19 @@ import { pageHeaders, renderApprovalPage, renderMessagePage } from "../approval-
 import { threadStub } from "../threads";
 import { approvalSubject } from "../links";
 import type { DecisionOutcome, RequestDescription } from "../protocol";
+import {
+  ApproverLinkError,
+  isApproverToken,
+  verifyApproverToken,
+  type ApproverClaims,
+} from "../approver-link";
+import { accessIdentity, readAccessSettings } from "../access";
+import { rulesOf } from "../../core/approvers/rules";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
+
+const PERSONAL_LINK_NEEDED =
+  "This request has approver rules, so this anonymous link can only show it. To decide, open it through Cloudflare Access, or ask the run's owner for a personal link (POST /v1/runs/:runId/links with your name).";
 
 /** Two buttons, a reason and a few input fields fit many times over; 20,000 fields do not. */
 export const MAX_FORM_BYTES = 16 * 1024;
@@ -32,21 +43,29 @@ const TOKEN_PROBLEMS: Record<ApprovalTokenError["code"], [string, string]> = {
   malformed: ["Invalid link", "This approval link is not valid."],
 };
 
-/** Verifies the token and loads what it points at; any problem becomes a clear page, never a stack trace. */
-async function open(
-  c: Ctx,
-): Promise<
-  Response | { claims: ApprovalClaims; description: Extract<RequestDescription, { state: "open" }> }
-> {
-  let claims: ApprovalClaims | undefined;
-  let problem: ApprovalTokenError | undefined;
+/** What a link names: the run and request, and for a personal link the approver. */
+interface Opened {
+  claims: { threadId: string; runId: string; requestId: string };
+  description: Extract<RequestDescription, { state: "open" }>;
+  /** Who is deciding: Cloudflare Access, else the personal link's approver; none: anonymous. */
+  identity?: string;
+}
+
+/**
+ * Verifies the token (an anonymous approval link or a personal `p.` link) and loads what
+ * it points at; any problem becomes a clear page, never a stack trace.
+ */
+async function open(c: Ctx): Promise<Response | Opened> {
+  const token = c.req.param("token") ?? "";
+  const secrets = readConfig(c.env).webhookSecrets;
+  let claims: ApprovalClaims | ApproverClaims | undefined;
+  let problem: { code: ApprovalTokenError["code"] } | undefined;
   try {
-    claims = await verifyApprovalToken(
-      readConfig(c.env).webhookSecrets,
-      c.req.param("token") ?? "",
-    );
+    claims = isApproverToken(token)
+      ? await verifyApproverToken(secrets, token)
+      : await verifyApprovalToken(secrets, token);
   } catch (error) {
-    if (!(error instanceof ApprovalTokenError)) {
+    if (!(error instanceof ApprovalTokenError) && !(error instanceof ApproverLinkError)) {
       throw error;
     }
     problem = error;
@@ -59,13 +78,20 @@ async function open(
       problem?.code === "expired" ? 410 : 400,
     );
   }
+  const fromAccess = await accessIdentity(readAccessSettings(c.env), c.req.raw.headers);
+  const identity = fromAccess ?? ("approver" in claims ? claims.approver : undefined);
   const description: RequestDescription = await threadStub(c.env, claims.threadId).describeRequest(
     claims.runId,
     claims.requestId,
   );
   switch (description.state) {
     case "open":
-      if ((await digestArgs(approvalSubject(description.request))) !== claims.argsDigest) {
+      // An anonymous link is bound to the arguments it was sent with; a personal one shows
+      // the arguments as they stand (an approver's edit changes them).
+      if (
+        "argsDigest" in claims &&
+        (await digestArgs(approvalSubject(description.request))) !== claims.argsDigest
+      ) {
         return page(
           c,
           renderMessagePage(
@@ -76,7 +102,7 @@ async function open(
           400,
         );
       }
-      return { claims, description };
+      return { claims, description, ...(identity ? { identity } : {}) };
     case "decided": {
       const d = description.decision;
       return page(
@@ -115,21 +141,30 @@ export function approvalRoutes() {
       if (opened instanceof Response) {
         return opened;
       }
-      const { claims, description } = opened;
-      const { request } = description;
+      const { claims, description, identity } = opened;
+      const { request, approval } = description;
       const data = request.data ?? {};
       return page(
         c,
         renderApprovalPage({
           prompt: request.prompt,
           kind: request.kind,
-          args: approvalSubject(request),
+          args: description.args ?? approvalSubject(request),
           ...(typeof data.tool === "string" ? { toolName: data.tool } : {}),
           runId: claims.runId,
           requestId: request.id,
           ...(description.expiresAt ? { expiresAt: description.expiresAt } : {}),
           actionPath: new URL(c.req.url).pathname,
           data,
+          agent: description.agent,
+          ...(description.input === undefined ? {} : { input: description.input }),
+          requestedBy: description.requestedBy ?? null,
+          metadata: description.metadata ?? null,
+          ...(approval
+            ? { votes: approval.votes, approvals: approval.approvals, needed: approval.needed }
+            : {}),
+          ...(identity ? { signedInAs: identity } : {}),
+          ...(rulesOf(request) && !identity ? { readOnly: PERSONAL_LINK_NEEDED } : {}),
         }),
       );
     })
@@ -153,7 +188,15 @@ export function approvalRoutes() {
         if (opened instanceof Response) {
           return opened;
         }
-        const { claims, description } = opened;
+        const { claims, description, identity } = opened;
+        // Anonymous links decide only requests without approver rules.
+        if (rulesOf(description.request) && !identity) {
+          return page(
+            c,
+            renderMessagePage("Not recorded: who is deciding?", PERSONAL_LINK_NEEDED, "error"),
+            403,
+          );
+        }
         const form = await c.req.parseBody();
         const decision =
           form.decision === "approve"
@@ -186,8 +229,17 @@ export function approvalRoutes() {
           ...(data ? { data } : {}),
           ...(reason && decision === "decline" ? { reason } : {}),
           channel: "page",
-          decidedBy: "approval-page",
+          decidedBy: identity ?? "approval-page",
         });
+        if (outcome.ok && outcome.decision === null) {
+          return page(
+            c,
+            renderMessagePage(
+              "Vote recorded",
+              `Thank you. ${outcome.votes ?? 0} of ${outcome.needed ?? 1} approvals so far; the request applies when enough members agree.`,
+            ),
+          );
+        }
         if (outcome.ok) {
           const word = decision === "approve" ? "approved" : "declined";
           return page(

@@ -9,10 +9,17 @@ import { ApiError } from "../http-errors";
 import { checkCallbackUrl } from "../callback-url";
 import { zValidator } from "@hono/zod-validator";
 import { invalidBody, limitBody, strictJson } from "../body";
-import { type AgentsSchema, MAX_RUN_BODY_BYTES, RunCreateSchema } from "../schemas";
+import {
+  type AgentsSchema,
+  MAX_RUN_BODY_BYTES,
+  RunCreateSchema,
+  RunLinkCreateSchema,
+} from "../schemas";
+import { createApproverToken } from "../approver-link";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../agent";
 import { newRunId, newThreadId, threadOf, threadStub } from "../threads";
 import { approvalUrl, publicBase, runLinks } from "../links";
-import type { CancelOutcome, RunView, StartOutcome } from "../protocol";
+import type { ApproverCheck, CancelOutcome, RunView, StartOutcome } from "../protocol";
 import { approverDirectory, type ApproverGroupsInit } from "../approver-groups";
 import { approvalGate } from "../../core/tools/approval";
 
@@ -147,6 +154,41 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         signal: c.req.raw.signal,
       });
     })
+    .post(
+      "/runs/:runId/links",
+      limitBody(4096),
+      strictJson(),
+      zValidator("json", RunLinkCreateSchema, invalidBody),
+      async (c) => {
+        const runId = c.req.param("runId");
+        const { threadId, stub } = stubForRun(c.env, runId);
+        const body = c.req.valid("json");
+        const checked: ApproverCheck = await stub.checkApprover(
+          runId,
+          body.requestId,
+          body.approver,
+        );
+        if (!checked.ok) {
+          throw new ApiError(checked.status, checked.code, checked.message);
+        }
+        // Valid until the request expires: a personal link is worth nothing after that.
+        const expiresAt = checked.expiresAt ?? Date.now() + DEFAULT_APPROVAL_TIMEOUT_MS;
+        const token = await createApproverToken(readConfig(c.env).webhookSecrets, {
+          threadId,
+          runId,
+          requestId: body.requestId,
+          approver: checked.member,
+          exp: Math.floor(expiresAt / 1000),
+        });
+        return c.json(
+          {
+            url: `${publicBase(c)}/approve/${token}`,
+            expiresAt: new Date(expiresAt).toISOString(),
+          },
+          201,
+        );
+      },
+    )
     .post("/runs/:runId/cancel", async (c) => {
       const runId = c.req.param("runId");
       const { stub } = stubForRun(c.env, runId);
