@@ -8,7 +8,9 @@
  *   2. decline — "Refund order 42 for $120": suspend, signed decline with a reason, done
  *   3. expiry  — a refund on a thread of our choosing: the request carries expiresAt and
  *                the thread's alarm will decline it as "expired" (not waited for: 15 min)
- *   4. inbox   — the approvals inbox across threads, and a sign-in link for a demo approver
+ *   4. four eyes — "Refund order 42 for $2000": two of finance; an outsider is refused, the
+ *                first vote waits, an edit of the amount resets it, the second vote applies it
+ *   5. inbox   — the approvals inbox across threads, and a sign-in link for a demo approver
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -26,6 +28,11 @@ const client = createClient({
 });
 
 const heading = (text) => console.log(`\n== ${text}`);
+/** The run's (first) tool message, exactly as the model received it. */
+async function toolMessage(runId) {
+  const run = await client.getRun(runId, "?transcript=true");
+  return run.transcript?.find((m) => m.role === "tool")?.content ?? "(no tool message)";
+}
 const say = (line) => console.log(`   ${line}`);
 function fail(message) {
   console.error(`\nFAIL: ${message}`);
@@ -104,6 +111,10 @@ try {
       `Understood — I did not refund $120 on order 42 because it was declined (${reason}).`,
       "the model saw the refusal and its reason; the tool never ran",
     );
+    say("what the model was told (the tool result, as sent over the wire):");
+    for (const line of (await toolMessage(runId)).split("\n")) {
+      say(`  | ${line}`);
+    }
   }
 
   heading("3. Expiry: nobody answers");
@@ -160,7 +171,60 @@ try {
     say(`  curl -s -H "authorization: Bearer ${token}" ${baseUrl}/v1/runs/${runId}`);
   }
 
-  heading("4. Inbox: everything waiting, across threads, for an approver");
+  heading("4. Four eyes: refunds over $1,000 need two members of finance, who may edit the amount");
+  {
+    const { runId, run } = await startAndSuspend({
+      client,
+      receiver,
+      input: "Refund order 42 for $2000",
+      say,
+    });
+    const requestId = run.pending.id;
+    const vote = async (decidedBy, extra = {}) => {
+      const response = await client.decide(
+        { runId, requestId, decision: "approve", decidedBy, ...extra },
+        { expect: [200, 202, 400, 403, 409] },
+      );
+      const b = response.body;
+      say(
+        `${decidedBy}${extra.args ? ` edits to ${JSON.stringify(extra.args)}` : " approves"} → ${response.status} ${
+          b.error
+            ? `${b.error.code}: ${b.error.message}`
+            : `votes ${b.votes} of ${b.needed}${b.decision ? " — applied" : " — waiting"}`
+        }`,
+      );
+      return response;
+    };
+    expect(
+      (await vote("eve@example.com")).status,
+      403,
+      "an outsider is refused (and kept on the record)",
+    );
+    expect(
+      (await vote("ann@example.com")).body.decision,
+      null,
+      "the first approval waits for a second",
+    );
+    const edit = await vote("bob@example.com", { args: { orderId: "42", amount: 1500 } });
+    expect(
+      edit.body.votes,
+      1,
+      "bob's edit resets ann's approval: his vote is the first for $1,500",
+    );
+    const applied = await vote("ann@example.com");
+    expect(applied.body.votes, 2, "ann approves the edited amount: two of two, applied");
+    const done = await client.waitFor(runId, (r) =>
+      ["done", "failed", "incomplete"].includes(r.status),
+    );
+    expect(done.toolCalls[0]?.args?.amount, 1500, "the tool ran once, with the edited amount");
+    say("what the model was told:");
+    for (const line of (await toolMessage(runId)).split("\n")) {
+      say(`  | ${line}`);
+    }
+    say(`final text: ${JSON.stringify(done.text)}`);
+  }
+
+  heading("5. Inbox: everything waiting, across threads, for an approver");
   {
     const approver = "demo-approver@example.com";
     const { url, expiresAt } = await client.approverLink(approver);

@@ -52,8 +52,8 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
     agents: (opts = {}) => call("GET", "/v1/agents", { headers: auth, ...opts }),
     /** POST /v1/runs → `{ status, body: { runId, threadId, status, links } }` */
     startRun: (body, opts = {}) => call("POST", "/v1/runs", { body, headers: auth, ...opts }),
-    getRun: async (runId) =>
-      (await call("GET", `/v1/runs/${encodeURIComponent(runId)}`, { headers: auth })).body,
+    getRun: async (runId, query = "") =>
+      (await call("GET", `/v1/runs/${encodeURIComponent(runId)}${query}`, { headers: auth })).body,
     /** POST /v1/approvers/links → `{ url, expiresAt }`: a sign-in link to /inbox for one approver. */
     approverLink: async (approver) =>
       (await call("POST", "/v1/approvers/links", { body: { approver }, headers: auth })).body,
