@@ -18,6 +18,7 @@ import {
   type InboxVote,
 } from "../src/edge/inbox/item";
 import type { Sql } from "./sql";
+import { rulesOf } from "../src/core/approvers/rules";
 import { answerOfRow, parseJson, type DecisionRow, type RunRow } from "./run-store";
 
 /** What changed, beyond the request and its run. */
@@ -225,6 +226,7 @@ export function inboxItem(
     event: change.event,
     votes: change.votes ?? [],
     needed: change.needed ?? null,
+    editable: rulesOf(request)?.editable ?? false,
     decision: change.decision ? decisionOf(change.decision) : null,
     surfacedAt: new Date(at.surfacedAt).toISOString(),
     updatedAt: new Date(at.now).toISOString(),

@@ -19,6 +19,10 @@ export interface TimerDeps {
   record(runId: string, type: string, data: unknown): void;
   /** Queues a notification (only for runs with a callbackUrl). */
   notify(message: NotifyMessage): Promise<void>;
+  /** The approvals inbox: an escalation changes the request (synchronous: same commit). */
+  escalatedTo?(run: RunRow, requestId: string, to: string): void;
+  /** Slack: a reminder is posted in the request message's thread. */
+  reminded?(run: RunRow, requestId: string, n: number): Promise<void>;
 }
 
 /** A request was surfaced to its approvers: start its clocks (a request without rules has none). */
@@ -65,6 +69,9 @@ export async function fireTimers(deps: TimerDeps): Promise<void> {
     }
     if (timer.escalate_at !== null && timer.escalated_at === null && timer.escalate_at <= now) {
       deps.votes.escalated(timer.request_id, now);
+      if (timer.escalate_to) {
+        deps.escalatedTo?.(run, timer.request_id, timer.escalate_to); // no await: one commit
+      }
       deps.record(run.run_id, "escalated", { requestId: timer.request_id, to: timer.escalate_to });
       await notify(deps, run, timer.request_id, { escalated: true });
     }
@@ -85,6 +92,7 @@ async function remind(deps: TimerDeps, run: RunRow, timer: ApprovalRow, now: num
   deps.votes.reminded(timer.request_id, n, next);
   deps.record(run.run_id, "reminded", { requestId: timer.request_id, n });
   await notify(deps, run, timer.request_id, { reminder: n });
+  await deps.reminded?.(run, timer.request_id, n);
 }
 
 async function notify(

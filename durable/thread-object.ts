@@ -409,6 +409,20 @@ export function createThreadObjectClass(
         notify: async (message) => {
           await this.#config.bindings.notifyQueue.send(message);
         },
+        escalatedTo: (run, requestId, to) => {
+          const request = openRequests(this.store, run).find((r) => r.id === requestId);
+          if (request) {
+            const votes = this.votes.votes(requestId);
+            const needed = quorumOf(rulesOf(request));
+            this.outbox.record(
+              run,
+              request,
+              { event: "escalated", escalatedTo: to, votes, needed },
+              Date.now(),
+            );
+          }
+        },
+        reminded: (run, requestId, n) => this.#slackReminder(run.run_id, requestId, n),
       });
       await this.#deliverOutbox();
       await this.#armAlarm();
@@ -417,8 +431,14 @@ export function createThreadObjectClass(
     /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
     get #inbox(): InboxHooks {
       return {
-        surfaced: (run, request) =>
-          this.outbox.record(run, request, { event: "surfaced" }, Date.now()),
+        surfaced: (run, request) => {
+          const rules = rulesOf(request);
+          // With rules the inbox shows "0 of n approvals" from the start.
+          const votes = rules
+            ? { votes: this.votes.votes(request.id), needed: quorumOf(rules) }
+            : {};
+          this.outbox.record(run, request, { event: "surfaced", ...votes }, Date.now());
+        },
         settled: (run, request, decision) =>
           this.outbox.record(run, request, { event: settledEvent(decision), decision }, Date.now()),
         ended: (runId, reason) => this.outbox.closeRun(runId, reason, Date.now()),
@@ -443,6 +463,28 @@ export function createThreadObjectClass(
           } satisfies SlackSyncMessage,
         })),
       );
+    }
+
+    /** A reminder goes to each Slack channel of the request's groups (as a thread reply). */
+    async #slackReminder(runId: string, requestId: string, n: number): Promise<void> {
+      const item = this.slack.source(runId, requestId)?.item;
+      if (!item || !readSlackSettings(this.env)) {
+        return;
+      }
+      const directory = approverDirectory(this.env, options.approverGroups);
+      const groups = item.groups.filter((g) => directory.groups.get(g)?.slack);
+      if (groups.length > 0) {
+        await this.#config.bindings.notifyQueue.sendBatch(
+          groups.map((group) => ({
+            body: {
+              threadId: item.threadId,
+              runId,
+              requestId,
+              slack: { group, reminder: n },
+            } satisfies SlackSyncMessage,
+          })),
+        );
+      }
     }
 
     /** What the Slack consumer shows for a request: its latest inbox item and its messages. */

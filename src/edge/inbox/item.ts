@@ -48,6 +48,8 @@ export interface InboxItem {
   votes: InboxVote[];
   /** Approvals needed when the request has rules. */
   needed: number | null;
+  /** Which top-level arguments an approver may change (`true`: all), from the request's rules. */
+  editable?: boolean | string[];
   decision: InboxDecision | null;
   surfacedAt: string;
   updatedAt: string;

@@ -75,7 +75,65 @@ ${hidden}
 <input type="text" name="reason" maxlength="500" placeholder="Reason (the agent is told)" aria-label="Reason for declining">
 <button type="submit" name="decision" value="decline">Decline</button>
 </form>
-</section>`;
+${editForm(item, hidden)}</section>`;
+}
+
+/** Arguments the rules let an approver change: one field each (JSON), inside <details>. */
+export function editableKeys(item: InboxItem): string[] {
+  const args = item.args;
+  if (!item.editable || typeof args !== "object" || args === null || Array.isArray(args)) {
+    return [];
+  }
+  const keys = Object.keys(args);
+  return item.editable === true ? keys : item.editable.filter((k) => keys.includes(k));
+}
+
+/**
+ * The full arguments an edit form asks for: the item's arguments with each editable field
+ * replaced (JSON, else the text itself). Undefined when the form edits nothing.
+ */
+export function editedArgs(
+  item: InboxItem,
+  form: URLSearchParams,
+): Record<string, unknown> | undefined {
+  const keys = editableKeys(item);
+  const edits = keys.filter((key) => form.has(`arg:${key}`));
+  if (edits.length === 0) {
+    return undefined;
+  }
+  const args = { ...(item.args as Record<string, unknown>) };
+  for (const key of edits) {
+    const text = form.get(`arg:${key}`) ?? "";
+    try {
+      args[key] = JSON.parse(text);
+    } catch {
+      args[key] = text;
+    }
+  }
+  return args;
+}
+
+function editForm(item: InboxItem, hidden: string): string {
+  const keys = editableKeys(item);
+  if (keys.length === 0) {
+    return "";
+  }
+  const args = item.args as Record<string, unknown>;
+  const fields = keys
+    .map(
+      (key, i) => `<label for="edit-${esc(item.requestId)}-${i}">${esc(key)}</label>
+<input type="text" id="edit-${esc(item.requestId)}-${i}" name="arg:${esc(key)}" value="${esc(JSON.stringify(args[key]) ?? "")}">`,
+    )
+    .join("\n");
+  return `<details class="edit"><summary>Edit arguments</summary>
+<form method="POST" action="/inbox/decide">
+${hidden}
+${fields}
+<p class="meta">Values are JSON (a bare word is taken as text). Approving edited arguments resets earlier approvals.</p>
+<button type="submit" name="decision" value="approve">Approve with these arguments</button>
+</form>
+</details>
+`;
 }
 
 function decidedRow(item: InboxItem, now: number): string {

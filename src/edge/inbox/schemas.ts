@@ -63,6 +63,10 @@ export const InboxItemSchema = z
     event: z.enum(["surfaced", "vote", "decided", "expired", "cancelled", "escalated"]),
     votes: z.array(VoteSchema),
     needed: z.number().nullable(),
+    editable: z
+      .union([z.boolean(), z.array(z.string())])
+      .optional()
+      .describe("Arguments an approver may change: true = all, or their names"),
     decision: z
       .object({
         outcome: z.enum(["approved", "declined", "cancelled", "expired"]),

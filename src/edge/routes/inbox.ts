@@ -8,7 +8,7 @@ import { threadOf, threadStub } from "../threads";
 import { inboxMember } from "../inbox/groups";
 import { inboxStub } from "../inbox/rpc";
 import type { InboxItem } from "../inbox/item";
-import { renderInboxPage, type InboxPageView } from "../inbox/page";
+import { editedArgs, renderInboxPage, type InboxPageView } from "../inbox/page";
 import {
   checkCsrf,
   csrfToken,
@@ -136,18 +136,26 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
         return render(c, who, { kind: "error", text: "That request is not in your inbox." }, 404);
       }
       const reason = form.get("reason")?.trim().slice(0, 500) || undefined;
+      const args = decision === "approve" ? editedArgs(item, form) : undefined;
       const outcome: DecisionOutcome = await threadStub(c.env, threadId).decide({
         runId,
         requestId,
         decision,
         ...(decision === "decline" && reason ? { reason } : {}),
+        ...(args ? { args } : {}),
         channel: "inbox",
         decidedBy: who.member,
       });
       if (!outcome.ok) {
-        return render(c, who, { kind: "error", text: `Not recorded: ${outcome.message}` }, 409);
+        const status = outcome.status === 500 ? 409 : outcome.status;
+        return render(c, who, { kind: "error", text: `Not recorded: ${outcome.message}` }, status);
       }
-      const word = decision === "approve" ? "Approved" : "Declined";
+      if (!outcome.decision && outcome.needed !== undefined) {
+        const text = `Vote recorded (${outcome.votes ?? 0} of ${outcome.needed} approvals): ${item.prompt}`;
+        return render(c, who, { kind: "ok", text });
+      }
+      const word =
+        decision === "approve" ? (args ? "Approved with edits" : "Approved") : "Declined";
       return render(c, who, { kind: "ok", text: `${word}: ${item.prompt}` });
     });
 }

@@ -156,7 +156,13 @@ async function blockAction(
   }
   const outcome = await decide(c, target, who, "approve");
   if (!outcome.ok) {
-    tell(`Not recorded: ${outcome.message}.`);
+    tell(
+      outcome.status === 403
+        ? "You are not an approver of this request."
+        : `Not recorded: ${outcome.message}.`,
+    );
+  } else if (!outcome.decision && outcome.needed !== undefined) {
+    tell(`Vote recorded: ${outcome.votes ?? 0} of ${outcome.needed} approvals.`);
   }
   return c.body(null, 200);
 }
