@@ -60,20 +60,24 @@ describe("unknown run ids write nothing", () => {
 
 describe("upgrade", () => {
   it("a run suspended under the previous schema version stays decidable", async () => {
-    const { runId, request, threadId } = await pendingRun("Please delete my account");
-    // Make the storage what the previous version wrote: its tables, its version row.
+    // A refund of $120: no approver rules, so an anonymous signed decision may decide it.
+    const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
+    // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
-      state.storage.sql.exec("DROP TABLE slack_messages"); // added by version 4
-      state.storage.sql.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+      for (const table of ["votes", "refusals", "approvals"]) {
+        state.storage.sql.exec(`DROP TABLE ${table}`); // added by version 5
+      }
+      state.storage.sql.exec("ALTER TABLE runs DROP COLUMN requested_by"); // also version 5
+      state.storage.sql.exec("UPDATE meta SET value = '4' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(4);
+    expect(SCHEMA_VERSION).toBe(5);
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
     expect(decided.status).toBe(202);
-    expect((await waitForStatus(runId, ["done"])).text).toMatch(/deleted/i);
+    expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 42");
     const { tables } = await storageOf(threadId);
-    expect(tables).toContain("slack_messages");
+    expect(tables).toEqual(expect.arrayContaining(["votes", "refusals", "approvals"]));
     const version = await inThread(threadId, (_instance, state) =>
       state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one(),
     );
