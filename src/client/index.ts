@@ -20,6 +20,8 @@ import type {
   Run,
   RunAccepted,
   RunCreate,
+  RunLink,
+  RunLinkCreate,
 } from "./types";
 
 export type {
@@ -34,6 +36,8 @@ export type {
   Run,
   RunAccepted,
   RunCreate,
+  RunLink,
+  RunLinkCreate,
 } from "./types";
 
 export interface ApiClientOptions {
@@ -160,6 +164,14 @@ export function createApiClient(options: ApiClientOptions) {
       },
     },
     links: {
+      /**
+       * `POST /v1/runs/:runId/links` (`201`): a personal approval-page link for one approver
+       * (a member id or one of their identities) of one pending request, valid until the
+       * request expires; the page decides as that approver. `403` (`not_an_approver`,
+       * `own_request`) when they may not decide it, `409` once it is no longer pending.
+       */
+      create: (runId: string, body: RunLinkCreate): Promise<RunLink> =>
+        json(call("POST", `${run(runId)}/links`, { body })),
       /**
        * `POST /v1/approvers/links` (`201`): a sign-in link to `/inbox` for one approver (a member
        * id or one of a member's identities); it sets the inbox session cookie.

@@ -11,6 +11,8 @@ import type {
   ErrorSchema,
   RunAcceptedSchema,
   RunCreateSchema,
+  RunLinkCreateSchema,
+  RunLinkSchema,
   RunViewSchema,
 } from "../edge/schemas";
 import type {
@@ -26,6 +28,10 @@ export type RunCreate = z.input<typeof RunCreateSchema>;
 export type RunAccepted = z.output<typeof RunAcceptedSchema>;
 /** A run as `GET /v1/runs/:runId` and `POST /v1/runs/:runId/cancel` return it. */
 export type Run = z.output<typeof RunViewSchema>;
+/** The body of `POST /v1/runs/:runId/links`. */
+export type RunLinkCreate = z.input<typeof RunLinkCreateSchema>;
+/** `201` of `POST /v1/runs/:runId/links`: the approval page, deciding as that approver. */
+export type RunLink = z.output<typeof RunLinkSchema>;
 /** The body of `POST /v1/decisions`. */
 export type Decision = z.input<typeof DecisionSchema>;
 /** `202` (recorded) or `200` (identical repeat) of `POST /v1/decisions`. */

@@ -1,7 +1,7 @@
 /**
  * `toolnexus-edge/client` against the real worker: SELF.fetch is its fetch. Start,
- * stream, decide (signed), resume, cancel, errors, and a stream that drops and is
- * reopened with Last-Event-ID.
+ * stream, decide (signed), resume, cancel, personal approval links, errors, and a stream
+ * that drops and is reopened with Last-Event-ID.
  */
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -147,6 +147,54 @@ describe("createApiClient", () => {
     const signIn = await SELF.fetch(link.url, { redirect: "manual" });
     expect(signIn.status).toBe(303);
     await expect(api.links.inbox({ approver: "" })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it("creates a personal approval link for a member; an outsider gets a typed 403", async () => {
+    const { runId } = await api.runs.start({ agent: "support", input: "Please delete my account" });
+    const pending = (await collect(api.runs.events(runId), "pending")).at(-1)!;
+    const request = (pending.data as { request: { id: string } }).request;
+    const before = await api.runs.get(runId);
+    // A request with approver rules: delete_account's, for support-leads.
+    expect(before.requests.map((r) => r.requestId)).toEqual([request.id]);
+
+    // delete_account's rules name support-leads, whose one member is lead@example.com.
+    const link = await api.links.create(runId, {
+      requestId: request.id,
+      approver: "lead@example.com",
+    });
+    expect(link.url.startsWith(`${BASE}/approve/p.`)).toBe(true);
+    expect(link.expiresAt).toBe(before.expiresAt);
+    const page = await SELF.fetch(link.url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Deciding as <strong>lead@example.com</strong>");
+
+    const outsider = await api.links
+      .create(runId, { requestId: request.id, approver: "eve@example.com" })
+      .catch((e: unknown) => e);
+    expect(outsider).toBeInstanceOf(ApiRequestError);
+    expect(outsider).toMatchObject({ status: 403, code: "not_an_approver" });
+    const empty = await api.links
+      .create(runId, { requestId: request.id, approver: " " })
+      .catch((e: unknown) => e);
+    expect(empty).toMatchObject({ status: 400, code: "invalid_body" });
+    expect((empty as ApiRequestError).issues?.[0]?.path).toBe("approver");
+
+    // The link decides as the lead: the run resumes to done, and a settled request has no links.
+    const decided = await SELF.fetch(link.url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ decision: "approve" }).toString(),
+    });
+    expect(decided.status).toBe(200);
+    const rest = await collect(api.runs.events(runId, { lastEventId: pending.id }));
+    expect(rest.at(-1)!.event).toBe("done");
+    expect((await api.runs.get(runId)).decisions[0]).toMatchObject({
+      decision: "approve",
+      decidedBy: "lead@example.com",
+    });
+    await expect(
+      api.links.create(runId, { requestId: request.id, approver: "lead@example.com" }),
+    ).rejects.toMatchObject({ status: 409, code: "request_not_pending" });
   });
 
   it("cancels", async () => {
