@@ -6,7 +6,6 @@
  */
 import type { Request, RunResult, Usage } from "../src/core/types";
 import type { RunEvent } from "../src/core/events";
-import type { RunState } from "../src/core/loop/run-loop";
 import { createClient, createInProcessClient, type Client } from "../src/core/client";
 import { createToolkit, type Toolkit } from "../src/core/toolkit";
 import { answerDeclined } from "../src/core/answers";
@@ -17,7 +16,7 @@ import { edgeMetrics } from "../src/edge/metrics";
 import type { ErrorInfo } from "../src/edge/error-sink";
 import { refusalText } from "../src/edge/refusal";
 import { closeOpenTurn } from "./close-turn";
-import { checkpointer, forward } from "./checkpoint";
+import { checkpointer } from "./checkpoint";
 import type { InboxHooks } from "./inbox-outbox";
 import { durableElicitation, type InlineDeps, type InlineWaiters } from "./elicitation";
 import {
@@ -139,7 +138,7 @@ export async function driveOnce(
     usage: JSON.parse(run.usage) as Usage,
     model: run.model ?? undefined,
   };
-  const persister = checkpointer(deps, run, committed, stored.toolCalls.length, work, signal);
+  const persister = checkpointer(deps, run, committed, stored.toolCalls, work, signal);
   const finalOnly = work.kind === "answer" && work.finalOnly;
 
   let result: RunResult;
@@ -152,7 +151,6 @@ export async function driveOnce(
       finalOnly,
       finalOnly ? run.turns : undefined,
       persister,
-      runId,
       signal,
     );
     toolkit = await createToolkit({
@@ -178,7 +176,12 @@ export async function driveOnce(
         );
       }
     }
-    if (work.kind === "answer") {
+    // The answered call's result may be stored already (a crash after it ran, before the turn
+    // was checkpointed): then the answer is in the transcript, and the run carries on from it.
+    const answerApplied =
+      work.kind === "answer" &&
+      !deps.store.slots(runId).some((slot) => slot.pending?.id === work.request.id);
+    if (work.kind === "answer" && !answerApplied) {
       const answer = answerOfRow(work.decision);
       deps.record(runId, "resumed", {
         requestId: work.request.id,
@@ -194,7 +197,7 @@ export async function driveOnce(
         signal,
       });
     } else {
-      if (work.recovering) {
+      if (work.kind === "answer" || work.recovering) {
         deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
       }
       result = await client.continueRun({ ...stored, toolkit, history: messages, signal });
@@ -239,8 +242,7 @@ function makeClient(
   agent: AgentDefinition,
   afterCancel: boolean,
   maxTurns: number | undefined,
-  onCheckpoint: (state: RunState) => void,
-  runId: string,
+  persister: ReturnType<typeof checkpointer>,
   signal: AbortSignal,
 ): Client {
   // No systemPrompt here: it is the thread's first stored message (see RunStore.insertRun).
@@ -249,14 +251,16 @@ function makeClient(
     // Text deltas reach the event log (and live SSE listeners) as the model produces them.
     streaming: true,
     refusalText,
-    onCheckpoint,
+    onCheckpoint: persister.turn,
+    // Each call's result is stored as it completes (exactly once per completed call).
+    onCallCheckpoint: persister.call,
     onEvent: (event: RunEvent) => {
       // After a cancel, `done` is the last event: an interrupted driver's stragglers are not logged
       // (unless it is applying the decision recorded before the cancel).
       if (!afterCancel && signal.aborted) {
         return;
       }
-      forward(deps, runId, event);
+      persister.event(event);
     },
     onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
   };

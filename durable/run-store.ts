@@ -173,6 +173,13 @@ export class RunStore {
     });
   }
 
+  /** One call's result as it completes (replacing that call's earlier row, if any). */
+  putSlot(runId: string, position: number, slot: ToolMessage): void {
+    this.sql`INSERT INTO slots (run_id, position, call_id, body)
+      VALUES (${runId}, ${position}, ${slot.toolCallId}, ${JSON.stringify(slot)})
+      ON CONFLICT (run_id, call_id) DO UPDATE SET body = excluded.body, position = excluded.position`;
+  }
+
   clearSlots(runId: string): void {
     this.sql`DELETE FROM slots WHERE run_id = ${runId}`;
   }

@@ -31,6 +31,7 @@ export function loopConfigs(
 ): LoopConfigFor {
   const buildConfig: LoopConfigFor = (local, stream, beforeWait) => ({
     checkpoint: options.onCheckpoint,
+    ...(options.onCallCheckpoint ? { callCheckpoint: options.onCallCheckpoint } : {}),
     model: options.model,
     callModel,
     stream,

@@ -10,7 +10,7 @@ import type { Hooks } from "./hooks";
 import type { RunEvent } from "./events";
 import type { MetricEvent } from "./metrics";
 import type { ConversationStore } from "./conversation-store";
-import type { RunState } from "./loop/run-loop";
+import type { CallCheckpoint, RunState } from "./loop/run-loop";
 import type { TranslateRequest, TranslateResult } from "./translate";
 import type { ContinueInput, ResumeInput } from "./loop/resume";
 
@@ -36,6 +36,12 @@ export interface CommonClientOptions {
   requestParams?: Record<string, unknown>;
   /** Called at every turn boundary with the run's state, so a host can persist it (the edge does). */
   onCheckpoint?: (state: RunState) => Promise<void> | void;
+  /**
+   * Called as each tool call settles, with its result message (a suspension's placeholder
+   * included), before the turn's other calls finish: persist it, and a crash mid-turn re-runs
+   * only the calls without a result (`continueRun`). The edge stores one row per call here.
+   */
+  onCallCheckpoint?: CallCheckpoint;
   /** Receives every run event (the same ones `stream()` yields), for every run of this client. */
   onEvent?: (event: RunEvent) => void;
   /**

@@ -13,6 +13,7 @@ import { emptyUsage } from "../providers/model";
 import { executeCall, resolveWithAnswer, type ToolMessage } from "./execute-call";
 import {
   callEnv,
+  checkpointed,
   firstPending,
   halted,
   runTurns,
@@ -157,10 +158,10 @@ async function fillAndContinue(
     turn.calls.map((call): Promise<ToolMessage> => {
       const slot = turn.slots.get(call.id);
       if (!slot) {
-        return executeCall(call, env);
+        return checkpointed(config, state, executeCall(call, env));
       }
       if (answer && slot.pending?.id === answer.id) {
-        return resolveWithAnswer(call, slot.pending, answer, env);
+        return checkpointed(config, state, resolveWithAnswer(call, slot.pending, answer, env));
       }
       return Promise.resolve(slot);
     }),

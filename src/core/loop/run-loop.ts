@@ -39,6 +39,33 @@ export interface LoopConfig {
   stream?: boolean;
   /** Called at every turn boundary (after the model's reply, after the turn's tool results) so a host can persist. */
   checkpoint?: (state: RunState) => Promise<void> | void;
+  /**
+   * Called as each tool call settles (its result, or its suspension's placeholder), before
+   * the turn's other calls have, so a host can persist every call's result as it completes
+   * and, after a crash, run again only the calls that have none.
+   */
+  callCheckpoint?: CallCheckpoint;
+}
+
+/** See {@link LoopConfig.callCheckpoint}: `state.messages` ends with the turn's assistant message. */
+export type CallCheckpoint = (state: RunState, result: ToolMessage) => Promise<void> | void;
+
+/**
+ * `run(call)` followed by the per-call checkpoint, when there is one (without one, no
+ * extra await: the hot path stays as it was).
+ */
+export function checkpointed(
+  config: LoopConfig,
+  state: RunState,
+  running: Promise<ToolMessage>,
+): Promise<ToolMessage> {
+  const save = config.callCheckpoint;
+  return save
+    ? running.then(async (result) => {
+        await save(state, result);
+        return result;
+      })
+    : running;
 }
 
 /** Everything a run carries between turns; a halted `RunResult` is this state as JSON. */
@@ -165,7 +192,9 @@ export async function runTurns(
     }
 
     const env = callEnv(config, state, toolkit, state.turns - 1, signal);
-    const slots = await Promise.all(turn.toolCalls.map((call) => executeCall(call, env)));
+    const slots = await Promise.all(
+      turn.toolCalls.map((call) => checkpointed(config, state, executeCall(call, env))),
+    );
     state.messages.push(...slots);
     if (config.checkpoint) {
       await config.checkpoint(state);
