@@ -51,5 +51,3 @@ export function createApp(
     })
     .onError(errorHandler(report));
 }
-
-export type AppType = ReturnType<typeof createApp>;
