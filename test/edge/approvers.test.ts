@@ -11,9 +11,9 @@ import {
   runDurableObjectAlarm,
 } from "cloudflare:test";
 import { z } from "zod";
-import { getRun, signedDecision, waitForStatus } from "../helpers/edge";
+import { api, getRun, signedDecision, waitForStatus } from "../helpers/edge";
 import { errorOf } from "../helpers/http";
-import { eventsOf, inThread, sleep, sqlIn, startPending } from "../helpers/durable";
+import { eventsOf, inThread, sleep, sqlIn, startPending, until } from "../helpers/durable";
 import { createWorker } from "../../src/edge/create-worker";
 import { defineAgent } from "../../src/edge/agent";
 import { defineTool } from "../../src/core/tools/define";
@@ -401,7 +401,12 @@ describe("reminders and escalation", { timeout: 30_000 }, () => {
       escalatedAt: expect.any(String),
     });
 
-    // Escalated: a manager may decide now.
+    // Escalated: the managers' inbox shows it, and a manager may decide now.
+    await until(async () => {
+      const response = await api("/v1/approvals?group=managers&limit=200");
+      const { items } = (await response.json()) as { items: Array<{ requestId: string }> };
+      return items.some((i) => i.requestId === request.id);
+    }, "the request in the managers' inbox");
     expect((await vote(runId, request.id, { decidedBy: "max@example.com" })).status).toBe(202);
     await waitForStatus(runId, ["done"]);
     // The decision disarmed the timers; even a stale one firing sends nothing.

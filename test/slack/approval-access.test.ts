@@ -2,9 +2,10 @@
 // Cf-Access-Jwt-Assertion says who is deciding, so the anonymous link of a request with
 // approver rules becomes usable by a member; a token that does not verify is nobody.
 import { describe, expect, it } from "vitest";
-import { SELF } from "cloudflare:test";
+import { runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { getRun, waitForStatus } from "../helpers/edge";
-import { startPending } from "../helpers/durable";
+import { sqlIn, startPending, until } from "../helpers/durable";
+import { slackCalls } from "../helpers/slack";
 import { accessJwt } from "../helpers/access";
 
 const post = (url: string, jwt: string) =>
@@ -44,5 +45,34 @@ describe("Cloudflare Access on the approval page", { timeout: 30_000 }, () => {
     expect(done.requests[0]?.refused).toMatchObject([
       { decidedBy: "eve@example.com", channel: "page", code: "not_an_approver" },
     ]);
+  });
+});
+
+describe("reminders reach Slack", { timeout: 30_000 }, () => {
+  it("the object's reminder timer replies in the request's Slack thread", async () => {
+    const { runId, threadId, request, stub } = await startPending("Please delete my account");
+    await until(
+      async () =>
+        (await slackCalls("chat.postMessage")).find((c) =>
+          JSON.stringify(c.params).includes(request.id),
+        ),
+      "the request's Slack message",
+    );
+    await sqlIn(
+      threadId,
+      "UPDATE approvals SET next_remind_at = ? WHERE request_id = ?",
+      Date.now() - 1,
+      request.id,
+    );
+    await runDurableObjectAlarm(stub);
+    const reply = await until(
+      async () =>
+        (await slackCalls("chat.postMessage")).find(
+          (c) => c.params.thread_ts && /^Reminder 1: still waiting/.test(String(c.params.text)),
+        ),
+      "the reminder reply",
+    );
+    expect(reply.params.text).toContain("Delete this account?");
+    expect((await getRun(runId)).requests[0]?.reminders).toBe(1);
   });
 });
