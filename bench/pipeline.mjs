@@ -26,7 +26,10 @@ import fs from "node:fs";
 
 const vars = readVars(path.join(ROOT, ".dev.vars.example"));
 const API_TOKEN = vars.API_TOKEN;
-const SECRET = vars.WEBHOOK_SECRET.split(/\s+/)[0];
+// The demo agent's rules name these groups; without them every run is a config error.
+const APPROVER_GROUPS = vars.APPROVER_GROUPS.replace(/^'(.*)'$/, "$1");
+// .dev.vars.example leaves the secrets for `npm start` to generate; the benchmark makes its own.
+const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
 
 /** Standard Webhooks headers for `body`: v1,base64(HMAC-SHA256(key, "id.timestamp.body")). */
 function signed(body) {
@@ -85,7 +88,9 @@ async function cycleOf(origin, signal, started_) {
   const started = await fetch(`${origin}/v1/runs`, {
     method: "POST",
     headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({ agent: "support", input: "Please delete my account" }),
+    // A $120 refund needs one approval and names no approvers (the demo's deletions now need a
+    // support lead): the round trip measured is the same one as before the approver rules.
+    body: JSON.stringify({ agent: "support", input: "Please refund $120 on order 42" }),
     signal,
   });
   if (started.status !== 202) {
@@ -211,11 +216,11 @@ async function verify(origin, results, product) {
             problems.push(`${r.runId}: ${got} ${name} events in the log`);
           }
         }
-        const deleted = (view.toolCalls ?? []).filter(
-          (c) => c.name === "delete_account" && !c.isError,
+        const ran = (view.toolCalls ?? []).filter(
+          (c) => c.name === "refund_order" && !c.isError,
         ).length;
-        if (deleted !== 1) {
-          problems.push(`${r.runId}: delete_account ran ${deleted} times`);
+        if (ran !== 1) {
+          problems.push(`${r.runId}: refund_order ran ${ran} times`);
         }
         const roles = (view.messages ?? view.transcript ?? [])
           .map((m) => m.role)
@@ -300,7 +305,9 @@ export async function main() {
         await startWranglerDev({
           cwd: snapshot.dir,
           ready: s.ready,
-          vars: s.product ? { API_TOKEN, WEBHOOK_SECRET: SECRET, LLM_BASE_URL: "" } : {},
+          vars: s.product
+            ? { API_TOKEN, WEBHOOK_SECRET: SECRET, APPROVER_GROUPS, LLM_BASE_URL: "" }
+            : {},
         }),
       );
     }
