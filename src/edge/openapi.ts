@@ -29,6 +29,7 @@ import {
   InboxItemSchema,
 } from "./inbox/schemas";
 import { INBOX_PATHS } from "./inbox/openapi";
+import { error, html, json, ref } from "./openapi-parts";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
@@ -75,16 +76,6 @@ function components() {
   return schemas;
 }
 
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const json = (id: string, description: string) => ({
-  description,
-  content: { "application/json": { schema: ref(id) } },
-});
-const error = (description: string) => json("Error", description);
-const html = (description: string) => ({
-  description,
-  content: { "text/html": { schema: { type: "string" } } },
-});
 /** The approval page answers every problem with a page, never a stack trace. */
 const PAGE_RESPONSES = {
   400: html("Invalid link (altered, or signed with another key), or an invalid form"),

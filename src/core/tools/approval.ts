@@ -3,7 +3,6 @@ import { newRequestId, pending } from "../answers";
 import { declinedResult } from "../suspension";
 import type { UntypedArgs } from "./define";
 import { validateRules, type Rules } from "../approvers/rules";
-import type { Duration } from "../approvers/duration";
 
 export interface RequireApprovalOptions<Args = UntypedArgs> {
   /** Whether this call needs approval; default: always. */
@@ -36,14 +35,8 @@ export interface ApprovalGate {
 }
 
 /** The static description of a gate: rules given as a function of the arguments show only `needsApproval` and `rulesByArgs`. */
-export interface ApprovalDescription {
+export interface ApprovalDescription extends Rules {
   needsApproval: "always" | "conditional";
-  group?: string;
-  anyOf?: string[];
-  quorum?: number;
-  editable?: boolean | string[];
-  remindEvery?: Duration;
-  escalate?: { after: Duration; to: string };
   /** The rules depend on the arguments. */
   rulesByArgs?: true;
 }

@@ -1,14 +1,5 @@
 /** The approvals inbox's part of /openapi.json (src/edge/openapi.ts spreads it in). */
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const json = (id: string, description: string) => ({
-  description,
-  content: { "application/json": { schema: ref(id) } },
-});
-const error = (description: string) => json("Error", description);
-const html = (description: string) => ({
-  description,
-  content: { "text/html": { schema: { type: "string" } } },
-});
+import { error, html, json, ref } from "../openapi-parts";
 const query = (
   name: string,
   description: string,
