@@ -7,10 +7,14 @@
  */
 import type { RunEvent } from "./events";
 import type { RunResult } from "./types";
+import { keepFromFetch } from "./fetch-signal";
 
 export interface StreamControls {
   emit(event: RunEvent): void;
-  /** Aborted when the consumer stops early (`break`, `return()`). */
+  /**
+   * Aborted when the consumer stops early (`break`, `return()`). Obeyed by the run, not
+   * given to `fetch` ({@link keepFromFetch}).
+   */
   stop: AbortSignal;
   /** Resolves once the consumer has taken every event emitted so far and come back for more. */
   drained(): Promise<void>;
@@ -57,7 +61,7 @@ export function eventStream(
           emitted += 1;
           wake?.();
         },
-        stop: controller.signal,
+        stop: keepFromFetch(controller.signal),
         drained: () => {
           const upTo = emitted;
           if (processed >= upTo || controller.signal.aborted) {

@@ -10,6 +10,7 @@ import type { MetricEvent } from "./metrics";
 import { ProviderError, RunAbortedError, excerpt, errorMessage } from "./errors";
 import { RETRYABLE_STATUS, backoffDelay, parseRetryAfter, sleep as defaultSleep } from "./retry";
 import { StreamInterruptedError, readSseEvents } from "./sse";
+import { fetchSignal } from "./fetch-signal";
 
 export interface WireCallOptions {
   style: WireStyle;
@@ -181,11 +182,12 @@ export function createWireCaller(options: WireCallOptions) {
           ...(usage ? { usage } : {}),
         });
       let response: Response;
+      const sentSignal = fetchSignal(signal);
       try {
         response = await options.fetch(
           url,
-          signal
-            ? { method: "POST", headers, body: payload, signal }
+          sentSignal
+            ? { method: "POST", headers, body: payload, signal: sentSignal }
             : { method: "POST", headers, body: payload },
         );
       } catch (error) {

@@ -533,6 +533,70 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(llm.bodies).toHaveLength(1);
   });
 
+  it("the consumer's stop is not handed to fetch; leaving mid-request cancels that response's body as it starts", async () => {
+    const encoder = new TextEncoder();
+    const signals: Array<AbortSignal | undefined> = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let secondCancelled = false;
+    let secondSent!: () => void;
+    const sending = new Promise<void>((resolve) => (secondSent = resolve));
+    const fetch = async (_url: RequestInfo | URL, init?: RequestInit) => {
+      signals.push(init?.signal ?? undefined);
+      const headers = { "content-type": "text/event-stream" };
+      if (signals.length === 1) {
+        const first = streamFor(style, {
+          toolCalls: [{ id: "call_w", name: "get_weather", args: ['{"city":"Oslo"}'] }],
+        });
+        return new Response(first, { headers });
+      }
+      secondSent();
+      await held; // the second turn's response starts only after the consumer has left
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) => controller.enqueue(encoder.encode(": still thinking\n\n")),
+        cancel: () => void (secondCancelled = true),
+      });
+      return new Response(body, { headers });
+    };
+    const client = createClient({
+      baseUrl: "https://llm.test/v1",
+      style,
+      model: "stream-model",
+      fetch,
+    });
+    const seen: string[] = [];
+    for await (const e of client.stream("hi", { toolkit: await toolkitWith() })) {
+      seen.push(e.type);
+      if (e.type === "tool_result") {
+        await sending; // leave while the next model call is in flight
+        break;
+      }
+    }
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toContain("tool_result");
+    expect(signals).toHaveLength(2);
+    expect(signals).toEqual([undefined, undefined]);
+    expect(secondCancelled).toBe(true);
+
+    // A caller's own signal still reaches fetch.
+    const llm = fakeStreamLlm([sse(style, { text: ["hi"] })]);
+    const sent: Array<AbortSignal | undefined> = [];
+    const withSignal = createClient({
+      baseUrl: "https://llm.test/v1",
+      style,
+      model: "stream-model",
+      fetch: (url, init) => (sent.push(init?.signal ?? undefined), llm.fetch(url, init)),
+    });
+    const own = new AbortController();
+    const events = withSignal.stream("hi", { toolkit: await toolkitWith(), signal: own.signal });
+    for await (const e of events) {
+      seen.push(e.type);
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeInstanceOf(AbortSignal);
+  });
+
   it("ask() with onText streams: the deltas concatenate to the final text, and the conversation is kept", async () => {
     const { llm, client } = setup(style, [
       sse(style, { text: HELLO }, { splitAt: "bytes" }),
