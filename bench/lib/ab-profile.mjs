@@ -4,7 +4,7 @@
  * per system and printed per run, B − A, largest first. Alternating blocks keep machine
  * load from landing on one side only.
  *
- *   node lib/ab-profile.mjs [--inproc] [--stream] [--b toolnexus-ontext] [--block 200] [--blocks 10] [--top 40]
+ *   node lib/ab-profile.mjs [--inproc] [--stream] [--a raw] [--b toolnexus-ontext] [--block 200] [--blocks 10] [--top 40]
  *   (--inproc: the mock as an injected fetch, no sockets; default block 2000 then)
  */
 import { Session } from "node:inspector/promises";
@@ -18,10 +18,12 @@ const inproc = process.argv.includes("--inproc");
 const BLOCK = Number(arg("block", inproc ? 2000 : 200));
 const BLOCKS = Number(arg("blocks", 10));
 const TOP = Number(arg("top", 40));
-// --stream: the streamed variant (stream-systems.mjs); --b picks system B (default toolnexus).
+// --stream: the streamed variant (stream-systems.mjs); --a and --b pick the systems
+// (default raw and toolnexus).
 const systems = process.argv.includes("--stream") ? streamSystems : plainSystems;
+const A = arg("a", "raw");
 const B = arg("b", "toolnexus");
-const names = ["raw", B];
+const names = [A, B];
 const kernel = await importKernel();
 const mock = await startMock();
 try {
@@ -42,8 +44,8 @@ try {
   session.connect();
   await session.post("Profiler.enable");
   await session.post("Profiler.setSamplingInterval", { interval: 50 });
-  const self = { raw: new Map(), [B]: new Map() };
-  const wall = { raw: 0, [B]: 0 };
+  const self = { [A]: new Map(), [B]: new Map() };
+  const wall = { [A]: 0, [B]: 0 };
   for (let b = 0; b < BLOCKS; b += 1) {
     for (const n of b % 2 ? names : [...names].reverse()) {
       await session.post("Profiler.start");
@@ -70,16 +72,16 @@ try {
   for (const n of names) {
     console.log(`  ${n}: wall ${(wall[n] / per).toFixed(0)}, busy ${busy(self[n]).toFixed(0)}`);
   }
-  console.log(`    B−A       A       B  function (A = raw, B = ${B})`);
-  const keys = new Set([...self.raw.keys(), ...self[B].keys()]);
+  console.log(`    B−A       A       B  function (A = ${A}, B = ${B})`);
+  const keys = new Set([...self[A].keys(), ...self[B].keys()]);
   [...keys]
     .filter((k) => !k.startsWith("(idle)"))
-    .map((k) => [k, (self.raw.get(k) ?? 0) / per, (self[B].get(k) ?? 0) / per])
+    .map((k) => [k, (self[A].get(k) ?? 0) / per, (self[B].get(k) ?? 0) / per])
     .sort((x, y) => y[2] - y[1] - (x[2] - x[1]))
     .filter((_, i, all) => i < TOP || i >= all.length - 6)
     .forEach(([k, a, b], i, shown) => {
       if (i === Math.min(TOP, shown.length - 6) && shown.length > TOP) {
-        console.log("    …  (the most negative: where raw spends more)");
+        console.log("    …  (the most negative: where A spends more)");
       }
       console.log(
         `${(b - a).toFixed(1).padStart(7)} ${a.toFixed(1).padStart(7)} ${b.toFixed(1).padStart(7)}  ${k}`,
