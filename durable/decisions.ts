@@ -9,7 +9,8 @@ import { answerDeclined, answerOutput } from "../src/core/answers";
 import { validateArgs } from "../src/core/schema";
 import { canonicalJson } from "../src/edge/approval-token";
 import type { DecisionInput, DecisionOutcome, DecisionView } from "../src/edge/protocol";
-import { rulesOf } from "../src/core/approvers/rules";
+import { quorumOf, rulesOf } from "../src/core/approvers/rules";
+import { settledEvent, type InboxOutbox } from "./inbox-outbox";
 import type { ApproverDirectory } from "../src/edge/approver-groups";
 import { castVote, type EditCheck } from "./votes";
 import type { VoteStore } from "./vote-store";
@@ -213,4 +214,46 @@ function findRequest(store: RunStore, run: RunRow, requestId: string): Request |
 
 function defaultDecider(channel: DecisionInput["channel"]): string | null {
   return channel === "page" ? "approval-page" : channel === "webhook" ? null : channel;
+}
+
+/**
+ * {@link recordDecision}, and the request's inbox row with it, in the caller's transaction
+ * (the thread object's `decide`). Without approver rules the row changes once, when the
+ * decision settles the request; with rules, every vote shows as it lands.
+ */
+export function recordDecisionInInbox(
+  store: RunStore,
+  outbox: InboxOutbox,
+  input: DecisionInput,
+  now: number,
+  deps: RuledDeps,
+): DecisionOutcome | EditCheck {
+  const run = store.run(input.runId);
+  const request =
+    run &&
+    (openRequests(store, run).find((r) => r.id === input.requestId) ??
+      parseJson<Request>(deps.votes.approval(input.requestId)?.request ?? null));
+  const recorded = recordDecision(store, input, now, deps);
+  if (!run || !request || "checkEdit" in recorded || !recorded.ok || recorded.status !== 202) {
+    return recorded;
+  }
+  const decision = store.decision(input.requestId);
+  const rules = rulesOf(request);
+  if (!rules) {
+    if (decision) {
+      outbox.record(run, request, { event: settledEvent(decision), decision }, now);
+    }
+    return recorded;
+  }
+  const votes = deps.votes.votes(request.id);
+  const needed = quorumOf(rules);
+  outbox.record(
+    run,
+    request,
+    decision
+      ? { event: settledEvent(decision), decision, votes, needed }
+      : { event: "vote", votes, needed },
+    now,
+  );
+  return recorded;
 }

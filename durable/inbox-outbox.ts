@@ -18,7 +18,8 @@ import {
   type InboxVote,
 } from "../src/edge/inbox/item";
 import type { Sql } from "./sql";
-import { rulesOf } from "../src/core/approvers/rules";
+import { quorumOf, rulesOf } from "../src/core/approvers/rules";
+import type { VoteStore } from "./vote-store";
 import { answerOfRow, parseJson, type DecisionRow, type RunRow } from "./run-store";
 
 /** What changed, beyond the request and its run. */
@@ -38,6 +39,33 @@ export interface InboxHooks {
   settled(run: RunRow, request: Request, decision: DecisionRow): void;
   /** The run ended: requests the inbox still shows open are closed with this reason. */
   ended(runId: string, reason: string): void;
+}
+
+/**
+ * The hooks the thread object gives its driver: each writes the request's inbox row to
+ * `outbox` inside the caller's transaction. A request with approver rules shows its votes
+ * ("0 of n approvals") from the moment it surfaces.
+ */
+export function inboxHooks(outbox: InboxOutbox, votes: VoteStore): InboxHooks {
+  return {
+    surfaced: (run, request) => {
+      const rules = rulesOf(request);
+      const tally = rules ? { votes: votes.votes(request.id), needed: quorumOf(rules) } : {};
+      outbox.record(run, request, { event: "surfaced", ...tally }, Date.now());
+    },
+    settled: (run, request, decision) =>
+      outbox.record(run, request, { event: settledEvent(decision), decision }, Date.now()),
+    ended: (runId, reason) => outbox.closeRun(runId, reason, Date.now()),
+  };
+}
+
+/** The inbox event a settled decision makes. */
+export function settledEvent(decision: DecisionRow): "expired" | "cancelled" | "decided" {
+  return decision.decision === "expire"
+    ? "expired"
+    : decision.decision === "cancel"
+      ? "cancelled"
+      : "decided";
 }
 
 export interface OutboxRow {

@@ -36,10 +36,10 @@ import { checkEdit } from "./edit-check";
 import { checkApprover, openDescription } from "./approver-page";
 import { fireTimers, nextTimerAt, startTimers } from "./reminders";
 import { hasSchema, migrate } from "./schema";
-import { RunStore, parseJson, pendingOfRow, type DecisionRow, type RunRow } from "./run-store";
+import { RunStore, pendingOfRow, type RunRow } from "./run-store";
 import { driveOnce, type DriverDeps } from "./driver";
 import {
-  recordDecision,
+  recordDecisionInInbox,
   decisionView,
   openRequests,
   type DecisionInput,
@@ -51,7 +51,7 @@ import { EventHub } from "./event-hub";
 import { runView } from "./run-view";
 import { closeOpenTurn } from "./close-turn";
 import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
-import { deliverOutbox, InboxOutbox, type InboxHooks } from "./inbox-outbox";
+import { deliverOutbox, InboxOutbox, inboxHooks, type InboxHooks } from "./inbox-outbox";
 import { inboxStub } from "../src/edge/inbox/rpc";
 import type { InboxItem } from "../src/edge/inbox/item";
 import { readSlackSettings } from "../src/edge/slack/settings";
@@ -242,41 +242,9 @@ export function createThreadObjectClass(
 
     /** One synchronous pass of the ledger; the inbox's outbox row commits with it. */
     #recordOnce(input: DecisionInput, deps: RuledDeps): DecisionOutcome | EditCheck {
-      return this.ctx.storage.transactionSync(() => {
-        const now = Date.now();
-        const run = this.store.run(input.runId);
-        const request =
-          run &&
-          (openRequests(this.store, run).find((r) => r.id === input.requestId) ??
-            parseJson<AgentRequest>(this.votes.approval(input.requestId)?.request ?? null));
-        const recorded = recordDecision(this.store, input, now, deps);
-        if (!run || !request || "checkEdit" in recorded || !recorded.ok) {
-          return recorded;
-        }
-        if (recorded.status !== 202) {
-          return recorded;
-        }
-        const decision = this.store.decision(input.requestId);
-        const rules = rulesOf(request);
-        if (!rules) {
-          if (decision) {
-            this.#inbox.settled(run, request, decision);
-          }
-          return recorded;
-        }
-        // With rules, the inbox shows every vote as it lands.
-        const votes = this.votes.votes(request.id);
-        const needed = quorumOf(rules);
-        this.outbox.record(
-          run,
-          request,
-          decision
-            ? { event: settledEvent(decision), decision, votes, needed }
-            : { event: "vote", votes, needed },
-          now,
-        );
-        return recorded;
-      });
+      return this.ctx.storage.transactionSync(() =>
+        recordDecisionInInbox(this.store, this.outbox, input, Date.now(), deps),
+      );
     }
 
     /** What the approval page shows for one request, or why it cannot. */
@@ -430,19 +398,7 @@ export function createThreadObjectClass(
 
     /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
     get #inbox(): InboxHooks {
-      return {
-        surfaced: (run, request) => {
-          const rules = rulesOf(request);
-          // With rules the inbox shows "0 of n approvals" from the start.
-          const votes = rules
-            ? { votes: this.votes.votes(request.id), needed: quorumOf(rules) }
-            : {};
-          this.outbox.record(run, request, { event: "surfaced", ...votes }, Date.now());
-        },
-        settled: (run, request, decision) =>
-          this.outbox.record(run, request, { event: settledEvent(decision), decision }, Date.now()),
-        ended: (runId, reason) => this.outbox.closeRun(runId, reason, Date.now()),
-      };
+      return inboxHooks(this.outbox, this.votes);
     }
 
     /** A group with a Slack channel gets its message posted or updated, through the notify queue. */
@@ -770,12 +726,4 @@ export function createThreadObjectClass(
       return Boolean(decision && decision.applied_at === null);
     }
   };
-}
-
-function settledEvent(decision: DecisionRow): "expired" | "cancelled" | "decided" {
-  return decision.decision === "expire"
-    ? "expired"
-    : decision.decision === "cancel"
-      ? "cancelled"
-      : "decided";
 }
