@@ -84,7 +84,7 @@ async function oneRun(harness, length, dir) {
     }
     const request = JSON.parse(halted.pending);
     await phase("decide", () => {
-      const outcome = thread.decide(runId, request.id, "decline");
+      const outcome = thread.decide(runId, request.id, "decline", "lead@example.com");
       if (outcome.status !== 202) {
         throw new Error(`decision not accepted: ${JSON.stringify(outcome)}`);
       }

@@ -22,6 +22,9 @@ const vars = readVars(path.join(ROOT, ".dev.vars.example"));
 // .dev.vars.example leaves WEBHOOK_SECRET for `npm start` to generate: the bench makes its own.
 const WEBHOOK_SECRET = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
 const auth = { authorization: `Bearer ${vars.API_TOKEN}` };
+// The demo agent's tools name these groups (a run of an agent whose rules name an undefined
+// group is refused with config_error), as in .dev.vars.example.
+const APPROVER_GROUPS = vars.APPROVER_GROUPS.replace(/^'(.*)'$/, "$1");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs) =>
@@ -77,7 +80,7 @@ const snapshot = await snapshotWorker(ROOT);
 const server = await startWranglerDev({
   cwd: snapshot.dir,
   ready: "/healthz",
-  vars: { API_TOKEN: vars.API_TOKEN, WEBHOOK_SECRET, LLM_BASE_URL: "" },
+  vars: { API_TOKEN: vars.API_TOKEN, WEBHOOK_SECRET, APPROVER_GROUPS, LLM_BASE_URL: "" },
 });
 try {
   const { origin } = server;

@@ -14,7 +14,7 @@ import { systems } from "./lib/resume-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
 import { summarize, table, ms, ratio, shuffled, arg, machine } from "./lib/stats.mjs";
 
-const ALL = ["raw", "toolnexus", "vercel-ai", "openai-agents", "langgraph"];
+const ALL = ["raw", "toolnexus", "toolnexus-fresh", "vercel-ai", "openai-agents", "langgraph"];
 // `--systems toolnexus` measures a subset (the raw loop is always in).
 const NAMES = arg("systems")
   ? ["raw", ...ALL.filter((n) => n !== "raw" && arg("systems").split(",").includes(n))]
@@ -23,6 +23,7 @@ const PEERS = ["vercel-ai", "openai-agents", "langgraph"].filter((p) => NAMES.in
 const LABELS = {
   raw: "raw loop (baseline)",
   toolnexus: "toolnexus runWithAnswer",
+  "toolnexus-fresh": "toolnexus, new client + toolkit per resume",
   "vercel-ai": "Vercel AI SDK",
   "openai-agents": "OpenAI Agents SDK",
   langgraph: "LangGraph JS",

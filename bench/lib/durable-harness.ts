@@ -1,18 +1,33 @@
 /**
  * Scenario 3's harness: the thread object's storage work without the object.
  * It wires the product's own modules (durable/schema.ts, sql.ts, run-store.ts,
- * driver.ts, decisions.ts, event-hub.ts and the demo `support` agent) the way
+ * driver.ts, decisions.ts, event-hub.ts, vote-store.ts, inbox-outbox.ts, reminders.ts and
+ * the demo `support` agent with the demo's approver groups) the way
  * durable/thread-object.ts does, over any `SqlStorage`-shaped object, so Node can
- * replay the exact writes against SQLite. Bundled by esbuild; not part of the product.
+ * replay the exact writes against SQLite (the inbox rows included; their delivery to the
+ * inbox object is I/O after the commit and not replayed). Bundled by esbuild; not part of
+ * the product.
  */
 import { createSql } from "../../durable/sql";
 import { migrate } from "../../durable/schema";
 import { RunStore } from "../../durable/run-store";
 import { EventHub } from "../../durable/event-hub";
 import { driveOnce, type DriverDeps } from "../../durable/driver";
-import { recordDecision } from "../../durable/decisions";
+import { recordDecisionInInbox } from "../../durable/decisions";
+import { VoteStore } from "../../durable/vote-store";
+import { InboxOutbox, inboxHooks } from "../../durable/inbox-outbox";
+import { startTimers } from "../../durable/reminders";
+import { InlineWaiters } from "../../durable/elicitation";
+import { approverDirectory } from "../../src/edge/approver-groups";
 import { supportAgent } from "../../src/edge/demo-agent";
 import type { Message } from "../../src/core/types";
+
+/** The demo's approver groups, as in .dev.vars.example: deleting an account needs a support lead. */
+const DEMO_GROUPS = JSON.stringify({
+  finance: ["ann@example.com", { id: "bob", identities: ["bob@example.com"] }],
+  "support-leads": ["lead@example.com"],
+  managers: ["max@example.com"],
+});
 
 export interface Thread {
   store: RunStore;
@@ -20,11 +35,12 @@ export interface Thread {
   start(runId: string, threadId: string, input: string): void;
   /** ThreadObject.drive for one run: drives until no work is left. */
   drive(runId: string): Promise<void>;
-  /** ThreadObject.decide: one transaction recording the decision. */
+  /** ThreadObject.decide: one transaction recording the decision (and its inbox row). */
   decide(
     runId: string,
     requestId: string,
     decision: "approve" | "decline",
+    decidedBy?: string,
   ): { ok: boolean; status: number };
   /** Seeds a finished earlier run holding `messages` (what earlier runs of the thread left). */
   seed(threadId: string, messages: Message[]): void;
@@ -35,6 +51,9 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
   migrate(sql);
   const store = new RunStore(sql);
   const events = new EventHub(store);
+  const votes = new VoteStore(sql);
+  const outbox = new InboxOutbox(sql);
+  const directory = approverDirectory({ APPROVER_GROUPS: DEMO_GROUPS });
   const deps: DriverDeps = {
     store,
     agents: new Map([[supportAgent.name, supportAgent]]),
@@ -43,7 +62,10 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
     now: () => Date.now(),
     transaction,
     record: (runId, type, data) => void events.record(runId, type, data),
-    halted: async () => {},
+    halted: async (run, request) => startTimers(votes, run, request, Date.now()),
+    waiters: new InlineWaiters(),
+    elicitationWindowMs: 0,
+    inbox: inboxHooks(outbox, votes),
   };
   const signal = new AbortController().signal;
   return {
@@ -67,14 +89,19 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
         }
       }
     },
-    decide(runId, requestId, decision) {
-      return transaction(() =>
-        recordDecision(
-          store,
-          { runId, requestId, decision, channel: "webhook", webhookId: `msg_${requestId}` },
-          Date.now(),
-        ),
+    decide(runId, requestId, decision, decidedBy) {
+      const input = {
+        runId,
+        requestId,
+        decision,
+        channel: "webhook" as const,
+        webhookId: `msg_${requestId}`,
+        ...(decidedBy ? { decidedBy } : {}),
+      };
+      const outcome = transaction(() =>
+        recordDecisionInInbox(store, outbox, input, Date.now(), { votes, directory }),
       );
+      return "checkEdit" in outcome ? { ok: false, status: 400 } : outcome;
     },
     seed(threadId, messages) {
       const runId = `${threadId}.run_seed${String(Math.random()).slice(2, 18).padEnd(16, "0")}`;

@@ -75,49 +75,11 @@ export const systems = {
   },
 
   /** This project: run → halted RunResult as JSON → runWithAnswer(answerDeclined) in a fresh client. */
-  async toolnexus(origin, kernel) {
-    const { createClient, createToolkit, defineTool, requireApproval, answerDeclined } = kernel;
-    const refund = requireApproval(
-      defineTool({
-        name: "refund_order",
-        description: REFUND_DESC,
-        inputSchema: refundSchema,
-        run: refundRun,
-      }),
-      { prompt: promptFor },
-    );
-    const client = () =>
-      createClient({
-        baseUrl: `${origin}/approve/v1`,
-        style: "openai",
-        model: MODEL,
-        apiKey: "bench",
-        systemPrompt: SYSTEM,
-      });
-    return {
-      async suspend(history) {
-        const result = await client().run(QUESTION, {
-          toolkit: await createToolkit({ tools: [refund] }),
-          history,
-        });
-        if (result.status !== "pending") {
-          throw new Error(`toolnexus did not suspend: ${result.status}`);
-        }
-        return JSON.stringify(result);
-      },
-      async resume(text) {
-        const halted = JSON.parse(text);
-        const toolkit = await createToolkit({ tools: [refund] });
-        const result = await client().runWithAnswer({
-          ...halted,
-          toolkit,
-          history: halted.messages,
-          answer: answerDeclined(halted.pending.id),
-        });
-        return result.text;
-      },
-    };
-  },
+  /** `runWithAnswer` on a client and toolkit made once, as the peers' models and agents are. */
+  toolnexus: (origin, kernel) => toolnexusResume(origin, kernel, false),
+
+  /** The same with a new `createClient` + `createToolkit` per suspend and per resume. */
+  "toolnexus-fresh": (origin, kernel) => toolnexusResume(origin, kernel, true),
 
   /** Vercel AI SDK 6: needsApproval; the state is the message list; resume with a tool-approval-response. */
   async "vercel-ai"(origin) {
@@ -309,4 +271,56 @@ function importThread(saver, state) {
   for (const [key, value] of Object.entries(fromJson(state.writes))) {
     saver.writes[key] = value;
   }
+}
+
+/**
+ * toolnexus: the halted `RunResult` as JSON; resume = `runWithAnswer` with a decline.
+ * `fresh`: build the client and toolkit per call (what a process that keeps nothing
+ * between requests does) instead of once at startup.
+ */
+async function toolnexusResume(origin, kernel, fresh) {
+  const { createClient, createToolkit, defineTool, requireApproval, answerDeclined } = kernel;
+  const refund = requireApproval(
+    defineTool({
+      name: "refund_order",
+      description: REFUND_DESC,
+      inputSchema: refundSchema,
+      run: refundRun,
+    }),
+    { prompt: promptFor },
+  );
+  const makeClient = () =>
+    createClient({
+      baseUrl: `${origin}/approve/v1`,
+      style: "openai",
+      model: MODEL,
+      apiKey: "bench",
+      systemPrompt: SYSTEM,
+    });
+  const makeToolkit = () => createToolkit({ tools: [refund] });
+  const once = { client: makeClient(), toolkit: await makeToolkit() };
+  const client = fresh ? makeClient : () => once.client;
+  const toolkit = fresh ? makeToolkit : async () => once.toolkit;
+  return {
+    async suspend(history) {
+      const result = await client().run(QUESTION, {
+        toolkit: await toolkit(),
+        history,
+      });
+      if (result.status !== "pending") {
+        throw new Error(`toolnexus did not suspend: ${result.status}`);
+      }
+      return JSON.stringify(result);
+    },
+    async resume(text) {
+      const halted = JSON.parse(text);
+      const result = await client().runWithAnswer({
+        ...halted,
+        toolkit: await toolkit(),
+        history: halted.messages,
+        answer: answerDeclined(halted.pending.id),
+      });
+      return result.text;
+    },
+  };
 }
