@@ -554,7 +554,9 @@ describe.each(STYLES)("%s stream()", (style) => {
       await held; // the second turn's response starts only after the consumer has left
       const body = new ReadableStream<Uint8Array>({
         pull: (controller) => controller.enqueue(encoder.encode(": still thinking\n\n")),
-        cancel: () => void (secondCancelled = true),
+        cancel: () => {
+          secondCancelled = true;
+        },
       });
       return new Response(body, { headers });
     };
