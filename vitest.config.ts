@@ -98,7 +98,7 @@ export default defineConfig({
       },
       {
         // Slack end to end: a fake Slack Web API (test/fixtures/fake-slack-worker.js) is the
-        // worker's only outbound network, so slack-edge's client really talks HTTP.
+        // worker's only outbound network, so the Slack client really talks HTTP.
         plugins: [
           cloudflareTest({
             wrangler: { configPath: wranglerConfig },

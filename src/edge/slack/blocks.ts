@@ -6,7 +6,7 @@
  * What reaches Slack from the model (prompt, arguments) goes out as `plain_text` or
  * escaped inside a code block, so a prompt holding `<!channel>` pings nobody.
  */
-import type { AnyMessageBlock, Button, ModalView, SectionBlock } from "slack-edge";
+import type { AnyMessageBlock, Button, ModalView, SectionBlock } from "slack-web-api-client";
 
 export const APPROVE_ACTION = "toolnexus_approve";
 export const DECLINE_ACTION = "toolnexus_decline";
