@@ -51,7 +51,7 @@ export function toolJsonCache(convert: (tool: Tool) => unknown): (tools: Tool[])
  * appending would be shorter, but slicing a large string and concatenating onto the slice
  * costs more than serializing the tools (≈ 0.8 ms extra for a 150 KB transcript). Joined
  * once at the end rather than grown with `+=`: `+=` leaves a rope of string pieces, which
- * the HTTP stack then walks twice (the Content-Length, then the socket write).
+ * Node's HTTP stack flattens inside the socket write (bench/README.md, fourth session).
  */
 export function withTools(
   head: Record<string, unknown>,
