@@ -20,10 +20,12 @@
  * - refusals: votes refused because of who cast them (not an approver, own request).
  * - approvals: each request with rules (kept whole, so its rules outlive the run's
  *   pending slot) and its reminder and escalation timers.
+ * - notify_outbox: approver notifications not yet taken by the notify queue (v6; see
+ *   notify-outbox.ts).
  */
 import type { Sql } from "./sql";
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -162,6 +164,14 @@ export function migrate(sql: Sql): void {
     escalated_at INTEGER
   )`;
   sql`CREATE INDEX IF NOT EXISTS approvals_run ON approvals (run_id)`;
+  // v6: notifications written with the suspension, removed once queued (notify-outbox.ts).
+  sql`CREATE TABLE IF NOT EXISTS notify_outbox (
+    request_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    message TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    due_at INTEGER NOT NULL
+  )`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

@@ -57,6 +57,7 @@ import type { InboxItem } from "../src/edge/inbox/item";
 import { readSlackSettings } from "../src/edge/slack/settings";
 import type { SlackSource, SlackSyncMessage } from "../src/edge/slack/sync";
 import { SlackMessages } from "./slack-messages";
+import { MAX_NOTIFY_SEND_ATTEMPTS, NotifyOutbox } from "./notify-outbox";
 
 /** How long a run may go without a checkpoint before the watchdog alarm retries it. */
 export const WATCHDOG_MS = 60_000;
@@ -96,6 +97,7 @@ export type ThreadObjectClass<Env = unknown> = new (
 export interface ThreadObjectInternals extends ThreadRpc {
   readonly store: RunStore;
   readonly events: EventHub;
+  readonly notifications: NotifyOutbox;
   alarm(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export function createThreadObjectClass(
     readonly events: EventHub;
     readonly outbox: InboxOutbox;
     readonly slack: SlackMessages;
+    readonly notifications: NotifyOutbox;
     #delivering: Promise<void> | undefined;
     #driving: Promise<void> | undefined;
     #parked = false;
@@ -130,6 +133,7 @@ export function createThreadObjectClass(
       this.events = new EventHub(this.store);
       this.outbox = new InboxOutbox(sql);
       this.slack = new SlackMessages(sql);
+      this.notifications = new NotifyOutbox(sql);
     }
 
     get #config(): EdgeConfig {
@@ -393,12 +397,42 @@ export function createThreadObjectClass(
         reminded: (run, requestId, n) => this.#slackReminder(run.run_id, requestId, n),
       });
       await this.#deliverOutbox();
+      await this.#sendNotifications();
       await this.#armAlarm();
     }
 
     /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
     get #inbox(): InboxHooks {
       return inboxHooks(this.outbox, this.votes);
+    }
+
+    /**
+     * Hands due approver notifications to the notify queue (durable/notify-outbox.ts). A
+     * refused send is a recoverable `error` event on its run and a report, and the alarm
+     * (armed by whoever called this: the drive, the alarm) tries again after a backoff.
+     */
+    async #sendNotifications(): Promise<void> {
+      for (const { message } of this.notifications.due(Date.now())) {
+        try {
+          await this.#config.bindings.notifyQueue.send(message);
+          this.notifications.sent(message.requestId);
+        } catch (error) {
+          const retried = this.notifications.failed(message.requestId, Date.now());
+          this.events.record(message.runId, "error", {
+            message: retried
+              ? `notification not queued, retrying: ${errorMessage(error)}`
+              : `notification given up after ${MAX_NOTIFY_SEND_ATTEMPTS} attempts: ${errorMessage(error)}`,
+            recoverable: retried,
+          });
+          report(error, {
+            source: "notify",
+            runId: message.runId,
+            threadId: message.threadId,
+            requestId: message.requestId,
+            recoverable: retried,
+          });
+        }
+      }
     }
 
     /** A group with a Slack channel gets its message posted or updated, through the notify queue. */
@@ -670,11 +704,14 @@ export function createThreadObjectClass(
           if (!run.callback_url) {
             return;
           }
-          await this.#config.bindings.notifyQueue.send({
+          // Before any await: stored in the same batch as the suspension.
+          const message: NotifyMessage = {
             threadId: run.thread_id,
             runId: run.run_id,
             requestId: request.id,
-          } satisfies NotifyMessage);
+          };
+          this.notifications.add(message, Date.now());
+          await this.#sendNotifications();
         },
         waiters: this.#waiters,
         parked: (waiting) => {
@@ -694,6 +731,10 @@ export function createThreadObjectClass(
       const outboxRetry = this.outbox.retryAt(Date.now());
       if (outboxRetry !== undefined) {
         times.push(outboxRetry);
+      }
+      const notifyRetry = this.notifications.retryAt();
+      if (notifyRetry !== undefined) {
+        times.push(notifyRetry);
       }
       const timer = nextTimerAt(this.votes);
       if (timer !== undefined) {

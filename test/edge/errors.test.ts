@@ -17,6 +17,7 @@ import { supportAgent } from "../../src/edge/demo-agent";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { DriveMessage, NotifyMessage, RunView } from "../../src/edge/protocol";
 import type { ThreadObjectInternals } from "../../durable/thread-object";
+import { RunStore } from "../../durable/run-store";
 import { newRunId, newThreadId } from "../../src/edge/threads";
 import { API_TOKEN, BASE } from "../helpers/edge";
 import { startPending, threadStub } from "../helpers/durable";
@@ -73,7 +74,14 @@ async function call(
 async function driveInObject(
   edge: ReturnType<typeof createEdge>,
   agent: string,
-  extra: { env?: Record<string, unknown>; start?: { callbackUrl?: string } } = {},
+  extra: {
+    env?: Record<string, unknown>;
+    start?: { callbackUrl?: string };
+    /** Runs after the start, before the first drive (to break something for that drive). */
+    beforeDrive?: () => void;
+    /** Runs after the first drive, inside the object (a second drive, an alarm). */
+    afterDrive?: (object: ThreadObjectInternals, runId: string) => Promise<void>;
+  } = {},
 ) {
   const threadId = newThreadId();
   const runId = newRunId(threadId);
@@ -95,10 +103,12 @@ async function driveInObject(
       ...extra.start,
     });
     expect(started.ok).toBe(true);
+    extra.beforeDrive?.();
     const drove = await object.drive(runId).then(
       () => undefined,
       (error: unknown) => error,
     );
+    await extra.afterDrive?.(object as unknown as ThreadObjectInternals, runId);
     const run = await object.getRun(runId);
     // The stored log (an SSE stream of a run still pending would stay open).
     const rows = (object as unknown as ThreadObjectInternals).store.eventsAfter(runId, 0);
@@ -149,25 +159,82 @@ describe("the error sink", () => {
 
   it("a failure outside the loop is a visible, recoverable error event, reported and rethrown for a retry", async () => {
     const { edge, reported } = recordingEdge();
-    const brokenQueue = {
-      send: async () => {
-        throw new Error("queue unavailable");
-      },
-      sendBatch: async () => {},
-    };
+    let redrive: unknown = "not tried";
     const { run, events, drove, runId, threadId } = await driveInObject(edge, "support", {
-      env: { NOTIFY_QUEUE: brokenQueue },
-      start: { callbackUrl: "https://hooks.example.com/approvals" },
+      // Storage fails once where the driver stores the turn's outcome, after the model loop.
+      beforeDrive: () => {
+        vi.spyOn(RunStore.prototype, "requireRun").mockImplementationOnce(() => {
+          throw new Error("storage unavailable");
+        });
+      },
+      // What the queue's redelivery (or the watchdog alarm) does next.
+      afterDrive: async (object, id) => {
+        redrive = await object.drive(id).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      },
     });
+    vi.restoreAllMocks();
     // The queue consumer sees the failure (and redelivers); the watchdog alarm backs it up.
     expect(drove).toBeInstanceOf(Error);
-    expect((drove as Error).message).toBe("queue unavailable");
-    expect((run as RunView).status).not.toBe("running");
+    expect((drove as Error).message).toBe("storage unavailable");
     expect(events).toMatch(
-      /event: error\ndata: \{"message":"driver failed, retrying: queue unavailable","recoverable":true\}/,
+      /event: error\ndata: \{"message":"driver failed, retrying: storage unavailable","recoverable":true\}/,
     );
     expect(reported.map((r) => r.info)).toEqual([
       { source: "driver", runId, threadId, recoverable: true },
+    ]);
+    // The retry finishes the job: the run suspends on its approval.
+    expect(redrive).toBeUndefined();
+    expect((run as RunView).status).toBe("pending");
+  });
+
+  it("a notification the queue refuses is a visible, recoverable error; the alarm queues it again", async () => {
+    const { edge, reported } = recordingEdge();
+    const queued: NotifyMessage[] = [];
+    let refusals = 1;
+    const flakyQueue = {
+      send: async (message: NotifyMessage) => {
+        if (refusals > 0) {
+          refusals -= 1;
+          throw new Error("queue unavailable");
+        }
+        queued.push(message);
+      },
+      sendBatch: async () => {},
+    };
+    let stored: unknown[] = [];
+    const { run, events, drove, runId, threadId } = await driveInObject(edge, "support", {
+      env: { NOTIFY_QUEUE: flakyQueue },
+      start: { callbackUrl: "https://hooks.example.com/approvals" },
+      afterDrive: async (object) => {
+        // Stored with the suspension, still there after the refusal.
+        stored = object.notifications.due(Number.MAX_SAFE_INTEGER);
+        expect(queued).toEqual([]);
+        expect(object.notifications.retryAt()).toBeGreaterThan(Date.now());
+        await object.alarm(); // too early: nothing is due yet
+        expect(queued).toEqual([]);
+        vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 1_500 });
+        try {
+          await object.alarm();
+        } finally {
+          vi.useRealTimers();
+        }
+        expect(object.notifications.retryAt()).toBeUndefined();
+      },
+    });
+    // The run itself suspended normally; only the notification waited.
+    expect(drove).toBeUndefined();
+    expect((run as RunView).status).toBe("pending");
+    const requestId = (run as RunView).pending!.id;
+    expect(stored).toEqual([{ message: { threadId, runId, requestId }, attempts: 1 }]);
+    expect(queued).toEqual([{ threadId, runId, requestId }]);
+    expect(events).toMatch(
+      /event: error\ndata: \{"message":"notification not queued, retrying: queue unavailable","recoverable":true\}/,
+    );
+    expect(reported.map((r) => r.info)).toEqual([
+      { source: "notify", runId, threadId, requestId, recoverable: true },
     ]);
   });
 

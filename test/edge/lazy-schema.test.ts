@@ -64,20 +64,17 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
-      for (const table of ["votes", "refusals", "approvals"]) {
-        state.storage.sql.exec(`DROP TABLE ${table}`); // added by version 5
-      }
-      state.storage.sql.exec("ALTER TABLE runs DROP COLUMN requested_by"); // also version 5
-      state.storage.sql.exec("UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+      state.storage.sql.exec("DROP TABLE notify_outbox"); // added by version 6
+      state.storage.sql.exec("UPDATE meta SET value = '5' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(5);
+    expect(SCHEMA_VERSION).toBe(6);
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
     expect(decided.status).toBe(202);
     expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 42");
     const { tables } = await storageOf(threadId);
-    expect(tables).toEqual(expect.arrayContaining(["votes", "refusals", "approvals"]));
+    expect(tables).toEqual(expect.arrayContaining(["notify_outbox"]));
     const version = await inThread(threadId, (_instance, state) =>
       state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one(),
     );
