@@ -53,11 +53,10 @@ import { closeOpenTurn } from "./close-turn";
 import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
 import { deliverOutbox, InboxOutbox, inboxHooks, type InboxHooks } from "./inbox-outbox";
 import { inboxStub } from "../src/edge/inbox/rpc";
-import type { InboxItem } from "../src/edge/inbox/item";
-import { readSlackSettings } from "../src/edge/slack/settings";
-import type { SlackSource, SlackSyncMessage } from "../src/edge/slack/sync";
+import type { SlackSource } from "../src/edge/slack/sync";
 import { SlackMessages } from "./slack-messages";
-import { MAX_NOTIFY_SEND_ATTEMPTS, NotifyOutbox } from "./notify-outbox";
+import { NotifyOutbox } from "./notify-outbox";
+import { notifySends, type NotifySends } from "./notify-sends";
 
 /** How long a run may go without a checkpoint before the watchdog alarm retries it. */
 export const WATCHDOG_MS = 60_000;
@@ -394,10 +393,10 @@ export function createThreadObjectClass(
             );
           }
         },
-        reminded: (run, requestId, n) => this.#slackReminder(run.run_id, requestId, n),
+        reminded: (run, requestId, n) => this.#sends.slackReminder(run.run_id, requestId, n),
       });
       await this.#deliverOutbox();
-      await this.#sendNotifications();
+      await this.#sends.notifications();
       await this.#armAlarm();
     }
 
@@ -406,75 +405,17 @@ export function createThreadObjectClass(
       return inboxHooks(this.outbox, this.votes);
     }
 
-    /**
-     * Hands due approver notifications to the notify queue (durable/notify-outbox.ts). A
-     * refused send is a recoverable `error` event on its run and a report, and the alarm
-     * (armed by whoever called this: the drive, the alarm) tries again after a backoff.
-     */
-    async #sendNotifications(): Promise<void> {
-      for (const { message } of this.notifications.due(Date.now())) {
-        try {
-          await this.#config.bindings.notifyQueue.send(message);
-          this.notifications.sent(message.requestId);
-        } catch (error) {
-          const retried = this.notifications.failed(message.requestId, Date.now());
-          this.events.record(message.runId, "error", {
-            message: retried
-              ? `notification not queued, retrying: ${errorMessage(error)}`
-              : `notification given up after ${MAX_NOTIFY_SEND_ATTEMPTS} attempts: ${errorMessage(error)}`,
-            recoverable: retried,
-          });
-          report(error, {
-            source: "notify",
-            runId: message.runId,
-            threadId: message.threadId,
-            requestId: message.requestId,
-            recoverable: retried,
-          });
-        }
-      }
-    }
-
-    /** A group with a Slack channel gets its message posted or updated, through the notify queue. */
-    async #syncSlack(group: string, items: InboxItem[]): Promise<void> {
-      if (!readSlackSettings(this.env)) {
-        return;
-      }
-      if (!approverDirectory(this.env, options.approverGroups).groups.get(group)?.slack) {
-        return;
-      }
-      await this.#config.bindings.notifyQueue.sendBatch(
-        items.map((item) => ({
-          body: {
-            threadId: item.threadId,
-            runId: item.runId,
-            requestId: item.requestId,
-            slack: { group },
-          } satisfies SlackSyncMessage,
-        })),
-      );
-    }
-
-    /** A reminder goes to each Slack channel of the request's groups (as a thread reply). */
-    async #slackReminder(runId: string, requestId: string, n: number): Promise<void> {
-      const item = this.slack.source(runId, requestId)?.item;
-      if (!item || !readSlackSettings(this.env)) {
-        return;
-      }
-      const directory = approverDirectory(this.env, options.approverGroups);
-      const groups = item.groups.filter((g) => directory.groups.get(g)?.slack);
-      if (groups.length > 0) {
-        await this.#config.bindings.notifyQueue.sendBatch(
-          groups.map((group) => ({
-            body: {
-              threadId: item.threadId,
-              runId,
-              requestId,
-              slack: { group, reminder: n },
-            } satisfies SlackSyncMessage,
-          })),
-        );
-      }
+    /** What the thread sends on the notify queue (durable/notify-sends.ts). */
+    get #sends(): NotifySends {
+      return notifySends({
+        env: this.env,
+        approverGroups: options.approverGroups,
+        notifyQueue: () => this.#config.bindings.notifyQueue,
+        notifications: this.notifications,
+        slack: this.slack,
+        events: this.events,
+        report,
+      });
     }
 
     /** What the Slack consumer shows for a request: its latest inbox item and its messages. */
@@ -523,7 +464,7 @@ export function createThreadObjectClass(
               this.outbox,
               async (group, items) => {
                 // Slack first: if the inbox then fails, the retry sends both again (both idempotent).
-                await this.#syncSlack(group, items);
+                await this.#sends.syncSlack(group, items);
                 await inboxStub(this.env, group).apply(items);
               },
               (fn) => this.ctx.storage.transactionSync(fn),
@@ -711,7 +652,7 @@ export function createThreadObjectClass(
             requestId: request.id,
           };
           this.notifications.add(message, Date.now());
-          await this.#sendNotifications();
+          await this.#sends.notifications();
         },
         waiters: this.#waiters,
         parked: (waiting) => {
