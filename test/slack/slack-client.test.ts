@@ -100,7 +100,7 @@ describe("Slack settings", () => {
   });
 });
 
-describe("SlackAPIClient against the fake Slack API", () => {
+describe("the Slack Web API calls against the fake Slack API", () => {
   beforeEach(resetSlack);
   const settings = () => readSlackSettings(env as SlackEnv)!;
   const message = approvalMessage(
