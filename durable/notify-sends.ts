@@ -28,9 +28,9 @@ export interface NotifySendDeps {
 
 export interface NotifySends {
   /**
-   * Hands due approver notifications to the queue. A refused send is a recoverable `error`
-   * event on its run and a report; the alarm (armed by the caller: the drive, the alarm)
-   * tries again after a backoff.
+   * Hands due approver notifications to the queue. A refused send is an `error` event on its
+   * run (recoverable: the run stays pending) and a report (recoverable while it is retried);
+   * the alarm (armed by the caller: the drive, the alarm) tries again after a backoff.
    */
   notifications(): Promise<void>;
   /** A group with a Slack channel gets its message posted or updated. */
@@ -55,11 +55,13 @@ export function notifySends(deps: NotifySendDeps): NotifySends {
           deps.notifications.sent(message.requestId);
         } catch (error) {
           const retried = deps.notifications.failed(message.requestId, Date.now());
+          // recoverable: the run itself stays pending and decidable (the stream stays open).
           deps.events.record(message.runId, "error", {
             message: retried
               ? `notification not queued, retrying: ${errorMessage(error)}`
               : `notification given up after ${MAX_NOTIFY_SEND_ATTEMPTS} attempts: ${errorMessage(error)}`,
-            recoverable: retried,
+            requestId: message.requestId,
+            recoverable: true,
           });
           deps.report(error, {
             source: "notify",

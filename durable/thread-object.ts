@@ -46,7 +46,7 @@ import {
   type DecisionOutcome,
   type RuledDeps,
 } from "./decisions";
-import type { EditCheck } from "./votes";
+import { toolOf, type EditCheck } from "./votes";
 import { EventHub } from "./event-hub";
 import { runView } from "./run-view";
 import { closeOpenTurn } from "./close-turn";
@@ -405,6 +405,37 @@ export function createThreadObjectClass(
       return inboxHooks(this.outbox, this.votes);
     }
 
+    /**
+     * Rules that depend on the arguments are only known once a request surfaces: one that
+     * names a group nobody defined could never be decided. The request stays pending (a
+     * fixed APPROVER_GROUPS makes it decidable), and the run says why at once, as an
+     * `error` event and a report, instead of at the first vote.
+     */
+    #checkApproverGroups(run: RunRow, request: AgentRequest): void {
+      const rules = rulesOf(request);
+      if (!rules) {
+        return;
+      }
+      try {
+        this.#directory.checkRules(rules, { agent: run.agent, tool: toolOf(request) });
+      } catch (error) {
+        const message = `nobody can decide request ${request.id} yet: ${errorMessage(error)}`;
+        // recoverable: the run stays pending (and the event stream open) until the config is fixed.
+        this.events.record(run.run_id, "error", {
+          message,
+          requestId: request.id,
+          recoverable: true,
+        });
+        report(new Error(message, { cause: error }), {
+          source: "driver",
+          runId: run.run_id,
+          threadId: run.thread_id,
+          requestId: request.id,
+          recoverable: false,
+        });
+      }
+    }
+
     /** What the thread sends on the notify queue (durable/notify-sends.ts). */
     get #sends(): NotifySends {
       return notifySends({
@@ -642,6 +673,7 @@ export function createThreadObjectClass(
         report,
         halted: async (run: RunRow, request: AgentRequest) => {
           startTimers(this.votes, run, request, Date.now());
+          this.#checkApproverGroups(run, request);
           if (!run.callback_url) {
             return;
           }

@@ -13,6 +13,7 @@ import {
 } from "cloudflare:test";
 import { createEdge } from "../../durable/create-edge";
 import { defineAgent } from "../../src/edge/agent";
+import { defineTool, requireApproval } from "../../src/core/index";
 import { supportAgent } from "../../src/edge/demo-agent";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { DriveMessage, NotifyMessage, RunView } from "../../src/edge/protocol";
@@ -39,11 +40,39 @@ const brokenTools = defineAgent({
   demoModel: () => ({ role: "assistant", content: "unreachable" }),
 });
 
+/** Payouts over $500 need the `auditors`, a group the test configuration does not define. */
+const payouts = defineAgent({
+  name: "payouts",
+  description: "Pays out, with approvers that depend on the amount",
+  systemPrompt: "…",
+  tools: [
+    requireApproval(
+      defineTool({
+        name: "pay",
+        description: "Pay an amount",
+        inputSchema: {
+          type: "object",
+          properties: { amount: { type: "number" } },
+          required: ["amount"],
+        },
+        run: ({ amount }: { amount: number }) => `paid $${amount}`,
+      }),
+      {
+        approvers: (a: { amount: number }) => (a.amount > 500 ? { group: "auditors" } : undefined),
+      },
+    ),
+  ],
+  demoModel: (request) =>
+    request.messages.at(-1)?.role === "user"
+      ? { toolCalls: [{ id: "call_pay", name: "pay", arguments: { amount: 900 } }] }
+      : { content: "done" },
+});
+
 /** An edge whose sink records what it receives. */
 function recordingEdge(options: { fetch?: typeof fetch } = {}) {
   const reported: Array<{ error: Error; info: ErrorInfo }> = [];
   const edge = createEdge({
-    agents: [supportAgent, noModel, brokenTools],
+    agents: [supportAgent, noModel, brokenTools, payouts],
     onError: (error, info) => reported.push({ error, info }),
     ...options,
   });
@@ -231,11 +260,46 @@ describe("the error sink", () => {
     expect(stored).toEqual([{ message: { threadId, runId, requestId }, attempts: 1 }]);
     expect(queued).toEqual([{ threadId, runId, requestId }]);
     expect(events).toMatch(
-      /event: error\ndata: \{"message":"notification not queued, retrying: queue unavailable","recoverable":true\}/,
+      new RegExp(
+        `event: error\ndata: \\{"message":"notification not queued, retrying: queue unavailable","requestId":"${requestId}","recoverable":true\\}`,
+      ),
     );
     expect(reported.map((r) => r.info)).toEqual([
       { source: "notify", runId, threadId, requestId, recoverable: true },
     ]);
+  });
+
+  it("a request whose rules (known only from its arguments) name an undefined group says so when it surfaces", async () => {
+    const { edge, reported } = recordingEdge();
+    const { run, events, drove, runId, threadId } = await driveInObject(edge, "payouts");
+    expect(drove).toBeUndefined();
+    // Not failed: a fixed configuration makes it decidable.
+    expect((run as RunView).status).toBe("pending");
+    const requestId = (run as RunView).pending!.id;
+    const message = `nobody can decide request ${requestId} yet: agent "payouts", tool "pay": approver group "auditors" is not defined (define it in APPROVER_GROUPS or createEdge({ approverGroups }))`;
+    expect(events).toContain(
+      `event: error\ndata: ${JSON.stringify({ message, requestId, recoverable: true })}`,
+    );
+    expect(reported.map((r) => [r.info, r.error.message])).toEqual([
+      [{ source: "driver", runId, threadId, requestId, recoverable: false }, message],
+    ]);
+    // The operator defines the group (a new deployment's environment): now it can be decided.
+    const decidedAfterFix = await runInDurableObject(threadStub(threadId), async (_i, state) => {
+      const fixed = new edge.ThreadObject(state, {
+        ...env,
+        APPROVER_GROUPS: JSON.stringify({ auditors: ["audit@example.com"] }),
+      });
+      const outcome = await fixed.decide({
+        runId,
+        requestId,
+        decision: "decline",
+        decidedBy: "audit@example.com",
+        channel: "webhook",
+      });
+      await state.storage.deleteAlarm();
+      return outcome;
+    });
+    expect(decidedAfterFix).toMatchObject({ ok: true, status: 202 });
   });
 
   it("receives an MCP server that cannot be reached; the run goes on without its tools", async () => {
