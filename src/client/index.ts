@@ -24,21 +24,7 @@ import type {
   RunLinkCreate,
 } from "./types";
 
-export type {
-  Agents,
-  ApprovalsPage,
-  ApprovalsQuery,
-  ApproverLink,
-  ApproverLinkCreate,
-  Decision,
-  DecisionAccepted,
-  ErrorBody,
-  Run,
-  RunAccepted,
-  RunCreate,
-  RunLink,
-  RunLinkCreate,
-} from "./types";
+export type * from "./types";
 
 export interface ApiClientOptions {
   /** Where the worker is, e.g. `https://agents.example.com` (no trailing `/v1`). */
