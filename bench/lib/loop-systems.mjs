@@ -15,12 +15,13 @@ export const MODEL = "mock-model";
 
 export const weather = async ({ city }) => JSON.stringify({ city, forecast: "sunny-17C" });
 export const add = async ({ a, b }) => String(a + b);
-const weatherSchema = z.object({ city: z.string().describe("City name") });
-const addSchema = z.object({ a: z.number(), b: z.number() });
+export const weatherSchema = z.object({ city: z.string().describe("City name") });
+export const addSchema = z.object({ a: z.number(), b: z.number() });
 const WEATHER_DESC = "Current weather for a city.";
 const ADD_DESC = "Add two numbers.";
 
-const RAW_TOOLS = [
+/** The raw loops' tools: the wire form of the same two tools. */
+export const RAW_TOOLS = [
   {
     type: "function",
     function: {
@@ -34,7 +35,37 @@ const RAW_TOOLS = [
     function: { name: "add", description: ADD_DESC, parameters: z.toJSONSchema(addSchema) },
   },
 ];
-const RAW_IMPL = { get_weather: weather, add };
+export const RAW_IMPL = { get_weather: weather, add };
+
+/**
+ * toolnexus' client and toolkit for scenario 1 (plain and streamed), with the tools' input
+ * schemas as zod or, with `jsonSchemas`, as the JSON Schema zod gives for them.
+ */
+export async function toolnexusSetup(origin, kernel, fetchImpl, jsonSchemas = false) {
+  const { createClient, createToolkit, defineTool } = kernel;
+  const schema = (zodSchema) => (jsonSchemas ? z.toJSONSchema(zodSchema) : zodSchema);
+  const toolkit = await createToolkit({
+    tools: [
+      defineTool({
+        name: "get_weather",
+        description: WEATHER_DESC,
+        inputSchema: schema(weatherSchema),
+        run: weather,
+      }),
+      defineTool({ name: "add", description: ADD_DESC, inputSchema: schema(addSchema), run: add }),
+    ],
+  });
+  const client = createClient({
+    baseUrl: `${origin}/loop/v1`,
+    style: "openai",
+    model: MODEL,
+    apiKey: "bench",
+    systemPrompt: SYSTEM,
+    maxTurns: 10,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
+  return { client, toolkit };
+}
 
 export const systems = {
   /** The floor: a hand-written fetch loop, no validation, no retries, no telemetry. */
@@ -75,27 +106,7 @@ export const systems = {
 
   /** This project: createClient (openai style) + createToolkit + defineTool. */
   async toolnexus(origin, kernel, fetchImpl) {
-    const { createClient, createToolkit, defineTool } = kernel;
-    const toolkit = await createToolkit({
-      tools: [
-        defineTool({
-          name: "get_weather",
-          description: WEATHER_DESC,
-          inputSchema: weatherSchema,
-          run: weather,
-        }),
-        defineTool({ name: "add", description: ADD_DESC, inputSchema: addSchema, run: add }),
-      ],
-    });
-    const client = createClient({
-      baseUrl: `${origin}/loop/v1`,
-      style: "openai",
-      model: MODEL,
-      apiKey: "bench",
-      systemPrompt: SYSTEM,
-      maxTurns: 10,
-      ...(fetchImpl ? { fetch: fetchImpl } : {}),
-    });
+    const { client, toolkit } = await toolnexusSetup(origin, kernel, fetchImpl);
     return async function run() {
       const result = await client.run(QUESTION, { toolkit });
       return result.text;
@@ -107,32 +118,7 @@ export const systems = {
    * tools are): the schemas zod's toJSONSchema gives for the zod variant.
    */
   async "toolnexus-json"(origin, kernel, fetchImpl) {
-    const { createClient, createToolkit, defineTool } = kernel;
-    const toolkit = await createToolkit({
-      tools: [
-        defineTool({
-          name: "get_weather",
-          description: WEATHER_DESC,
-          inputSchema: z.toJSONSchema(weatherSchema),
-          run: weather,
-        }),
-        defineTool({
-          name: "add",
-          description: ADD_DESC,
-          inputSchema: z.toJSONSchema(addSchema),
-          run: add,
-        }),
-      ],
-    });
-    const client = createClient({
-      baseUrl: `${origin}/loop/v1`,
-      style: "openai",
-      model: MODEL,
-      apiKey: "bench",
-      systemPrompt: SYSTEM,
-      maxTurns: 10,
-      ...(fetchImpl ? { fetch: fetchImpl } : {}),
-    });
+    const { client, toolkit } = await toolnexusSetup(origin, kernel, fetchImpl, true);
     return async function run() {
       const result = await client.run(QUESTION, { toolkit });
       return result.text;

@@ -3,31 +3,19 @@
  * reply asked for and read as Server-Sent Events (`stream: true`), each text delta handed
  * to a consumer as it arrives (a counter here). `run()` resolves with the final text.
  */
-import { MODEL, QUESTION, SYSTEM, add, weather } from "./loop-systems.mjs";
-import { systems as plain } from "./loop-systems.mjs";
-import { z } from "zod";
-
-const weatherSchema = z.object({ city: z.string().describe("City name") });
-const addSchema = z.object({ a: z.number(), b: z.number() });
-const RAW_TOOLS = [
-  {
-    type: "function",
-    function: {
-      name: "get_weather",
-      description: "Current weather for a city.",
-      parameters: z.toJSONSchema(weatherSchema),
-    },
-  },
-  {
-    type: "function",
-    function: {
-      name: "add",
-      description: "Add two numbers.",
-      parameters: z.toJSONSchema(addSchema),
-    },
-  },
-];
-const RAW_IMPL = { get_weather: weather, add };
+import {
+  MODEL,
+  QUESTION,
+  RAW_IMPL,
+  RAW_TOOLS,
+  SYSTEM,
+  add,
+  addSchema,
+  systems as plain,
+  toolnexusSetup,
+  weather,
+  weatherSchema,
+} from "./loop-systems.mjs";
 
 /** Where streamed text goes: counted, so no system can skip producing it. */
 export const sink = { deltas: 0 };
@@ -135,7 +123,7 @@ export const systems = {
 
   /** `client.stream()`: the async iterator of run events (what an application loops over). */
   async toolnexus(origin, kernel, fetchImpl) {
-    const client = await toolnexusClient(origin, kernel, fetchImpl);
+    const client = await toolnexusSetup(origin, kernel, fetchImpl);
     return async function run() {
       let text;
       for await (const event of client.client.stream(QUESTION, { toolkit: client.toolkit })) {
@@ -151,7 +139,7 @@ export const systems = {
 
   /** `ask(prompt, { onText })`: the same stream into a callback (the edge's way: `streaming` + `onEvent`). */
   async "toolnexus-ontext"(origin, kernel, fetchImpl) {
-    const client = await toolnexusClient(origin, kernel, fetchImpl);
+    const client = await toolnexusSetup(origin, kernel, fetchImpl);
     return async function run() {
       const result = await client.client.ask(QUESTION, { toolkit: client.toolkit, onText });
       return result.text;
@@ -208,33 +196,3 @@ export const systems = {
     };
   },
 };
-
-async function toolnexusClient(origin, kernel, fetchImpl) {
-  const { createClient, createToolkit, defineTool } = kernel;
-  const toolkit = await createToolkit({
-    tools: [
-      defineTool({
-        name: "get_weather",
-        description: "Current weather for a city.",
-        inputSchema: weatherSchema,
-        run: weather,
-      }),
-      defineTool({
-        name: "add",
-        description: "Add two numbers.",
-        inputSchema: addSchema,
-        run: add,
-      }),
-    ],
-  });
-  const client = createClient({
-    baseUrl: `${origin}/loop/v1`,
-    style: "openai",
-    model: MODEL,
-    apiKey: "bench",
-    systemPrompt: SYSTEM,
-    maxTurns: 10,
-    ...(fetchImpl ? { fetch: fetchImpl } : {}),
-  });
-  return { client, toolkit };
-}
