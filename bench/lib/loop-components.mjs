@@ -15,7 +15,7 @@
  */
 import { z } from "zod";
 import { startMock } from "./mock-server.mjs";
-import { systems, SYSTEM, QUESTION, MODEL, weather, add } from "./loop-systems.mjs";
+import { systems, SYSTEM, QUESTION, MODEL, RAW_IMPL, toolnexusSetup } from "./loop-systems.mjs";
 import { importKernel, importTs } from "./build.mjs";
 
 const variant = process.argv[2] ?? "none";
@@ -27,30 +27,13 @@ const style = (
 const mock = await startMock();
 const url = `${mock.origin}/loop/v1/chat/completions`;
 const headers = { "content-type": "application/json", authorization: "Bearer bench" };
-const weatherSchema = z.object({ city: z.string().describe("City name") });
-const addSchema = z.object({ a: z.number(), b: z.number() });
-const toolkit = await kernel.createToolkit({
-  tools: [
-    kernel.defineTool({
-      name: "get_weather",
-      description: "Current weather for a city.",
-      inputSchema: weatherSchema,
-      run: weather,
-    }),
-    kernel.defineTool({
-      name: "add",
-      description: "Add two numbers.",
-      inputSchema: addSchema,
-      run: add,
-    }),
-  ],
-});
+const { toolkit } = await toolnexusSetup(mock.origin, kernel);
 const wireTools = toolkit.toOpenAI();
 const schemas = {
   get_weather: z.object({ city: z.string() }),
   add: z.object({ a: z.number(), b: z.number() }),
 };
-const impl = { get_weather: weather, add };
+const impl = RAW_IMPL;
 
 function requestBody(messages, internal) {
   const request = { model: MODEL, messages: internal, tools: toolkit.tools() };
