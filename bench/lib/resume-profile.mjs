@@ -5,11 +5,11 @@
  *
  *   node lib/resume-profile.mjs [--length 10] [--block 200] [--blocks 10] [--top 30]
  */
-import { Session } from "node:inspector/promises";
 import { startMock, APPROVE_FINAL } from "./mock-server.mjs";
 import { systems } from "./resume-systems.mjs";
 import { importKernel } from "./build.mjs";
 import { arg } from "./stats.mjs";
+import { printDifferences, profileBlocks } from "./ab-blocks.mjs";
 
 const LENGTH = Number(arg("length", 10));
 const BLOCK = Number(arg("block", 200));
@@ -40,40 +40,11 @@ try {
       await once(n);
     }
   }
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.setSamplingInterval", { interval: 50 });
-  const self = { raw: new Map(), toolnexus: new Map() };
-  for (let b = 0; b < BLOCKS; b += 1) {
-    for (const n of b % 2 ? names : [...names].reverse()) {
-      await session.post("Profiler.start");
-      for (let i = 0; i < BLOCK; i += 1) {
-        await once(n);
-      }
-      const { profile } = await session.post("Profiler.stop");
-      const byId = new Map(profile.nodes.map((x) => [x.id, x]));
-      profile.samples.forEach((id, i) => {
-        const f = byId.get(id).callFrame;
-        const key = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\//, "")}:${f.lineNumber + 1}`;
-        self[n].set(key, (self[n].get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
-      });
-    }
-  }
+  const calls = Object.fromEntries(names.map((n) => [n, () => once(n)]));
+  const { self } = await profileBlocks(calls, names, { block: BLOCK, blocks: BLOCKS });
   const per = (BLOCK * BLOCKS) / 1000;
-  const keys = new Set([...self.raw.keys(), ...self.toolnexus.keys()]);
   console.log(`resume at ${LENGTH} prior messages, µs per resume under the profiler`);
-  console.log("    B−A       A       B  function (A = raw, B = toolnexus)");
-  [...keys]
-    .filter((k) => !k.startsWith("(idle)"))
-    .map((k) => [k, (self.raw.get(k) ?? 0) / per, (self.toolnexus.get(k) ?? 0) / per])
-    .sort((x, y) => y[2] - y[1] - (x[2] - x[1]))
-    .slice(0, TOP)
-    .forEach(([k, a, b]) => {
-      console.log(
-        `${(b - a).toFixed(1).padStart(7)} ${a.toFixed(1).padStart(7)} ${b.toFixed(1).padStart(7)}  ${k}`,
-      );
-    });
+  printDifferences(self, names, per, { top: TOP });
 } finally {
   await mock.stop();
 }
