@@ -4,7 +4,8 @@
  * `p.<base64url(json claims)>.<base64url(hmac)>` under the `approver-link` key; the `p.`
  * prefix tells it from an anonymous approval token.
  */
-import { decodeBase64, encodeBase64, timingSafeEqual } from "./webhooks";
+import { timingSafeEqual } from "./webhooks";
+import { fromBase64Url, isBase64Url, toBase64Url } from "./base64url";
 import { derivedKeys } from "./keys";
 
 export interface ApproverClaims {
@@ -29,7 +30,6 @@ export class ApproverLinkError extends Error {
 
 const PREFIX = "p.";
 const MAX_TOKEN_LENGTH = 4096;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -64,7 +64,7 @@ export async function verifyApproverToken(
   }
   const [payload, signature, ...rest] = token.slice(PREFIX.length).split(".");
   const given = signature ? fromBase64Url(signature) : null;
-  if (rest.length || !payload || !BASE64URL.test(payload) || !given) {
+  if (rest.length || !payload || !isBase64Url(payload) || !given) {
     throw new ApproverLinkError("malformed", "approver link is not <payload>.<signature>");
   }
   let valid = false;
@@ -107,16 +107,4 @@ function parseClaims(payload: string): ApproverClaims | null {
     // not JSON: malformed
   }
   return null;
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  return encodeBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array | null {
-  if (!BASE64URL.test(text)) {
-    return null;
-  }
-  const bytes = decodeBase64(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return bytes && toBase64Url(bytes) === text ? bytes : null;
 }

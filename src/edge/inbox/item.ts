@@ -5,6 +5,7 @@
  */
 import type { Request } from "../../core/types";
 import { rulesOf } from "../../core/approvers/rules";
+import { toBase64Url } from "../base64url";
 
 /** What last happened to the request (the outbox's event vocabulary). */
 export type InboxEvent = "surfaced" | "vote" | "decided" | "expired" | "cancelled" | "escalated";
@@ -73,12 +74,7 @@ export interface InboxCursor {
 }
 
 export function encodeCursor(cursor: InboxCursor): string {
-  const bytes = new TextEncoder().encode(JSON.stringify([cursor.sort, cursor.id]));
-  let binary = "";
-  for (const byte of bytes) {
-    binary += String.fromCharCode(byte);
-  }
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return toBase64Url(new TextEncoder().encode(JSON.stringify([cursor.sort, cursor.id])));
 }
 
 /** The cursor, or undefined when the text is not one we made. */
