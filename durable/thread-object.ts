@@ -116,6 +116,10 @@ export function createThreadObjectClass(
     readonly outbox: InboxOutbox;
     readonly slack: SlackMessages;
     readonly notifications: NotifyOutbox;
+    /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
+    readonly #inbox: InboxHooks;
+    /** What the thread sends on the notify queue (durable/notify-sends.ts). */
+    readonly #sends: NotifySends;
     #delivering: Promise<void> | undefined;
     #driving: Promise<void> | undefined;
     #parked = false;
@@ -133,6 +137,16 @@ export function createThreadObjectClass(
       this.outbox = new InboxOutbox(sql);
       this.slack = new SlackMessages(sql);
       this.notifications = new NotifyOutbox(sql);
+      this.#inbox = inboxHooks(this.outbox, this.votes);
+      this.#sends = notifySends({
+        env,
+        approverGroups: options.approverGroups,
+        notifyQueue: () => this.#config.bindings.notifyQueue,
+        notifications: this.notifications,
+        slack: this.slack,
+        events: this.events,
+        report,
+      });
     }
 
     get #config(): EdgeConfig {
@@ -400,11 +414,6 @@ export function createThreadObjectClass(
       await this.#armAlarm();
     }
 
-    /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
-    get #inbox(): InboxHooks {
-      return inboxHooks(this.outbox, this.votes);
-    }
-
     /**
      * Rules that depend on the arguments are only known once a request surfaces: one that
      * names a group nobody defined could never be decided. The request stays pending (a
@@ -434,19 +443,6 @@ export function createThreadObjectClass(
           recoverable: false,
         });
       }
-    }
-
-    /** What the thread sends on the notify queue (durable/notify-sends.ts). */
-    get #sends(): NotifySends {
-      return notifySends({
-        env: this.env,
-        approverGroups: options.approverGroups,
-        notifyQueue: () => this.#config.bindings.notifyQueue,
-        notifications: this.notifications,
-        slack: this.slack,
-        events: this.events,
-        report,
-      });
     }
 
     /** What the Slack consumer shows for a request: its latest inbox item and its messages. */
