@@ -4,7 +4,7 @@
  * person whatever identity they use (email, `slack:T/U`, their id), so votes count per
  * member. Emails compare case-insensitively.
  */
-import { groupsOf, type Rules } from "../core/approvers/rules";
+import { groupsOf, isRecord, type Rules } from "../core/approvers/rules";
 import { ConfigError } from "./config";
 
 /** A member: an identity (`"ann@example.com"`) or an id with the identities that are theirs. */
@@ -206,8 +206,4 @@ function parseJson(text: string): unknown {
   } catch (error) {
     throw new ConfigError(`APPROVER_GROUPS is not valid JSON: ${(error as Error).message}`);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
