@@ -22,7 +22,7 @@ describe("Slack switched off", () => {
           runId,
           requestId: request.id,
           decision: "approve",
-          // delete_account has approver rules: a support lead decides.
+          // Who decided is recorded; an $80 refund has no approver rules.
           decidedBy: "lead@example.com",
         })
       ).status,
