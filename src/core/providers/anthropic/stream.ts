@@ -124,125 +124,135 @@ type Block =
  * arguments), `content_block_stop`, `message_delta` (stop reason, output tokens),
  * `message_stop`. `ping` and unknown events (thinking, …) are ignored; `error` throws.
  */
-export function anthropicStreamParser(requestedModel: string): StreamParser {
-  const blocks = new Map<number, Block>();
-  let model: string | undefined;
-  let stopReason: string | undefined;
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let stopped = false;
+export const anthropicStreamParser = (requestedModel: string): StreamParser =>
+  new AnthropicStreamParser(requestedModel);
 
-  return {
-    get ended() {
-      return stopped;
-    },
-    get complete() {
-      return stopped;
-    },
-    push({ event, data }, onText) {
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch {
-        throw new ProviderError(
-          `anthropic: stream event is not JSON: ${excerpt(data)}`,
-          undefined,
-          excerpt(data, 2000),
-        );
-      }
-      const problem = eventProblem(json);
-      if (problem !== undefined) {
-        throw new ProviderError(
-          `anthropic: unexpected stream event (${problem.replace(/^\./, "")}): ${excerpt(data)}`,
-          undefined,
-          excerpt(data, 2000),
-        );
-      }
-      const e = json as StreamEvent;
-      // The `type` in the data is authoritative; some proxies drop the `event:` line.
-      switch (e.type ?? event) {
-        case "message_start":
-          if (e.message?.model) {
-            model = e.message.model;
-          }
-          inputTokens = e.message?.usage?.input_tokens ?? inputTokens;
-          outputTokens = e.message?.usage?.output_tokens ?? outputTokens;
-          break;
-        case "content_block_start": {
-          const block = e.content_block;
-          const index = e.index ?? blocks.size;
-          if (block?.type === "text") {
-            blocks.set(index, { kind: "text", text: block.text ?? "" });
-            if (block.text) {
-              onText(block.text);
-            }
-          } else if (block?.type === "tool_use") {
-            blocks.set(index, {
-              kind: "tool_use",
-              id: block.id ?? "",
-              name: block.name ?? "",
-              json: "",
-              input: block.input,
-            });
-          }
-          break;
-        }
-        case "content_block_delta": {
-          const block = blocks.get(e.index ?? blocks.size - 1);
-          if (e.delta?.type === "text_delta" && block?.kind === "text" && e.delta.text) {
-            block.text += e.delta.text;
-            onText(e.delta.text);
-          } else if (e.delta?.type === "input_json_delta" && block?.kind === "tool_use") {
-            block.json += e.delta.partial_json ?? "";
-          }
-          break;
-        }
-        case "message_delta":
-          if (e.delta?.stop_reason) {
-            stopReason = e.delta.stop_reason;
-          }
-          // Cumulative counts: the last one wins.
-          inputTokens = e.usage?.input_tokens ?? inputTokens;
-          outputTokens = e.usage?.output_tokens ?? outputTokens;
-          break;
-        case "message_stop":
-          stopped = true;
-          break;
-        case "error": {
-          const type = e.error?.type ?? undefined;
-          throw new ProviderError(
-            `anthropic: error in stream: ${e.error?.message ?? type ?? "unknown error"}`,
-            undefined,
-            excerpt(data, 2000),
-            type !== undefined && RETRYABLE_ERRORS.has(type),
-          );
-        }
-        default:
-          // ping, content_block_stop, thinking blocks and anything newer: nothing to assemble.
-          break;
-      }
-    },
-    finish(): ModelTurn {
-      const ordered = [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
-      const text = ordered.filter((b) => b.kind === "text").map((b) => b.text);
-      const toolCalls = ordered.flatMap((b) =>
-        b.kind === "tool_use"
-          ? [{ id: b.id || newCallId(), name: b.name, arguments: toolArguments(b) }]
-          : [],
+// A class, as the openai parser: its accessors are defined once, on the prototype.
+class AnthropicStreamParser implements StreamParser {
+  #blocks = new Map<number, Block>();
+  #model: string | undefined;
+  #stopReason: string | undefined;
+  #inputTokens = 0;
+  #outputTokens = 0;
+  #stopped = false;
+
+  constructor(readonly requestedModel: string) {}
+
+  get ended() {
+    return this.#stopped;
+  }
+
+  get complete() {
+    return this.#stopped;
+  }
+
+  push(
+    { event, data }: { event?: string | undefined; data: string },
+    onText: (text: string) => void,
+  ): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      throw new ProviderError(
+        `anthropic: stream event is not JSON: ${excerpt(data)}`,
+        undefined,
+        excerpt(data, 2000),
       );
-      return {
-        content: text.length ? text.join("") : null,
-        toolCalls,
-        finishReason: mapAnthropicFinish(stopReason, toolCalls.length > 0),
-        usage: {
-          promptTokens: inputTokens,
-          completionTokens: outputTokens,
-          totalTokens: inputTokens + outputTokens,
-        },
-        model: model ?? requestedModel,
-      };
-    },
-  };
+    }
+    const problem = eventProblem(json);
+    if (problem !== undefined) {
+      throw new ProviderError(
+        `anthropic: unexpected stream event (${problem.replace(/^\./, "")}): ${excerpt(data)}`,
+        undefined,
+        excerpt(data, 2000),
+      );
+    }
+    const e = json as StreamEvent;
+    // The `type` in the data is authoritative; some proxies drop the `event:` line.
+    switch (e.type ?? event) {
+      case "message_start":
+        if (e.message?.model) {
+          this.#model = e.message.model;
+        }
+        this.#inputTokens = e.message?.usage?.input_tokens ?? this.#inputTokens;
+        this.#outputTokens = e.message?.usage?.output_tokens ?? this.#outputTokens;
+        break;
+      case "content_block_start": {
+        const block = e.content_block;
+        const index = e.index ?? this.#blocks.size;
+        if (block?.type === "text") {
+          this.#blocks.set(index, { kind: "text", text: block.text ?? "" });
+          if (block.text) {
+            onText(block.text);
+          }
+        } else if (block?.type === "tool_use") {
+          this.#blocks.set(index, {
+            kind: "tool_use",
+            id: block.id ?? "",
+            name: block.name ?? "",
+            json: "",
+            input: block.input,
+          });
+        }
+        break;
+      }
+      case "content_block_delta": {
+        const block = this.#blocks.get(e.index ?? this.#blocks.size - 1);
+        if (e.delta?.type === "text_delta" && block?.kind === "text" && e.delta.text) {
+          block.text += e.delta.text;
+          onText(e.delta.text);
+        } else if (e.delta?.type === "input_json_delta" && block?.kind === "tool_use") {
+          block.json += e.delta.partial_json ?? "";
+        }
+        break;
+      }
+      case "message_delta":
+        if (e.delta?.stop_reason) {
+          this.#stopReason = e.delta.stop_reason;
+        }
+        // Cumulative counts: the last one wins.
+        this.#inputTokens = e.usage?.input_tokens ?? this.#inputTokens;
+        this.#outputTokens = e.usage?.output_tokens ?? this.#outputTokens;
+        break;
+      case "message_stop":
+        this.#stopped = true;
+        break;
+      case "error": {
+        const type = e.error?.type ?? undefined;
+        throw new ProviderError(
+          `anthropic: error in stream: ${e.error?.message ?? type ?? "unknown error"}`,
+          undefined,
+          excerpt(data, 2000),
+          type !== undefined && RETRYABLE_ERRORS.has(type),
+        );
+      }
+      default:
+        // ping, content_block_stop, thinking blocks and anything newer: nothing to assemble.
+        break;
+    }
+  }
+
+  finish(): ModelTurn {
+    const ordered = [...this.#blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
+    const text = ordered.filter((b) => b.kind === "text").map((b) => b.text);
+    const toolCalls = ordered.flatMap((b) =>
+      b.kind === "tool_use"
+        ? [{ id: b.id || newCallId(), name: b.name, arguments: toolArguments(b) }]
+        : [],
+    );
+    return {
+      content: text.length ? text.join("") : null,
+      toolCalls,
+      finishReason: mapAnthropicFinish(this.#stopReason, toolCalls.length > 0),
+      usage: {
+        promptTokens: this.#inputTokens,
+        completionTokens: this.#outputTokens,
+        totalTokens: this.#inputTokens + this.#outputTokens,
+      },
+      model: this.#model ?? this.requestedModel,
+    };
+  }
 }
 
 /** The streamed JSON text; when no slices came, the input the block started with. */

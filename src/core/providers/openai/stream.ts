@@ -152,124 +152,133 @@ function streamError(json: unknown): JsonObject | undefined {
  * comes on the last choice chunk, usage on a chunk of its own, then `[DONE]`.
  * Servers that end without `[DONE]` are accepted once a `finish_reason` was seen.
  */
-export function openaiStreamParser(requestedModel: string): StreamParser {
-  const text: string[] = [];
-  const calls = new Map<number, { id: string; name: string; arguments: string }>();
-  let model: string | undefined;
-  let finish: string | undefined;
-  let usage: Chunk["usage"];
-  let done = false;
+export const openaiStreamParser = (requestedModel: string): StreamParser =>
+  new OpenAIStreamParser(requestedModel);
 
-  return {
-    get ended() {
-      return done;
-    },
-    get complete() {
-      return done || finish !== undefined;
-    },
-    push({ data }, onText) {
-      // Only a short payload can be the end marker: no trim() of every chunk.
-      if (data.length < 16 && data.trim() === "[DONE]") {
-        done = true;
-        return;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch {
-        throw new ProviderError(
-          `openai: stream chunk is not JSON: ${excerpt(data)}`,
-          undefined,
-          excerpt(data, 2000),
-        );
-      }
-      const failure = streamError(json);
-      if (failure) {
-        const { message, type, code } = failure as {
-          message?: string | null;
-          type?: string | null;
-          code?: unknown;
-        };
-        const kind = type ?? (typeof code === "string" ? code : undefined);
-        throw new ProviderError(
-          `openai: error in stream: ${message ?? kind ?? "unknown error"}`,
-          undefined,
-          excerpt(data, 2000),
-          kind !== undefined && RETRYABLE_ERRORS.has(kind),
-        );
-      }
-      const problem = chunkProblem(json);
-      if (problem !== undefined) {
-        throw new ProviderError(
-          `openai: unexpected stream chunk (${problem.replace(/^\./, "")}): ${excerpt(data)}`,
-          undefined,
-          excerpt(data, 2000),
-        );
-      }
-      const { choices, usage: chunkUsage, model: chunkModel } = json as Chunk;
-      if (chunkModel) {
-        model = chunkModel;
-      }
-      if (chunkUsage) {
-        usage = chunkUsage;
-      }
-      if (!choices) {
-        return;
-      }
-      for (let c = 0; c < choices.length; c++) {
-        const choice = choices[c] as Choice;
-        if ((choice.index ?? 0) !== 0) {
-          continue;
-        }
-        const delta = choice.delta;
-        const content = delta?.content;
-        const piece = Array.isArray(content) ? content.map((p) => p.text ?? "").join("") : content;
-        if (piece) {
-          text.push(piece);
-          onText(piece);
-        }
-        const parts = delta?.tool_calls;
-        for (let position = 0; parts && position < parts.length; position++) {
-          const part = parts[position] as ToolCallPiece;
-          const index = part.index ?? position;
-          let call = calls.get(index);
-          if (!call) {
-            call = { id: "", name: "", arguments: "" };
-            calls.set(index, call);
-          }
-          // id and name come whole on a call's first piece; later pieces only add argument text.
-          if (part.id && !call.id) {
-            call.id = part.id;
-          }
-          if (part.function?.name && !call.name) {
-            call.name = part.function.name;
-          }
-          if (part.function?.arguments) {
-            call.arguments += part.function.arguments;
-          }
-        }
-        if (choice.finish_reason) {
-          finish = choice.finish_reason;
-        }
-      }
-    },
-    finish(): ModelTurn {
-      const toolCalls = [...calls.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([, c]) => ({ id: c.id || newCallId(), name: c.name, arguments: c.arguments }));
-      const prompt = usage?.prompt_tokens ?? 0;
-      const completion = usage?.completion_tokens ?? 0;
-      return {
-        content: text.length ? text.join("") : null,
-        toolCalls,
-        finishReason: mapOpenAIFinish(finish, toolCalls.length > 0),
-        usage: {
-          promptTokens: prompt,
-          completionTokens: completion,
-          totalTokens: usage?.total_tokens ?? prompt + completion,
-        },
-        model: model ?? requestedModel,
+// A class, not an object literal with getters: a literal defines its accessors anew for
+// every parser (two per model call), a class once on its prototype.
+class OpenAIStreamParser implements StreamParser {
+  #text: string[] = [];
+  #calls = new Map<number, { id: string; name: string; arguments: string }>();
+  #model: string | undefined;
+  #finish: string | undefined;
+  #usage: Chunk["usage"];
+  #done = false;
+
+  constructor(readonly requestedModel: string) {}
+
+  get ended() {
+    return this.#done;
+  }
+
+  get complete() {
+    return this.#done || this.#finish !== undefined;
+  }
+
+  push({ data }: { data: string }, onText: (text: string) => void): void {
+    // Only a short payload can be the end marker: no trim() of every chunk.
+    if (data.length < 16 && data.trim() === "[DONE]") {
+      this.#done = true;
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      throw new ProviderError(
+        `openai: stream chunk is not JSON: ${excerpt(data)}`,
+        undefined,
+        excerpt(data, 2000),
+      );
+    }
+    const failure = streamError(json);
+    if (failure) {
+      const { message, type, code } = failure as {
+        message?: string | null;
+        type?: string | null;
+        code?: unknown;
       };
-    },
-  };
+      const kind = type ?? (typeof code === "string" ? code : undefined);
+      throw new ProviderError(
+        `openai: error in stream: ${message ?? kind ?? "unknown error"}`,
+        undefined,
+        excerpt(data, 2000),
+        kind !== undefined && RETRYABLE_ERRORS.has(kind),
+      );
+    }
+    const problem = chunkProblem(json);
+    if (problem !== undefined) {
+      throw new ProviderError(
+        `openai: unexpected stream chunk (${problem.replace(/^\./, "")}): ${excerpt(data)}`,
+        undefined,
+        excerpt(data, 2000),
+      );
+    }
+    const { choices, usage: chunkUsage, model: chunkModel } = json as Chunk;
+    if (chunkModel) {
+      this.#model = chunkModel;
+    }
+    if (chunkUsage) {
+      this.#usage = chunkUsage;
+    }
+    if (!choices) {
+      return;
+    }
+    for (let c = 0; c < choices.length; c++) {
+      const choice = choices[c] as Choice;
+      if ((choice.index ?? 0) !== 0) {
+        continue;
+      }
+      const delta = choice.delta;
+      const content = delta?.content;
+      const piece = Array.isArray(content) ? content.map((p) => p.text ?? "").join("") : content;
+      if (piece) {
+        this.#text.push(piece);
+        onText(piece);
+      }
+      const parts = delta?.tool_calls;
+      for (let position = 0; parts && position < parts.length; position++) {
+        const part = parts[position] as ToolCallPiece;
+        const index = part.index ?? position;
+        let call = this.#calls.get(index);
+        if (!call) {
+          call = { id: "", name: "", arguments: "" };
+          this.#calls.set(index, call);
+        }
+        // id and name come whole on a call's first piece; later pieces only add argument text.
+        if (part.id && !call.id) {
+          call.id = part.id;
+        }
+        if (part.function?.name && !call.name) {
+          call.name = part.function.name;
+        }
+        if (part.function?.arguments) {
+          call.arguments += part.function.arguments;
+        }
+      }
+      if (choice.finish_reason) {
+        this.#finish = choice.finish_reason;
+      }
+    }
+  }
+
+  finish(): ModelTurn {
+    const toolCalls = [...this.#calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, c]) => ({ id: c.id || newCallId(), name: c.name, arguments: c.arguments }));
+    const usage = this.#usage;
+    const prompt = usage?.prompt_tokens ?? 0;
+    const completion = usage?.completion_tokens ?? 0;
+    return {
+      content: this.#text.length ? this.#text.join("") : null,
+      toolCalls,
+      finishReason: mapOpenAIFinish(this.#finish, toolCalls.length > 0),
+      usage: {
+        promptTokens: prompt,
+        completionTokens: completion,
+        totalTokens: usage?.total_tokens ?? prompt + completion,
+      },
+      model: this.#model ?? this.requestedModel,
+    };
+  }
 }
