@@ -5,7 +5,6 @@
  * `Backend`.
  */
 import type { RunResult } from "./types";
-import type { RunEvent } from "./events";
 import { MetricsRegistry, type MetricEvent } from "./metrics";
 import { memoryConversationStore } from "./conversation-store";
 import { shapeRequestParams } from "./request-params";
@@ -14,7 +13,7 @@ import { translateOnce, type TranslateSend } from "./translate";
 import { eventStream, refusedStream } from "./event-stream";
 import { continueRun, resumeRun, type ContinueInput, type ResumeInput } from "./loop/resume";
 import type { Client, CommonClientOptions, RunOptions } from "./client-options";
-import { ignore, loopConfigs } from "./client-loop-config";
+import { NO_LISTENERS, loopConfigs, type Listeners } from "./client-loop-config";
 import {
   anySignal,
   failed,
@@ -75,16 +74,15 @@ export function buildClient(
    */
   async function drive(
     signal: AbortSignal | undefined,
-    local: (e: RunEvent) => void,
+    listeners: Listeners,
     body: (config: LoopConfig, signal?: AbortSignal) => Promise<RunResult>,
     progress: () => Progress | undefined,
     stream = streaming,
-    beforeWait?: () => Promise<void>,
   ): Promise<RunResult> {
     const started = Date.now();
     const combined = runSignal(options.timeoutMs, signal);
     try {
-      const config = loopConfig(local, stream, beforeWait);
+      const config = loopConfig(listeners, stream);
       const result = await body(config, combined);
       config.emit?.({ type: "done", result });
       runMetric(metric, options.model, result.status, result, started);
@@ -103,16 +101,15 @@ export function buildClient(
   const run = (
     prompt: string,
     runOptions: RunOptions,
-    local: (e: RunEvent) => void = ignore,
+    listeners: Listeners = NO_LISTENERS,
     stream = streaming,
-    beforeWait?: () => Promise<void>,
     conversation?: string,
   ) => {
     let state: RunState | undefined;
     const { toolkit } = runOptions;
     return drive(
       runOptions.signal,
-      local,
+      listeners,
       conversation === undefined
         ? (config, signal) => {
             state = startState(options, prompt, runOptions.history);
@@ -126,20 +123,19 @@ export function buildClient(
           },
       () => state,
       stream,
-      beforeWait,
     );
   };
   const runWithAnswer = (input: ResumeInput) =>
     drive(
       input.signal,
-      ignore,
+      NO_LISTENERS,
       (config, signal) => resumeRun(config, withSignal(input, signal)),
       () => input,
     );
   const carryOn = (input: ContinueInput) =>
     drive(
       input.signal,
-      ignore,
+      NO_LISTENERS,
       (config, signal) => continueRun(config, withSignal(input, signal)),
       () => input,
     );
@@ -159,28 +155,19 @@ export function buildClient(
         run(
           prompt,
           { ...runOptions, signal: anySignal(runOptions.signal, stop) },
-          emit,
+          { event: emit, beforeWait: drained },
           true,
-          drained,
           id,
         ),
       );
     },
     runWithAnswer: (input) => runWithAnswer(input),
     ask(prompt, { toolkit, id, onText, signal }) {
-      const local = onText
-        ? (e: RunEvent) => {
-            if (e.type === "text") {
-              onText(e.delta);
-            }
-          }
-        : ignore;
       return run(
         prompt,
         { toolkit, signal },
-        local,
+        onText ? { text: onText } : NO_LISTENERS,
         streaming || onText !== undefined,
-        undefined,
         id,
       );
     },

@@ -10,18 +10,26 @@ import type { MetricEvent } from "./metrics";
 import type { LoopConfig, ModelCaller } from "./loop/run-loop";
 import type { CommonClientOptions } from "./client-options";
 
-/** The local listener of entry points that have none (`run`, `runWithAnswer`, `continueRun`). */
-export const ignore = (_event: RunEvent): void => {};
-
 /**
- * The config for one run. `beforeWait`: what must happen before `waitFor` is asked (a
- * stream's consumer taking the `pending` event).
+ * What one entry point listens to, beside the client's own `onEvent`. `run`,
+ * `runWithAnswer` and `continueRun` listen to nothing (`NO_LISTENERS`).
  */
-export type LoopConfigFor = (
-  local: (e: RunEvent) => void,
-  stream: boolean,
-  beforeWait?: () => Promise<void>,
-) => LoopConfig;
+export interface Listeners {
+  /** Every run event (`stream()`). */
+  event?: (event: RunEvent) => void;
+  /**
+   * Text deltas only (`ask({ onText })`): handed the text itself, so no event object is
+   * built for them, nor for the other events, which nobody else may be listening to.
+   */
+  text?: (delta: string) => void;
+  /** What must happen before `waitFor` is asked (a stream's consumer taking the `pending` event). */
+  beforeWait?: () => Promise<void>;
+}
+
+export const NO_LISTENERS: Listeners = Object.freeze({});
+
+/** The config for one run. */
+export type LoopConfigFor = (listeners: Listeners, stream: boolean) => LoopConfig;
 
 export function loopConfigs(
   options: CommonClientOptions,
@@ -29,7 +37,7 @@ export function loopConfigs(
   requestParams: Record<string, unknown> | undefined,
   metric: (event: MetricEvent) => void,
 ): LoopConfigFor {
-  const buildConfig: LoopConfigFor = (local, stream, beforeWait) => ({
+  const buildConfig: LoopConfigFor = ({ event, text, beforeWait }, stream) => ({
     checkpoint: options.onCheckpoint,
     ...(options.onCallCheckpoint ? { callCheckpoint: options.onCallCheckpoint } : {}),
     model: options.model,
@@ -42,29 +50,36 @@ export function loopConfigs(
     requestParams,
     ...(options.refusalText ? { refusalText: options.refusalText } : {}),
     metric,
-    emit:
-      local === ignore
-        ? options.onEvent
-        : (event) => {
-            options.onEvent?.(event);
-            local(event);
-          },
+    emit: event ? both(options.onEvent, event) : options.onEvent,
+    ...(text ? { onText: text } : {}),
   });
 
   // The loop never changes its config, so entry points without a listener of their own
   // share one per streaming mode instead of building it on every run.
   const shared: { plain?: LoopConfig; streamed?: LoopConfig } = {};
-  return (local, stream, beforeWait) => {
-    if (local !== ignore || beforeWait) {
-      return buildConfig(local, stream, beforeWait);
+  return (listeners, stream) => {
+    if (listeners !== NO_LISTENERS) {
+      return buildConfig(listeners, stream);
     }
     if (stream) {
-      shared.streamed ??= buildConfig(ignore, true);
+      shared.streamed ??= buildConfig(NO_LISTENERS, true);
       return shared.streamed;
     }
-    shared.plain ??= buildConfig(ignore, false);
+    shared.plain ??= buildConfig(NO_LISTENERS, false);
     return shared.plain;
   };
+}
+
+function both(
+  first: ((event: RunEvent) => void) | undefined,
+  second: (event: RunEvent) => void,
+): (event: RunEvent) => void {
+  return first
+    ? (event) => {
+        first(event);
+        second(event);
+      }
+    : second;
 }
 
 function withPrelude(prelude: () => Promise<void>, waitFor: WaitFor): WaitFor {

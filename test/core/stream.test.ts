@@ -638,6 +638,18 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(llm.bodies[0]).not.toHaveProperty("stream");
   });
 
+  it("ask({ onText }) on a client with onEvent: each delta reaches both, once", async () => {
+    const seen: RunEvent[] = [];
+    const { client } = setup(style, [sse(style, { text: HELLO }, { splitAt: "bytes" })], {
+      onEvent: (e) => seen.push(e),
+    });
+    const deltas: string[] = [];
+    await client.ask("hi", { toolkit: await toolkitWith(), onText: (d) => deltas.push(d) });
+    expect(deltas).toEqual(HELLO);
+    expect(texts(seen)).toEqual(HELLO);
+    expect(types(seen).at(-1)).toBe("done");
+  });
+
   it("an onText that throws fails the run with its own error, not retried", async () => {
     const { llm, client } = setup(style, [
       sse(style, { text: ["a", "b"] }),

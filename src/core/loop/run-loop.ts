@@ -35,6 +35,8 @@ export interface LoopConfig {
   metric(event: MetricEvent): void;
   /** Absent when nobody listens: events are then not even built. */
   emit?: Emit;
+  /** Text deltas (and whole unstreamed text), for a caller that wants only those: no event per delta. */
+  onText?: (delta: string) => void;
   /** Ask the model for its reply as a stream and emit text deltas as they arrive. */
   stream?: boolean;
   /** Called at every turn boundary (after the model's reply, after the turn's tool results) so a host can persist. */
@@ -148,6 +150,7 @@ export async function runTurns(
     const onText = (delta: string) => {
       streamed = true;
       config.emit?.({ type: "text", delta });
+      config.onText?.(delta);
     };
     const turn = await config.callModel(
       {
@@ -173,6 +176,7 @@ export async function runTurns(
     // Text already emitted as deltas is not emitted again.
     if (turn.content && !streamed) {
       config.emit?.({ type: "text", delta: turn.content });
+      config.onText?.(turn.content);
     }
     state.messages.push({
       role: "assistant",
