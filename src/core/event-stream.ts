@@ -8,6 +8,7 @@
 import type { RunEvent } from "./events";
 import type { RunResult } from "./types";
 import { keepFromFetch } from "./fetch-signal";
+import { abortSource } from "./abort-hooks";
 
 export interface StreamControls {
   emit(event: RunEvent): void;
@@ -30,7 +31,7 @@ export function eventStream(
   return {
     [Symbol.asyncIterator]() {
       const queue: RunEvent[] = [];
-      const controller = new AbortController();
+      const controller = abortSource();
       let wake: (() => void) | undefined;
       let finished = false;
       let failure: unknown;

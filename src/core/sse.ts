@@ -5,6 +5,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { ProviderError } from "./errors";
+import { onAbort } from "./abort-hooks";
 
 export type { EventSourceMessage };
 
@@ -60,8 +61,9 @@ export async function readSseEvents(
   const decoder = new TextDecoder();
   const reader = body.getReader();
   // A fetch that ignores the signal would leave a read pending forever; cancelling the reader ends it.
-  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const forget = signal
+    ? onAbort(signal, () => void reader.cancel(signal.reason).catch(() => {}))
+    : undefined;
   try {
     while (!stopped && !signal?.aborted) {
       const { done, value } = await reader.read();
@@ -78,7 +80,7 @@ export async function readSseEvents(
       throw failure;
     }
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    forget?.();
     // Stopping early (after the final event, or on an error) releases the connection.
     await reader.cancel().catch(() => {});
   }

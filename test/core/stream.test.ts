@@ -599,6 +599,76 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(sent[0]).toBeInstanceOf(AbortSignal);
   });
 
+  /** A response whose body sends the stream up to the first text delta ("Hel"), then stalls. */
+  function stalledAfterFirstDelta(onCancel: () => void) {
+    const events = streamFor(style, { text: ["Hel", "lo"] }).split("\n\n");
+    const head = `${events.slice(0, events.findIndex((e) => e.includes("Hel")) + 1).join("\n\n")}\n\n`;
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (!sent) {
+          sent = true;
+          controller.enqueue(new TextEncoder().encode(head));
+        }
+        return new Promise(() => {}); // and nothing more, ever
+      },
+      cancel: onCancel,
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  }
+
+  it("leaving while the body is stalled cancels it: the read is not left waiting", async () => {
+    let cancelled = false;
+    const client = createClient({
+      baseUrl: "https://llm.test/v1",
+      style,
+      model: "stream-model",
+      fetch: async () =>
+        stalledAfterFirstDelta(() => {
+          cancelled = true;
+        }),
+    });
+    const seen: string[] = [];
+    for await (const e of client.stream("hi", { toolkit: await toolkitWith() })) {
+      if (e.type === "text") {
+        seen.push(e.delta);
+        break;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual(["Hel"]);
+    expect(cancelled).toBe(true);
+  });
+
+  it("a caller's abort during a stalled body ends the run and cancels the body", async () => {
+    let cancelled = false;
+    const client = createClient({
+      baseUrl: "https://llm.test/v1",
+      style,
+      model: "stream-model",
+      retries: 0,
+      fetch: async () =>
+        stalledAfterFirstDelta(() => {
+          cancelled = true;
+        }),
+    });
+    const own = new AbortController();
+    const deltas: string[] = [];
+    const error = await client
+      .ask("hi", {
+        toolkit: await toolkitWith(),
+        signal: own.signal,
+        onText: (d) => {
+          deltas.push(d);
+          setTimeout(() => own.abort(new Error("stop")), 5);
+        },
+      })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(RunAbortedError);
+    expect(deltas).toEqual(["Hel"]);
+    expect(cancelled).toBe(true);
+  });
+
   it("ask() with onText streams: the deltas concatenate to the final text, and the conversation is kept", async () => {
     const { llm, client } = setup(style, [
       sse(style, { text: HELLO }, { splitAt: "bytes" }),
