@@ -12,9 +12,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import { execFileSync, fork } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { BENCH, ROOT } from "./lib/build.mjs";
+import { childResult } from "./lib/child.mjs";
 import { summarize, table, ms, ratio, kib, mib, arg, machine } from "./lib/stats.mjs";
 
 const STUB = `export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
@@ -95,27 +96,8 @@ function buildWorker(label, cwd, outdir, minify = true) {
   };
 }
 
-function importOnce(file) {
-  const child = fork(path.join(BENCH, "lib", "import-bundle.mjs"), [file], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error("import timed out"));
-    }, 30_000);
-    child.once("message", (m) => {
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.once("exit", (code) => {
-      if (code !== 0) {
-        clearTimeout(timer);
-        reject(new Error(`import of ${file} exited ${code}`));
-      }
-    });
-  });
-}
+const importOnce = (file) =>
+  childResult(path.join(BENCH, "lib", "import-bundle.mjs"), [file], `import of ${file}`, 30_000);
 
 export async function main() {
   const samples = Number(arg("samples", 30));

@@ -17,13 +17,13 @@
  *
  *   node loop.mjs [--stream] [--runs 1000] [--warmup 3000] [--processes 3] [--inproc-runs 2000] [--inproc-warmup 2000] [--systems a,b]
  */
-import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { startMock, mockFetch, LOOP_FINAL } from "./lib/mock-server.mjs";
 import { systems as plainSystems } from "./lib/loop-systems.mjs";
 import { systems as streamSystems } from "./lib/stream-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
+import { childResult } from "./lib/child.mjs";
 import { summarize, table, ms, ratio, mib, shuffled, arg, machine } from "./lib/stats.mjs";
 
 // `--stream`: the same scenario with every reply streamed (SSE), the raw SSE loop as the floor.
@@ -133,27 +133,8 @@ async function pairChild(name, origin, runs, warmup) {
   process.send(await interleaved(names, await setup(names, origin), runs, warmup));
 }
 
-function runChild(args, what) {
-  const child = fork(fileURLToPath(import.meta.url), STREAM ? [...args, "--stream"] : args, {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${what} timed out`));
-    }, 600_000);
-    child.once("message", (m) => {
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.once("exit", (code) => {
-      if (code !== 0) {
-        clearTimeout(timer);
-        reject(new Error(`${what}: child exited ${code}`));
-      }
-    });
-  });
-}
+const runChild = (args, what) =>
+  childResult(fileURLToPath(import.meta.url), STREAM ? [...args, "--stream"] : args, what);
 
 const pairRun = (name, origin, runs, warmup) =>
   runChild(

@@ -12,12 +12,12 @@
  *   node resume.mjs [--runs 100] [--warmup 30] [--lengths 10,100,1000] [--systems toolnexus]
  *                   [--pair-processes 3] [--pair-runs 500] [--pair-warmup 500]
  */
-import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { startMock, APPROVE_FINAL } from "./lib/mock-server.mjs";
 import { systems } from "./lib/resume-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
+import { childResult } from "./lib/child.mjs";
 import { summarize, table, ms, ratio, shuffled, arg, machine } from "./lib/stats.mjs";
 
 const ALL = ["raw", "toolnexus", "toolnexus-fresh", "vercel-ai", "openai-agents", "langgraph"];
@@ -103,8 +103,8 @@ async function pairChild(origin, lengths, runs, warmup) {
   process.send(out);
 }
 
-function pairRun(origin, lengths, runs, warmup) {
-  const child = fork(
+const pairRun = (origin, lengths, runs, warmup) =>
+  childResult(
     fileURLToPath(import.meta.url),
     [
       "--pair-child",
@@ -117,25 +117,8 @@ function pairRun(origin, lengths, runs, warmup) {
       "--pair-warmup",
       String(warmup),
     ],
-    { stdio: ["ignore", "inherit", "inherit", "ipc"] },
+    "resume pair process",
   );
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error("resume pair process timed out"));
-    }, 600_000);
-    child.once("message", (m) => {
-      clearTimeout(timer);
-      resolve(m);
-    });
-    child.once("exit", (code) => {
-      if (code !== 0) {
-        clearTimeout(timer);
-        reject(new Error(`resume pair process exited ${code}`));
-      }
-    });
-  });
-}
 
 /** Table 1: toolnexus against the raw resume, pairs in their own processes. */
 async function pairsTable(origin, lengths) {
