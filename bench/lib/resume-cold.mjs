@@ -5,12 +5,17 @@
  * How much the gap grows is how much of toolnexus' cost is memory and code touched cold.
  *
  *   node lib/resume-cold.mjs [--length 10] [--mib 8] [--runs 2000] [--warmup 1000]
+ *   node lib/resume-cold.mjs --profile [--system toolnexus|raw] [--top 40]
+ *
+ * `--profile`: one system's resume profiled warm (A) and with the caches evicted (B),
+ * self time per function per resume, B − A: which functions pay for running cold.
  */
 import { importKernel } from "./build.mjs";
 import { APPROVE_FINAL, mockFetch } from "./mock-server.mjs";
 import { systems } from "./resume-systems.mjs";
 import { history } from "../resume.mjs";
 import { arg, summarize } from "./stats.mjs";
+import { printDifferences, profileBlocks } from "./ab-blocks.mjs";
 
 const LENGTH = Number(arg("length", 10));
 const MIB = Number(arg("mib", 8));
@@ -26,6 +31,33 @@ const evict = () => {
     touched += big[i]++;
   }
 };
+
+if (process.argv.includes("--profile")) {
+  const name = arg("system", "toolnexus");
+  const system = await systems[name]("http://mock.invalid", kernel);
+  const state = await system.suspend(history(LENGTH));
+  for (let i = 0; i < WARMUP; i += 1) {
+    await system.resume(state);
+  }
+  const block = 200;
+  const blocks = 10;
+  const { self } = await profileBlocks(
+    {
+      warm: () => system.resume(state),
+      cold: () => {
+        evict();
+        return system.resume(state);
+      },
+    },
+    ["warm", "cold"],
+    { block, blocks },
+  );
+  console.log(`${name}, ${LENGTH} prior messages; µs per resume under the profiler`);
+  printDifferences(self, ["warm", "cold"], (block * blocks) / 1000, {
+    top: Number(arg("top", 40)),
+  });
+  process.exit(0);
+}
 
 for (const mode of ["warm", "caches evicted"]) {
   const sys = {
