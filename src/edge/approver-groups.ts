@@ -6,6 +6,7 @@
  */
 import { groupsOf, isRecord, type Rules } from "../core/approvers/rules";
 import { ConfigError } from "./config";
+import { MAX_IDENTITY_CHARS } from "./schemas";
 
 /** A member: an identity (`"ann@example.com"`) or an id with the identities that are theirs. */
 export type ApproverMemberInit = string | { id: string; identities?: string[] };
@@ -172,8 +173,8 @@ function identity(value: unknown, where: string): string {
   if (typeof value !== "string" || value.trim() === "") {
     throw new ConfigError(`${where} must be a non-empty string`);
   }
-  if (value.length > 320) {
-    throw new ConfigError(`${where} is longer than 320 characters`);
+  if (value.length > MAX_IDENTITY_CHARS) {
+    throw new ConfigError(`${where} is longer than ${MAX_IDENTITY_CHARS} characters`);
   }
   return normalizeIdentity(value);
 }

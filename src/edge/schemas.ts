@@ -11,6 +11,12 @@ export const MAX_DECISION_BYTES = 64 * 1024;
 export const MAX_RUN_BODY_BYTES = 256 * 1024;
 /** `metadata` of a run and `data` of a decision, as JSON. */
 export const MAX_JSON_FIELD_BYTES = 64 * 1024;
+/** An approver or requester identity (a member id, an email, `slack:T/U`): RFC 5321's longest address. */
+export const MAX_IDENTITY_CHARS = 320;
+
+/** A member id or identity in a request body, trimmed; one rule wherever a body names a person. */
+export const identityField = () =>
+  z.string().trim().min(1, "must not be empty").max(MAX_IDENTITY_CHARS);
 
 const jsonBytes = (value: unknown) =>
   new TextEncoder().encode(JSON.stringify(value) ?? "").byteLength;
@@ -47,11 +53,7 @@ export const RunCreateSchema = z
       .refine(withinFieldLimit, FIELD_TOO_LARGE)
       .optional()
       .describe("Echoed in GET and in notifications"),
-    requestedBy: z
-      .string()
-      .trim()
-      .min(1, "must not be empty")
-      .max(320)
+    requestedBy: identityField()
       .optional()
       .describe(
         "Who asked (an identity such as an email); shown to approvers, who may not approve their own request when rules apply",
@@ -82,11 +84,7 @@ export const DecisionSchema = z
       .describe(
         "With approve on a request whose rules make arguments editable: the tool's full arguments, edited",
       ),
-    decidedBy: z
-      .string()
-      .trim()
-      .min(1, "must not be empty")
-      .max(320)
+    decidedBy: identityField()
       .optional()
       .describe("Who decided (a member id or identity): required on a request with approver rules"),
   })
@@ -95,12 +93,9 @@ export const DecisionSchema = z
 export const RunLinkCreateSchema = z
   .strictObject({
     requestId: z.string().min(1).max(300).describe("A pending request of the run"),
-    approver: z
-      .string()
-      .trim()
-      .min(1, "must not be empty")
-      .max(320)
-      .describe("The approver the link speaks for: a member id or one of their identities"),
+    approver: identityField().describe(
+      "The approver the link speaks for: a member id or one of their identities",
+    ),
   })
   .meta({ id: "RunLinkCreate" });
 

@@ -1,6 +1,7 @@
 /** zod schemas of the approvals inbox routes (validation and /openapi.json). */
 import * as z from "zod";
 import { INBOX_LIMIT_DEFAULT, INBOX_LIMIT_MAX } from "./item";
+import { identityField } from "../schemas";
 
 export const ApprovalsQuerySchema = z
   .strictObject({
@@ -19,12 +20,9 @@ export const ApprovalsQuerySchema = z
 
 export const ApproverLinkCreateSchema = z
   .strictObject({
-    approver: z
-      .string()
-      .trim()
-      .min(1, "must not be empty")
-      .max(320)
-      .describe("A member id or one of a member's identities (email, slack:T/U)"),
+    approver: identityField().describe(
+      "A member id or one of a member's identities (email, slack:T/U)",
+    ),
   })
   .meta({ id: "ApproverLinkCreate" });
 
