@@ -599,8 +599,8 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(sent[0]).toBeInstanceOf(AbortSignal);
   });
 
-  /** A response whose body sends the stream up to the first text delta ("Hel"), then stalls. */
-  function stalledAfterFirstDelta(onCancel: () => void) {
+  /** A client whose one response sends the stream up to the first text delta ("Hel"), then stalls. */
+  function clientStalledAfterFirstDelta(onCancel: () => void) {
     const events = streamFor(style, { text: ["Hel", "lo"] }).split("\n\n");
     const head = `${events.slice(0, events.findIndex((e) => e.includes("Hel")) + 1).join("\n\n")}\n\n`;
     let sent = false;
@@ -614,19 +614,20 @@ describe.each(STYLES)("%s stream()", (style) => {
       },
       cancel: onCancel,
     });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    const response = new Response(body, { headers: { "content-type": "text/event-stream" } });
+    return createClient({
+      baseUrl: "https://llm.test/v1",
+      style,
+      model: "stream-model",
+      retries: 0,
+      fetch: async () => response,
+    });
   }
 
   it("leaving while the body is stalled cancels it: the read is not left waiting", async () => {
     let cancelled = false;
-    const client = createClient({
-      baseUrl: "https://llm.test/v1",
-      style,
-      model: "stream-model",
-      fetch: async () =>
-        stalledAfterFirstDelta(() => {
-          cancelled = true;
-        }),
+    const client = clientStalledAfterFirstDelta(() => {
+      cancelled = true;
     });
     const seen: string[] = [];
     for await (const e of client.stream("hi", { toolkit: await toolkitWith() })) {
@@ -642,15 +643,8 @@ describe.each(STYLES)("%s stream()", (style) => {
 
   it("a caller's abort during a stalled body ends the run and cancels the body", async () => {
     let cancelled = false;
-    const client = createClient({
-      baseUrl: "https://llm.test/v1",
-      style,
-      model: "stream-model",
-      retries: 0,
-      fetch: async () =>
-        stalledAfterFirstDelta(() => {
-          cancelled = true;
-        }),
+    const client = clientStalledAfterFirstDelta(() => {
+      cancelled = true;
     });
     const own = new AbortController();
     const deltas: string[] = [];
