@@ -21,10 +21,11 @@ const v1 = argsHash({ orderId: "9001", amount: 1500 });
 const v2 = argsHash({ orderId: "9001", amount: 9000 });
 // bob edited the amount to 9000: his vote is the first (and only live) one for the new version.
 const afterEdit: Vote[] = [
-  { decidedBy: "ann", decision: "approve", argsHash: v1, at, reset: true },
+  { decidedBy: "ann", decision: "approve", channel: "inbox", argsHash: v1, at, reset: true },
   {
     decidedBy: "bob",
     decision: "approve",
+    channel: "inbox",
     args: { orderId: "9001", amount: 9000 },
     argsHash: v2,
     at,
@@ -201,7 +202,9 @@ describe("a closed request refuses everyone first", () => {
   });
 
   it("a member's identical repeat of a vote cast before is still a duplicate", () => {
-    const votes: Vote[] = [{ decidedBy: "ann", decision: "approve", argsHash: v1, at }];
+    const votes: Vote[] = [
+      { decidedBy: "ann", decision: "approve", channel: "inbox", argsHash: v1, at },
+    ];
     expect(
       decideVote({ ...base, votes, vote: { decidedBy: "ann", decision: "approve" }, closed }),
     ).toMatchObject({ code: "duplicate" });
