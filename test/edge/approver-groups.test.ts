@@ -1,7 +1,11 @@
 // Approver groups (docs/architecture.md §6 "Groups"): parsing, identities, code over env, config errors.
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/edge/config";
-import { approverDirectory, parseApproverGroups } from "../../src/edge/approver-groups";
+import {
+  approverDirectory,
+  isConfusable,
+  parseApproverGroups,
+} from "../../src/edge/approver-groups";
 
 const FINANCE = {
   finance: {
@@ -39,6 +43,31 @@ describe("approver groups", () => {
     expect(dir.membersOf("finance")).toEqual(["ann@example.com", "bob"]);
     expect(dir.membersOf("nope")).toBeUndefined();
     expect(dir.groupsOfMember("bob")).toEqual(["finance"]);
+  });
+
+  it("identities compare after NFKC; look-alikes of a member are nobody", () => {
+    const dir = approverDirectory({ APPROVER_GROUPS: JSON.stringify(FINANCE) });
+    expect(dir.memberOf("\uff41\uff4e\uff4e@example.com")).toBe("ann@example.com"); // full-width
+    for (const lookalike of [
+      "ann@ex\u0430mple.com", // Cyrillic а
+      "\u0430nn@example.com",
+      "ann@examp\u04cfe.com", // Cyrillic palochka
+      "ann@exam\u03c1le.com", // Greek rho
+      "ann\u200b@example.com", // zero-width space
+      "ann@example.com\u202e", // right-to-left override
+    ]) {
+      expect(isConfusable(lookalike), lookalike).toBe(true);
+      expect(dir.memberOf(lookalike), lookalike).toBeUndefined();
+    }
+    // One script throughout is not a look-alike, whatever the script.
+    expect(isConfusable("анна@пример.рф")).toBe(false);
+    expect(isConfusable("slack:T1/U2")).toBe(false);
+  });
+
+  it("a group defining a look-alike identity is a config error", () => {
+    expect(() =>
+      parseApproverGroups({ finance: ["ann@ex\u0430mple.com"] }, "APPROVER_GROUPS"),
+    ).toThrow(/APPROVER_GROUPS\.finance.*mixes scripts/);
   });
 
   it("code wins over env per group; other env groups stay", () => {
