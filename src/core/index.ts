@@ -94,3 +94,4 @@ export type { ConversationStore } from "./conversation-store";
 export { ProviderError, ResumeError, RunAbortedError } from "./errors";
 export { StreamInterruptedError } from "./sse";
 export { parseRetryAfter } from "./retry";
+export * from "./agents/index";
