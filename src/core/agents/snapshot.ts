@@ -14,7 +14,7 @@ export interface RuntimeSnapshot {
 }
 
 export function restoreRecords(snapshot: RuntimeSnapshot): HandleRecord[] {
-  if (!snapshot || snapshot.version !== 1 || !Array.isArray(snapshot.handles)) {
+  if (snapshot?.version !== 1 || !Array.isArray(snapshot.handles)) {
     throw new TypeError("restore: not a runtime snapshot (version 1 with a handles array)");
   }
   return snapshot.handles.map((saved) => {

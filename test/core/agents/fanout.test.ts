@@ -35,7 +35,7 @@ const coordinator: AgentDef = {
 };
 
 function fanoutModel() {
-  const seen: Record<string, unknown[]> = {};
+  const seen: { coordinatorTools?: string[]; explore: string[][] } = { explore: [] };
   const model = scripted({
     "m-coordinator": (request) => {
       seen.coordinatorTools ??= request.tools.map((t) => t.name);
@@ -51,7 +51,7 @@ function fanoutModel() {
       return { content: `synthesis: ${results.map((m) => m.content).join(" + ")}` };
     },
     "m-explore": async (request) => {
-      (seen.explore ??= []).push(request.messages.map((m) => m.role));
+      seen.explore.push(request.messages.map((m) => m.role));
       if (toolMessages(request).length === 0) {
         // Both children must be in a model call at once: proof that they run concurrently.
         await model.overlap(2);
@@ -82,7 +82,7 @@ describe("fan-out (SPEC §7D S1/S2)", () => {
     expect(model.peak).toBeGreaterThanOrEqual(2);
 
     // Fresh transcripts: each child's first call sees only its own user prompt.
-    expect(seen.explore?.[0]).toEqual(["user"]);
+    expect(seen.explore[0]).toEqual(["user"]);
     const parentTranscript = (await rt.store.get("root/coordinator.1")) ?? [];
     expect(parentTranscript.filter((m) => m.role === "tool")).toHaveLength(2);
     expect(seen.coordinatorTools).toEqual(["task"]);
