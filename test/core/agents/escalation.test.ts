@@ -26,7 +26,9 @@ function secretTool() {
     description: "Needs approval",
     run: (_args, ctx) => {
       runs.push({ answered: ctx.answer !== undefined });
-      return ctx.answer?.ok ? "secret-token" : pending({ kind: "approval", prompt: "approve secret access?" });
+      return ctx.answer?.ok
+        ? "secret-token"
+        : pending({ kind: "approval", prompt: "approve secret access?" });
     },
   });
   return { tool, runs };
@@ -49,7 +51,12 @@ function setup(parentExtra: Partial<AgentDef> = {}, options: Partial<AgentRuntim
       return got === undefined ? call("check_secret", {}) : { content: `asker-done: ${got}` };
     },
   });
-  const asker: AgentDef = { name: "asker", does: "needs approvals", model: "m-asker", tools: [secret.tool] };
+  const asker: AgentDef = {
+    name: "asker",
+    does: "needs approvals",
+    model: "m-asker",
+    tools: [secret.tool],
+  };
   const parent: AgentDef = {
     name: "approverParent",
     does: "delegates",
@@ -160,8 +167,13 @@ describe("durable pending and resume (SPEC §7D S4)", () => {
     ]);
     // The stored transcript holds the turn once: one user message, one task result.
     const stored = (await rt.store.get(PARENT)) ?? [];
-    expect(stored.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["hello", "do the secret thing"]);
-    expect(stored.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["asker-done: secret-token"]);
+    expect(stored.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "hello",
+      "do the secret thing",
+    ]);
+    expect(stored.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      "asker-done: secret-token",
+    ]);
     expect(stored.some((m) => m.role === "tool" && m.pending)).toBe(false);
   });
 
@@ -224,7 +236,9 @@ describe("durable pending and resume (SPEC §7D S4)", () => {
       },
       leaf: (request) => {
         const got = toolMessages(request).at(-1)?.content;
-        return got === undefined ? call("check_secret", {}) : { content: `${lastUser(request)}:${got}` };
+        return got === undefined
+          ? call("check_secret", {})
+          : { content: `${lastUser(request)}:${got}` };
       },
     });
     const rt = createAgentRuntime({

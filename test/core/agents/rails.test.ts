@@ -32,10 +32,18 @@ function rig(extra: Partial<AgentRuntimeOptions> = {}, coordinatorBudget?: Agent
               { name: "task", arguments: { agent: "explore", prompt: "find B" } },
             ],
           }
-        : { content: `synthesis: ${toolMessages(request).map((m) => m.content).join(" + ")}` },
+        : {
+            content: `synthesis: ${toolMessages(request)
+              .map((m) => m.content)
+              .join(" + ")}`,
+          },
     "m-explore": (request) =>
-      toolMessages(request).length === 0 ? call("lookup", {}) : { content: `found:${toolMessages(request)[0]?.content}` },
-    "m-peer": (request) => ({ content: `processed ${(lastUser(request).match(/^\d+\. /gm) ?? []).length} items` }),
+      toolMessages(request).length === 0
+        ? call("lookup", {})
+        : { content: `found:${toolMessages(request)[0]?.content}` },
+    "m-peer": (request) => ({
+      content: `processed ${(lastUser(request).match(/^\d+\. /gm) ?? []).length} items`,
+    }),
     "m-slow": () => {
       slowStarted.resolve();
       return new Promise<GeneratedMessage>(() => {});
@@ -53,7 +61,12 @@ function rig(extra: Partial<AgentRuntimeOptions> = {}, coordinatorBudget?: Agent
     { name: "peer", does: "team member", model: "m-peer", team: ["peer"], budget: { maxDepth: 3 } },
     { name: "slow", does: "slow worker", model: "m-slow" },
   ];
-  const rt = createAgentRuntime({ client: { generate: model.generate }, model: "m", agents, ...extra });
+  const rt = createAgentRuntime({
+    client: { generate: model.generate },
+    model: "m",
+    agents,
+    ...extra,
+  });
   return { rt, model, slowStarted };
 }
 
@@ -62,7 +75,10 @@ describe("the unsolicited rail", () => {
     const { rt, model } = rig();
     const coordinator = rt.spawn(rt.root, "coordinator");
     const peer = rt.spawn(coordinator, "peer");
-    expect(rt.post(peer, { from: coordinator.id, channel: "peer", text: "update 1" })).toEqual({ ok: true, size: 1 });
+    expect(rt.post(peer, { from: coordinator.id, channel: "peer", text: "update 1" })).toEqual({
+      ok: true,
+      size: 1,
+    });
     rt.post(peer, { from: "external", channel: "external", text: "webhook payload" });
     for (let i = 0; i < 3; i += 1) {
       rt.post(peer, { from: "clock", channel: "timer", text: "tick" });
@@ -114,7 +130,9 @@ describe("backpressure gates", () => {
     expect(result.text).toBe("synthesis: found:data(x) + found:data(x)");
     const notes = rt.notes().join("\n");
     expect(notes).toContain("wake QUEUED root/coordinator.1/explore.2");
-    expect(notes).toContain("DEQUEUED wake root/coordinator.1/explore.2 (slot of root/coordinator.1/explore.1)");
+    expect(notes).toContain(
+      "DEQUEUED wake root/coordinator.1/explore.2 (slot of root/coordinator.1/explore.1)",
+    );
     expect(model.peak).toBe(1);
   });
 
@@ -217,7 +235,9 @@ describe("interrupt, timeout and close", () => {
     rt.wake(slow, "one");
     await slowStarted.promise;
     const again = rt.wake(slow, "two");
-    expect(again.ok === false && again.error).toBe(`wake: ${slow.id} is running; only an idle handle wakes`);
+    expect(again.ok === false && again.error).toBe(
+      `wake: ${slow.id} is running; only an idle handle wakes`,
+    );
     await rt.interrupt(slow);
   });
 });
