@@ -95,3 +95,4 @@ export { ProviderError, ResumeError, RunAbortedError } from "./errors";
 export { StreamInterruptedError } from "./sse";
 export { parseRetryAfter } from "./retry";
 export * from "./agents/index";
+export * from "./compaction/index";
