@@ -26,7 +26,7 @@ import { call, scripted, toolMessages } from "./agents/scripted";
 type Raw = {
   role: string;
   content?: unknown;
-  tool_calls?: Array<{ id: string }>;
+  tool_calls?: Array<{ id: string; type?: string; function?: unknown }>;
   tool_call_id?: string;
 };
 
@@ -41,7 +41,7 @@ function openaiTranscript(groups: number): Raw[] {
         tool_calls: [
           { id: `c${i}`, type: "function", function: { name: "lookup", arguments: "{}" } },
         ],
-      } as Raw,
+      },
       { role: "tool", tool_call_id: `c${i}`, content: `result ${i} ${"data ".repeat(40)}` },
       { role: "assistant", content: `answer ${i}` },
     );
