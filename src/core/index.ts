@@ -94,3 +94,5 @@ export type { ConversationStore } from "./conversation-store";
 export { ProviderError, ResumeError, RunAbortedError } from "./errors";
 export { StreamInterruptedError } from "./sse";
 export { parseRetryAfter } from "./retry";
+export * from "./agents/index";
+export * from "./compaction/index";

@@ -1,0 +1,34 @@
+/**
+ * Agents that delegate (SPEC §7D): definitions, the runtime with its six host verbs and two
+ * views, the `task` tool, hierarchical budgets, the three backpressure gates, suspension
+ * escalation with inline and durable resume, and the JSON snapshot a host persists.
+ */
+export { agent, type Agent } from "./agent";
+export {
+  createAgentRuntime,
+  AgentRuntimeError,
+  type AgentRuntime,
+  type AgentRuntimeOptions,
+  type HandleRef,
+} from "./runtime";
+export { AgentConfigError } from "./registry";
+export { systemClock, virtualClock, type Clock, type VirtualClock } from "./clock";
+export type { AgentModelBackend } from "./model";
+export type { TransitionEvent } from "./core";
+export type { RuntimeSnapshot } from "./snapshot";
+export type { HandleRecord, HaltedTurn, Spent } from "./handle";
+export { AGENT_STATUSES } from "./types";
+export type {
+  AgentDef,
+  AgentResult,
+  AgentStatus,
+  Budget,
+  BudgetLimit,
+  CloseReason,
+  HandleInfo,
+  HandleState,
+  HandleView,
+  InboxItem,
+  PostResult,
+  WakeResult,
+} from "./types";
