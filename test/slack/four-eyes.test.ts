@@ -66,9 +66,8 @@ async function approveValue(requestId: string, amount: number): Promise<string> 
     if (!blocks.includes(`\\"amount\\": ${amount}`)) {
       return undefined;
     }
-    const actions = (latest?.params.blocks as Array<{ type: string; elements?: any[] }>).find(
-      (b) => b.type === "actions",
-    );
+    const list = (latest?.params.blocks ?? []) as Array<{ type: string; elements?: any[] }>;
+    const actions = list.find((b) => b.type === "actions");
     return actions?.elements?.[0]?.value as string | undefined;
   }, `a Slack message showing amount ${amount}`);
 }
@@ -147,7 +146,8 @@ describe("four eyes in Slack", () => {
     });
     expect(await (await submit()).json()).toEqual({ response_action: "clear" });
     const done = await waitForStatus(runId, ["done"]);
-    const reason = (done.decisions[0]?.answer as { reason?: string }).reason ?? "";
+    const answer = done.decisions[0]?.answer as { reason?: string } | undefined;
+    const reason = answer?.reason ?? "";
     expect(reason.length).toBe(1000);
   });
 });
