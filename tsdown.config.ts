@@ -18,7 +18,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     core: "src/core/index.ts",
-    client: "src/client/index.ts",
+    client: "src/api-client/index.ts",
   },
   format: "esm",
   platform: "neutral",

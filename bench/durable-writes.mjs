@@ -1,6 +1,6 @@
 /**
  * Scenario 3 — durable write cost, replayed in Node. The thread object's own storage
- * code (durable/schema.ts, run-store.ts, driver.ts checkpoints, decisions.ts,
+ * code (durable/storage/schema.ts, run-store.ts, thread/driver.ts checkpoints, ledger/decisions.ts,
  * event-hub.ts; bundled from source by esbuild) runs against better-sqlite3 through a
  * tiny SqlStorage adapter, with the demo `support` agent. Each measured run is
  * "Please delete my account" in a thread that already holds 10, 100 or 1,000 messages:

@@ -2,8 +2,8 @@
  * toolnexus-edge: the public API. The kernel (`./core`) runs in any runtime with
  * web-standard APIs; the edge factory builds a Cloudflare Worker from agents.
  */
-export * from "./core/index";
-export { createEdge } from "../durable/create-edge";
+export * from "./core";
+export { createEdge } from "./create-edge";
 export { defineAgent } from "./edge/agent";
 export type { AgentDefinition, AgentTools } from "./edge/agent";
 export {
@@ -11,6 +11,6 @@ export {
   verifyWebhook,
   webhookHeaders,
   WebhookVerificationError,
-} from "./edge/webhooks";
-export type { Notification } from "./edge/notify";
+} from "./edge/notify/webhooks";
+export type { Notification } from "./edge/notify/notification";
 export type { RunView, DecisionView } from "./edge/protocol";

@@ -2,7 +2,7 @@
  * The deployable example: the demo `support` agent. With no LLM_BASE_URL set, its
  * built-in deterministic model drives it, so `npm start` works offline.
  */
-import { createEdge } from "../durable/create-edge";
+import { createEdge } from "./create-edge";
 import { supportAgent } from "./edge/demo-agent";
 
 const edge = createEdge<Env>({ agents: [supportAgent] });

@@ -8,17 +8,17 @@
  * inbox object is I/O after the commit and not replayed). Bundled by esbuild; not part of
  * the product.
  */
-import { createSql } from "../../durable/sql";
-import { migrate } from "../../durable/schema";
-import { RunStore } from "../../durable/run-store";
-import { EventHub } from "../../durable/event-hub";
-import { driveOnce, type DriverDeps } from "../../durable/driver";
-import { recordDecisionInInbox } from "../../durable/decisions";
-import { VoteStore } from "../../durable/vote-store";
-import { InboxOutbox, inboxHooks } from "../../durable/inbox-outbox";
-import { startTimers } from "../../durable/reminders";
-import { InlineWaiters } from "../../durable/elicitation";
-import { approverDirectory } from "../../src/edge/approver-groups";
+import { createSql } from "../../durable/storage/sql";
+import { migrate } from "../../durable/storage/schema";
+import { RunStore } from "../../durable/storage/run-store";
+import { EventHub } from "../../durable/thread/event-hub";
+import { driveOnce, type DriverDeps } from "../../durable/thread/driver";
+import { recordDecisionInInbox } from "../../durable/ledger/decisions";
+import { VoteStore } from "../../durable/storage/vote-store";
+import { InboxOutbox, inboxHooks } from "../../durable/outbox/inbox";
+import { startTimers } from "../../durable/thread/reminders";
+import { InlineWaiters } from "../../durable/thread/elicitation";
+import { approverDirectory } from "../../src/edge/approvals/groups";
 import { supportAgent } from "../../src/edge/demo-agent";
 import type { Message } from "../../src/core/types";
 

@@ -42,8 +42,8 @@ export type {
   ApprovalGate,
   ApprovalDescription,
 } from "./tools/approval";
-export * from "./approvers/index";
-export { canonicalJson } from "./canonical-json";
+export * from "./approvers";
+export { canonicalJson } from "./schema/canonical-json";
 export { createToolkit } from "./toolkit";
 export type { Toolkit, ToolkitOptions, ToolSource, ToolSourceLoader } from "./toolkit";
 export { parseMcpConfig, sanitizeName, mcpToolName, DEFAULT_MCP_TIMEOUT_MS } from "./mcp/config";
@@ -57,7 +57,7 @@ export type {
   ElicitationReply,
   SuspendCall,
 } from "./mcp/bridge";
-export type { McpServerStatus, McpSource, LoadMcpOptions } from "./mcp/index";
+export type { McpServerStatus, McpSource, LoadMcpOptions } from "./mcp";
 export { createClient, createInProcessClient } from "./client";
 export type {
   Client,
@@ -67,8 +67,8 @@ export type {
   RunOptions,
   StreamOptions,
 } from "./client";
-export type { ErrorInfo, ErrorDecision, OnError } from "./model-call";
-export { RESERVED_REQUEST_PARAMS } from "./request-params";
+export type { ErrorInfo, ErrorDecision, OnError } from "./client/model-call";
+export { RESERVED_REQUEST_PARAMS } from "./client/request-params";
 export type {
   TranslateRequest,
   TranslateResult,
@@ -89,10 +89,10 @@ export type {
 } from "./providers/model";
 export { MetricsRegistry } from "./metrics";
 export type { MetricEvent } from "./metrics";
-export { memoryConversationStore } from "./conversation-store";
-export type { ConversationStore } from "./conversation-store";
+export { memoryConversationStore } from "./client/conversation-store";
+export type { ConversationStore } from "./client/conversation-store";
 export { ProviderError, ResumeError, RunAbortedError } from "./errors";
-export { StreamInterruptedError } from "./sse";
-export { parseRetryAfter } from "./retry";
-export * from "./agents/index";
-export * from "./compaction/index";
+export { StreamInterruptedError } from "./streaming/sse";
+export { parseRetryAfter } from "./client/retry";
+export * from "./agents";
+export * from "./compaction";

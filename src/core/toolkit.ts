@@ -1,7 +1,7 @@
 import type { Context, Tool, ToolResult, WaitFor } from "./types";
 import type { EnvLike } from "./env";
 import type { ElicitationHandler } from "./mcp/bridge";
-import type { McpServerStatus } from "./mcp/index";
+import type { McpServerStatus } from "./mcp";
 import { errorMessage } from "./errors";
 import { toOpenAITools } from "./providers/openai/tools";
 import { toAnthropicTools } from "./providers/anthropic/tools";
@@ -95,7 +95,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
   const mcpConfig = options.mcp ?? options.mcpConfig;
   if (mcpConfig !== undefined) {
     // Loaded on demand: the SDK stays out of startup for toolkits without MCP.
-    const load = options.loadMcp ?? (await import("./mcp/index")).loadMcp;
+    const load = options.loadMcp ?? (await import("./mcp")).loadMcp;
     const source = await load({
       config: mcpConfig,
       env,

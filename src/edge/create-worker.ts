@@ -1,8 +1,8 @@
 import type { AgentDefinition } from "./agent";
-import type { ApproverGroupsInit } from "./approver-groups";
-import type { EdgeEnv } from "./config";
-import { createApp } from "./app";
-import { createQueueHandler, type QueueNames } from "./queues";
+import type { ApproverGroupsInit } from "./approvals/groups";
+import type { EdgeEnv } from "./settings";
+import { createApp } from "./http/app";
+import { createQueueHandler, type QueueNames } from "./notify/queues";
 import { errorSink, type ErrorSink } from "./error-sink";
 
 export interface WorkerOptions {

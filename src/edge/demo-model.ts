@@ -5,7 +5,7 @@
 import type { Message, ToolCall } from "../core/types";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
-import { reasonOf } from "./refusal";
+import { reasonOf } from "./approvals/refusal";
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
 type Call = { name: string; arguments: Record<string, unknown> };

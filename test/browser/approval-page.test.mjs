@@ -142,7 +142,7 @@ test("toolnexus-edge/client in Chromium: start, stream to pending, signed approv
   // The client as a web app would ship it: bundled for the browser (no Node built-ins).
   const { build } = await import("esbuild");
   const bundle = await build({
-    entryPoints: [fileURLToPath(new URL("../../src/client/index.ts", import.meta.url))],
+    entryPoints: [fileURLToPath(new URL("../../src/api-client/index.ts", import.meta.url))],
     bundle: true,
     format: "esm",
     platform: "browser",

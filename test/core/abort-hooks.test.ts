@@ -4,7 +4,7 @@
  * needs no listener at all.
  */
 import { describe, expect, it } from "vitest";
-import { abortSource, onAbort } from "../../src/core/abort-hooks";
+import { abortSource, onAbort } from "../../src/core/streaming/abort-hooks";
 
 function countingListeners(signal: AbortSignal) {
   let added = 0;

@@ -21,7 +21,7 @@ import {
   type GeneratedMessage,
   type Request,
   type Vote,
-} from "../../src/core/index";
+} from "../../src/core";
 
 const request = (rules?: Record<string, unknown>, args: Record<string, unknown> = { amount: 5 }) =>
   ({

@@ -3,8 +3,8 @@
  * `body` is the object form a `bodyTransform` receives. They must say the same thing.
  */
 import { describe, expect, it } from "vitest";
-import { openaiStyle } from "../../src/core/providers/openai/index";
-import { anthropicStyle } from "../../src/core/providers/anthropic/index";
+import { openaiStyle } from "../../src/core/providers/openai";
+import { anthropicStyle } from "../../src/core/providers/anthropic";
 import type { ModelRequest } from "../../src/core/providers/model";
 import type { Message, Tool } from "../../src/core/types";
 

@@ -19,7 +19,7 @@ import {
   estimateTokens,
   pending,
   type Message,
-} from "../../src/core/index";
+} from "../../src/core";
 import { fakeLlm } from "../helpers/fake-llm";
 import { call, scripted, toolMessages } from "./agents/scripted";
 

@@ -15,7 +15,7 @@ import {
   type ClientOptions,
   type MetricEvent,
   type RunEvent,
-} from "../../src/core/index";
+} from "../../src/core";
 import { fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 import { fakeStreamLlm, streamFor } from "../helpers/fake-sse";
 

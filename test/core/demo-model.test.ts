@@ -10,10 +10,10 @@ import {
   type RunResult,
   type Tool,
   type WaitFor,
-} from "../../src/core/index";
+} from "../../src/core";
 import { demoSupportModel } from "../../src/edge/demo-model";
 import { supportAgent } from "../../src/edge/demo-agent";
-import { refusalText } from "../../src/edge/refusal";
+import { refusalText } from "../../src/edge/approvals/refusal";
 
 const toolkit = () => createToolkit({ tools: supportAgent.tools as Tool[] });
 // As the edge runs it: refusals carry the `reason:` line, the only way the model hears why.

@@ -4,7 +4,7 @@
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
-import { flatJsonSchemaCheck } from "../../src/core/flat-json-schema";
+import { flatJsonSchemaCheck } from "../../src/core/schema/flat-json-schema";
 import { validateArgs } from "../../src/core/schema";
 import type { JsonSchema } from "../../src/core/types";
 

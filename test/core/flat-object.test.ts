@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z, type ZodType } from "zod";
-import { flatObjectAcceptor } from "../../src/core/flat-object";
+import { flatObjectAcceptor } from "../../src/core/schema/flat-object";
 import { validateArgs } from "../../src/core/schema";
 
 const flat: Array<[string, ZodType]> = [

@@ -4,9 +4,9 @@
  * refuses everyone before asking who they are.
  */
 import { describe, expect, it } from "vitest";
-import { argsHash, changedKeys, decideVote, type Request, type Vote } from "../../src/core/index";
-import { sha256 } from "../../src/core/sha256";
-import { canonicalJson } from "../../src/core/canonical-json";
+import { argsHash, changedKeys, decideVote, type Request, type Vote } from "../../src/core";
+import { sha256 } from "../../src/core/schema/sha256";
+import { canonicalJson } from "../../src/core/schema/canonical-json";
 
 const rules = { group: "finance", quorum: 2, editable: ["amount"] };
 const request: Request = {

@@ -17,7 +17,7 @@ import {
   type MetricEvent,
   type RunResult,
   type ToolResult,
-} from "../../src/core/index";
+} from "../../src/core";
 import { assertBalanced, fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 async function setup(

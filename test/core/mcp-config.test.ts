@@ -13,7 +13,7 @@ import {
   sanitizeName,
   suspendCall,
   type ElicitationParams,
-} from "../../src/core/index";
+} from "../../src/core";
 import { keepTool } from "../../src/core/mcp/config";
 import { fromCallResult } from "../../src/core/mcp/tools";
 

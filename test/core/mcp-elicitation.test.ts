@@ -17,7 +17,7 @@ import {
   type Request,
   type Toolkit,
   type ToolkitOptions,
-} from "../../src/core/index";
+} from "../../src/core";
 import type { GeneratedMessage } from "../../src/core/client";
 import {
   routeFetch,

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { createToolkit, type Toolkit } from "../../src/core/index";
+import { createToolkit, type Toolkit } from "../../src/core";
 import {
   hangingFetch,
   routeFetch,

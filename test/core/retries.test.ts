@@ -11,8 +11,8 @@ import {
   parseRetryAfter,
   type ClientOptions,
   type MetricEvent,
-} from "../../src/core/index";
-import { MAX_RETRY_DELAY_MS } from "../../src/core/retry";
+} from "../../src/core";
+import { MAX_RETRY_DELAY_MS } from "../../src/core/client/retry";
 import { fakeLlm, type Step } from "../helpers/fake-llm";
 
 const BASE_MS = 100;

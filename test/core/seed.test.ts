@@ -6,7 +6,7 @@ import {
   createClient,
   createToolkit,
   type Tool,
-} from "../../src/core/index";
+} from "../../src/core";
 import { fakeLlm } from "../helpers/fake-llm";
 
 describe("answerDeclined (seed)", () => {

@@ -4,9 +4,9 @@
  * keep-alive comments; what counts as a whole reply, and what is an error.
  */
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../../src/core/index";
-import { readSseEvents } from "../../src/core/sse";
-import { wireStyle } from "../../src/core/providers/index";
+import { ProviderError } from "../../src/core";
+import { readSseEvents } from "../../src/core/streaming/sse";
+import { wireStyle } from "../../src/core/providers";
 import { chunkedBody, chunksOf } from "../helpers/fake-sse";
 import type { Style } from "../helpers/fake-llm";
 

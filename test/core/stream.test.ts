@@ -19,7 +19,7 @@ import {
   type MetricEvent,
   type RunEvent,
   type RunResult,
-} from "../../src/core/index";
+} from "../../src/core";
 import { assertBalanced, render, type Style } from "../helpers/fake-llm";
 import {
   fakeStreamLlm,

@@ -16,7 +16,7 @@ import {
   type Request,
   type RunResult,
   type WaitFor,
-} from "../../src/core/index";
+} from "../../src/core";
 import { assertBalanced, fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 /** A tool that suspends until answered, recording every execution's args and context. */

@@ -18,7 +18,7 @@ import {
   type Context,
   type RunResult,
   type Tool,
-} from "../../src/core/index";
+} from "../../src/core";
 import { fakeLlm, type Step } from "../helpers/fake-llm";
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;

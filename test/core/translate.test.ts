@@ -14,7 +14,7 @@ import {
   type ClientOptions,
   type MetricEvent,
   type ModelRequest,
-} from "../../src/core/index";
+} from "../../src/core";
 import { fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 function setup(style: Style, steps: Step[], extra: Partial<ClientOptions> = {}) {

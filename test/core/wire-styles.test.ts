@@ -11,7 +11,7 @@ import {
   defineTool,
   type ClientOptions,
   type Toolkit,
-} from "../../src/core/index";
+} from "../../src/core";
 import { assertBalanced, fakeLlm, type Step, type Style } from "../helpers/fake-llm";
 
 const STYLES: Style[] = ["openai", "anthropic"];

@@ -4,7 +4,7 @@ import {
   pageHeaders,
   renderApprovalPage,
   renderMessagePage,
-} from "../../src/edge/approval-page";
+} from "../../src/edge/approvals/page";
 
 const VIEW: ApprovalPageView = {
   prompt: "Send the email?",

@@ -5,8 +5,8 @@ import {
   createApprovalToken,
   digestArgs,
   verifyApprovalToken,
-} from "../../src/edge/approval-token";
-import { signWebhook } from "../../src/edge/webhooks";
+} from "../../src/edge/approvals/approval-token";
+import { signWebhook } from "../../src/edge/notify/webhooks";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const OTHER = `whsec_${btoa("another secret, 32 bytes long!!!")}`;

@@ -1,11 +1,11 @@
 // Approver groups (docs/architecture.md §6 "Groups"): parsing, identities, code over env, config errors.
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/edge/config";
+import { ConfigError } from "../../src/edge/settings";
 import {
   approverDirectory,
   isConfusable,
   parseApproverGroups,
-} from "../../src/edge/approver-groups";
+} from "../../src/edge/approvals/groups";
 
 const FINANCE = {
   finance: {

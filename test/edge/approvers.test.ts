@@ -18,10 +18,10 @@ import { createWorker } from "../../src/edge/create-worker";
 import { defineAgent } from "../../src/edge/agent";
 import { defineTool } from "../../src/core/tools/define";
 import { argsHash } from "../../src/core/approvers/args-hash";
-import { SCHEMA_VERSION } from "../../durable/schema";
+import { SCHEMA_VERSION } from "../../durable/storage/schema";
 import { requireApproval } from "../../src/core/tools/approval";
-import { readConfig, type EdgeEnv } from "../../src/edge/config";
-import { buildNotification, notificationId } from "../../src/edge/notify";
+import { readConfig, type EdgeEnv } from "../../src/edge/settings";
+import { buildNotification, notificationId } from "../../src/edge/notify/notification";
 
 const BIG_REFUND = "Please refund $2000 on order 42";
 const PROMPT = "Refund $2000 on order 42?";

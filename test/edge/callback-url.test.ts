@@ -1,7 +1,7 @@
 // Callback URLs: https to a public host, or what CALLBACK_ALLOW lists; never credentials.
 import { describe, expect, it } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
-import { checkCallbackUrl, parseCallbackAllow } from "../../src/edge/callback-url";
+import { checkCallbackUrl, parseCallbackAllow } from "../../src/edge/notify/callback-url";
 import { createWorker } from "../../src/edge/create-worker";
 import { supportAgent } from "../../src/edge/demo-agent";
 import { api } from "../helpers/edge";

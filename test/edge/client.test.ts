@@ -5,7 +5,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ApiRequestError, createApiClient, type RunStreamEvent } from "../../src/client/index";
+import { ApiRequestError, createApiClient, type RunStreamEvent } from "../../src/api-client";
 import { API_TOKEN, BASE, WEBHOOK_SECRET } from "../helpers/edge";
 
 const selfFetch = (request: Request) => SELF.fetch(request);

@@ -1,7 +1,7 @@
 // Configuration errors fail fast, with a message that names the variable.
 import { describe, expect, it } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
-import { ConfigError, readConfig } from "../../src/edge/config";
+import { ConfigError, readConfig } from "../../src/edge/settings";
 import { createWorker } from "../../src/edge/create-worker";
 import { supportAgent } from "../../src/edge/demo-agent";
 

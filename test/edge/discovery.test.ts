@@ -6,10 +6,10 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, requireApproval } from "../../src/core/index";
-import { createEdge } from "../../durable/create-edge";
+import { defineTool, requireApproval } from "../../src/core";
+import { createEdge } from "../../src/create-edge";
 import { defineAgent, describeTool } from "../../src/edge/agent";
-import { AgentsSchema } from "../../src/edge/schemas";
+import { AgentsSchema } from "../../src/edge/http/schemas";
 import { api, BASE } from "../helpers/edge";
 
 describe("GET /v1/agents", () => {

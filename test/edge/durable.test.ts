@@ -3,8 +3,8 @@
  * deliveries, evictions and crashes between turns, expiry alarms, cancel/decision
  * races, concurrent drivers, the append-only transcript, and the approval page.
  */
-import { migrate } from "../../durable/schema";
-import { createSql } from "../../durable/sql";
+import { migrate } from "../../durable/storage/schema";
+import { createSql } from "../../durable/storage/sql";
 import { describe, expect, it } from "vitest";
 import {
   abortAllDurableObjects,
@@ -17,13 +17,13 @@ import {
   SELF,
 } from "cloudflare:test";
 import worker from "../../src/worker";
-import { DECISION_BACKSTOP_MS } from "../../durable/thread-object";
-import type { EdgeEnv } from "../../src/edge/config";
+import { DECISION_BACKSTOP_MS } from "../../durable/thread/object";
+import type { EdgeEnv } from "../../src/edge/settings";
 import type { DriveMessage } from "../../src/edge/protocol";
 import type { Message, ToolCall } from "../../src/core/types";
-import { newRunId, newThreadId } from "../../src/edge/threads";
+import { newRunId, newThreadId } from "../../src/edge/http/threads";
 import { supportAgent } from "../../src/edge/demo-agent";
-import { createApprovalToken, digestArgs } from "../../src/edge/approval-token";
+import { createApprovalToken, digestArgs } from "../../src/edge/approvals/approval-token";
 import {
   api,
   BASE,

@@ -1,7 +1,7 @@
 // Edited arguments are checked against the tool as the agent defines it (issue 22 item 4):
 // a key outside the tool's input schema is 400, even where the schema leaves extra keys open.
 import { describe, expect, it } from "vitest";
-import { checkEdit } from "../../durable/edit-check";
+import { checkEdit } from "../../durable/ledger/edit-check";
 import { defineAgent } from "../../src/edge/agent";
 import { defineTool } from "../../src/core/tools/define";
 import { requireApproval } from "../../src/core/tools/approval";

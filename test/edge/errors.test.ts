@@ -11,15 +11,15 @@ import {
   getQueueResult,
   runInDurableObject,
 } from "cloudflare:test";
-import { createEdge } from "../../durable/create-edge";
+import { createEdge } from "../../src/create-edge";
 import { defineAgent } from "../../src/edge/agent";
-import { defineTool, requireApproval } from "../../src/core/index";
+import { defineTool, requireApproval } from "../../src/core";
 import { supportAgent } from "../../src/edge/demo-agent";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { DriveMessage, NotifyMessage, RunView } from "../../src/edge/protocol";
-import type { ThreadObjectInternals } from "../../durable/thread-object";
-import { RunStore } from "../../durable/run-store";
-import { newRunId, newThreadId } from "../../src/edge/threads";
+import type { ThreadObjectInternals } from "../../durable/thread/object";
+import { RunStore } from "../../durable/storage/run-store";
+import { newRunId, newThreadId } from "../../src/edge/http/threads";
 import { API_TOKEN, BASE } from "../helpers/edge";
 import { startPending, threadStub } from "../helpers/durable";
 

@@ -11,13 +11,13 @@ import { env, runInDurableObject } from "cloudflare:test";
 import * as z from "zod";
 import { defineTool } from "../../src/core/tools/define";
 import { defineAgent, type AgentDefinition } from "../../src/edge/agent";
-import { readConfig, type EdgeEnv } from "../../src/edge/config";
-import { driveOnce, type DriverDeps } from "../../durable/driver";
-import { InlineWaiters } from "../../durable/elicitation";
-import { RunStore } from "../../durable/run-store";
-import { createLazySql } from "../../durable/sql";
-import { hasSchema, migrate } from "../../durable/schema";
-import { newRunId, newThreadId } from "../../src/edge/threads";
+import { readConfig, type EdgeEnv } from "../../src/edge/settings";
+import { driveOnce, type DriverDeps } from "../../durable/thread/driver";
+import { InlineWaiters } from "../../durable/thread/elicitation";
+import { RunStore } from "../../durable/storage/run-store";
+import { createLazySql } from "../../durable/storage/sql";
+import { hasSchema, migrate } from "../../durable/storage/schema";
+import { newRunId, newThreadId } from "../../src/edge/http/threads";
 
 const CALLS = [1, 2, 3] as const;
 

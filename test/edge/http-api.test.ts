@@ -5,8 +5,8 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { DecisionSchema, RunCreateSchema } from "../../src/edge/schemas";
-import { webhookHeaders } from "../../src/edge/webhooks";
+import { DecisionSchema, RunCreateSchema } from "../../src/edge/http/schemas";
+import { webhookHeaders } from "../../src/edge/notify/webhooks";
 import {
   API_TOKEN,
   BASE,

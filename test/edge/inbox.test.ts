@@ -13,8 +13,8 @@ import { api, BASE, signedDecision, waitForStatus } from "../helpers/edge";
 import { inThread, sqlIn, startPending, until } from "../helpers/durable";
 import type { InboxRpc } from "../../src/edge/inbox/rpc";
 import { decodeCursor, type InboxItem } from "../../src/edge/inbox/item";
-import { deliverOutbox } from "../../durable/inbox-outbox";
-import type { RunRow } from "../../durable/run-store";
+import { deliverOutbox } from "../../durable/outbox/inbox";
+import type { RunRow } from "../../durable/storage/run-store";
 
 const DELETE = "Please delete my account";
 const REFUND = "Refund order 42, $80";

@@ -1,7 +1,7 @@
 // Keys derived from WEBHOOK_SECRET: one per purpose, the first secret signs, all verify.
 import { describe, expect, it } from "vitest";
-import { derivedKeys, type KeyPurpose } from "../../src/edge/keys";
-import { signWebhook } from "../../src/edge/webhooks";
+import { derivedKeys, type KeyPurpose } from "../../src/edge/approvals/keys";
+import { signWebhook } from "../../src/edge/notify/webhooks";
 
 const A = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const B = `whsec_${btoa("a second secret, rotated in later")}`;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { abortAllDurableObjects } from "cloudflare:test";
-import { SCHEMA_VERSION } from "../../durable/schema";
+import { SCHEMA_VERSION } from "../../durable/storage/schema";
 import { inThread, threadOfRun } from "../helpers/durable";
 import {
   absentRunId,

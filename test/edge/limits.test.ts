@@ -8,9 +8,9 @@ import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { jsonDepth } from "../../src/edge/body";
-import { errorHandler } from "../../src/edge/http-errors";
-import { webhookHeaders } from "../../src/edge/webhooks";
+import { jsonDepth } from "../../src/edge/http/body";
+import { errorHandler } from "../../src/edge/http/errors";
+import { webhookHeaders } from "../../src/edge/notify/webhooks";
 import {
   api,
   BASE,

@@ -12,12 +12,12 @@ import {
   runDurableObjectAlarm,
   SELF,
 } from "cloudflare:test";
-import { createEdge } from "../../durable/create-edge";
+import { createEdge } from "../../src/create-edge";
 import { supportAgent } from "../../src/edge/demo-agent";
-import { verifyWebhook } from "../../src/edge/webhooks";
-import type { EdgeEnv } from "../../src/edge/config";
+import { verifyWebhook } from "../../src/edge/notify/webhooks";
+import type { EdgeEnv } from "../../src/edge/settings";
 import type { NotifyMessage } from "../../src/edge/protocol";
-import { notificationId, type Notification } from "../../src/edge/notify";
+import { notificationId, type Notification } from "../../src/edge/notify/notification";
 import {
   BASE,
   getRun,
@@ -28,7 +28,7 @@ import {
   WEBHOOK_SECRET,
 } from "../helpers/edge";
 import { eventsOf, inThread, sleep, startPending, threadStub, until } from "../helpers/durable";
-import { newRunId, newThreadId } from "../../src/edge/threads";
+import { newRunId, newThreadId } from "../../src/edge/http/threads";
 import type { ToolCall } from "../../src/core/types";
 
 /** Unreachable on purpose: the real worker's own delivery attempts fail fast and harmlessly. */

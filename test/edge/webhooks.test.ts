@@ -5,7 +5,7 @@ import {
   signWebhook,
   verifyWebhook,
   webhookHeaders,
-} from "../../src/edge/webhooks";
+} from "../../src/edge/notify/webhooks";
 
 // The published Standard Webhooks test vector.
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

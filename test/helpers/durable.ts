@@ -2,8 +2,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import type { ThreadObject } from "../../src/worker";
 import type { Message } from "../../src/core/types";
-import type { EventRow } from "../../durable/run-store";
-import type { ThreadObjectInternals } from "../../durable/thread-object";
+import type { EventRow } from "../../durable/storage/run-store";
+import type { ThreadObjectInternals } from "../../durable/thread/object";
 import { getRun, startRun, waitForStatus } from "./edge";
 
 export type ThreadStub = DurableObjectStub<ThreadObject>;

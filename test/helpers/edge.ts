@@ -1,6 +1,6 @@
 /** Helpers for driving the worker under test through its public HTTP surface. */
 import { SELF } from "cloudflare:test";
-import { webhookHeaders } from "../../src/edge/webhooks";
+import { webhookHeaders } from "../../src/edge/notify/webhooks";
 import type { RunView } from "../../src/edge/protocol";
 
 export const API_TOKEN = "test-token";

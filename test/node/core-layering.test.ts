@@ -34,7 +34,9 @@ describe("src/core layering", () => {
 
   it("finds the kernel's files, the client's pieces among them", () => {
     const names = files.map((f) => path.relative(CORE, f));
-    expect(names).toEqual(expect.arrayContaining(["client.ts", "client-build.ts", "index.ts"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["client/index.ts", "client/build.ts", "index.ts"]),
+    );
   });
 
   it("sees the import forms it checks", () => {

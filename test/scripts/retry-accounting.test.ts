@@ -1,7 +1,7 @@
 // The notify queue's retry count is stated in three places; they must agree.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "../../src/edge/notify";
+import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "../../src/edge/notify/notification";
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
 

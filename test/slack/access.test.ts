@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { SELF } from "cloudflare:test";
 import { BASE } from "../helpers/edge";
 import { ACCESS_AUD, ACCESS_TEAM, accessJwt } from "../helpers/access";
-import { accessIdentity, readAccessSettings } from "../../src/edge/access";
+import { accessIdentity, readAccessSettings } from "../../src/edge/approvals/access";
 
 const page = (jwt?: string) =>
   SELF.fetch(`${BASE}/inbox`, { headers: jwt ? { "cf-access-jwt-assertion": jwt } : {} });

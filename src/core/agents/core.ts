@@ -6,7 +6,7 @@
 import type { Answer, RefusalText, WaitFor } from "../types";
 import type { Hooks } from "../hooks";
 import type { MetricEvent } from "../metrics";
-import type { ConversationStore } from "../conversation-store";
+import type { ConversationStore } from "../client/conversation-store";
 import type { Clock } from "./clock";
 import type { TurnGate } from "./gates";
 import type { Registry } from "./registry";

@@ -12,7 +12,7 @@
 import type { Answer, RefusalText, Request, WaitFor } from "../types";
 import type { Hooks } from "../hooks";
 import type { MetricEvent } from "../metrics";
-import { memoryConversationStore, type ConversationStore } from "../conversation-store";
+import { memoryConversationStore, type ConversationStore } from "../client/conversation-store";
 import { ResumeError } from "../errors";
 import { systemClock, type Clock } from "./clock";
 import { turnGate } from "./gates";

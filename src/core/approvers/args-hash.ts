@@ -4,8 +4,8 @@
  * records the version it was cast on, and an approval of an older version is refused
  * (`args_changed`), so n approvals are always n approvals of the same arguments.
  */
-import { canonicalJson } from "../canonical-json";
-import { sha256 } from "../sha256";
+import { canonicalJson } from "../schema/canonical-json";
+import { sha256 } from "../schema/sha256";
 
 const encoder = new TextEncoder();
 

@@ -6,7 +6,7 @@
  */
 import type { Answer, Request } from "../types";
 import { answerDeclined, answerOutput } from "../answers";
-import { canonicalJson } from "../canonical-json";
+import { canonicalJson } from "../schema/canonical-json";
 import { argsHash } from "./args-hash";
 import { isRecord, quorumOf, rulesOf, type Rules } from "./rules";
 

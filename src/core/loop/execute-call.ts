@@ -19,7 +19,7 @@ import type { Emit } from "../events";
 import { pendingOf } from "../answers";
 import { declinedResult, unresolvedResult } from "../suspension";
 import { errorMessage } from "../errors";
-import { canonicalJson } from "../canonical-json";
+import { canonicalJson } from "../schema/canonical-json";
 
 export type ToolMessage = Extract<Message, { role: "tool" }>;
 

@@ -1,6 +1,6 @@
 import type { WireStyle } from "./model";
-import { openaiStyle } from "./openai/index";
-import { anthropicStyle } from "./anthropic/index";
+import { openaiStyle } from "./openai";
+import { anthropicStyle } from "./anthropic";
 
 export type StyleName = "openai" | "anthropic";
 

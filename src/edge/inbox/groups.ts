@@ -3,8 +3,8 @@
  * and every approver group. Checked before an `InboxObject` is touched, so an unknown
  * name creates no storage.
  */
-import { approverDirectory, type ApproverGroupsInit } from "../approver-groups";
-import type { EdgeEnv } from "../config";
+import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
+import type { EdgeEnv } from "../settings";
 import { DEFAULT_GROUP } from "./item";
 
 export function inboxGroups(env: EdgeEnv, code?: ApproverGroupsInit): Set<string> {

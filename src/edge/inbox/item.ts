@@ -5,7 +5,7 @@
  */
 import type { Request } from "../../core/types";
 import { rulesOf } from "../../core/approvers/rules";
-import { toBase64Url } from "../base64url";
+import { toBase64Url } from "../approvals/base64url";
 
 /** What last happened to the request (the outbox's event vocabulary). */
 export type InboxEvent = "surfaced" | "vote" | "decided" | "expired" | "cancelled" | "escalated";

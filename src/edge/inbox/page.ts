@@ -5,9 +5,9 @@
  * approval page's headers and CSP apply. Times are UTC plus "in 14 minutes", computed at
  * render, so the page needs no clock of its own.
  */
-import { esc, layout, prettyJson } from "../approval-page";
+import { esc, layout, prettyJson } from "../approvals/page";
 import type { InboxItem } from "./item";
-import { editableKeys, editedArgs } from "../arg-edits";
+import { editableKeys, editedArgs } from "../approvals/arg-edits";
 
 export interface InboxPageView {
   /** Who is signed in (member id). */

@@ -2,7 +2,7 @@
  * The approvals inbox as the worker and the threads see it: one `InboxObject` per group
  * behind the `INBOXES` binding, typed by its RPC surface.
  */
-import { ConfigError } from "../config";
+import { ConfigError } from "../settings";
 import type { InboxCursor, InboxItem } from "./item";
 
 export interface InboxPage {

@@ -1,7 +1,7 @@
 /** zod schemas of the approvals inbox routes (validation and /openapi.json). */
 import * as z from "zod";
 import { INBOX_LIMIT_DEFAULT, INBOX_LIMIT_MAX } from "./item";
-import { identityField } from "../schemas";
+import { identityField } from "../http/schemas";
 
 export const ApprovalsQuerySchema = z
   .strictObject({

@@ -5,8 +5,8 @@
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { readConfig, type EdgeEnv } from "../config";
-import { derivedKeys, type KeyPurpose } from "../keys";
+import { readConfig, type EdgeEnv } from "../settings";
+import { derivedKeys, type KeyPurpose } from "../approvals/keys";
 import { mintToken, readToken } from "./tokens";
 
 export const SESSION_COOKIE = "toolnexus_inbox";

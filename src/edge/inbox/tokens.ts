@@ -4,8 +4,8 @@
  * (keys.ts: "approver-link", "inbox-session", "csrf"), so one can never pass for another.
  * The first key signs; every key verifies (WEBHOOK_SECRET rotation).
  */
-import { timingSafeEqual } from "../webhooks";
-import { fromBase64Url, isBase64Url, toBase64Url } from "../base64url";
+import { timingSafeEqual } from "../notify/webhooks";
+import { fromBase64Url, isBase64Url, toBase64Url } from "../approvals/base64url";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

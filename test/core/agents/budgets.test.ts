@@ -11,7 +11,7 @@ import {
   virtualClock,
   type AgentDef,
   type AgentRuntimeOptions,
-} from "../../../src/core/index";
+} from "../../../src/core";
 import { call, scripted, toolMessages } from "./scripted";
 
 const lookup = defineTool({ name: "lookup", description: "Look up", run: () => "data(x)" });

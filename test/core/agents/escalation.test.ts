@@ -16,7 +16,7 @@ import {
   type AgentDef,
   type AgentRuntimeOptions,
   type Request,
-} from "../../../src/core/index";
+} from "../../../src/core";
 import { call, lastUser, scripted, toolMessages } from "./scripted";
 
 function secretTool() {

@@ -11,7 +11,7 @@ import {
   createToolkit,
   defineTool,
   type AgentDef,
-} from "../../../src/core/index";
+} from "../../../src/core";
 import { call, lastUser, scripted, toolMessages } from "./scripted";
 
 const lookup = defineTool({

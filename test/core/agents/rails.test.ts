@@ -12,7 +12,7 @@ import {
   type AgentRuntimeOptions,
   type CloseReason,
   type GeneratedMessage,
-} from "../../../src/core/index";
+} from "../../../src/core";
 import { call, deferred, lastUser, scripted, toolMessages } from "./scripted";
 
 const lookup = defineTool({

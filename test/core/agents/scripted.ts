@@ -3,7 +3,7 @@
  * name, as the SPEC fixtures do), every call billed 30 + 10 tokens, and a count of the calls
  * in flight so tests can see concurrency (and the turn gate) without timing anything.
  */
-import type { GeneratedMessage, Message, ModelRequest } from "../../../src/core/index";
+import type { GeneratedMessage, Message, ModelRequest } from "../../../src/core";
 
 export type Script = (request: ModelRequest) => GeneratedMessage | Promise<GeneratedMessage>;
 

@@ -1,0 +1,38 @@
+/**
+ * One Durable Object per approver group (binding `INBOXES`, named by the group): the
+ * approvals inbox. Thin: a projection fed by the threads' outboxes (`apply`) and read by
+ * `GET /v1/approvals` and the `/inbox` page (`list`, `get`). The threads stay the truth.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { EdgeEnv } from "../../src/edge/settings";
+import type { InboxCursor, InboxItem } from "../../src/edge/inbox/item";
+import type { InboxRpc } from "../../src/edge/inbox/rpc";
+import { createSql } from "../storage/sql";
+import { InboxStore } from "./store";
+import type { InboxPage } from "../../src/edge/inbox/rpc";
+
+export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc {
+  readonly #store: InboxStore;
+
+  constructor(ctx: DurableObjectState, env: EdgeEnv) {
+    super(ctx, env);
+    this.#store = new InboxStore(createSql(ctx.storage.sql));
+  }
+
+  /** Applies a batch of item versions from one thread's outbox; returning acknowledges them. */
+  async apply(items: InboxItem[]): Promise<{ changed: number }> {
+    return { changed: this.ctx.storage.transactionSync(() => this.#store.apply(items)) };
+  }
+
+  async list(query: {
+    status: "open" | "decided";
+    limit: number;
+    cursor?: InboxCursor;
+  }): Promise<InboxPage> {
+    return this.#store.list(query);
+  }
+
+  async get(runId: string, requestId: string): Promise<InboxItem | undefined> {
+    return this.#store.get(runId, requestId);
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * The decision ledger's rules: a decision is applied at most once, whatever is
+ * replayed. First decision wins; an identical repeat is a no-op (200); a different
+ * one is a conflict (409). Cancel and decision: whichever the object records first wins.
+ * A request with approver rules is decided by votes (`votes.ts`) once it is found.
+ */
+import type { Answer, Request } from "../../src/core/types";
+import { answerDeclined, answerOutput } from "../../src/core/answers";
+import { validateArgs } from "../../src/core/schema";
+import { canonicalJson } from "../../src/edge/approvals/approval-token";
+import type { DecisionInput, DecisionOutcome, DecisionView } from "../../src/edge/protocol";
+import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
+import { settledEvent, type InboxOutbox } from "../outbox/inbox";
+import type { ApproverDirectory } from "../../src/edge/approvals/groups";
+import { castVote, expired, type EditCheck } from "./votes";
+import { argsHash } from "../../src/core/approvers/args-hash";
+import { originalArgs } from "../../src/core/approvers/vote";
+import type { VoteStore } from "../storage/vote-store";
+import {
+  answerOfRow,
+  parseJson,
+  pendingOfRow,
+  type DecisionRow,
+  type RunRow,
+  type RunStore,
+} from "../storage/run-store";
+
+export type { DecisionInput, DecisionOutcome, DecisionView };
+
+export function decisionView(row: DecisionRow): DecisionView {
+  return {
+    requestId: row.request_id,
+    decision: row.decision,
+    answer: answerOfRow(row),
+    channel: row.channel,
+    decidedBy: row.decided_by,
+    webhookId: row.webhook_id,
+    decidedAt: new Date(row.decided_at).toISOString(),
+    appliedAt: row.applied_at === null ? null : new Date(row.applied_at).toISOString(),
+  };
+}
+
+/** Every request the run is suspended on: the surfaced one and its halted siblings. */
+export function openRequests(store: RunStore, run: RunRow): Request[] {
+  const inline = parseJson<Request>(run.inline_request);
+  const active = run.status === "pending" || run.status === "running";
+  const inlineOpen = inline && active && !store.decision(inline.id) ? [inline] : [];
+  if (run.status !== "pending") {
+    return inlineOpen;
+  }
+  const surfaced = pendingOfRow(run);
+  const siblings = store.slots(run.run_id).flatMap((s) => (s.pending ? [s.pending] : []));
+  const all = surfaced ? [surfaced, ...siblings.filter((r) => r.id !== surfaced.id)] : siblings;
+  return [...all, ...inlineOpen.filter((r) => !all.some((a) => a.id === r.id))];
+}
+
+export function answerFor(
+  input: Pick<DecisionInput, "requestId" | "decision" | "data" | "reason">,
+): Answer {
+  switch (input.decision) {
+    case "approve":
+      return answerOutput(input.requestId, input.data);
+    case "decline":
+      return answerDeclined(input.requestId, input.reason ?? "declined");
+    case "cancel":
+      return answerDeclined(input.requestId, input.reason ?? "cancelled");
+  }
+}
+
+/** What requests with rules need: their votes, the groups, and edits already checked. */
+export interface RuledDeps {
+  votes: VoteStore;
+  directory: ApproverDirectory;
+  /** Canonical JSON of edited arguments already checked against the tool. */
+  checked?: string;
+}
+
+/**
+ * Applies the ledger rules; writes the decision when accepted. Synchronous, so it commits
+ * atomically. Order of checks: unknown run/request 404 → no longer pending 409 → (rules)
+ * not an approver / own request 403 → edited args 400.
+ */
+export function recordDecision(
+  store: RunStore,
+  input: DecisionInput,
+  now: number,
+  ruled: RuledDeps,
+): DecisionOutcome | EditCheck {
+  const run = store.run(input.runId);
+  if (!run) {
+    return {
+      ok: false,
+      status: 404,
+      code: "run_not_found",
+      message: `no run ${input.runId} in this thread`,
+    };
+  }
+  const answer = answerFor(input);
+
+  const existing = store.decision(input.requestId);
+  if (existing) {
+    if (existing.run_id !== run.run_id) {
+      return {
+        ok: false,
+        status: 404,
+        code: "request_not_found",
+        message: `request ${input.requestId} does not belong to run ${run.run_id}`,
+      };
+    }
+    const kept = ruled.votes.approval(input.requestId);
+    const keptRequest = kept && (JSON.parse(kept.request) as Request);
+    if (keptRequest && rulesOf(keptRequest)) {
+      return castVote({ store, ...ruled }, run, keptRequest, input, now, existing, ruled.checked);
+    }
+    const same =
+      (existing.decision === input.decision &&
+        canonicalJson(answerOfRow(existing)) === canonicalJson(answer)) ||
+      (input.webhookId !== undefined && existing.webhook_id === input.webhookId);
+    if (same) {
+      return { ok: true, status: 200, decision: decisionView(existing), duplicate: true };
+    }
+    if (existing.decision === "expire") {
+      return {
+        ok: false,
+        status: 409,
+        code: "request_expired",
+        message: `request ${input.requestId} expired`,
+        decision: decisionView(existing),
+      };
+    }
+    return {
+      ok: false,
+      status: 409,
+      code: "conflicting_decision",
+      message: `request ${input.requestId} was already decided (${existing.decision} via ${existing.channel})`,
+      decision: decisionView(existing),
+    };
+  }
+
+  const request = findRequest(store, run, input.requestId);
+  if (!request) {
+    const surfaced =
+      pendingOfRow(run)?.id === input.requestId ||
+      parseJson<Request>(run.inline_request)?.id === input.requestId;
+    if (run.status !== "pending" && surfaced) {
+      return {
+        ok: false,
+        status: 409,
+        code: "request_not_pending",
+        message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending`,
+      };
+    }
+    return {
+      ok: false,
+      status: 404,
+      code: "request_not_found",
+      message: `run ${run.run_id} has no request ${input.requestId}`,
+    };
+  }
+  const inline = parseJson<Request>(run.inline_request)?.id === request.id;
+  if (run.status !== "pending" && !inline) {
+    return {
+      ok: false,
+      status: 409,
+      code: "request_not_pending",
+      message: `run ${run.run_id} is ${run.status}`,
+    };
+  }
+  if (rulesOf(request)) {
+    // Expiry, too, is decided with the votes: a member's identical repeat stays a 200.
+    return castVote({ store, ...ruled }, run, request, input, now, undefined, ruled.checked);
+  }
+  if (expired(run, request, now)) {
+    return {
+      ok: false,
+      status: 409,
+      code: "request_expired",
+      message: `request ${request.id} expired`,
+    };
+  }
+  const version = argsHash(originalArgs(request));
+  if (input.decision === "approve" && input.argsHash !== undefined && input.argsHash !== version) {
+    return {
+      ok: false,
+      status: 409,
+      code: "args_changed",
+      message: `argsHash does not match the arguments of ${request.id}: review the current ones`,
+      current: { args: originalArgs(request), argsHash: version },
+    };
+  }
+  if (input.args !== undefined) {
+    return {
+      ok: false,
+      status: 400,
+      code: "not_editable",
+      message: `request ${request.id} has no approver rules, so its arguments cannot be edited`,
+    };
+  }
+  if (input.decision === "approve" && request.kind === "input") {
+    const schema = request.data?.schema;
+    if (schema && typeof schema === "object") {
+      const checked = validateArgs(schema as Record<string, unknown>, input.data ?? {});
+      if (!checked.ok) {
+        return {
+          ok: false,
+          status: 400,
+          code: "invalid_data",
+          message: "data does not match the request's schema",
+          issues: checked.problems,
+        };
+      }
+    }
+  }
+
+  const row = {
+    request_id: request.id,
+    run_id: run.run_id,
+    decision: input.decision,
+    answer: JSON.stringify(answer),
+    channel: input.channel,
+    // The member behind the identity, as with rules: one person is one name in the record.
+    decided_by: input.decidedBy
+      ? ruled.directory.resolve(input.decidedBy)
+      : defaultDecider(input.channel),
+    webhook_id: input.webhookId ?? null,
+    decided_at: now,
+  };
+  store.insertDecision(row);
+  return {
+    ok: true,
+    status: 202,
+    decision: decisionView({ ...row, applied_at: null }),
+    duplicate: false,
+  };
+}
+
+function findRequest(store: RunStore, run: RunRow, requestId: string): Request | undefined {
+  return openRequests(store, run).find((r) => r.id === requestId);
+}
+
+function defaultDecider(channel: DecisionInput["channel"]): string | null {
+  return channel === "page" ? "anonymous link" : channel === "webhook" ? null : channel;
+}
+
+/**
+ * {@link recordDecision}, and the request's inbox row with it, in the caller's transaction
+ * (the thread object's `decide`). Without approver rules the row changes once, when the
+ * decision settles the request; with rules, every vote shows as it lands.
+ */
+export function recordDecisionInInbox(
+  store: RunStore,
+  outbox: InboxOutbox,
+  input: DecisionInput,
+  now: number,
+  deps: RuledDeps,
+): DecisionOutcome | EditCheck {
+  const run = store.run(input.runId);
+  const request =
+    run &&
+    (openRequests(store, run).find((r) => r.id === input.requestId) ??
+      parseJson<Request>(deps.votes.approval(input.requestId)?.request ?? null));
+  const recorded = recordDecision(store, input, now, deps);
+  if (!run || !request || "checkEdit" in recorded || !recorded.ok || recorded.status !== 202) {
+    return recorded;
+  }
+  const decision = store.decision(input.requestId);
+  const rules = rulesOf(request);
+  if (!rules) {
+    if (decision) {
+      outbox.record(run, request, { event: settledEvent(decision), decision }, now);
+    }
+    return recorded;
+  }
+  const votes = deps.votes.votes(request.id);
+  const needed = quorumOf(rules);
+  outbox.record(
+    run,
+    request,
+    decision
+      ? { event: settledEvent(decision), decision, votes, needed }
+      : { event: "vote", votes, needed },
+    now,
+  );
+  return recorded;
+}

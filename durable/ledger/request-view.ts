@@ -1,0 +1,87 @@
+/**
+ * What the approval page and personal links need from a thread (DESIGN.md §6
+ * "Identity"): the request with its run's context and votes so far, and whether a given
+ * person may decide it (the same membership the vote rule uses).
+ */
+import type { Request } from "../../src/core/types";
+import { eligibleMembers, rulesOf } from "../../src/core/approvers/rules";
+import { currentArgs } from "../../src/core/approvers/vote";
+import { argsHash } from "../../src/core/approvers/args-hash";
+import type { ApproverCheck, RequestDescription } from "../../src/edge/protocol";
+import type { ApproverDirectory } from "../../src/edge/approvals/groups";
+import { openRequests } from "./decisions";
+import { parseJson, type RunRow, type RunStore } from "../storage/run-store";
+import { approvalView } from "../storage/run-view";
+import { toolOf } from "./votes";
+import type { VoteStore } from "../storage/vote-store";
+
+/** The open request as the page shows it. */
+export function openDescription(
+  votes: VoteStore,
+  run: RunRow,
+  request: Request,
+): Extract<RequestDescription, { state: "open" }> {
+  const kept = votes.approval(request.id);
+  return {
+    state: "open",
+    request,
+    agent: run.agent,
+    expiresAt: run.expires_at === null ? null : new Date(run.expires_at).toISOString(),
+    input: run.input,
+    requestedBy: run.requested_by ?? null,
+    metadata: parseJson(run.metadata) ?? null,
+    args: rulesOf(request) ? currentArgs(request, votes.votes(request.id)) : request.data?.args,
+    argsHash: argsHash(currentArgs(request, rulesOf(request) ? votes.votes(request.id) : [])),
+    approval: kept ? approvalView(votes, kept) : null,
+  };
+}
+
+/** Whether `approver` may decide the request now; for a personal link. */
+export function checkApprover(
+  deps: { store: RunStore; votes: VoteStore; directory: ApproverDirectory },
+  runId: string,
+  requestId: string,
+  approver: string,
+  now: number,
+): ApproverCheck {
+  const run = deps.store.run(runId);
+  if (!run) {
+    return { ok: false, status: 404, code: "run_not_found", message: `no run ${runId}` };
+  }
+  const request = openRequests(deps.store, run).find((r) => r.id === requestId);
+  if (!request || deps.store.decision(requestId)) {
+    const settled = deps.store.decision(requestId) || run.status !== "pending";
+    return settled && (request || deps.votes.approval(requestId) || parseJson(run.pending))
+      ? {
+          ok: false,
+          status: 409,
+          code: "request_not_pending",
+          message: `request ${requestId} is no longer pending`,
+        }
+      : { ok: false, status: 404, code: "request_not_found", message: `no request ${requestId}` };
+  }
+  const member = deps.directory.resolve(approver);
+  const rules = rulesOf(request);
+  if (rules) {
+    deps.directory.checkRules(rules, { agent: run.agent, tool: toolOf(request) });
+    const approval = deps.votes.approval(request.id);
+    const escalated = approval?.escalate_at != null && approval.escalate_at <= now;
+    if (!eligibleMembers(rules, deps.directory, escalated).has(member)) {
+      return {
+        ok: false,
+        status: 403,
+        code: "not_an_approver",
+        message: `${approver} may not decide request ${requestId}`,
+      };
+    }
+    if (run.requested_by && deps.directory.resolve(run.requested_by) === member) {
+      return {
+        ok: false,
+        status: 403,
+        code: "own_request",
+        message: `${approver} asked for this and may not decide it`,
+      };
+    }
+  }
+  return { ok: true, member, expiresAt: run.expires_at };
+}

@@ -1,0 +1,218 @@
+/**
+ * Votes on a request with approver rules (docs/architecture.md §6). The ledger (`decisions.ts`)
+ * finds the run and the request and answers 404/409 first; this module applies the
+ * kernel's `decideVote` to the stored votes and writes what it says: a refused attempt,
+ * a vote that waits for more, or the vote that settles the request (then the outcome
+ * lands in `decisions`, like any decision, and the resume path applies it once).
+ */
+import type { Request } from "../../src/core/types";
+import { canonicalJson } from "../../src/core/schema/canonical-json";
+import { eligibleMembers, quorumOf, rulesOf, type Rules } from "../../src/core/approvers/rules";
+import { VOTE_REFUSAL_STATUS, decideVote, type Vote } from "../../src/core/approvers/vote";
+import type { ApproverDirectory } from "../../src/edge/approvals/groups";
+import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
+import { decisionView } from "./decisions";
+import { pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "../storage/run-store";
+import type { VoteStore } from "../storage/vote-store";
+
+export interface VoteDeps {
+  store: RunStore;
+  votes: VoteStore;
+  directory: ApproverDirectory;
+}
+
+/** An edit the object must check against the tool (schema, `when`, `policy`) before it counts. */
+export interface EditCheck {
+  checkEdit: { request: Request; args: Record<string, unknown> };
+}
+
+/**
+ * Decides and records one vote. `checked` is the canonical JSON of arguments already
+ * checked by `checkEdit`; any other edit comes back as an `EditCheck` and nothing is written.
+ */
+export function castVote(
+  deps: VoteDeps,
+  run: RunRow,
+  request: Request,
+  input: DecisionInput,
+  now: number,
+  settled: DecisionRow | undefined,
+  checked?: string,
+): DecisionOutcome | EditCheck {
+  const rules = rulesOf(request) as Rules;
+  deps.directory.checkRules(rules, { agent: run.agent, tool: toolOf(request) });
+  const votes = deps.votes.votes(request.id);
+  // A signed delivery counts once for the request's whole life: its replay is the
+  // identical repeat, even after an edit reset the vote it cast.
+  const delivered =
+    input.webhookId === undefined
+      ? undefined
+      : deps.votes.voteByDelivery(request.id, input.webhookId);
+  if (delivered) {
+    return replayOf(delivered, input, settled, { votes, needed: quorumOf(rules) });
+  }
+  const who = input.decidedBy?.trim() ? deps.directory.resolve(input.decidedBy) : undefined;
+  const approval = deps.votes.approval(request.id);
+  const escalated = approval?.escalate_at != null && approval.escalate_at <= now;
+  const closed = closedState(request, settled, votes, expired(run, request, now));
+  const outcome = decideVote({
+    request,
+    members: eligibleMembers(rules, deps.directory, escalated),
+    ...(run.requested_by ? { requestedBy: deps.directory.resolve(run.requested_by) } : {}),
+    votes,
+    vote: {
+      ...(who === undefined ? {} : { decidedBy: who }),
+      decision: input.decision,
+      ...(input.args === undefined ? {} : { args: input.args }),
+      ...(input.argsHash === undefined ? {} : { argsHash: input.argsHash }),
+      ...(input.data === undefined ? {} : { data: input.data }),
+      ...(input.reason === undefined ? {} : { reason: input.reason }),
+    },
+    ...(closed ? { closed } : {}),
+  });
+  const counts = { votes: outcome.votes, needed: outcome.needed };
+
+  if (outcome.outcome === "refused") {
+    if (outcome.code === "duplicate") {
+      return {
+        ok: true,
+        status: 200,
+        decision: settled ? decisionView(settled) : null,
+        duplicate: true,
+        ...counts,
+      };
+    }
+    if (outcome.code === "not_an_approver" || outcome.code === "own_request") {
+      deps.votes.keepRequest(run.run_id, request);
+      deps.votes.insertRefusal({
+        request_id: request.id,
+        run_id: run.run_id,
+        decided_by: who ?? "",
+        channel: input.channel,
+        code: outcome.code,
+        at: now,
+      });
+    }
+    const status = VOTE_REFUSAL_STATUS[outcome.code] as 400 | 403 | 409;
+    // Over HTTP a member's changed mind keeps the ledger's name for it.
+    const code = outcome.code === "conflicting_vote" ? "conflicting_decision" : outcome.code;
+    return {
+      ok: false,
+      status,
+      code,
+      message: outcome.message,
+      ...counts,
+      ...(outcome.current ? { current: outcome.current } : {}),
+      ...(settled && status === 409 ? { decision: decisionView(settled) } : {}),
+    };
+  }
+  if (outcome.edit && canonicalJson(outcome.edit.args) !== checked) {
+    return { checkEdit: { request, args: outcome.edit.args } };
+  }
+
+  deps.votes.keepRequest(run.run_id, request);
+  if (outcome.edit) {
+    deps.votes.resetApprovals(request.id);
+  }
+  deps.votes.insertVote({
+    request_id: request.id,
+    run_id: run.run_id,
+    decided_by: who ?? "",
+    decision: input.decision,
+    channel: input.channel,
+    args: outcome.edit ? JSON.stringify(outcome.edit.args) : null,
+    webhook_id: input.webhookId ?? null,
+    args_hash: outcome.argsHash,
+    at: now,
+  });
+  if (outcome.outcome === "waiting") {
+    return { ok: true, status: 202, decision: null, duplicate: false, ...counts };
+  }
+  const row = {
+    request_id: request.id,
+    run_id: run.run_id,
+    decision: input.decision,
+    answer: JSON.stringify(outcome.answer),
+    channel: input.channel,
+    decided_by: who ?? null,
+    webhook_id: input.webhookId ?? null,
+    decided_at: now,
+  };
+  deps.store.insertDecision(row);
+  deps.votes.stopTimers(request.id);
+  return {
+    ok: true,
+    status: 202,
+    decision: decisionView({ ...row, applied_at: null }),
+    duplicate: false,
+    ...counts,
+  };
+}
+
+/** Whether the request's time ran out, whether or not the expiry alarm has run yet. */
+export function expired(run: RunRow, request: Request, now: number): boolean {
+  const own = request.expiresAt === undefined ? Number.NaN : Date.parse(request.expiresAt);
+  if (!Number.isNaN(own)) {
+    return own <= now;
+  }
+  return run.expires_at !== null && run.expires_at <= now && pendingOfRow(run)?.id === request.id;
+}
+
+/**
+ * Why nobody can vote any more, when the votes themselves did not settle the request: it
+ * expired (by the clock or by the alarm's decision), or it was settled outside the votes
+ * (a cancelled run). A request the votes settled answers through the rule's own checks.
+ */
+function closedState(
+  request: Request,
+  settled: DecisionRow | undefined,
+  votes: readonly Vote[],
+  timedOut: boolean,
+): { code: "request_expired" | "already_decided"; message: string } | undefined {
+  if (settled?.decision === "expire" || (!settled && timedOut)) {
+    return { code: "request_expired", message: `request ${request.id} expired` };
+  }
+  const byVote = votes.some(
+    (v) => !v.reset && v.decision === settled?.decision && v.decidedBy === settled?.decided_by,
+  );
+  if (settled && !byVote) {
+    return {
+      code: "already_decided",
+      message: `request ${request.id} was already decided (${settled.decision} via ${settled.channel})`,
+    };
+  }
+  return undefined;
+}
+
+/** A signed delivery seen before: the same decision is a duplicate, another one a conflict. */
+function replayOf(
+  delivered: Vote,
+  input: DecisionInput,
+  settled: DecisionRow | undefined,
+  tally: { votes: readonly Vote[]; needed: number },
+): DecisionOutcome {
+  const counts = {
+    votes: tally.votes.filter((v) => !v.reset && v.decision === "approve").length,
+    needed: tally.needed,
+  };
+  if (delivered.decision !== input.decision) {
+    return {
+      ok: false,
+      status: 409,
+      code: "conflicting_decision",
+      message: `delivery ${input.webhookId} already voted ${delivered.decision}`,
+    };
+  }
+  return {
+    ok: true,
+    status: 200,
+    decision: settled ? decisionView(settled) : null,
+    duplicate: true,
+    ...counts,
+  };
+}
+
+export function toolOf(request: Request): string {
+  const tool = request.data?.tool;
+  return typeof tool === "string" ? tool : "(unknown tool)";
+}

@@ -1,0 +1,111 @@
+/**
+ * What a thread sends on the `notify` queue: approver notifications (from its
+ * notify outbox), Slack message syncs for groups with a channel, and Slack reminders. The
+ * queue's consumer does the slow part (HTTP to the receiver or to Slack) with its own
+ * retries; these only hand messages over.
+ */
+import { errorMessage } from "../../src/core/errors";
+import { approverDirectory, type ApproverGroupsInit } from "../../src/edge/approvals/groups";
+import type { EdgeEnv } from "../../src/edge/settings";
+import type { ErrorInfo } from "../../src/edge/error-sink";
+import type { InboxItem } from "../../src/edge/inbox/item";
+import { readSlackSettings } from "../../src/edge/slack/settings";
+import type { SlackSyncMessage } from "../../src/edge/slack/sync";
+import type { EventHub } from "../thread/event-hub";
+import { MAX_NOTIFY_SEND_ATTEMPTS, type NotifyOutbox } from "./notify";
+import type { SlackMessages } from "./slack-messages";
+
+export interface NotifySendDeps {
+  env: EdgeEnv;
+  approverGroups: ApproverGroupsInit | undefined;
+  /** The queue binding, read when a message goes out (a misnamed binding throws then). */
+  notifyQueue(): Queue;
+  notifications: NotifyOutbox;
+  slack: SlackMessages;
+  events: EventHub;
+  report(error: unknown, info: ErrorInfo): void;
+}
+
+export interface NotifySends {
+  /**
+   * Hands due approver notifications to the queue. A refused send is an `error` event on its
+   * run (recoverable: the run stays pending) and a report (recoverable while it is retried);
+   * the alarm (armed by the caller: the drive, the alarm) tries again after a backoff.
+   */
+  notifications(): Promise<void>;
+  /** A group with a Slack channel gets its message posted or updated. */
+  syncSlack(group: string, items: InboxItem[]): Promise<void>;
+  /** A reminder goes to each Slack channel of the request's groups (as a thread reply). */
+  slackReminder(runId: string, requestId: string, n: number): Promise<void>;
+}
+
+export function notifySends(deps: NotifySendDeps): NotifySends {
+  const slackGroups = (groups: readonly string[]) => {
+    if (!readSlackSettings(deps.env)) {
+      return [];
+    }
+    const directory = approverDirectory(deps.env, deps.approverGroups);
+    return groups.filter((group) => directory.groups.get(group)?.slack);
+  };
+  return {
+    async notifications() {
+      for (const { message } of deps.notifications.due(Date.now())) {
+        try {
+          await deps.notifyQueue().send(message);
+          deps.notifications.sent(message.requestId);
+        } catch (error) {
+          const retried = deps.notifications.failed(message.requestId, Date.now());
+          // recoverable: the run itself stays pending and decidable (the stream stays open).
+          deps.events.record(message.runId, "error", {
+            message: retried
+              ? `notification not queued, retrying: ${errorMessage(error)}`
+              : `notification given up after ${MAX_NOTIFY_SEND_ATTEMPTS} attempts: ${errorMessage(error)}`,
+            requestId: message.requestId,
+            recoverable: true,
+          });
+          deps.report(error, {
+            source: "notify",
+            runId: message.runId,
+            threadId: message.threadId,
+            requestId: message.requestId,
+            recoverable: retried,
+          });
+        }
+      }
+    },
+
+    async syncSlack(group, items) {
+      if (slackGroups([group]).length === 0) {
+        return;
+      }
+      await deps.notifyQueue().sendBatch(
+        items.map((item) => ({
+          body: {
+            threadId: item.threadId,
+            runId: item.runId,
+            requestId: item.requestId,
+            slack: { group },
+          } satisfies SlackSyncMessage,
+        })),
+      );
+    },
+
+    async slackReminder(runId, requestId, n) {
+      const item = deps.slack.source(runId, requestId)?.item;
+      const groups = item ? slackGroups(item.groups) : [];
+      if (!item || groups.length === 0) {
+        return;
+      }
+      await deps.notifyQueue().sendBatch(
+        groups.map((group) => ({
+          body: {
+            threadId: item.threadId,
+            runId,
+            requestId,
+            slack: { group, reminder: n },
+          } satisfies SlackSyncMessage,
+        })),
+      );
+    },
+  };
+}

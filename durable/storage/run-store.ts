@@ -1,0 +1,252 @@
+/**
+ * Typed access to one thread's storage. Every method is synchronous: callers group
+ * the writes that belong together with no `await` between them, so they commit
+ * atomically.
+ */
+import type { Answer, Message, Request, RunResult, Usage } from "../../src/core/types";
+import type { Sql } from "./sql";
+import type { Channel, StartInput } from "../../src/edge/protocol";
+
+export type RunStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
+export type ToolMessage = Extract<Message, { role: "tool" }>;
+export type { Channel };
+
+export interface RunRow {
+  run_id: string;
+  thread_id: string;
+  agent: string;
+  status: RunStatus;
+  input: string;
+  callback_url: string | null;
+  metadata: string | null;
+  public_url: string;
+  pending: string | null;
+  inline_request: string | null;
+  expires_at: number | null;
+  text: string | null;
+  usage: string;
+  turns: number;
+  model: string | null;
+  error: string | null;
+  limit_reason: string | null;
+  created_at: number;
+  updated_at: number;
+  cancelled_at: number | null;
+  /** Schema v4; null on runs stored before it (absent on rows built by hand). */
+  requested_by?: string | null;
+}
+
+export interface DecisionRow {
+  request_id: string;
+  run_id: string;
+  decision: "approve" | "decline" | "cancel" | "expire";
+  answer: string;
+  channel: Channel;
+  decided_by: string | null;
+  webhook_id: string | null;
+  decided_at: number;
+  applied_at: number | null;
+}
+
+export interface EventRow {
+  id: number;
+  run_id: string;
+  type: string;
+  data: string;
+  at: number;
+}
+
+export interface NewRun extends StartInput {
+  now: number;
+  /** Stored as the thread's first message when the thread is new: the transcript shows what the model saw. */
+  systemPrompt?: string;
+}
+
+export class RunStore {
+  constructor(private readonly sql: Sql) {}
+
+  run(runId: string): RunRow | undefined {
+    return this.sql.one<
+      RunRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM runs WHERE run_id = ${runId}`;
+  }
+
+  /** The run, which the caller knows exists (it created or just read it): a miss is a bug. */
+  requireRun(runId: string): RunRow {
+    const run = this.run(runId);
+    if (!run) {
+      throw new Error(`run ${runId} not found in this thread's storage`);
+    }
+    return run;
+  }
+
+  activeRun(): RunRow | undefined {
+    return this.sql.one<RunRow & Record<string, SqlStorageValue>>`
+      SELECT * FROM runs WHERE status IN ('running', 'pending') ORDER BY created_at LIMIT 1`;
+  }
+
+  /** Runs that may have work: active ones, and cancelled ones whose earlier decision is not applied yet. */
+  runsWithWork(): RunRow[] {
+    return this.sql<RunRow & Record<string, SqlStorageValue>>`
+      SELECT * FROM runs WHERE status IN ('running', 'pending')
+         OR (status = 'cancelled' AND pending IS NOT NULL AND EXISTS (
+               SELECT 1 FROM decisions d WHERE d.run_id = runs.run_id AND d.applied_at IS NULL))
+       ORDER BY created_at`;
+  }
+
+  insertRun(run: NewRun): void {
+    const usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    this
+      .sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at, requested_by)
+      VALUES (${run.runId}, ${run.threadId}, ${run.agent}, 'running', ${run.input}, ${run.callbackUrl ?? null},
+              ${run.metadata === undefined ? null : JSON.stringify(run.metadata)}, ${run.publicUrl}, ${JSON.stringify(usage)}, ${run.now}, ${run.now},
+              ${run.requestedBy ?? null})`;
+    // COUNT(*) always yields one row; no row reads as no messages.
+    const fresh = (this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM messages`?.n ?? 0) === 0;
+    this.appendMessages(run.runId, [
+      ...(fresh && run.systemPrompt
+        ? [{ role: "system" as const, content: run.systemPrompt }]
+        : []),
+      { role: "user", content: run.input },
+    ]);
+  }
+
+  update(runId: string, fields: Partial<Omit<RunRow, "run_id">>, now: number): void {
+    const entries = Object.entries({ ...fields, updated_at: now });
+    // Column names come from the RunRow type (never from input); values are bound.
+    const assignments = entries.map(([column]) => `${column} = ?`).join(", ");
+    this.sqlRaw(`UPDATE runs SET ${assignments} WHERE run_id = ?`, [
+      ...entries.map(([, v]) => v),
+      runId,
+    ]);
+  }
+
+  /** The thread's transcript (every run's committed messages) plus this run's halted-turn slots. */
+  transcript(runId: string): { messages: Message[]; committed: number } {
+    const rows = this.sql<{ body: string }>`SELECT body FROM messages ORDER BY seq`;
+    const slots = this.slots(runId);
+    return {
+      messages: [...rows.map((r) => JSON.parse(r.body) as Message), ...slots],
+      committed: rows.length,
+    };
+  }
+
+  /** The thread's committed transcript, without any run's open slots. */
+  committedMessages(): Message[] {
+    return this.sql<{ body: string }>`SELECT body FROM messages ORDER BY seq`.map(
+      (r) => JSON.parse(r.body) as Message,
+    );
+  }
+
+  runMessages(runId: string): Message[] {
+    const rows = this.sql<{
+      body: string;
+    }>`SELECT body FROM messages WHERE run_id = ${runId} ORDER BY seq`;
+    return [...rows.map((r) => JSON.parse(r.body) as Message), ...this.slots(runId)];
+  }
+
+  appendMessages(runId: string, messages: Message[]): void {
+    for (const message of messages) {
+      this.sql`INSERT INTO messages (run_id, body) VALUES (${runId}, ${JSON.stringify(message)})`;
+    }
+  }
+
+  slots(runId: string): ToolMessage[] {
+    return this.sql<{
+      body: string;
+    }>`SELECT body FROM slots WHERE run_id = ${runId} ORDER BY position`.map(
+      (r) => JSON.parse(r.body) as ToolMessage,
+    );
+  }
+
+  /** Writes only the slots that changed: a resolved call's row is replaced, the others stay as they are. */
+  putSlots(runId: string, slots: ToolMessage[]): void {
+    const stored = new Map(this.slots(runId).map((s) => [s.toolCallId, JSON.stringify(s)]));
+    slots.forEach((slot, position) => {
+      const body = JSON.stringify(slot);
+      if (stored.get(slot.toolCallId) === body) {
+        return;
+      }
+      this
+        .sql`INSERT INTO slots (run_id, position, call_id, body) VALUES (${runId}, ${position}, ${slot.toolCallId}, ${body})
+        ON CONFLICT (run_id, call_id) DO UPDATE SET body = excluded.body, position = excluded.position`;
+    });
+  }
+
+  /** One call's result as it completes (replacing that call's earlier row, if any). */
+  putSlot(runId: string, position: number, slot: ToolMessage): void {
+    this.sql`INSERT INTO slots (run_id, position, call_id, body)
+      VALUES (${runId}, ${position}, ${slot.toolCallId}, ${JSON.stringify(slot)})
+      ON CONFLICT (run_id, call_id) DO UPDATE SET body = excluded.body, position = excluded.position`;
+  }
+
+  clearSlots(runId: string): void {
+    this.sql`DELETE FROM slots WHERE run_id = ${runId}`;
+  }
+
+  toolCalls(runId: string): RunResult["toolCalls"] {
+    return this.sql<{
+      body: string;
+    }>`SELECT body FROM tool_calls WHERE run_id = ${runId} ORDER BY seq`.map((r) =>
+      JSON.parse(r.body),
+    );
+  }
+
+  appendToolCalls(runId: string, entries: RunResult["toolCalls"]): void {
+    for (const entry of entries) {
+      this.sql`INSERT INTO tool_calls (run_id, body) VALUES (${runId}, ${JSON.stringify(entry)})`;
+    }
+  }
+
+  decision(requestId: string): DecisionRow | undefined {
+    return this.sql.one<
+      DecisionRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM decisions WHERE request_id = ${requestId}`;
+  }
+
+  decisions(runId: string): DecisionRow[] {
+    return this.sql<
+      DecisionRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM decisions WHERE run_id = ${runId} ORDER BY decided_at, request_id`;
+  }
+
+  insertDecision(row: Omit<DecisionRow, "applied_at">): void {
+    this
+      .sql`INSERT INTO decisions (request_id, run_id, decision, answer, channel, decided_by, webhook_id, decided_at)
+      VALUES (${row.request_id}, ${row.run_id}, ${row.decision}, ${row.answer}, ${row.channel}, ${row.decided_by}, ${row.webhook_id}, ${row.decided_at})`;
+  }
+
+  markApplied(requestId: string, now: number): void {
+    this
+      .sql`UPDATE decisions SET applied_at = ${now} WHERE request_id = ${requestId} AND applied_at IS NULL`;
+  }
+
+  appendEvent(runId: string, type: string, data: unknown, now: number): EventRow {
+    const body = JSON.stringify(data);
+    const row = this.sql.one<{
+      id: number;
+    }>`INSERT INTO events (run_id, type, data, at) VALUES (${runId}, ${type}, ${body}, ${now}) RETURNING id`;
+    if (!row) {
+      throw new Error(`INSERT INTO events for run ${runId} returned no id`);
+    }
+    return { id: row.id, run_id: runId, type, data: body, at: now };
+  }
+
+  eventsAfter(runId: string, afterId: number): EventRow[] {
+    return this.sql<
+      EventRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM events WHERE run_id = ${runId} AND id > ${afterId} ORDER BY id`;
+  }
+
+  private sqlRaw(query: string, values: unknown[]): void {
+    const strings = Object.assign(query.split("?"), {
+      raw: query.split("?"),
+    }) as unknown as TemplateStringsArray;
+    this.sql(strings, ...values);
+  }
+}
+
+export const parseJson = <T>(text: string | null): T | undefined =>
+  text === null ? undefined : (JSON.parse(text) as T);
+export const pendingOfRow = (run: RunRow): Request | undefined => parseJson<Request>(run.pending);
+export const answerOfRow = (row: DecisionRow): Answer => JSON.parse(row.answer) as Answer;

@@ -1,0 +1,102 @@
+import type { ApprovalView, RunView } from "../../src/edge/protocol";
+import type { Request, Usage } from "../../src/core/types";
+import { currentArgs, liveApprovals, originalArgs } from "../../src/core/approvers/vote";
+import { argsHash } from "../../src/core/approvers/args-hash";
+import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
+import { decisionView } from "../ledger/decisions";
+import { parseJson, pendingOfRow, type RunRow, type RunStore } from "./run-store";
+import type { ApprovalRow, VoteStore } from "./vote-store";
+
+const isoAt = (ms: number) => new Date(ms).toISOString();
+const iso = (ms: number | null) => (ms === null ? null : isoAt(ms));
+
+/**
+ * A stored `limit_reason` as the API spells it today: runs stored before the kernel took
+ * the SPEC's spelling say "max_turns", which reads back as "maxTurns".
+ */
+export function currentLimit(limit: string | null): string | null {
+  return limit === "max_turns" ? "maxTurns" : limit;
+}
+
+/** A stored event's JSON as the API spells it today: an older `done` event's limit is respelled. */
+export function currentEventData(type: string, data: string): string {
+  return type === "done" && data.includes('"limit":"max_turns"')
+    ? data.replace('"limit":"max_turns"', '"limit":"maxTurns"')
+    : data;
+}
+
+/** The public shape of a run (GET /v1/runs/:runId), with its decision audit trail. */
+export function runView(
+  store: RunStore,
+  votes: VoteStore,
+  run: RunRow,
+  withTranscript: boolean,
+): RunView {
+  const toolCalls = store.toolCalls(run.run_id);
+  const open = run.status === "pending";
+  return {
+    runId: run.run_id,
+    threadId: run.thread_id,
+    agent: run.agent,
+    status: run.status,
+    input: run.input,
+    pending: open ? pendingView(votes, pendingOfRow(run)) : null,
+    expiresAt: open ? iso(run.expires_at) : null,
+    text: run.text,
+    usage: JSON.parse(run.usage) as Usage,
+    turns: run.turns,
+    model: run.model,
+    toolCalls,
+    toolCallCount: toolCalls.length,
+    decisions: store.decisions(run.run_id).map(decisionView),
+    requests: votes.approvalsOfRun(run.run_id).map((row) => approvalView(votes, row)),
+    requestedBy: run.requested_by ?? null,
+    error: run.error,
+    limit: currentLimit(run.limit_reason),
+    metadata: parseJson(run.metadata) ?? null,
+    createdAt: isoAt(run.created_at),
+    updatedAt: isoAt(run.updated_at),
+    cancelledAt: iso(run.cancelled_at),
+    ...(withTranscript ? { transcript: store.runMessages(run.run_id) } : {}),
+  };
+}
+
+/** The surfaced request with `argsHash`: the version of its arguments an approval must carry. */
+function pendingView(votes: VoteStore, request: Request | undefined): RunView["pending"] {
+  if (!request) {
+    return null;
+  }
+  const args = rulesOf(request) ? currentArgs(request, votes.votes(request.id)) : undefined;
+  return { ...request, argsHash: argsHash(args ?? originalArgs(request)) };
+}
+
+/** One request with rules: its votes, the refused attempts, and where the count stands. */
+export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
+  const request = JSON.parse(row.request) as Request;
+  const list = votes.votes(row.request_id);
+  return {
+    requestId: row.request_id,
+    rules: (rulesOf(request) ?? {}) as Record<string, unknown>,
+    approvals: liveApprovals(list),
+    args: currentArgs(request, list),
+    argsHash: argsHash(currentArgs(request, list)),
+    needed: quorumOf(rulesOf(request)),
+    votes: list.map((v) => ({
+      decidedBy: v.decidedBy,
+      decision: v.decision,
+      channel: v.channel,
+      ...(v.args === undefined ? {} : { args: v.args }),
+      ...(v.argsHash === undefined ? {} : { argsHash: v.argsHash }),
+      at: v.at,
+      ...(v.reset ? { reset: true as const } : {}),
+    })),
+    refused: votes.refusals(row.request_id).map((r) => ({
+      decidedBy: r.decided_by,
+      channel: r.channel,
+      code: r.code,
+      at: new Date(r.at).toISOString(),
+    })),
+    reminders: row.reminders,
+    escalatedAt: iso(row.escalated_at),
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * What the driver writes while the kernel runs: each event into the run's log (the
+ * SSE vocabulary), and each turn boundary into storage. Committed messages are
+ * appended, never rewritten; the halted turn's results live in `slots`.
+ */
+import type { Answer, Message, Request, RunResult } from "../../src/core/types";
+import type { RunEvent } from "../../src/core/events";
+import type { RunState } from "../../src/core/loop/run-loop";
+import type { DriverDeps, Work } from "./driver";
+import type { RunRow, ToolMessage } from "../storage/run-store";
+
+/** Kernel events → the run's event log (the SSE vocabulary). `done` is recorded by `finish`. */
+export function forward(deps: DriverDeps, runId: string, event: RunEvent): void {
+  switch (event.type) {
+    case "text":
+      deps.record(runId, "text", { delta: event.delta });
+      break;
+    case "tool_call":
+      deps.record(runId, "tool_call", { id: event.id, name: event.name, args: event.args });
+      break;
+    case "tool_result":
+      recordPolicyDecision(deps, runId, event.metadata?.policy);
+      deps.record(runId, "tool_result", {
+        id: event.id,
+        name: event.name,
+        output: event.output,
+        isError: event.isError,
+      });
+      break;
+    case "pending":
+      deps.record(runId, "pending", { request: event.request });
+      break;
+    case "usage":
+    case "done":
+      break;
+  }
+}
+
+/** A policy that decided automatically goes into the ledger too: the audit trail shows every decision. */
+function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown): void {
+  const parsed = policy as { request?: Request; answer?: Answer } | undefined;
+  if (!parsed?.request?.id || !parsed.answer || deps.store.decision(parsed.request.id)) {
+    return;
+  }
+  const now = deps.now();
+  deps.store.insertDecision({
+    request_id: parsed.request.id,
+    run_id: runId,
+    decision: parsed.answer.ok ? "approve" : "decline",
+    answer: JSON.stringify({ ...parsed.answer, id: parsed.request.id }),
+    channel: "policy",
+    decided_by: "policy",
+    webhook_id: null,
+    decided_at: now,
+  });
+  deps.store.markApplied(parsed.request.id, now);
+}
+
+/**
+ * Persists a run as it goes. `turn` at every turn boundary: committed messages are appended,
+ * never rewritten; the halted turn's results live in `slots` until none of them is suspended.
+ * `call` as each tool call settles: its result becomes its `slots` row, in one transaction
+ * with its `tool_result` event (held back by `event` until then) and its `toolCalls` entry,
+ * so recovery after a crash runs only the calls that have no row (exactly once per completed
+ * call; a call the crash interrupted runs again with the same `ctx.callId`).
+ */
+export function checkpointer(
+  deps: DriverDeps,
+  run: RunRow,
+  committed: number,
+  stored: RunResult["toolCalls"],
+  work: Work,
+  signal: AbortSignal,
+) {
+  const finalOnly = work.kind === "answer" && work.finalOnly;
+  const held = new Map<string, RunEvent>();
+  let toolCallsSeen = stored.length; // entries of state.toolCalls already looked at
+  const saved = new Set<string>(); // ids of this drive's entries stored ahead of their turn
+
+  // `cancel()` aborts the driver's signal in the same step as it stores the status.
+  const checkCancelled = () => {
+    if (!finalOnly && signal.aborted) {
+      // The cancel closed the turn already; writing now would add results twice.
+      throw new Error("run cancelled");
+    }
+  };
+  const flushHeld = () => {
+    for (const event of held.values()) {
+      forward(deps, run.run_id, event);
+    }
+    held.clear();
+  };
+  const saveToolCalls = (state: RunState, only?: string) => {
+    const fresh = state.toolCalls
+      .slice(toolCallsSeen)
+      .filter((entry) => !saved.has(entry.id) && (only === undefined || entry.id === only));
+    deps.store.appendToolCalls(run.run_id, fresh);
+    if (only === undefined) {
+      toolCallsSeen = state.toolCalls.length;
+      saved.clear();
+    } else {
+      for (const entry of fresh) {
+        saved.add(entry.id);
+      }
+    }
+  };
+
+  return {
+    /** The run's events: a `tool_result` waits for its call's row (see `call`). */
+    event(event: RunEvent): void {
+      if (event.type === "tool_result") {
+        held.set(event.id, event);
+      } else {
+        forward(deps, run.run_id, event);
+      }
+    },
+
+    call(state: RunState, result: ToolMessage): void {
+      checkCancelled();
+      const assistant = state.messages.findLast((m) => m.role === "assistant");
+      const calls = assistant?.role === "assistant" ? (assistant.toolCalls ?? []) : [];
+      const position = calls.findIndex((c) => c.id === result.toolCallId);
+      deps.transaction(() => {
+        const event = held.get(result.toolCallId);
+        if (event) {
+          held.delete(result.toolCallId);
+          forward(deps, run.run_id, event);
+        }
+        deps.store.putSlot(run.run_id, Math.max(position, 0), result);
+        saveToolCalls(state, result.toolCallId);
+      });
+    },
+
+    turn(state: RunState): void {
+      checkCancelled();
+      deps.transaction(() => {
+        flushHeld();
+        const lastAssistant = state.messages.findLastIndex((m) => m.role === "assistant");
+        const turnResults = state.messages
+          .slice(lastAssistant + 1)
+          .filter((m): m is ToolMessage => m.role === "tool");
+        const halted = turnResults.some((m) => m.pending);
+        const end = halted ? lastAssistant + 1 : state.messages.length;
+        const fresh: Message[] = state.messages.slice(committed, Math.max(committed, end));
+        deps.store.appendMessages(run.run_id, fresh);
+        committed += fresh.length;
+        if (halted) {
+          deps.store.putSlots(run.run_id, turnResults);
+        } else {
+          deps.store.clearSlots(run.run_id);
+        }
+        saveToolCalls(state);
+        const fields: Partial<RunRow> = {
+          usage: JSON.stringify(state.usage),
+          turns: state.turns,
+          model: state.model,
+        };
+        if (work.kind === "answer") {
+          const answered = turnResults.find((m) => m.pending?.id === work.request.id);
+          if (!answered) {
+            deps.store.markApplied(work.request.id, deps.now());
+            if (!work.finalOnly) {
+              Object.assign(fields, { status: "running", pending: null, expires_at: null });
+            } else {
+              Object.assign(fields, { pending: null });
+            }
+          }
+        }
+        deps.store.update(run.run_id, fields, deps.now());
+      });
+    },
+  };
+}

@@ -1,0 +1,385 @@
+/**
+ * Drives one run of a thread from its stored state: decides what work there is
+ * (start or carry on, apply a recorded decision, expire a request), runs the kernel
+ * with a fresh client, and persists at every turn boundary. Nothing is kept in
+ * memory across a suspension: every step starts from storage.
+ */
+import type { Request, RunResult, Usage } from "../../src/core/types";
+import type { RunEvent } from "../../src/core/events";
+import { createClient, createInProcessClient, type Client } from "../../src/core/client";
+import { createToolkit, type Toolkit } from "../../src/core/toolkit";
+import { answerDeclined } from "../../src/core/answers";
+import { errorMessage } from "../../src/core/errors";
+import {
+  agentTools,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  type AgentDefinition,
+} from "../../src/edge/agent";
+import type { EdgeConfig } from "../../src/edge/settings";
+import { edgeMetrics } from "../../src/edge/metrics";
+import type { ErrorInfo } from "../../src/edge/error-sink";
+import { refusalText } from "../../src/edge/approvals/refusal";
+import { closeOpenTurn } from "./close-turn";
+import { checkpointer } from "./checkpoint";
+import type { InboxHooks } from "../outbox/inbox";
+import { durableElicitation, type InlineDeps, type InlineWaiters } from "./elicitation";
+import {
+  answerOfRow,
+  pendingOfRow,
+  type DecisionRow,
+  type RunRow,
+  type RunStore,
+} from "../storage/run-store";
+
+export interface DriverDeps {
+  store: RunStore;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  config: EdgeConfig;
+  env: Record<string, unknown>;
+  fetch?: typeof fetch;
+  now(): number;
+  /** Groups synchronous writes into one atomic commit. */
+  transaction<T>(fn: () => T): T;
+  /** Appends to the run's event log and pushes to live listeners. */
+  record(runId: string, type: string, data: unknown): void;
+  /** The application's error sink (`createEdge({ onError })`). */
+  report?: (error: unknown, info: ErrorInfo) => void;
+  /** A run halted on `request`: notify its approver. */
+  halted(run: RunRow, request: Request): Promise<void>;
+  /** Decisions for MCP elicitations being waited for inline. */
+  waiters: InlineWaiters;
+  elicitationWindowMs: number;
+  /** The driver started (true) or stopped (false) waiting inline for a decision (see durable/elicitation.ts). */
+  parked?: (waiting: boolean) => void;
+  /** The approvals inbox's outbox (durable/inbox-outbox.ts); each hook runs inside its change's transaction. */
+  inbox?: InboxHooks;
+}
+
+export type Work =
+  | { kind: "continue"; recovering: boolean }
+  | { kind: "answer"; decision: DecisionRow; request: Request; finalOnly: boolean };
+
+/** What the stored state says should happen next for this run, or undefined. */
+export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
+  if (run.status === "running") {
+    // Turns already taken ⇒ this is a recovery from a crash, not a first start.
+    return { kind: "continue", recovering: run.turns > 0 };
+  }
+  const request = pendingOfRow(run);
+  if (!request) {
+    return undefined;
+  }
+  let decision = deps.store.decision(request.id);
+  if (
+    run.status === "pending" &&
+    !decision &&
+    run.expires_at !== null &&
+    run.expires_at <= deps.now()
+  ) {
+    decision = recordExpiry(deps, run, request);
+  }
+  if (!decision || decision.applied_at !== null) {
+    return undefined;
+  }
+  if (run.status === "pending") {
+    return { kind: "answer", decision, request, finalOnly: false };
+  }
+  // Cancelled after the decision was recorded: the decision still applies to its call, the model is not called again.
+  if (
+    run.status === "cancelled" &&
+    run.cancelled_at !== null &&
+    decision.decided_at <= run.cancelled_at
+  ) {
+    return { kind: "answer", decision, request, finalOnly: true };
+  }
+  return undefined;
+}
+
+function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): DecisionRow {
+  const row = {
+    request_id: request.id,
+    run_id: run.run_id,
+    decision: "expire" as const,
+    answer: JSON.stringify(answerDeclined(request.id, "expired")),
+    channel: "expiry" as const,
+    decided_by: "expiry",
+    webhook_id: null,
+    decided_at: deps.now(),
+  };
+  const decision = { ...row, applied_at: null };
+  deps.transaction(() => {
+    deps.store.insertDecision(row);
+    deps.inbox?.settled(run, request, decision);
+  });
+  return decision;
+}
+
+/** Runs one unit of work. Returns true when it changed something (the caller looks again). */
+export async function driveOnce(
+  deps: DriverDeps,
+  runId: string,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const run = deps.store.run(runId);
+  if (!run) {
+    return false;
+  }
+  const work = nextWork(deps, run);
+  if (!work) {
+    return false;
+  }
+  const agent = deps.agents.get(run.agent);
+  if (!agent) {
+    fail(deps, run, new Error(`agent ${JSON.stringify(run.agent)} is not deployed any more`));
+    return false;
+  }
+
+  const { messages, committed } = deps.store.transcript(runId);
+  const stored = {
+    runId,
+    toolCalls: deps.store.toolCalls(runId),
+    turns: run.turns,
+    usage: JSON.parse(run.usage) as Usage,
+    model: run.model ?? undefined,
+  };
+  const persister = checkpointer(deps, run, committed, stored.toolCalls, work, signal);
+  const finalOnly = work.kind === "answer" && work.finalOnly;
+
+  let result: RunResult;
+  let toolkit: Toolkit | undefined;
+  try {
+    // Inside the try: a missing model or tools that fail to build end the run with their message.
+    const client = makeClient(
+      deps,
+      agent,
+      finalOnly,
+      finalOnly ? run.turns : undefined,
+      persister,
+      signal,
+    );
+    toolkit = await createToolkit({
+      tools: await agentTools(agent, deps.env),
+      env: deps.env,
+      ...(agent.mcp === undefined
+        ? {}
+        : {
+            mcp: agent.mcp,
+            onElicitation: durableElicitation(inlineDeps(deps), runId),
+            ...(deps.fetch ? { fetch: deps.fetch } : {}),
+          }),
+    });
+    // A server that failed to connect never breaks the run (its tools are just missing),
+    // so it is reported, not thrown.
+    for (const [server, status] of Object.entries(toolkit.mcpStatus())) {
+      if (status.status === "failed") {
+        deps.report?.(
+          new Error(
+            `MCP server ${server} is unavailable, the run goes on without its tools: ${status.reason}`,
+          ),
+          { source: "driver", runId, threadId: run.thread_id, recoverable: true },
+        );
+      }
+    }
+    // The answered call's result may be stored already (a crash after it ran, before the turn
+    // was checkpointed): then the answer is in the transcript, and the run carries on from it.
+    const answerApplied =
+      work.kind === "answer" &&
+      !deps.store.slots(runId).some((slot) => slot.pending?.id === work.request.id);
+    if (work.kind === "answer" && !answerApplied) {
+      const answer = answerOfRow(work.decision);
+      deps.record(runId, "resumed", {
+        requestId: work.request.id,
+        decision: work.decision.decision,
+        channel: work.decision.channel,
+      });
+      result = await client.runWithAnswer({
+        ...stored,
+        toolkit,
+        history: messages,
+        pending: work.request,
+        answer,
+        signal,
+      });
+    } else {
+      if (work.kind === "answer" || work.recovering) {
+        deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
+      }
+      result = await client.continueRun({ ...stored, toolkit, history: messages, signal });
+    }
+  } catch (error) {
+    const current = deps.store.run(runId);
+    if (current?.status === "cancelled") {
+      if (work.kind === "answer" && work.finalOnly) {
+        settleCancelled(deps, runId);
+      }
+      return false;
+    }
+    fail(deps, current ?? run, error);
+    return true;
+  } finally {
+    await toolkit?.close();
+  }
+  if (work.kind === "answer" && work.finalOnly) {
+    settleCancelled(deps, runId);
+    return true;
+  }
+  await finish(deps, agent, runId, result);
+  return true;
+}
+
+function inlineDeps(deps: DriverDeps): InlineDeps {
+  return {
+    store: deps.store,
+    waiters: deps.waiters,
+    windowMs: deps.elicitationWindowMs,
+    now: deps.now,
+    transaction: deps.transaction,
+    record: deps.record,
+    surface: (runId, request) => deps.halted(deps.store.requireRun(runId), request),
+    ...(deps.inbox ? { inbox: deps.inbox } : {}),
+    ...(deps.parked ? { parked: deps.parked } : {}),
+  };
+}
+
+function makeClient(
+  deps: DriverDeps,
+  agent: AgentDefinition,
+  afterCancel: boolean,
+  maxTurns: number | undefined,
+  persister: ReturnType<typeof checkpointer>,
+  signal: AbortSignal,
+): Client {
+  // No systemPrompt here: it is the thread's first stored message (see RunStore.insertRun).
+  const common = {
+    maxTurns: maxTurns ?? agent.maxTurns ?? 10,
+    // Text deltas reach the event log (and live SSE listeners) as the model produces them.
+    streaming: true,
+    refusalText,
+    onCheckpoint: persister.turn,
+    // Each call's result is stored as it completes (exactly once per completed call).
+    onCallCheckpoint: persister.call,
+    onEvent: (event: RunEvent) => {
+      // After a cancel, `done` is the last event: an interrupted driver's stragglers are not logged
+      // (unless it is applying the decision recorded before the cancel).
+      if (!afterCancel && signal.aborted) {
+        return;
+      }
+      persister.event(event);
+    },
+    onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
+  };
+  const llm = deps.config.llm;
+  if (llm) {
+    return createClient({
+      ...common,
+      baseUrl: llm.baseUrl,
+      style: llm.style,
+      model: agent.model ?? llm.model,
+      apiKey: llm.apiKey,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    });
+  }
+  if (!agent.demoModel) {
+    throw new Error(
+      `no model: set LLM_BASE_URL/LLM_STYLE/LLM_MODEL, or give agent ${agent.name} a demoModel`,
+    );
+  }
+  return createInProcessClient({
+    ...common,
+    model: agent.model ?? "demo",
+    generate: agent.demoModel,
+  });
+}
+
+async function finish(
+  deps: DriverDeps,
+  agent: AgentDefinition,
+  runId: string,
+  result: RunResult,
+): Promise<void> {
+  const run = deps.store.requireRun(runId);
+  if (run.status === "cancelled") {
+    return;
+  }
+  if (result.status === "pending" && result.pending) {
+    const request = result.pending;
+    const expires = request.expiresAt
+      ? Date.parse(request.expiresAt)
+      : deps.now() + (agent.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT_MS);
+    // A suspended elicitation was surfaced (and notified) when its window opened.
+    const surfacedInline =
+      run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;
+    // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
+    const surfacing = !deps.store.decision(request.id) && !surfacedInline;
+    deps.transaction(() => {
+      deps.store.update(
+        runId,
+        {
+          status: "pending",
+          pending: JSON.stringify(request),
+          expires_at: expires,
+          inline_request: null,
+        },
+        deps.now(),
+      );
+      if (surfacing || surfacedInline) {
+        deps.inbox?.surfaced(deps.store.requireRun(runId), request); // now with its expiry
+      }
+    });
+    if (surfacing) {
+      await deps.halted(deps.store.requireRun(runId), request);
+    }
+    return;
+  }
+  deps.transaction(() => {
+    deps.store.update(
+      runId,
+      {
+        status: result.status,
+        text: result.text,
+        pending: null,
+        inline_request: null,
+        expires_at: null,
+        limit_reason: result.limit ?? null,
+      },
+      deps.now(),
+    );
+    deps.inbox?.ended(runId, `run ${result.status}`);
+    deps.record(runId, "done", {
+      status: result.status,
+      text: result.text,
+      usage: result.usage,
+      turns: result.turns,
+      ...(result.limit ? { limit: result.limit } : {}),
+    });
+  });
+}
+
+/** A cancelled run after its last recorded decision: close the turn for good and end the log. */
+function settleCancelled(deps: DriverDeps, runId: string): void {
+  deps.transaction(() => {
+    closeOpenTurn(deps.store, runId);
+    deps.inbox?.ended(runId, "run cancelled");
+    deps.record(runId, "done", { status: "cancelled" });
+  });
+}
+
+/** Ends the run `failed` with the error's message, in its event log and to the error sink. */
+function fail(deps: DriverDeps, run: RunRow, error: unknown): void {
+  const message = errorMessage(error);
+  deps.transaction(() => {
+    deps.store.update(
+      run.run_id,
+      { status: "failed", error: message, pending: null, expires_at: null },
+      deps.now(),
+    );
+    deps.inbox?.ended(run.run_id, "run failed");
+    deps.record(run.run_id, "error", { message });
+  });
+  deps.report?.(error, {
+    source: "driver",
+    runId: run.run_id,
+    threadId: run.thread_id,
+    recoverable: false,
+  });
+}

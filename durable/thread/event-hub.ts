@@ -1,0 +1,90 @@
+/**
+ * The run's event log and its live listeners. Every event is appended to storage
+ * first (so it can be replayed with Last-Event-ID), then pushed to connected
+ * Server-Sent Events streams of the same run.
+ */
+import type { EventRow, RunStore } from "../storage/run-store";
+import { currentEventData } from "../storage/run-view";
+
+const TERMINAL = new Set(["done", "error"]);
+const KEEPALIVE_MS = 15_000;
+const encoder = new TextEncoder();
+
+export function formatSse(row: EventRow): string {
+  return `id: ${row.id}\nevent: ${row.type}\ndata: ${currentEventData(row.type, row.data)}\n\n`;
+}
+
+interface Listener {
+  write(chunk: string): void;
+  close(): void;
+}
+
+export class EventHub {
+  readonly #listeners = new Map<string, Set<Listener>>();
+
+  constructor(private readonly store: RunStore) {}
+
+  record(runId: string, type: string, data: unknown): EventRow {
+    const row = this.store.appendEvent(runId, type, data, Date.now());
+    for (const listener of this.#listeners.get(runId) ?? []) {
+      listener.write(formatSse(row));
+      if (isFinal(row)) {
+        listener.close();
+      }
+    }
+    return row;
+  }
+
+  /** Replays events after `afterId`, then stays open for live ones until the run ends. */
+  stream(runId: string, afterId: number, finished: () => boolean): Response {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    let open = true;
+    let keepalive: ReturnType<typeof setInterval> | undefined;
+    const listeners = this.#listeners.get(runId) ?? new Set<Listener>();
+    this.#listeners.set(runId, listeners);
+    const listener: Listener = {
+      write: (chunk) => {
+        if (open) {
+          writer.write(encoder.encode(chunk)).catch(() => listener.close());
+        }
+      },
+      close: () => {
+        if (!open) {
+          return;
+        }
+        open = false;
+        clearInterval(keepalive);
+        listeners.delete(listener);
+        writer.close().catch(() => {});
+      },
+    };
+
+    const backlog = this.store.eventsAfter(runId, afterId);
+    listener.write(": connected\n\n");
+    for (const row of backlog) {
+      listener.write(formatSse(row));
+    }
+    // Terminal status and its final event are written together, so a finished run's log is complete.
+    if (finished()) {
+      listener.close();
+    } else {
+      listeners.add(listener);
+      keepalive = setInterval(() => listener.write(": keep-alive\n\n"), KEEPALIVE_MS);
+    }
+    return new Response(readable, {
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        connection: "keep-alive",
+      },
+    });
+  }
+}
+
+/** `done` for a pending halt is never recorded, so any done/error closes the stream. */
+function isFinal(row: EventRow): boolean {
+  return (
+    TERMINAL.has(row.type) && !(row.type === "error" && row.data.includes('"recoverable":true'))
+  );
+}

@@ -1,0 +1,52 @@
+/**
+ * The client's types, inferred from the zod schemas that validate the routes and
+ * generate /openapi.json (src/edge/schemas.ts): one source, no second list to keep.
+ * Type-only imports: the client bundle carries no zod.
+ */
+import type * as z from "zod";
+import type {
+  AgentsSchema,
+  DecisionAcceptedSchema,
+  DecisionSchema,
+  ErrorSchema,
+  RunAcceptedSchema,
+  RunCreateSchema,
+  RunLinkCreateSchema,
+  RunLinkSchema,
+  RunViewSchema,
+} from "../edge/http/schemas";
+import type {
+  ApprovalsPageSchema,
+  ApprovalsQuerySchema,
+  ApproverLinkCreateSchema,
+  ApproverLinkSchema,
+} from "../edge/inbox/schemas";
+
+/** The body of `POST /v1/runs`. */
+export type RunCreate = z.input<typeof RunCreateSchema>;
+/** `202` of `POST /v1/runs`. */
+export type RunAccepted = z.output<typeof RunAcceptedSchema>;
+/** A run as `GET /v1/runs/:runId` and `POST /v1/runs/:runId/cancel` return it. */
+export type Run = z.output<typeof RunViewSchema>;
+/** The body of `POST /v1/runs/:runId/links`. */
+export type RunLinkCreate = z.input<typeof RunLinkCreateSchema>;
+/** `201` of `POST /v1/runs/:runId/links`: the approval page, deciding as that approver. */
+export type RunLink = z.output<typeof RunLinkSchema>;
+/** The body of `POST /v1/decisions`. */
+export type Decision = z.input<typeof DecisionSchema>;
+/** `202` (recorded) or `200` (identical repeat) of `POST /v1/decisions`. */
+export type DecisionAccepted = z.output<typeof DecisionAcceptedSchema>;
+/** `GET /v1/agents`. */
+export type Agents = z.output<typeof AgentsSchema>;
+/** Every error response: `{ error: { code, message, issues? } }`. */
+export type ErrorBody = z.output<typeof ErrorSchema>;
+/** The query of `GET /v1/approvals` (`limit` is a number here; the route coerces its text). */
+export type ApprovalsQuery = Omit<z.input<typeof ApprovalsQuerySchema>, "limit"> & {
+  limit?: number;
+};
+/** A page of one group's inbox. */
+export type ApprovalsPage = z.output<typeof ApprovalsPageSchema>;
+/** The body of `POST /v1/approvers/links`. */
+export type ApproverLinkCreate = z.input<typeof ApproverLinkCreateSchema>;
+/** `201` of `POST /v1/approvers/links`: a sign-in link to the approver's `/inbox`. */
+export type ApproverLink = z.output<typeof ApproverLinkSchema>;

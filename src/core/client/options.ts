@@ -1,0 +1,109 @@
+/**
+ * The client's public shapes: the options both clients share, the per-call options and
+ * the `Client` interface itself. Types only, so the two factories (`client-wire.ts`,
+ * `client-in-process.ts`) and the shared entry points (`client-build.ts`) agree on them
+ * without importing each other.
+ */
+import type { Answer, Message, RefusalText, Request, RunResult, WaitFor } from "../types";
+import type { Toolkit } from "../toolkit";
+import type { Hooks } from "../hooks";
+import type { RunEvent } from "../events";
+import type { MetricEvent } from "../metrics";
+import type { ConversationStore } from "./conversation-store";
+import type { CallCheckpoint, RunState } from "../loop/run-loop";
+import type { TranslateRequest, TranslateResult } from "../translate";
+import type { ContinueInput, ResumeInput } from "../loop/resume";
+
+export interface CommonClientOptions {
+  model: string;
+  systemPrompt?: string;
+  maxTurns?: number;
+  timeoutMs?: number;
+  hooks?: Hooks;
+  onMetric?: (event: MetricEvent) => void;
+  waitFor?: WaitFor;
+  /**
+   * The text a refused request (declined, cancelled, expired, a policy's refusal) feeds the
+   * model. Default: the contract's `declined/expired: <prompt>`; the edge adds a `reason:` line.
+   */
+  refusalText?: RefusalText;
+  store?: ConversationStore;
+  /**
+   * Merged into every request body, winning over the client's defaults (`max_tokens`, …).
+   * The members the client builds (`model`, `messages`, `system`, `tools`, `tool_choice`,
+   * `stream`, `stream_options`) are dropped with a warning; `bodyTransform` may change them.
+   */
+  requestParams?: Record<string, unknown>;
+  /** Called at every turn boundary with the run's state, so a host can persist it (the edge does). */
+  onCheckpoint?: (state: RunState) => Promise<void> | void;
+  /**
+   * Called as each tool call settles, with its result message (a suspension's placeholder
+   * included), before the turn's other calls finish: persist it, and a crash mid-turn re-runs
+   * only the calls without a result (`continueRun`). The edge stores one row per call here.
+   */
+  onCallCheckpoint?: CallCheckpoint;
+  /** Receives every run event (the same ones `stream()` yields), for every run of this client. */
+  onEvent?: (event: RunEvent) => void;
+  /**
+   * Every entry point (`run`, `ask`, `runWithAnswer`, `continueRun`) asks the model for
+   * streamed replies, so `onEvent` gets `text` deltas as they are generated rather than
+   * one `text` per turn. For an in-process client text still comes whole, once per turn.
+   */
+  streaming?: boolean;
+}
+
+export interface RunOptions {
+  toolkit: Toolkit;
+  history?: Message[];
+  signal?: AbortSignal;
+}
+
+export interface StreamOptions extends RunOptions {
+  /** A conversation in the client's store: its transcript is the history, and the run's is saved back before `done`. */
+  id?: string;
+}
+
+export interface Client {
+  run(prompt: string, options: RunOptions): Promise<RunResult>;
+  /**
+   * The run as it happens: `text` deltas while the model writes, `tool_call`,
+   * `tool_result`, `pending` (before `waitFor` is asked), `usage` per model call, and
+   * `done` with the `RunResult` last. A run error ends the iteration by throwing it;
+   * leaving the loop early aborts the run.
+   * @example for await (const e of client.stream("Refund order 42", { toolkit })) if (e.type === "text") write(e.delta);
+   */
+  stream(prompt: string, options: StreamOptions): AsyncIterable<RunEvent>;
+  /**
+   * A run in conversation `id` (its transcript loaded from the store first and saved back
+   * after); without `id` a one-shot that leaves the store alone. With `onText`, replies
+   * are streamed and every text delta reaches it.
+   */
+  ask(
+    prompt: string,
+    options: {
+      toolkit: Toolkit;
+      id?: string;
+      onText?: (delta: string) => void;
+      signal?: AbortSignal;
+    },
+  ): Promise<RunResult>;
+  runWithAnswer(input: ResumeInput): Promise<RunResult>;
+  /** Carries a checkpointed run on without an answer (crash recovery); see `continueRun`. */
+  continueRun(input: ContinueInput): Promise<RunResult>;
+  askWithAnswer(input: {
+    toolkit: Toolkit;
+    id: string;
+    pending: Request;
+    answer: Answer;
+    signal?: AbortSignal;
+  }): Promise<RunResult>;
+  /**
+   * One model call for a caller that runs its own loop: OpenAI-format messages and tools
+   * in, the reply out; tools are declared, never executed; only `beforeLLM`/`afterLLM` fire.
+   * @example const { text, toolCalls, finishReason } = await client.translate({ messages, tools, toolChoice: "auto" });
+   */
+  translate(request: TranslateRequest): Promise<TranslateResult>;
+  metrics(): string;
+  conversationStore(): ConversationStore;
+  readonly model: string;
+}

@@ -1,0 +1,39 @@
+import type { AgentDefinition } from "./edge/agent";
+import { createWorker, type WorkerOptions } from "./edge/create-worker";
+import { createThreadObjectClass, type ThreadObjectClass } from "../durable/thread/object";
+import { InboxObject } from "../durable/inbox/object";
+
+/** `createEdge`'s options; `Env` is the worker's environment type (from `wrangler types`). */
+export interface EdgeOptions<Env = unknown> extends Omit<WorkerOptions, "agents"> {
+  agents: AgentDefinition<Env>[];
+}
+
+export interface Edge<Env = unknown> {
+  /** Export as the worker's default: `export default edge.worker`. */
+  worker: ExportedHandler<Env>;
+  /** Export under the class name wrangler.toml binds as THREADS: `export class ThreadObject extends edge.ThreadObject {}`. */
+  ThreadObject: ThreadObjectClass<Env>;
+  /** Export under the class name wrangler.toml binds as INBOXES: `export class InboxObject extends edge.InboxObject {}`. */
+  InboxObject: typeof InboxObject;
+}
+
+/**
+ * Builds a deployable edge from agent definitions: the worker's handlers and the
+ * Durable Object classes: one per thread, one approvals inbox per approver group. Export
+ * all three from your worker module.
+ * @example
+ * const edge = createEdge<Env>({ agents: [supportAgent] });
+ * export class ThreadObject extends edge.ThreadObject {}
+ * export class InboxObject extends edge.InboxObject {}
+ * export default edge.worker;
+ */
+export function createEdge<Env = unknown>(options: EdgeOptions<Env>): Edge<Env> {
+  // The edge reads only its own variables and bindings (checked at run time, see
+  // src/edge/config.ts); the application's Env type reaches its agents' tools.
+  const edgeOptions = options as unknown as WorkerOptions;
+  return {
+    worker: createWorker(edgeOptions) as unknown as ExportedHandler<Env>,
+    ThreadObject: createThreadObjectClass(edgeOptions) as unknown as ThreadObjectClass<Env>,
+    InboxObject,
+  };
+}

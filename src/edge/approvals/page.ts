@@ -1,0 +1,261 @@
+/**
+ * HTML for approval links: pure string rendering, no scripts, no external assets.
+ * Every value that reaches the page is escaped: prompts and arguments come from the
+ * model and from tools, so they are attacker-controlled as far as the page is concerned.
+ */
+
+import { relative } from "../inbox/page";
+
+/** What the approval page shows for one pending request. */
+export interface ApprovalPageView {
+  prompt: string;
+  kind: string;
+  args: unknown;
+  toolName?: string;
+  runId: string;
+  requestId: string;
+  /** RFC 3339, shown as given. */
+  expiresAt?: string;
+  /** Where the decision form POSTs (the same `/approve/:token` path). */
+  actionPath: string;
+  /** `Request.data`; for `kind: "input"`, `data.schema` (flat JSON Schema) yields fields. */
+  data?: Record<string, unknown>;
+  /** The run's context: its agent, the user's input, who asked, its metadata. */
+  agent?: string;
+  input?: string;
+  requestedBy?: string | null;
+  metadata?: unknown;
+  /** With approver rules: the votes so far and how many apply the request. */
+  votes?: Array<{ decidedBy: string; decision: string; at: string; reset?: boolean }>;
+  approvals?: number;
+  needed?: number;
+  /** Who is deciding (Access or a personal link); absent: an anonymous link. */
+  signedInAs?: string;
+  /** The version of `args`: the form carries it, so an approval of replaced arguments is refused. */
+  argsHash?: string;
+  /** Top-level keys of `args` the approver may change (personal pages with `editable` rules). */
+  editableKeys?: string[];
+  /** Set when this visitor may not decide here: why, and how to get a personal link. */
+  readOnly?: string;
+  /** The render time, for "in 14 minutes" (default: now). */
+  now?: number;
+}
+
+const STYLE = `
+body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
+h1{font-size:1.4rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}
+dt{color:#555}dd{margin:0;word-break:break-all}
+pre{background:#f4f4f4;padding:.75rem;overflow:auto;white-space:pre-wrap;word-break:break-word}
+label{display:block;margin-top:.75rem;font-weight:600}
+input,textarea{width:100%;box-sizing:border-box;font:inherit;padding:.4rem}
+.hint{font-weight:400;color:#555}.actions{margin-top:1rem;display:flex;gap:.75rem}
+button{font:inherit;padding:.5rem 1.25rem;border-radius:.3rem;border:1px solid #888;cursor:pointer}
+.approve{background:#1b6e2e;color:#fff;border-color:#1b6e2e}
+.ok{color:#1b6e2e}.error{color:#a61b1b}`;
+
+/**
+ * The approval page: prompt, tool, arguments, expiry, and ONE POST form whose two submit
+ * buttons send `decision=approve|decline` (plus optional `reason` and `field:<name>` inputs).
+ * GET renders this page only; deciding requires the POST, so link scanners can't decide.
+ *
+ * @example c.html(renderApprovalPage({ ...request, args, runId, requestId, actionPath: c.req.path }), 200, pageHeaders())
+ */
+export function renderApprovalPage(view: ApprovalPageView): string {
+  const heading = view.kind === "input" ? "Input requested" : "Approval requested";
+  const details = [
+    view.toolName !== undefined ? row("Tool", `<code id="tool">${esc(view.toolName)}</code>`) : "",
+    row("Kind", esc(view.kind)),
+    row("Run", `<code>${esc(view.runId)}</code>`),
+    row("Request", `<code>${esc(view.requestId)}</code>`),
+    view.agent !== undefined ? row("Agent", `<code id="agent">${esc(view.agent)}</code>`) : "",
+    view.requestedBy
+      ? row("Requested by", `<span id="requested-by">${esc(view.requestedBy)}</span>`)
+      : "",
+    view.expiresAt !== undefined
+      ? row(
+          "Expires",
+          `<time id="expires" datetime="${esc(view.expiresAt)}">${esc(utcAndRelative(view.expiresAt, view.now ?? Date.now()))}</time>`,
+        )
+      : "",
+  ].join("");
+  const context = [
+    view.input !== undefined
+      ? `<h2>The user asked</h2>\n<blockquote id="input">${esc(view.input)}</blockquote>`
+      : "",
+    view.metadata !== undefined && view.metadata !== null
+      ? `<h2>Run metadata</h2>\n<pre id="metadata">${esc(prettyJson(view.metadata))}</pre>`
+      : "",
+    view.needed !== undefined ? renderVotes(view) : "",
+  ].join("\n");
+  const who = view.signedInAs
+    ? `<p id="signed-in">Deciding as <strong>${esc(view.signedInAs)}</strong></p>`
+    : "";
+  const form = view.readOnly
+    ? `<p id="read-only" class="error">${esc(view.readOnly)}</p>`
+    : `<form method="POST" action="${esc(view.actionPath)}">
+${view.argsHash ? `<input type="hidden" name="argsHash" value="${esc(view.argsHash)}">\n` : ""}${view.kind === "input" ? renderFields(view.data?.schema) : ""}${renderArgEdits(view)}<label for="reason">Reason <span class="hint">(optional)</span></label>
+<textarea id="reason" name="reason" rows="3" maxlength="1000"></textarea>
+<div class="actions">
+<button type="submit" class="approve" name="decision" value="approve">Approve</button>
+<button type="submit" class="decline" name="decision" value="decline" formnovalidate>Decline</button>
+</div>
+</form>`;
+  const body = `<h1>${heading}</h1>
+<p id="prompt">${esc(view.prompt)}</p>
+<dl>${details}</dl>
+<h2>Arguments</h2>
+<pre id="args">${esc(prettyJson(view.args))}</pre>
+${context}
+${who}
+${form}`;
+  return layout(heading, body);
+}
+
+/**
+ * A result or error page ("This link has expired", "Decision recorded: approved", …).
+ *
+ * @example c.html(renderMessagePage("Expired", "This link has expired", "error"), 410, pageHeaders())
+ */
+export function renderMessagePage(
+  title: string,
+  message: string,
+  status: "ok" | "error" = "ok",
+): string {
+  return layout(
+    title,
+    `<h1 class="${status}">${esc(title)}</h1>\n<p id="message" class="${status}">${esc(message)}</p>`,
+  );
+}
+
+/**
+ * Headers for both pages: no caching (they hold a bearer token in the URL), no referrer
+ * leak of that URL, no framing (clickjacking an Approve button), nothing but inline CSS.
+ */
+export function pageHeaders(): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy":
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  };
+}
+
+/** One labelled text input per property of a flat JSON Schema object; unknown shapes render nothing. */
+/**
+ * "Edit arguments": one JSON field per editable key, prefilled with the current value. Left
+ * as they are, the fields change nothing (unchanged keys are not edits).
+ */
+function renderArgEdits(view: ApprovalPageView): string {
+  const keys = view.editableKeys ?? [];
+  if (keys.length === 0) {
+    return "";
+  }
+  const args = view.args as Record<string, unknown>;
+  const fields = keys
+    .map(
+      (key, i) => `<label for="arg-${i}">${esc(key)}</label>
+<input type="text" id="arg-${i}" name="arg:${esc(key)}" value="${esc(JSON.stringify(args[key]) ?? "")}">`,
+    )
+    .join("\n");
+  return `<details id="edit-args"><summary>Edit arguments</summary>
+${fields}
+<p class="hint">Values are JSON (a bare word is taken as text). Approving edited arguments resets earlier approvals.</p>
+</details>
+`;
+}
+
+function renderFields(schema: unknown): string {
+  if (!isRecord(schema) || !isRecord(schema.properties)) {
+    return "";
+  }
+  const required: unknown[] = Array.isArray(schema.required) ? schema.required : [];
+  return Object.entries(schema.properties)
+    .map(([name, def], index) => {
+      const prop = isRecord(def) ? def : {};
+      const title = typeof prop.title === "string" ? prop.title : name;
+      const hint =
+        typeof prop.description === "string"
+          ? ` <span class="hint">${esc(prop.description)}</span>`
+          : "";
+      const isRequired = required.includes(name);
+      const value = prop.default !== undefined ? ` value="${esc(String(prop.default))}"` : "";
+      const id = `field-${index}`; // ids from an index: property names may hold any character
+      return `<label for="${id}">${esc(title)}${isRequired ? " *" : ""}${hint}</label>
+<input type="text" id="${id}" name="field:${esc(name)}"${value}${isRequired ? " required" : ""}>
+`;
+    })
+    .join("");
+}
+
+/** The page skeleton every server-rendered page shares (inline CSS only, no script). */
+export function layout(title: string, body: string, extraStyle = ""): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${esc(title)}</title>
+<style>${STYLE}${extraStyle}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+function renderVotes(view: ApprovalPageView): string {
+  const items = (view.votes ?? []).map(
+    (v) =>
+      `<li>${esc(v.decidedBy)}: ${esc(v.decision)}${v.reset ? " (reset by a later edit)" : ""}, ${esc(utcAndRelative(v.at, view.now ?? Date.now()))}</li>`,
+  );
+  return `<h2>Votes</h2>
+<p id="votes">${view.approvals ?? 0} of ${view.needed} approvals</p>
+${items.length ? `<ul>${items.join("")}</ul>` : "<p>No votes yet.</p>"}`;
+}
+
+/** "2026-11-30 20:10:00 UTC (in 14 minutes)", computed at render. */
+function utcAndRelative(iso: string, now: number): string {
+  const at = Date.parse(iso);
+  if (!Number.isFinite(at)) {
+    return iso;
+  }
+  const utc = new Date(at)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "")
+    .replace("T", " ");
+  return `${utc} UTC (${relative(at, now)})`;
+}
+
+function row(term: string, definition: string): string {
+  return `<dt>${term}</dt><dd>${definition}</dd>`;
+}
+
+export function prettyJson(value: unknown): string {
+  if (value === undefined) {
+    return "(no arguments)";
+  }
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value); // cycles or BigInt: still show something rather than fail the page
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Escapes text for both element content and double- or single-quoted attributes. */
+export function esc(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}

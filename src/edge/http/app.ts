@@ -1,0 +1,53 @@
+import { Hono } from "hono";
+import type { EdgeEnv } from "../settings";
+import { readConfig } from "../settings";
+import type { AgentDefinition } from "../agent";
+import { ApiError, errorHandler } from "./errors";
+import type { ErrorInfo } from "../error-sink";
+import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
+import { runRoutes } from "./runs";
+import { decisionRoutes } from "./decisions";
+import { approvalRoutes } from "../approvals/routes";
+import { approvalsRoutes } from "../inbox/api-routes";
+import { inboxRoutes } from "../inbox/routes";
+import { slackRoutes } from "../slack/routes";
+import { servedOpenApiDocument } from "./openapi/document";
+import { publicBase } from "../approvals/links";
+import { edgeMetrics } from "../metrics";
+import { readSlackSettings } from "../slack/settings";
+import { readAccessSettings } from "../approvals/access";
+import { inboxNamespace } from "../inbox/rpc";
+
+/** The HTTP API of docs/architecture.md §4 and §6. */
+export function createApp(
+  agents: AgentDefinition[],
+  report: (error: unknown, info: ErrorInfo) => void,
+  options: { approverGroups?: ApproverGroupsInit } = {},
+) {
+  return new Hono<{ Bindings: EdgeEnv }>()
+    .use("*", async (c, next) => {
+      readConfig(c.env); // fail fast, naming the variable, on every route
+      readSlackSettings(c.env);
+      readAccessSettings(c.env);
+      inboxNamespace(c.env);
+      approverDirectory(c.env, options.approverGroups);
+      await next();
+    })
+    .get("/healthz", (c) => c.json({ ok: true }))
+    .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
+    .get("/metrics", (c) =>
+      c.text(edgeMetrics.render(), 200, {
+        "content-type": "text/plain; version=0.0.4; charset=utf-8",
+      }),
+    )
+    .route("/v1", decisionRoutes())
+    .route("/v1", approvalsRoutes(options))
+    .route("/v1", runRoutes(agents, options.approverGroups))
+    .route("/", approvalRoutes())
+    .route("/", inboxRoutes(options))
+    .route("/", slackRoutes({ ...options, report }))
+    .notFound(() => {
+      throw new ApiError(404, "not_found", "no such route");
+    })
+    .onError(errorHandler(report));
+}

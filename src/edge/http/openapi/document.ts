@@ -1,0 +1,360 @@
+/**
+ * /openapi.json, generated from the zod schemas that validate the requests
+ * (src/edge/schemas.ts), so the document and the code cannot disagree.
+ */
+import * as z from "zod";
+import {
+  AgentToolSchema,
+  AgentsSchema,
+  ApprovalDescriptionSchema,
+  DecisionAcceptedSchema,
+  DecisionRecordSchema,
+  LinksSchema,
+  RunStatusSchema,
+  DecisionSchema,
+  ErrorSchema,
+  NotificationSchema,
+  RunAcceptedSchema,
+  RunCreateSchema,
+  RunLinkCreateSchema,
+  RunLinkSchema,
+  RunViewSchema,
+  VoteSchema,
+  ApprovalStateSchema,
+  ArgsChangedSchema,
+} from "../schemas";
+import {
+  ApprovalsPageSchema,
+  ApproverLinkCreateSchema,
+  ApproverLinkSchema,
+  InboxItemSchema,
+} from "../../inbox/schemas";
+import { INBOX_PATHS } from "./inbox";
+import { error, html, json, ref } from "./parts";
+
+// Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
+const SCHEMAS = {
+  RunCreateSchema,
+  RunLinkCreateSchema,
+  RunLinkSchema,
+  DecisionSchema,
+  ErrorSchema,
+  RunAcceptedSchema,
+  RunViewSchema,
+  DecisionAcceptedSchema,
+  DecisionRecordSchema,
+  LinksSchema,
+  RunStatusSchema,
+  AgentsSchema,
+  AgentToolSchema,
+  ApprovalDescriptionSchema,
+  NotificationSchema,
+  ApprovalsPageSchema,
+  InboxItemSchema,
+  ApproverLinkCreateSchema,
+  ApproverLinkSchema,
+  VoteSchema,
+  ApprovalStateSchema,
+  ArgsChangedSchema,
+};
+
+function components() {
+  const registry = z.registry<{ id: string }>();
+  for (const schema of Object.values(SCHEMAS)) {
+    const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
+    if (id) {
+      registry.add(schema, { id });
+    }
+  }
+  const { schemas } = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    unrepresentable: "any",
+  });
+  // OpenAPI components are named by their key; a `$id` with a fragment is not valid JSON Schema.
+  for (const schema of Object.values(schemas)) {
+    delete (schema as { $schema?: string }).$schema;
+    delete (schema as { $id?: string }).$id;
+  }
+  return schemas;
+}
+
+/** The approval page answers every problem with a page, never a stack trace. */
+const PAGE_RESPONSES = {
+  400: html("Invalid link (altered, or signed with another key), or an invalid form"),
+  404: html("Unknown run or request"),
+  409: html("Already decided, or the run has nothing left to decide"),
+  410: html("The link has expired"),
+};
+const bearer = [{ bearer: [] }];
+const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
+
+const EVENTS = `Server-Sent Events. Each event has an \`id\` (replay with Last-Event-ID), an \`event\` type and JSON \`data\`:
+text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError}; pending {request};
+resumed {requestId, decision, channel} or {reason}; done {status, text?, usage?, turns?}; error {message}
+(the run failed) or {message, requestId?, recoverable: true} (the run goes on: a retried driver, a
+notification not delivered, an approver group not defined). The stream closes after done or an
+error without recoverable: true.`;
+
+let cached: unknown;
+
+function openApiDocument(): unknown {
+  cached ??= {
+    openapi: "3.1.0",
+    info: {
+      title: "toolnexus-edge",
+      version: "0.1.0",
+      description:
+        "Agent runs that suspend for human approval and resume durably. Errors are JSON `{ error: { code, message, issues? } }`.",
+    },
+    components: {
+      schemas: components(),
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "API_TOKEN" },
+        standardWebhooks: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description:
+            "Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body>) with WEBHOOK_SECRET",
+        },
+      },
+    },
+    paths: {
+      "/v1/agents": {
+        get: {
+          summary: "List agents",
+          security: bearer,
+          responses: {
+            200: json(
+              "Agents",
+              "Agents with their tools: each tool's input JSON Schema and the static parts of its approval rules",
+            ),
+            401: error("Bad or missing token"),
+          },
+        },
+      },
+      "/v1/runs": {
+        post: {
+          summary: "Start a run",
+          security: bearer,
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: ref("RunCreate") } },
+          },
+          responses: {
+            202: json("RunAccepted", "Started; follow links.events"),
+            400: error(
+              "invalid_json; invalid_body (schema, not UTF-8, nested deeper than 64 levels, metadata over 64 KiB); invalid_callback_url (the message names the reason: not https, credentials, private/loopback/link-local/CGNAT/reserved address, odd IPv4 spelling, local-only name — unless CALLBACK_ALLOW lists it); unknown_agent; agent_has_no_model (no LLM_* configured and no demoModel)",
+            ),
+            401: error("Bad or missing token"),
+            409: error("thread_busy: the thread has an active run"),
+            413: error("body_too_large: over 256 KiB, declared or streamed"),
+            415: error("unsupported_media_type: the body must be application/json"),
+            500: error(
+              "config_error naming the variable or binding (e.g. a callbackUrl while NOTIFY_SECRET is not configured), or internal_error",
+            ),
+          },
+          callbacks: {
+            runPending: {
+              "{$request.body#/callbackUrl}": {
+                post: {
+                  summary:
+                    "A run is waiting for a decision (Standard Webhooks, signed with NOTIFY_SECRET — not the decisions key; retried with backoff)",
+                  requestBody: { content: { "application/json": { schema: ref("Notification") } } },
+                  responses: { 200: { description: "Any 2xx acknowledges" } },
+                },
+              },
+            },
+          },
+        },
+      },
+      "/v1/runs/{runId}": {
+        get: {
+          summary: "Get a run (status, pending request, text, usage, tool calls, decisions)",
+          security: bearer,
+          parameters: [runId, { name: "transcript", in: "query", schema: { type: "boolean" } }],
+          responses: {
+            200: json("Run", "The run"),
+            401: error("Bad or missing token"),
+            404: error("Unknown run"),
+          },
+        },
+      },
+      "/v1/runs/{runId}/events": {
+        get: {
+          summary: "Stream a run's events",
+          security: bearer,
+          parameters: [runId, { name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
+          responses: {
+            200: {
+              description: EVENTS,
+              content: { "text/event-stream": { schema: { type: "string" } } },
+            },
+            401: error("Bad or missing token"),
+            404: error("Unknown run"),
+          },
+        },
+      },
+      "/v1/runs/{runId}/cancel": {
+        post: {
+          summary: "Cancel a run (a decision recorded earlier still applies to its call)",
+          security: bearer,
+          parameters: [runId],
+          responses: {
+            200: json("Run", "Cancelled"),
+            401: error("Bad or missing token"),
+            404: error("Unknown run"),
+            409: error("Run already finished"),
+          },
+        },
+      },
+      "/v1/runs/{runId}/links": {
+        post: {
+          summary:
+            "A personal approval-page link for one approver of one pending request (valid until the request expires)",
+          security: bearer,
+          parameters: [runId],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: ref("RunLinkCreate") } },
+          },
+          responses: {
+            201: json("RunLink", "The link: the page decides as this approver"),
+            400: error("invalid_json; invalid_body"),
+            401: error("Bad or missing token"),
+            403: error("not_an_approver or own_request: this approver may not decide the request"),
+            404: error("Unknown run or request"),
+            409: error("request_not_pending: already decided, expired or cancelled"),
+          },
+        },
+      },
+      "/v1/decisions": {
+        post: {
+          summary:
+            "Record an approver's decision (Standard Webhooks signature). Order of checks: signature 401 → body 400 → unknown run/request 404 → no longer pending or expired 409 → not an approver / own request 403 → arguments changed 409 → edited args 400. A vote is bound to the version of the arguments it was cast on (`argsHash`); a webhook-id is remembered for the request's lifetime, so a replay is always the identical repeat (200)",
+          security: [{ standardWebhooks: [] }],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: ref("Decision") } },
+          },
+          responses: {
+            202: json("DecisionAccepted", "Recorded; the run resumes through the queue"),
+            200: json("DecisionAccepted", "Identical repeat; nothing changed"),
+            400: error(
+              "invalid_json; invalid_body (schema, not UTF-8, nested deeper than 64 levels); invalid_data (data that does not fit the request's schema); member_required (approver rules need decidedBy); not_editable, invalid_args, edit_refused (edited args). Checked only after the signature",
+            ),
+            403: error(
+              "not_an_approver (not in the rules' group, anyOf or escalation group) or own_request (the run's requestedBy); the attempt is kept as refused",
+            ),
+            401: error(
+              "Missing, bad or stale signature (checked over the raw bytes, before decoding)",
+            ),
+            404: error("Unknown run or request"),
+            409: {
+              description:
+                "request_not_pending, request_expired (also before the expiry alarm has run), already_decided, conflicting_decision (this member voted otherwise); or args_changed: the approval's argsHash is not the current arguments' version (or is missing once they were edited) — the body then carries the current `args` and `argsHash`, and nothing was recorded",
+              content: {
+                "application/json": {
+                  schema: { oneOf: [ref("Error"), ref("ArgsChanged")] },
+                },
+              },
+            },
+            413: error("body_too_large: over 64 KiB, declared or streamed"),
+          },
+        },
+      },
+      "/approve/{token}": {
+        get: {
+          summary: "Approval page (renders only)",
+          parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: html("The request with Approve / Decline"), ...PAGE_RESPONSES },
+        },
+        post: {
+          summary:
+            "Decide from the approval page (form: decision=approve|decline, reason, field:<name>)",
+          parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: {
+            required: true,
+            content: {
+              "application/x-www-form-urlencoded": { schema: { type: "object" } },
+              "multipart/form-data": { schema: { type: "object" } },
+            },
+          },
+          responses: {
+            200: html("Decided (or an identical repeat)"),
+            ...PAGE_RESPONSES,
+            413: html("The form is over 16 KiB (reading stops there); nothing decided"),
+          },
+        },
+      },
+      ...INBOX_PATHS,
+      "/metrics": {
+        get: {
+          summary: "Prometheus metrics of this isolate",
+          responses: {
+            200: {
+              description: "Prometheus text exposition",
+              content: {
+                "text/plain; version=0.0.4; charset=utf-8": { schema: { type: "string" } },
+              },
+            },
+          },
+        },
+      },
+      "/openapi.json": {
+        get: {
+          summary: "This document (its `servers` entry is the base this worker is reached at)",
+          responses: {
+            200: {
+              description: "OpenAPI 3.1",
+              content: { "application/json": { schema: { type: "object" } } },
+            },
+          },
+        },
+      },
+      "/healthz": {
+        get: {
+          summary: "Liveness",
+          responses: {
+            200: {
+              description: "ok",
+              content: {
+                "application/json": {
+                  schema: { type: "object", properties: { ok: { const: true } }, required: ["ok"] },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+  return withServerErrors(cached);
+}
+
+/**
+ * Every route can answer 500: a configuration problem (`config_error`, naming the variable
+ * or binding) fails every request before its handler, and anything unexpected is an
+ * `internal_error`. Added where a route does not describe its own 500.
+ */
+function withServerErrors(document: unknown): unknown {
+  const paths = (
+    document as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
+  ).paths;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      operation.responses[500] ??= error(
+        "config_error naming the misconfigured variable or binding, or internal_error",
+      );
+    }
+  }
+  return document;
+}
+
+/** The document as served: with a `servers` entry for the base the worker is reached at. */
+export function servedOpenApiDocument(base: string): Record<string, unknown> {
+  return {
+    ...(openApiDocument() as Record<string, unknown>),
+    servers: [{ url: base, description: "this worker (PUBLIC_URL, else the request's origin)" }],
+  };
+}

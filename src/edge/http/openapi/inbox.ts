@@ -1,0 +1,138 @@
+/** The approvals inbox's part of /openapi.json (src/edge/openapi.ts spreads it in). */
+import { error, html, json, ref } from "./parts";
+const query = (
+  name: string,
+  description: string,
+  schema: Record<string, unknown>,
+  required = false,
+) => ({
+  name,
+  in: "query",
+  required,
+  description,
+  schema,
+});
+
+export const INBOX_PATHS = {
+  "/v1/approvals": {
+    get: {
+      summary:
+        "One approver group's inbox: open requests oldest first, or decided ones newest first, page by page",
+      security: [{ bearer: [] }],
+      parameters: [
+        query(
+          "group",
+          "An approver group, or `default` for requests without one",
+          { type: "string" },
+          true,
+        ),
+        query("status", "open (default) or decided", { type: "string", enum: ["open", "decided"] }),
+        query("cursor", "`nextCursor` of the previous page", { type: "string" }),
+        query("limit", "1–200, default 50", { type: "integer", minimum: 1, maximum: 200 }),
+      ],
+      responses: {
+        200: {
+          ...json("ApprovalsPage", "A page of the inbox; `nextCursor` is null on the last page"),
+          headers: {
+            "x-rows-read": {
+              description:
+                "SQLite rows the page cost the inbox (its own rows, never the whole inbox)",
+              schema: { type: "integer" },
+            },
+          },
+        },
+        400: error("invalid_query: a parameter is missing or malformed (named in issues)"),
+        401: error("Bad or missing token"),
+        404: error("group_not_found: no such approver group"),
+      },
+    },
+  },
+  "/v1/approvers/links": {
+    post: {
+      summary: "A sign-in link to /inbox for one approver (valid 24 hours)",
+      security: [{ bearer: [] }],
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: ref("ApproverLinkCreate") } },
+      },
+      responses: {
+        201: json("ApproverLink", "The link; opening it sets the inbox session cookie"),
+        400: error("Invalid body"),
+        401: error("Bad or missing token"),
+      },
+    },
+  },
+  "/inbox": {
+    get: {
+      summary: "The signed-in approver's inbox page (HTML, no script)",
+      responses: { 200: html("The inbox"), 401: html("Not signed in") },
+    },
+  },
+  "/inbox/signin/{token}": {
+    get: {
+      summary: "Sign in from an approver link: sets the session cookie, redirects to /inbox",
+      parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+      responses: {
+        303: { description: "To /inbox" },
+        400: html("Invalid or expired link"),
+      },
+    },
+  },
+  "/inbox/decide": {
+    post: {
+      summary:
+        "Decide from the inbox page (form: csrf, runId, requestId, decision=approve|decline, reason; ≤ 16 KiB)",
+      requestBody: {
+        required: true,
+        content: { "application/x-www-form-urlencoded": { schema: { type: "object" } } },
+      },
+      responses: {
+        200: html("The outcome and the updated inbox"),
+        400: html("Invalid form"),
+        401: html("Not signed in"),
+        403: html("Missing or wrong CSRF token"),
+        404: html("Not a request in the approver's inboxes"),
+        409: html("Not recorded (already decided, no longer pending)"),
+        413: html("Form over 16 KiB"),
+      },
+    },
+  },
+  "/slack/interactions": {
+    post: {
+      summary:
+        "Slack interactivity: Approve / Decline buttons and the decline-reason modal (v0 signature over the raw body)",
+      requestBody: {
+        required: true,
+        content: {
+          "application/x-www-form-urlencoded": {
+            schema: {
+              type: "object",
+              properties: { payload: { type: "string", description: "Slack's JSON payload" } },
+            },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description:
+            "Handled (Slack's 3-second acknowledgement): an empty body, or for the decline modal `{ response_action }`",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: {
+                  response_action: { type: "string", enum: ["clear", "errors"] },
+                  errors: { type: "object", additionalProperties: { type: "string" } },
+                },
+              },
+            },
+          },
+        },
+        400: error("Not a Slack interaction payload"),
+        401: error("Missing, bad or stale Slack signature"),
+        404: error("slack_not_configured: SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET unset"),
+        413: error("Body over 128 KiB"),
+      },
+    },
+  },
+};

@@ -1,0 +1,212 @@
+import { Hono } from "hono";
+import type * as z from "zod";
+import type { EdgeEnv } from "../settings";
+import { notifySigningSecret, readConfig } from "../settings";
+import type { AgentDefinition } from "../agent";
+import { agentTools, describeTool } from "../agent";
+import { bearerAuth } from "./auth";
+import { ApiError } from "./errors";
+import { checkCallbackUrl } from "../notify/callback-url";
+import { zValidator } from "@hono/zod-validator";
+import { invalidBody, limitBody, strictJson } from "./body";
+import {
+  type AgentsSchema,
+  MAX_RUN_BODY_BYTES,
+  RunCreateSchema,
+  RunLinkCreateSchema,
+} from "./schemas";
+import { createApproverToken } from "../approvals/approver-link";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../agent";
+import { newRunId, newThreadId, threadOf, threadStub } from "./threads";
+import { approvalUrl, publicBase, runLinks } from "../approvals/links";
+import { NO_STORE } from "./headers";
+import type { ApproverCheck, CancelOutcome, RunView, StartOutcome } from "../protocol";
+import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
+import { approvalGate } from "../../core/tools/approval";
+
+type Bindings = { Bindings: EdgeEnv };
+
+function stubForRun(env: EdgeEnv, runId: string) {
+  const threadId = threadOf(runId);
+  if (!threadId) {
+    throw new ApiError(404, "run_not_found", `no run ${runId}`);
+  }
+  return { threadId, stub: threadStub(env, threadId) };
+}
+
+/** The run API (Bearer API_TOKEN): agents, start, get, events, cancel. */
+export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGroupsInit) {
+  return new Hono<Bindings>()
+    .use("*", bearerAuth())
+    .get("/agents", async (c) => {
+      const env = c.env as unknown as Record<string, unknown>;
+      const list = await Promise.all(
+        agents.map(async (a) => {
+          const tools = await agentTools(a, env);
+          return {
+            name: a.name,
+            description: a.description,
+            tools: tools.map((t) => t.name),
+            toolDetails: tools.map(describeTool),
+          };
+        }),
+      );
+      return c.json({ agents: list } satisfies z.input<typeof AgentsSchema>);
+    })
+    .post(
+      "/runs",
+      limitBody(MAX_RUN_BODY_BYTES),
+      strictJson(),
+      zValidator("json", RunCreateSchema, invalidBody),
+      async (c) => {
+        const body = c.req.valid("json");
+        const agent = agents.find((a) => a.name === body.agent);
+        if (!agent) {
+          throw new ApiError(
+            400,
+            "unknown_agent",
+            `no agent named ${JSON.stringify(body.agent)}; see GET /v1/agents`,
+            [{ path: "agent", message: "unknown agent" }],
+          );
+        }
+        if (!readConfig(c.env).llm && !agent.demoModel) {
+          throw new ApiError(
+            400,
+            "agent_has_no_model",
+            `agent ${JSON.stringify(agent.name)} has no model: set LLM_BASE_URL, LLM_STYLE and LLM_MODEL (LLM_API_KEY as a secret), or give the agent a demoModel`,
+            [{ path: "agent", message: "no model configured for this agent" }],
+          );
+        }
+        if (body.callbackUrl) {
+          const config = readConfig(c.env);
+          const checked = checkCallbackUrl(body.callbackUrl, config.callbackAllow);
+          if (!checked.ok) {
+            throw new ApiError(400, "invalid_callback_url", `callbackUrl ${checked.reason}`, [
+              { path: "callbackUrl", message: checked.reason },
+            ]);
+          }
+          notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
+        }
+        // A rule naming a group nobody defined would leave its requests undecidable: say so now.
+        const directory = approverDirectory(c.env, approverGroups);
+        for (const tool of await agentTools(agent, c.env as unknown as Record<string, unknown>)) {
+          const described = approvalGate(tool)?.describe();
+          if (described && !described.rulesByArgs && (described.group || described.anyOf)) {
+            directory.checkRules(described, { agent: agent.name, tool: tool.name });
+          }
+        }
+        const threadId = body.threadId ?? newThreadId();
+        const runId = newRunId(threadId);
+        const base = publicBase(c);
+        const outcome: StartOutcome = await threadStub(c.env, threadId).start({
+          runId,
+          threadId,
+          agent: body.agent,
+          input: body.input,
+          ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
+          ...(body.metadata ? { metadata: body.metadata } : {}),
+          ...(body.requestedBy ? { requestedBy: body.requestedBy } : {}),
+          publicUrl: base,
+        });
+        if (!outcome.ok) {
+          throw new ApiError(
+            outcome.code === "thread_busy" ? 409 : 400,
+            outcome.code,
+            outcome.message,
+          );
+        }
+        return c.json(
+          { runId, threadId, status: outcome.run.status, links: runLinks(base, runId) },
+          202,
+        );
+      },
+    )
+    .get("/runs/:runId", async (c) => {
+      const runId = c.req.param("runId");
+      const { threadId, stub } = stubForRun(c.env, runId);
+      const view: RunView | undefined = await stub.getRun(runId, {
+        transcript: ["1", "true"].includes(c.req.query("transcript") ?? ""),
+      });
+      if (!view) {
+        throw new ApiError(404, "run_not_found", `no run ${runId}`);
+      }
+      const base = publicBase(c);
+      const link = view.pending
+        ? {
+            approvalUrl: await approvalUrl(
+              base,
+              readConfig(c.env).webhookSecrets,
+              { threadId, runId },
+              view.pending,
+              view.expiresAt ? Date.parse(view.expiresAt) : null,
+            ),
+          }
+        : {};
+      // An approval link is a bearer credential: no cache keeps a response that holds one.
+      return c.json(
+        { ...view, links: runLinks(base, runId), ...link },
+        200,
+        link.approvalUrl ? NO_STORE : {},
+      );
+    })
+    .get("/runs/:runId/events", async (c) => {
+      const runId = c.req.param("runId");
+      const { stub } = stubForRun(c.env, runId);
+      const url = new URL("https://thread/events");
+      url.searchParams.set("runId", runId);
+      const after = c.req.header("last-event-id") ?? c.req.query("after");
+      return stub.fetch(url.toString(), {
+        headers: after ? { "last-event-id": after } : {},
+        signal: c.req.raw.signal,
+      });
+    })
+    .post(
+      "/runs/:runId/links",
+      limitBody(4096),
+      strictJson(),
+      zValidator("json", RunLinkCreateSchema, invalidBody),
+      async (c) => {
+        const runId = c.req.param("runId");
+        const { threadId, stub } = stubForRun(c.env, runId);
+        const body = c.req.valid("json");
+        const checked: ApproverCheck = await stub.checkApprover(
+          runId,
+          body.requestId,
+          body.approver,
+        );
+        if (!checked.ok) {
+          throw new ApiError(checked.status, checked.code, checked.message);
+        }
+        // Valid until the request expires: a personal link is worth nothing after that.
+        const expiresAt = checked.expiresAt ?? Date.now() + DEFAULT_APPROVAL_TIMEOUT_MS;
+        const token = await createApproverToken(readConfig(c.env).webhookSecrets, {
+          threadId,
+          runId,
+          requestId: body.requestId,
+          approver: checked.member,
+          exp: Math.floor(expiresAt / 1000),
+        });
+        return c.json(
+          {
+            url: `${publicBase(c)}/approve/${token}`,
+            expiresAt: new Date(expiresAt).toISOString(),
+          },
+          201,
+          NO_STORE,
+        );
+      },
+    )
+    .post("/runs/:runId/cancel", async (c) => {
+      const runId = c.req.param("runId");
+      const { stub } = stubForRun(c.env, runId);
+      const outcome: CancelOutcome = await stub.cancel(runId);
+      if (!outcome.ok) {
+        throw new ApiError(
+          outcome.code === "run_not_found" ? 404 : 409,
+          outcome.code,
+          outcome.message,
+        );
+      }
+      return c.json({ ...outcome.run, links: runLinks(publicBase(c), runId) });
+    });
+}

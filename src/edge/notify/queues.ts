@@ -1,0 +1,179 @@
+/**
+ * Queue consumers. `resume` messages ask a thread to do whatever work its stored
+ * state holds (start, apply a decision, recover); `notify` messages deliver a
+ * pending request to the run's callbackUrl; dead letters are recorded on the run.
+ */
+import type { DriveMessage, NotifyMessage, NotificationSource } from "../protocol";
+import { readConfig, type EdgeEnv } from "../settings";
+import { threadStub } from "../http/threads";
+import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
+import { readSlackSettings } from "../slack/settings";
+import { slackApi } from "../slack/api";
+import { isSlackSync, syncSlack, type SlackSyncMessage } from "../slack/sync";
+import { checkCallbackUrl } from "./callback-url";
+import {
+  buildNotification,
+  deliver,
+  NOTIFY_MAX_DELIVERIES,
+  retryDelaySeconds,
+} from "./notification";
+import type { ErrorInfo } from "../error-sink";
+
+export interface QueueNames {
+  resume: string;
+  notify: string;
+  notifyDeadLetter: string;
+  resumeDeadLetter: string;
+}
+
+export const DEFAULT_QUEUES: QueueNames = {
+  resume: "toolnexus-resume",
+  notify: "toolnexus-notify",
+  notifyDeadLetter: "toolnexus-notify-dlq",
+  resumeDeadLetter: "toolnexus-resume-dlq",
+};
+
+export function createQueueHandler(options: {
+  queues?: Partial<QueueNames>;
+  fetch?: typeof fetch;
+  report: (error: unknown, info: ErrorInfo) => void;
+  approverGroups?: ApproverGroupsInit;
+  notifyTimeoutMs?: number;
+}) {
+  const names = { ...DEFAULT_QUEUES, ...options.queues };
+  const { report } = options;
+  return async function queue(batch: MessageBatch<unknown>, env: EdgeEnv): Promise<void> {
+    const each = eachMessage(report);
+    switch (batch.queue) {
+      case names.resume:
+        return each(batch, async (message: Message<DriveMessage>) => {
+          await threadStub(env, message.body.threadId).drive(message.body.runId);
+          message.ack();
+        });
+      case names.notify: {
+        const config = readConfig(env);
+        return each(batch, async (message: Message<NotifyMessage | SlackSyncMessage>) => {
+          if (isSlackSync(message.body)) {
+            await slackSync(env, message.body, options.approverGroups);
+            return message.ack();
+          }
+          const source: NotificationSource | undefined = await threadStub(
+            env,
+            message.body.threadId,
+          ).notification(message.body);
+          if (!source?.run.callbackUrl) {
+            return message.ack(); // decided or gone meanwhile: nothing to say
+          }
+          // Checked again: a run stored before the check existed, or CALLBACK_ALLOW changed.
+          const checked = checkCallbackUrl(source.run.callbackUrl, config.callbackAllow);
+          if (!checked.ok) {
+            await threadStub(env, message.body.threadId).notificationFailed(
+              message.body,
+              `callbackUrl ${checked.reason}; not sent`,
+            );
+            return message.ack();
+          }
+          const result = await deliver(
+            source.run.callbackUrl,
+            await buildNotification(source, config, message.body),
+            config,
+            { fetch: options.fetch, timeoutMs: options.notifyTimeoutMs },
+          );
+          if (result.ok) {
+            message.ack();
+          } else {
+            report(
+              new Error(
+                `notification for ${message.body.requestId} to ${source.run.callbackUrl} failed (attempt ${message.attempts}): ${result.reason}`,
+              ),
+              { source: "notify", ...idsOf(message.body), recoverable: true },
+            );
+            message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+          }
+        });
+      }
+      case names.notifyDeadLetter:
+        return each(batch, async (message: Message<NotifyMessage>) => {
+          // `message.attempts` counts deliveries from this dead-letter queue, not the sends.
+          const reason = `gave up after ${NOTIFY_MAX_DELIVERIES} deliveries`;
+          await threadStub(env, message.body.threadId).notificationFailed(message.body, reason);
+          report(new Error(`notification for ${message.body.requestId} failed: ${reason}`), {
+            source: "notify",
+            ...idsOf(message.body),
+            recoverable: false,
+          });
+          message.ack();
+        });
+      case names.resumeDeadLetter:
+        // The thread's alarm retries its own work; a dead resume message only needs to be visible.
+        return each(batch, async (message: Message<DriveMessage>) => {
+          // Not `message.attempts`: that counts deliveries from the dead-letter queue itself.
+          report(new Error("resume message dead-lettered (its max_retries were used up)"), {
+            source: "queue",
+            ...idsOf(message.body),
+            recoverable: true,
+          });
+          message.ack();
+        });
+      default:
+        report(
+          new Error(
+            `queue ${JSON.stringify(batch.queue)} is not one of this edge's queues (${Object.values(names).join(", ")}): set createEdge({ queues }) to the names in wrangler.toml; messages retried`,
+          ),
+          { source: "queue", recoverable: true },
+        );
+        batch.retryAll();
+    }
+  };
+}
+
+/** Posts or updates the request's Slack message; throws (so the message retries) when Slack fails. */
+async function slackSync(
+  env: EdgeEnv,
+  body: SlackSyncMessage,
+  approverGroups: ApproverGroupsInit | undefined,
+): Promise<void> {
+  const settings = readSlackSettings(env);
+  const channel = approverDirectory(env, approverGroups).groups.get(body.slack.group)?.slack
+    ?.channel;
+  if (!settings || !channel) {
+    return; // Slack switched off (or the group lost its channel) since the message was sent
+  }
+  await syncSlack(threadStub(env, body.threadId), slackApi(settings), body, channel);
+}
+
+/** The run and thread a queue message is about, when its body says. */
+function idsOf(body: unknown): Pick<ErrorInfo, "runId" | "threadId" | "requestId"> {
+  if (typeof body !== "object" || body === null) {
+    return {};
+  }
+  const { runId, threadId, requestId } = body as Record<string, unknown>;
+  return {
+    ...(typeof runId === "string" ? { runId } : {}),
+    ...(typeof threadId === "string" ? { threadId } : {}),
+    ...(typeof requestId === "string" ? { requestId } : {}),
+  };
+}
+
+/**
+ * Handles a batch's messages concurrently, each acked or retried on its own: one slow
+ * receiver or thread never holds up the others (each notification is bounded by its own
+ * timeout). A failure retries that message only.
+ */
+function eachMessage(report: (error: unknown, info: ErrorInfo) => void) {
+  return async <T>(
+    batch: MessageBatch<unknown>,
+    handle: (message: Message<T>) => Promise<void>,
+  ): Promise<void> => {
+    await Promise.all(
+      (batch.messages as readonly Message<T>[]).map(async (message) => {
+        try {
+          await handle(message);
+        } catch (error) {
+          report(error, { source: "queue", ...idsOf(message.body), recoverable: true });
+          message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+        }
+      }),
+    );
+  };
+}
