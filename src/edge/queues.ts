@@ -3,15 +3,15 @@
  * state holds (start, apply a decision, recover); `notify` messages deliver a
  * pending request to the run's callbackUrl; dead letters are recorded on the run.
  */
-import type { DriveMessage, NotifyMessage, NotificationSource } from "./protocol";
+import type { DriveMessage, NotifyMessage } from "./protocol";
 import { readConfig, type EdgeEnv } from "./config";
 import { threadStub } from "./threads";
 import { approverDirectory, type ApproverGroupsInit } from "./approver-groups";
 import { readSlackSettings } from "./slack/settings";
 import { slackApi } from "./slack/api";
 import { isSlackSync, syncSlack, type SlackSyncMessage } from "./slack/sync";
-import { checkCallbackUrl } from "./callback-url";
-import { buildNotification, deliver, NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notify";
+import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notify";
+import { handleNotification } from "./notify-consumer";
 import type { ErrorInfo } from "./error-sink";
 
 export interface QueueNames {
@@ -52,39 +52,11 @@ export function createQueueHandler(options: {
             await slackSync(env, message.body, options.approverGroups);
             return message.ack();
           }
-          const source: NotificationSource | undefined = await threadStub(
-            env,
-            message.body.threadId,
-          ).notification(message.body);
-          if (!source?.run.callbackUrl) {
-            return message.ack(); // decided or gone meanwhile: nothing to say
-          }
-          // Checked again: a run stored before the check existed, or CALLBACK_ALLOW changed.
-          const checked = checkCallbackUrl(source.run.callbackUrl, config.callbackAllow);
-          if (!checked.ok) {
-            await threadStub(env, message.body.threadId).notificationFailed(
-              message.body,
-              `callbackUrl ${checked.reason}; not sent`,
-            );
-            return message.ack();
-          }
-          const result = await deliver(
-            source.run.callbackUrl,
-            await buildNotification(source, config, message.body),
-            config,
-            { fetch: options.fetch, timeoutMs: options.notifyTimeoutMs },
-          );
-          if (result.ok) {
-            message.ack();
-          } else {
-            report(
-              new Error(
-                `notification for ${message.body.requestId} to ${source.run.callbackUrl} failed (attempt ${message.attempts}): ${result.reason}`,
-              ),
-              { source: "notify", ...idsOf(message.body), recoverable: true },
-            );
-            message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-          }
+          return handleNotification(message as Message<NotifyMessage>, env, config, {
+            fetch: options.fetch,
+            notifyTimeoutMs: options.notifyTimeoutMs,
+            report,
+          });
         });
       }
       case names.notifyDeadLetter:
