@@ -56,6 +56,7 @@ import { inboxStub } from "../src/edge/inbox/rpc";
 import type { SlackSource } from "../src/edge/slack/sync";
 import { SlackMessages } from "./slack-messages";
 import { NotifyOutbox } from "./notify-outbox";
+import { NotifyDelivered } from "./notify-delivered";
 import { notifySends, type NotifySends } from "./notify-sends";
 
 /** How long a run may go without a checkpoint before the watchdog alarm retries it. */
@@ -120,6 +121,8 @@ export function createThreadObjectClass(
     readonly #inbox: InboxHooks;
     /** What the thread sends on the notify queue (durable/notify-sends.ts). */
     readonly #sends: NotifySends;
+    /** Notifications a receiver acknowledged after their batch let go (durable/notify-delivered.ts). */
+    readonly #delivered: NotifyDelivered;
     #delivering: Promise<void> | undefined;
     #driving: Promise<void> | undefined;
     #parked = false;
@@ -138,6 +141,7 @@ export function createThreadObjectClass(
       this.slack = new SlackMessages(sql);
       this.notifications = new NotifyOutbox(sql);
       this.#inbox = inboxHooks(this.outbox, this.votes);
+      this.#delivered = new NotifyDelivered(ctx.storage);
       this.#sends = notifySends({
         env,
         approverGroups: options.approverGroups,
@@ -551,6 +555,9 @@ export function createThreadObjectClass(
       if (!run || !request || this.store.decision(request.id)) {
         return undefined;
       }
+      if (await this.#delivered.has(message)) {
+        return undefined; // a late attempt got through after its batch handed it back
+      }
       return {
         run: {
           runId: run.run_id,
@@ -574,8 +581,21 @@ export function createThreadObjectClass(
       };
     }
 
-    /** Records that a notification could not be delivered (from the dead-letter consumer). */
-    async notificationFailed(message: NotifyMessage, reason: string): Promise<void> {
+    /** Records that a receiver acknowledged a notification (a late attempt, after its batch). */
+    async notificationDelivered(message: NotifyMessage): Promise<void> {
+      if (this.store.run(message.runId)) {
+        await this.#delivered.record(message);
+      }
+    }
+
+    /**
+     * Records that a notification could not be delivered (from the dead-letter consumer);
+     * false when a late attempt got through after all, and nothing is recorded.
+     */
+    async notificationFailed(message: NotifyMessage, reason: string): Promise<boolean> {
+      if (await this.#delivered.has(message)) {
+        return false;
+      }
       if (this.store.run(message.runId)) {
         this.events.record(message.runId, "error", {
           message: `notification for ${message.requestId} failed: ${reason}`,
@@ -583,6 +603,7 @@ export function createThreadObjectClass(
           recoverable: true,
         });
       }
+      return true;
     }
 
     #isFinished(runId: string): boolean {

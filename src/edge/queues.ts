@@ -34,10 +34,15 @@ export function createQueueHandler(options: {
   report: (error: unknown, info: ErrorInfo) => void;
   approverGroups?: ApproverGroupsInit;
   notifyTimeoutMs?: number;
+  notifyHoldMs?: number;
 }) {
   const names = { ...DEFAULT_QUEUES, ...options.queues };
   const { report } = options;
-  return async function queue(batch: MessageBatch<unknown>, env: EdgeEnv): Promise<void> {
+  return async function queue(
+    batch: MessageBatch<unknown>,
+    env: EdgeEnv,
+    ctx?: ExecutionContext,
+  ): Promise<void> {
     const each = eachMessage(report);
     switch (batch.queue) {
       case names.resume:
@@ -52,9 +57,10 @@ export function createQueueHandler(options: {
             await slackSync(env, message.body, options.approverGroups);
             return message.ack();
           }
-          return handleNotification(message as Message<NotifyMessage>, env, config, {
+          return handleNotification(message as Message<NotifyMessage>, env, ctx, config, {
             fetch: options.fetch,
             notifyTimeoutMs: options.notifyTimeoutMs,
+            notifyHoldMs: options.notifyHoldMs,
             report,
           });
         });
@@ -63,7 +69,13 @@ export function createQueueHandler(options: {
         return each(batch, async (message: Message<NotifyMessage>) => {
           // `message.attempts` counts deliveries from this dead-letter queue, not the sends.
           const reason = `gave up after ${NOTIFY_MAX_DELIVERIES} deliveries`;
-          await threadStub(env, message.body.threadId).notificationFailed(message.body, reason);
+          const failed = await threadStub(env, message.body.threadId).notificationFailed(
+            message.body,
+            reason,
+          );
+          if (!failed) {
+            return message.ack(); // a late attempt got through after its batch let go of it
+          }
           report(new Error(`notification for ${message.body.requestId} failed: ${reason}`), {
             source: "notify",
             ...idsOf(message.body),
