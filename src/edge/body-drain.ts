@@ -4,14 +4,14 @@
  * Answering before the body has been read (a 413 after the first 64 KiB of a bigger one)
  * is allowed by HTTP, but not every hop in front of the worker copes with it. Under
  * `wrangler dev` the request passes wrangler's proxy worker, which streams the body on to
- * ours; when ours stops reading (or cancels the stream) and answers, the connection between
- * the two is dropped with the rest of the body unsent, the proxy's fetch fails, and the proxy
- * answers `503 Your worker restarted mid-request` in place of our 413 — or the client's
- * upload is reset before it reads any answer. Bodies that fit the socket buffers (about
- * 100 KB here) were unaffected, which is why a Content-Length body "worked". Reading the
- * rest and discarding it keeps every hop's connection whole; it is bounded, so a refused
- * body costs at most {@link MAX_DRAIN_BYTES} of reading, and a bigger one is cancelled as
- * before (the proxy may then still answer 503; a deployed worker's 413 gets through).
+ * ours. When ours has read part of the body (or cancelled it) and answers, the connection
+ * between the two is dropped with the rest of the body unsent; the proxy's fetch fails, and
+ * for any failed non-GET fetch it answers `503 Your worker restarted mid-request` in place of
+ * our 413 — or the client's upload is reset before it reads any answer. Measured with 1–5 MB
+ * bodies: chunked ones failed every time, Content-Length ones refused before reading now and
+ * then; bodies of about 100 KB always got through. Reading the rest and dropping it keeps
+ * every hop's connection whole. It is bounded: past {@link MAX_DRAIN_BYTES} the stream is
+ * left unread (the proxy may then answer 503 again; a deployed worker's 413 gets through).
  */
 
 /** The most of a refused body read and discarded before it is cancelled instead. */
