@@ -11,10 +11,10 @@
  * bodies: chunked ones failed every time, Content-Length ones refused before reading now and
  * then; bodies of about 100 KB always got through. Reading the rest and dropping it keeps
  * every hop's connection whole. It is bounded: past {@link MAX_DRAIN_BYTES} the stream is
- * left unread (the proxy may then answer 503 again; a deployed worker's 413 gets through).
+ * left unread (the proxy may then answer 503 again; deployed, not measured here).
  */
 
-/** The most of a refused body read and discarded before it is cancelled instead. */
+/** The most of a refused body read and dropped; the rest is left unread. */
 export const MAX_DRAIN_BYTES = 8 * 1024 * 1024;
 
 /** Reads and discards what is left of `reader`'s stream (at most {@link MAX_DRAIN_BYTES}), then releases it. */
