@@ -17,7 +17,8 @@ import {
 } from "../../src/edge/approvals/groups";
 import { canonicalJson } from "../../src/core/schema/canonical-json";
 import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
-import { liveApprovals } from "../../src/core/approvers/vote";
+import { currentArgs, liveApprovals } from "../../src/core/approvers/vote";
+import { argsHash } from "../../src/core/approvers/args-hash";
 import type {
   ApproverCheck,
   CancelOutcome,
@@ -56,6 +57,7 @@ import { inboxStub } from "../../src/edge/inbox/rpc";
 import type { SlackSource } from "../../src/edge/slack/sync";
 import { SlackMessages } from "../outbox/slack-messages";
 import { NotifyOutbox } from "../outbox/notify";
+import { NotifyDelivered } from "../outbox/notify-delivered";
 import { notifySends, type NotifySends } from "../outbox/notify-sends";
 
 /** How long a run may go without a checkpoint before the watchdog alarm retries it. */
@@ -120,6 +122,8 @@ export function createThreadObjectClass(
     readonly #inbox: InboxHooks;
     /** What the thread sends on the notify queue (durable/notify-sends.ts). */
     readonly #sends: NotifySends;
+    /** Notifications a receiver acknowledged after their batch let go (durable/outbox/notify-delivered.ts). */
+    readonly #delivered: NotifyDelivered;
     #delivering: Promise<void> | undefined;
     #driving: Promise<void> | undefined;
     #parked = false;
@@ -138,6 +142,7 @@ export function createThreadObjectClass(
       this.slack = new SlackMessages(sql);
       this.notifications = new NotifyOutbox(sql);
       this.#inbox = inboxHooks(this.outbox, this.votes);
+      this.#delivered = new NotifyDelivered(ctx.storage);
       this.#sends = notifySends({
         env,
         approverGroups: options.approverGroups,
@@ -551,6 +556,9 @@ export function createThreadObjectClass(
       if (!run || !request || this.store.decision(request.id)) {
         return undefined;
       }
+      if (await this.#delivered.has(message)) {
+        return undefined; // a late attempt got through after its batch handed it back
+      }
       return {
         run: {
           runId: run.run_id,
@@ -561,7 +569,13 @@ export function createThreadObjectClass(
           metadata: run.metadata === null ? null : JSON.parse(run.metadata),
           requestedBy: run.requested_by ?? null,
         },
-        request,
+        // The version of the arguments now up for approval: what the approver's decision carries.
+        request: {
+          ...request,
+          argsHash: argsHash(
+            currentArgs(request, rulesOf(request) ? this.votes.votes(request.id) : []),
+          ),
+        },
         expiresAt: run.expires_at,
         ...(rulesOf(request)
           ? {
@@ -574,8 +588,21 @@ export function createThreadObjectClass(
       };
     }
 
-    /** Records that a notification could not be delivered (from the dead-letter consumer). */
-    async notificationFailed(message: NotifyMessage, reason: string): Promise<void> {
+    /** Records that a receiver acknowledged a notification (a late attempt, after its batch). */
+    async notificationDelivered(message: NotifyMessage): Promise<void> {
+      if (this.store.run(message.runId)) {
+        await this.#delivered.record(message);
+      }
+    }
+
+    /**
+     * Records that a notification could not be delivered (from the dead-letter consumer);
+     * false when a late attempt got through after all, and nothing is recorded.
+     */
+    async notificationFailed(message: NotifyMessage, reason: string): Promise<boolean> {
+      if (await this.#delivered.has(message)) {
+        return false;
+      }
       if (this.store.run(message.runId)) {
         this.events.record(message.runId, "error", {
           message: `notification for ${message.requestId} failed: ${reason}`,
@@ -583,6 +610,7 @@ export function createThreadObjectClass(
           recoverable: true,
         });
       }
+      return true;
     }
 
     #isFinished(runId: string): boolean {

@@ -17,6 +17,11 @@ export interface WorkerOptions {
   queues?: Partial<QueueNames>;
   /** Bound of one notification delivery (default 10 s); slower receivers are retried. */
   notifyTimeoutMs?: number;
+  /**
+   * How long one delivery may hold its queue batch (default 1 s): a slower one is handed
+   * back for redelivery and finished in the background (src/edge/notify/consumer.ts).
+   */
+  notifyHoldMs?: number;
   /** How long a run waits inline for a decision on an MCP elicitation (default 20 s). */
   elicitationWindowMs?: number;
   /** Approver groups; a group also in `APPROVER_GROUPS` is this one (docs/architecture.md §6 "Groups"). */
@@ -41,6 +46,6 @@ export function createWorker(options: WorkerOptions): ExportedHandler<EdgeEnv> {
   const queue = createQueueHandler({ ...options, report });
   return {
     fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-    queue: (batch, env) => queue(batch, env),
+    queue: (batch, env, ctx) => queue(batch, env, ctx),
   };
 }

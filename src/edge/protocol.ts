@@ -195,7 +195,8 @@ export interface NotificationSource {
     metadata: unknown;
     requestedBy?: string | null;
   };
-  request: Request;
+  /** With the version of its arguments now up for approval. */
+  request: Request & { argsHash: string };
   expiresAt: number | null;
   /** With rules: where the count stands. */
   votes?: { votes: number; needed: number };
@@ -211,6 +212,8 @@ export interface ThreadRpc extends SlackThread {
   cancel(runId: string): Promise<CancelOutcome>;
   drive(runId?: string): Promise<void>;
   notification(message: NotifyMessage): Promise<NotificationSource | undefined>;
-  notificationFailed(message: NotifyMessage, reason: string): Promise<void>;
+  /** False when it was no failure after all: a late attempt got through (nothing recorded). */
+  notificationFailed(message: NotifyMessage, reason: string): Promise<boolean>;
+  notificationDelivered(message: NotifyMessage): Promise<void>;
   fetch(input: string, init?: RequestInit): Promise<Response>;
 }

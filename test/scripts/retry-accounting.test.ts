@@ -35,3 +35,16 @@ describe("notify retry accounting", () => {
     expect(read("README.md")).toContain(`after ${NOTIFY_MAX_DELIVERIES} deliveries`);
   });
 });
+
+describe("the notify queue's batches", () => {
+  // Without the flag a batch waits for its waitUntil work, and a handed-back slow delivery
+  // would hold the next batch for its whole 10 s again (src/edge/notify-consumer.ts).
+  it.each(["wrangler.toml", "examples/worker/wrangler.toml", "test/fixtures/wrangler.mcp.toml"])(
+    "%s: the queue consumer does not wait for waitUntil work",
+    (file) => {
+      expect(read(file)).toMatch(
+        /^compatibility_flags = \[[^\]]*"queue_consumer_no_wait_for_wait_until"[^\]]*\]$/m,
+      );
+    },
+  );
+});

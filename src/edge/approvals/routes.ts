@@ -1,5 +1,4 @@
 import { Hono, type Context } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { readConfig, type EdgeEnv } from "../settings";
 import {
   ApprovalTokenError,
@@ -11,6 +10,7 @@ import { pageHeaders, renderApprovalPage, renderMessagePage } from "./page";
 import { threadStub } from "../http/threads";
 import { approvalSubject } from "./links";
 import type { DecisionOutcome, RequestDescription } from "../protocol";
+import { limitBody } from "../http/body";
 import {
   ApproverLinkError,
   isApproverToken,
@@ -179,19 +179,17 @@ export function approvalRoutes() {
     })
     .post(
       "/approve/:token",
-      bodyLimit({
-        maxSize: MAX_FORM_BYTES,
-        onError: (c) =>
-          page(
-            c,
-            renderMessagePage(
-              "Form too large",
-              `The form is larger than ${MAX_FORM_BYTES / 1024} KiB; nothing was decided.`,
-              "error",
-            ),
-            413,
+      limitBody(MAX_FORM_BYTES, (c) =>
+        page(
+          c,
+          renderMessagePage(
+            "Form too large",
+            `The form is larger than ${MAX_FORM_BYTES / 1024} KiB; nothing was decided.`,
+            "error",
           ),
-      }),
+          413,
+        ),
+      ),
       async (c) => {
         const opened = await open(c);
         if (opened instanceof Response) {

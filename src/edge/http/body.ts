@@ -6,8 +6,8 @@
  * because the signature covers those exact bytes and must be checked before decoding.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type * as z from "zod";
+import { drainBody, drainStream, MAX_DRAIN_BYTES } from "./body-drain";
 import { ApiError } from "./errors";
 import { issuesOf } from "./schemas";
 
@@ -20,18 +20,33 @@ const tooLarge = (limit: number) =>
   new ApiError(413, "body_too_large", `body is larger than ${limit} bytes`);
 
 /**
- * Hono's `bodyLimit`, answering `413 body_too_large` in the API's error shape. It stops
- * reading a stream as soon as the limit is passed.
+ * Like Hono's `bodyLimit`: `413 body_too_large` in the API's error shape (or what
+ * `onTooLarge` answers, for HTML forms) once the body passes `maxBytes`, a stream included;
+ * the body read so far is what the next handlers read. Unlike it, the refused body's rest is
+ * drained first, so the 413 gets through `wrangler dev`'s proxy (see body-drain.ts).
  *
  * @example app.post("/v1/runs", limitBody(256 * 1024), strictJson(), zValidator(…), handler)
  */
-export function limitBody(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: () => {
-      throw tooLarge(maxBytes);
-    },
-  });
+export function limitBody(
+  maxBytes: number,
+  onTooLarge?: (c: Context) => Response | Promise<Response>,
+): MiddlewareHandler {
+  return async (c, next) => {
+    if (!c.req.raw.body) {
+      return next();
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBoundedBytes(c, maxBytes);
+    } catch (error) {
+      if (onTooLarge && error instanceof ApiError && error.status === 413) {
+        return onTooLarge(c);
+      }
+      throw error;
+    }
+    c.req.raw = new Request(c.req.raw, { body: bytes });
+    await next();
+  };
 }
 
 /**
@@ -79,13 +94,16 @@ export function invalidBody(
 }
 
 /**
- * The raw body, read chunk by chunk and abandoned as soon as it passes `limit` (413), so a
- * chunked body without Content-Length is never read whole. For routes that must see the
- * exact bytes (signed webhooks).
+ * The raw body, read chunk by chunk and refused as soon as it passes `limit` (413), so a
+ * chunked body without Content-Length is never kept whole (its rest is drained, not kept:
+ * see body-drain.ts). For routes that must see the exact bytes (signed webhooks).
  */
 export async function readBoundedBytes(c: Context, limit: number): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > limit) {
+    if (declared <= MAX_DRAIN_BYTES) {
+      await drainStream(c.req.raw.body);
+    }
     throw tooLarge(limit);
   }
   const stream = c.req.raw.body;
@@ -102,7 +120,7 @@ export async function readBoundedBytes(c: Context, limit: number): Promise<Uint8
     }
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => {});
+      await drainBody(reader);
       throw tooLarge(limit);
     }
     chunks.push(value);

@@ -336,7 +336,11 @@ export const NotificationSchema = z
     runId: z.string(),
     threadId: z.string(),
     agent: z.string(),
-    request: RequestSchema,
+    request: RequestSchema.extend({
+      argsHash: z
+        .string()
+        .describe("The version of the arguments now up for approval: a decision carries it"),
+    }),
     decisionUrl: z.string(),
     approvalUrl: z
       .string()

@@ -84,8 +84,9 @@ export async function buildNotification(
  * Reminders add `_r<n>`, the escalation `_esc`.
  */
 export function notificationId(
-  notification: Pick<Notification, "runId" | "request"> &
-    Partial<Pick<Notification, "type" | "reminder">>,
+  notification: Pick<Notification, "runId"> & { request: Pick<AgentRequest, "id"> } & Partial<
+      Pick<Notification, "type" | "reminder">
+    >,
 ): string {
   const base = `msg_${notification.runId.slice(notification.runId.indexOf(".") + 1)}_${notification.request.id}`;
   if (notification.type === "run.escalated") {

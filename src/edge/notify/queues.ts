@@ -3,20 +3,15 @@
  * state holds (start, apply a decision, recover); `notify` messages deliver a
  * pending request to the run's callbackUrl; dead letters are recorded on the run.
  */
-import type { DriveMessage, NotifyMessage, NotificationSource } from "../protocol";
+import type { DriveMessage, NotifyMessage } from "../protocol";
 import { readConfig, type EdgeEnv } from "../settings";
 import { threadStub } from "../http/threads";
 import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
 import { readSlackSettings } from "../slack/settings";
 import { slackApi } from "../slack/api";
 import { isSlackSync, syncSlack, type SlackSyncMessage } from "../slack/sync";
-import { checkCallbackUrl } from "./callback-url";
-import {
-  buildNotification,
-  deliver,
-  NOTIFY_MAX_DELIVERIES,
-  retryDelaySeconds,
-} from "./notification";
+import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notification";
+import { handleNotification } from "./consumer";
 import type { ErrorInfo } from "../error-sink";
 
 export interface QueueNames {
@@ -39,10 +34,15 @@ export function createQueueHandler(options: {
   report: (error: unknown, info: ErrorInfo) => void;
   approverGroups?: ApproverGroupsInit;
   notifyTimeoutMs?: number;
+  notifyHoldMs?: number;
 }) {
   const names = { ...DEFAULT_QUEUES, ...options.queues };
   const { report } = options;
-  return async function queue(batch: MessageBatch<unknown>, env: EdgeEnv): Promise<void> {
+  return async function queue(
+    batch: MessageBatch<unknown>,
+    env: EdgeEnv,
+    ctx?: ExecutionContext,
+  ): Promise<void> {
     const each = eachMessage(report);
     switch (batch.queue) {
       case names.resume:
@@ -57,46 +57,25 @@ export function createQueueHandler(options: {
             await slackSync(env, message.body, options.approverGroups);
             return message.ack();
           }
-          const source: NotificationSource | undefined = await threadStub(
-            env,
-            message.body.threadId,
-          ).notification(message.body);
-          if (!source?.run.callbackUrl) {
-            return message.ack(); // decided or gone meanwhile: nothing to say
-          }
-          // Checked again: a run stored before the check existed, or CALLBACK_ALLOW changed.
-          const checked = checkCallbackUrl(source.run.callbackUrl, config.callbackAllow);
-          if (!checked.ok) {
-            await threadStub(env, message.body.threadId).notificationFailed(
-              message.body,
-              `callbackUrl ${checked.reason}; not sent`,
-            );
-            return message.ack();
-          }
-          const result = await deliver(
-            source.run.callbackUrl,
-            await buildNotification(source, config, message.body),
-            config,
-            { fetch: options.fetch, timeoutMs: options.notifyTimeoutMs },
-          );
-          if (result.ok) {
-            message.ack();
-          } else {
-            report(
-              new Error(
-                `notification for ${message.body.requestId} to ${source.run.callbackUrl} failed (attempt ${message.attempts}): ${result.reason}`,
-              ),
-              { source: "notify", ...idsOf(message.body), recoverable: true },
-            );
-            message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-          }
+          return handleNotification(message as Message<NotifyMessage>, env, ctx, config, {
+            fetch: options.fetch,
+            notifyTimeoutMs: options.notifyTimeoutMs,
+            notifyHoldMs: options.notifyHoldMs,
+            report,
+          });
         });
       }
       case names.notifyDeadLetter:
         return each(batch, async (message: Message<NotifyMessage>) => {
           // `message.attempts` counts deliveries from this dead-letter queue, not the sends.
           const reason = `gave up after ${NOTIFY_MAX_DELIVERIES} deliveries`;
-          await threadStub(env, message.body.threadId).notificationFailed(message.body, reason);
+          const failed = await threadStub(env, message.body.threadId).notificationFailed(
+            message.body,
+            reason,
+          );
+          if (!failed) {
+            return message.ack(); // a late attempt got through after its batch let go of it
+          }
           report(new Error(`notification for ${message.body.requestId} failed: ${reason}`), {
             source: "notify",
             ...idsOf(message.body),
