@@ -22,9 +22,11 @@ import type {
   ApproverCheck,
   CancelOutcome,
   DriveMessage,
+  LoggedEvent,
   NotificationSource,
   NotifyMessage,
   RequestDescription,
+  RunSummary,
   RunView,
   StartInput,
   StartOutcome,
@@ -48,7 +50,7 @@ import {
 } from "./decisions";
 import { toolOf, type EditCheck } from "./votes";
 import { EventHub } from "./event-hub";
-import { runView } from "./run-view";
+import { loggedEvent, runSummary, runView } from "./run-view";
 import { closeOpenTurn } from "./close-turn";
 import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
 import { deliverOutbox, InboxOutbox, inboxHooks, type InboxHooks } from "./inbox-outbox";
@@ -307,6 +309,19 @@ export function createThreadObjectClass(
         }
         throw error;
       }
+    }
+
+    async runs(): Promise<RunSummary[]> {
+      return this.store.runs().map(runSummary);
+    }
+
+    async runEvents(runId: string, afterId = 0): Promise<LoggedEvent[]> {
+      return this.store.eventsAfter(runId, afterId).map(loggedEvent);
+    }
+
+    async openRequests(runId: string): Promise<AgentRequest[]> {
+      const run = this.store.run(runId);
+      return run ? openRequests(this.store, run) : [];
     }
 
     async cancel(runId: string): Promise<CancelOutcome> {
