@@ -17,6 +17,7 @@ import { edgeMetrics } from "./metrics";
 import { readSlackSettings } from "./slack/settings";
 import { readAccessSettings } from "./access";
 import { inboxNamespace } from "./inbox/rpc";
+import { chatRoutes } from "./protocols/chat/routes";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -41,6 +42,8 @@ export function createApp(
       }),
     )
     .route("/v1", decisionRoutes())
+    // Before the run API: these answer CORS preflights and take an Access identity, not only the token.
+    .route("/v1", chatRoutes({ agents, ...options }))
     .route("/v1", approvalsRoutes(options))
     .route("/v1", runRoutes(agents, options.approverGroups))
     .route("/", approvalRoutes())
