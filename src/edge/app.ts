@@ -18,6 +18,7 @@ import { readSlackSettings } from "./slack/settings";
 import { readAccessSettings } from "./access";
 import { inboxNamespace } from "./inbox/rpc";
 import { chatRoutes } from "./protocols/chat/routes";
+import { agUiRoutes } from "./protocols/ag-ui/routes";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -44,6 +45,7 @@ export function createApp(
     .route("/v1", decisionRoutes())
     // Before the run API: these answer CORS preflights and take an Access identity, not only the token.
     .route("/v1", chatRoutes({ agents, ...options }))
+    .route("/v1", agUiRoutes({ agents, ...options }))
     .route("/v1", approvalsRoutes(options))
     .route("/v1", runRoutes(agents, options.approverGroups))
     .route("/", approvalRoutes())

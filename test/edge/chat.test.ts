@@ -22,7 +22,10 @@ describe("useChat's round trip", () => {
     expect(types[0]).toBe("start");
     expect(types.slice(-2)).toEqual(["tool-approval-request", "finish"]);
     const input = frames.find((f) => f.type === "tool-input-available");
-    expect(input).toMatchObject({ toolName: "refund_order", input: { orderId: "42", amount: 120 } });
+    expect(input).toMatchObject({
+      toolName: "refund_order",
+      input: { orderId: "42", amount: 120 },
+    });
     const request = frames.find((f) => f.type === "tool-approval-request");
     expect(request?.toolCallId).toBe(input?.toolCallId);
 
@@ -50,6 +53,10 @@ describe("useChat's round trip", () => {
     const run = await getRun(runId);
     expect(run.status).toBe("done");
     // Anonymous: the ledger records the channel as who decided.
-    expect(run.decisions[0]).toMatchObject({ channel: "chat", decidedBy: "chat", decision: "approve" });
+    expect(run.decisions[0]).toMatchObject({
+      channel: "chat",
+      decidedBy: "chat",
+      decision: "approve",
+    });
   });
 });

@@ -60,3 +60,28 @@ export function answeredAssistant(
     ],
   };
 }
+
+export function agUiPost(
+  body: unknown,
+  headers: Record<string, string> = {},
+  agent = "support",
+): Promise<Response> {
+  return api(`/v1/ag-ui/${agent}`, {
+    method: "POST",
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    headers: { accept: "text/event-stream", ...headers },
+  });
+}
+
+export function runAgentInput(threadId: string, extra: Record<string, unknown> = {}) {
+  return {
+    threadId,
+    runId: `r_${crypto.randomUUID()}`,
+    messages: [],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+    ...extra,
+  };
+}

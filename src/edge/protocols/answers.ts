@@ -28,22 +28,43 @@ export interface Waiting {
   inboxUrl: string;
 }
 
-/** Throws the 404/409/403 an answer would get, without writing anything; returns the request. */
+/**
+ * Throws the 404/409/403 an answer would get, without writing anything; returns the request,
+ * or "repeat" when this caller already gave this decision (a retried request: nothing to do).
+ */
 export async function checkAnswerable(
   stub: ThreadRpc,
   runId: string,
   requestId: string,
   user: string | null,
-): Promise<Request> {
+  intended?: { decision: Answer["decision"]; channel: Channel },
+): Promise<Request | "repeat"> {
   const described = await stub.describeRequest(runId, requestId);
   if (described.state === "unknown") {
-    throw new ApiError(404, "request_not_found", `no open request ${requestId} in this conversation`);
+    throw new ApiError(
+      404,
+      "request_not_found",
+      `no open request ${requestId} in this conversation`,
+    );
+  }
+  if (
+    described.state === "decided" &&
+    intended &&
+    described.decision.decision === intended.decision &&
+    described.decision.channel === intended.channel &&
+    described.decision.decidedBy === (user ?? intended.channel)
+  ) {
+    return "repeat";
   }
   if (described.state !== "open") {
     throw new ApiError(409, "request_not_pending", `request ${requestId} is no longer pending`);
   }
   if (described.expiresAt && Date.parse(described.expiresAt) <= Date.now()) {
-    throw new ApiError(409, "request_expired", `request ${requestId} expired at ${described.expiresAt}`);
+    throw new ApiError(
+      409,
+      "request_expired",
+      `request ${requestId} expired at ${described.expiresAt}`,
+    );
   }
   if (rulesOf(described.request)) {
     if (user === null) {

@@ -31,7 +31,8 @@ export async function conversationThreadIds(
 ): Promise<string[]> {
   const keys = await derivedKeys(readConfig(env).webhookSecrets, "conversation");
   // Distinct prefixes: an anonymous caller's ids never collide with a named user's.
-  const subject = user === null ? `anon\u0000${conversationId}` : `user\u0000${user}\u0000${conversationId}`;
+  const subject =
+    user === null ? `anon\u0000${conversationId}` : `user\u0000${user}\u0000${conversationId}`;
   const bytes = encoder.encode(subject);
   return Promise.all(
     keys.map(async (key) => {

@@ -1,9 +1,10 @@
 /**
  * A run's event log as the chat protocols read it: the thread object's SSE stream (replay
  * after a cursor, then live), plus the one thing that stream does not say — that the run
- * has halted. A halt records no event (`done` is only for finished runs), so after a
- * `pending` event the feed asks the object for the run's status, backing off while the
- * turn's other calls finish, and reports `halted` with the requests the run waits on.
+ * has halted. A halt records no event (`done` is only for finished runs), so when the log
+ * goes quiet after a suspension, a decision or a tool result, the feed asks the object for
+ * the run's status (backing off while the turn's other calls run) and reports `halted`
+ * with the requests the run waits on.
  */
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { Request } from "../../core/types";
@@ -73,10 +74,10 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<FeedIte
         data: JSON.parse(next.value.data) as Record<string, unknown>,
       };
       lastType = event.type;
-      if (event.type === "pending") {
+      // A halt may follow a suspension, or a resumed turn whose sibling call still waits;
+      // text deltas keep the current pace (no status check per token).
+      if (event.type === "pending" || event.type === "resumed" || event.type === "tool_result") {
         checkIn = FIRST_CHECK_MS;
-      } else if (event.type === "resumed") {
-        checkIn = undefined;
       }
       yield { type: "event", event };
     }

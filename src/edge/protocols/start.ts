@@ -17,14 +17,14 @@ export interface ProtocolDeps {
 }
 
 /** The agent named in the path, able to run (404 unknown, 400 without a model). */
-export function runnableAgent(
-  deps: ProtocolDeps,
-  env: EdgeEnv,
-  name: string,
-): AgentDefinition {
+export function runnableAgent(deps: ProtocolDeps, env: EdgeEnv, name: string): AgentDefinition {
   const agent = deps.agents.find((a) => a.name === name);
   if (!agent) {
-    throw new ApiError(404, "unknown_agent", `no agent named ${JSON.stringify(name)}; see GET /v1/agents`);
+    throw new ApiError(
+      404,
+      "unknown_agent",
+      `no agent named ${JSON.stringify(name)}; see GET /v1/agents`,
+    );
   }
   if (!readConfig(env).llm && !agent.demoModel) {
     throw new ApiError(
@@ -50,7 +50,11 @@ export async function startConversationRun(
   },
 ): Promise<RunView> {
   if (target.input.length > MAX_INPUT_CHARS) {
-    throw new ApiError(400, "invalid_body", `the message is longer than ${MAX_INPUT_CHARS} characters`);
+    throw new ApiError(
+      400,
+      "invalid_body",
+      `the message is longer than ${MAX_INPUT_CHARS} characters`,
+    );
   }
   // A rule naming a group nobody defined would leave its requests undecidable: say so now.
   const directory = approverDirectory(env, deps.approverGroups);

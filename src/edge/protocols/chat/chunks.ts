@@ -74,7 +74,12 @@ export class ChunkTranslator {
         this.#openCalls.push(id);
         return [
           ...this.#closeText(),
-          { type: "tool-input-available", toolCallId: id, toolName: String(data.name), input: data.args },
+          {
+            type: "tool-input-available",
+            toolCallId: id,
+            toolName: String(data.name),
+            input: data.args,
+          },
         ];
       }
       case "tool_result": {
@@ -141,7 +146,9 @@ export class ChunkTranslator {
   #remember(event: LoggedEvent): { request: Request; toolCallId: string | undefined } {
     const request = event.data.request as Request;
     const toolCallId =
-      typeof event.data.id === "string" ? event.data.id : this.#openCalls[this.#openCalls.length - 1];
+      typeof event.data.id === "string"
+        ? event.data.id
+        : this.#openCalls[this.#openCalls.length - 1];
     if (toolCallId) {
       this.#callOf.set(request.id, toolCallId);
     }

@@ -42,7 +42,9 @@ export async function conversationMessages(stub: ThreadRpc): Promise<UiMessage[]
 export function chunksOf(runId: string, events: LoggedEvent[]): UiChunk[] {
   const translator = new ChunkTranslator(runId);
   return events.flatMap((event) =>
-    event.type === "pending" ? translator.pending(event, undefined).chunks : translator.event(event),
+    event.type === "pending"
+      ? translator.pending(event, undefined).chunks
+      : translator.event(event),
   );
 }
 
@@ -104,10 +106,16 @@ export function foldChunks(chunks: UiChunk[]): UiPart[] {
         break;
       }
       case "tool-output-available":
-        Object.assign(tools.get(chunk.toolCallId) ?? {}, { state: "output-available", output: chunk.output });
+        Object.assign(tools.get(chunk.toolCallId) ?? {}, {
+          state: "output-available",
+          output: chunk.output,
+        });
         break;
       case "tool-output-error":
-        Object.assign(tools.get(chunk.toolCallId) ?? {}, { state: "output-error", errorText: chunk.errorText });
+        Object.assign(tools.get(chunk.toolCallId) ?? {}, {
+          state: "output-error",
+          errorText: chunk.errorText,
+        });
         break;
       case "tool-output-denied":
         Object.assign(tools.get(chunk.toolCallId) ?? {}, { state: "output-denied" });

@@ -102,7 +102,9 @@ export function readChatTurn(body: ChatBody): ChatTurn {
       turn.responses.push({
         approvalId: approval.id,
         approved: approval.approved,
-        ...(typeof approval.reason === "string" && approval.reason ? { reason: approval.reason } : {}),
+        ...(typeof approval.reason === "string" && approval.reason
+          ? { reason: approval.reason }
+          : {}),
         path,
       });
     } else if (part.state === "output-available" && typeof part.toolCallId === "string") {

@@ -19,7 +19,13 @@ import { protocolCors } from "../cors";
 import { protocolAuth, protocolBase, type ProtocolVars } from "../identity";
 import { runnableAgent, startConversationRun, type ProtocolDeps } from "../start";
 import { conversationMessages } from "./history";
-import { ChatBodySchema, ChatTurnError, MAX_CHAT_BODY_BYTES, readChatTurn, type ChatBody } from "./request";
+import {
+  ChatBodySchema,
+  ChatTurnError,
+  MAX_CHAT_BODY_BYTES,
+  readChatTurn,
+  type ChatBody,
+} from "./request";
 import { chatStream } from "./stream";
 import type { UiChunk } from "./chunks";
 
@@ -101,7 +107,9 @@ export function chatRoutes(deps: ProtocolDeps) {
       const cursor = Math.max(
         0,
         ...events
-          .filter((e) => e.type === "pending" && answers.some((a) => a.requestId === requestIdOf(e.data)))
+          .filter(
+            (e) => e.type === "pending" && answers.some((a) => a.requestId === requestIdOf(e.data)),
+          )
           .map((e) => e.id),
       );
       return streamFrom(c, conv, active.runId, cursor, {
@@ -132,7 +140,9 @@ function readTurn(body: ChatBody) {
     return readChatTurn(body);
   } catch (error) {
     if (error instanceof ChatTurnError) {
-      throw new ApiError(400, "invalid_body", error.message, [{ path: error.path, message: error.message }]);
+      throw new ApiError(400, "invalid_body", error.message, [
+        { path: error.path, message: error.message },
+      ]);
     }
     throw error;
   }
@@ -162,9 +172,12 @@ async function collectAnswers(
   const runId = active?.runId;
   for (const response of turn.responses) {
     if (!runId) {
-      throw new ApiError(404, "request_not_found", `no open request ${response.approvalId} in this conversation`, [
-        { path: `${response.path}.approval.id`, message: "unknown approval id" },
-      ]);
+      throw new ApiError(
+        404,
+        "request_not_found",
+        `no open request ${response.approvalId} in this conversation`,
+        [{ path: `${response.path}.approval.id`, message: "unknown approval id" }],
+      );
     }
     await checkAnswerable(conv.stub, runId, response.approvalId, user);
     const edit = body.edits?.[response.approvalId];
