@@ -85,3 +85,46 @@ export function runAgentInput(threadId: string, extra: Record<string, unknown> =
     ...extra,
   };
 }
+
+/** Reads an SSE body frame by frame; `until` stops at the first frame that matches (the rest stays unread). */
+export function frameReader(response: Response) {
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  if (!reader) {
+    throw new Error("no body");
+  }
+  let buffer = "";
+  const seen: Frame[] = [];
+  return {
+    seen,
+    async until(match: (frame: Frame) => boolean): Promise<Frame> {
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block
+            .split("\n")
+            .filter((l) => l.startsWith("data: "))
+            .map((l) => l.slice(6))
+            .join("\n");
+          if (data && data !== "[DONE]") {
+            const frame = JSON.parse(data) as Frame;
+            seen.push(frame);
+            if (match(frame)) {
+              return frame;
+            }
+          }
+          continue;
+        }
+        const { done, value } = await reader.read();
+        if (done) {
+          throw new Error(
+            `stream ended before a match; saw ${JSON.stringify(seen.map((f) => f.type))}`,
+          );
+        }
+        buffer += value;
+      }
+    },
+    cancel: () => reader.cancel().catch(() => {}),
+  };
+}
