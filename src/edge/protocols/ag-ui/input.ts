@@ -30,7 +30,11 @@ export const RunAgentInputSchema = z.looseObject({
   state: z.unknown().optional(),
   messages: z
     .array(
-      z.looseObject({ id: z.string().max(512), role: z.string().min(1), content: z.unknown() }),
+      z.looseObject({
+        id: z.string().max(512),
+        role: z.string().min(1),
+        content: z.unknown().optional(),
+      }),
     )
     .max(10_000),
   tools: z

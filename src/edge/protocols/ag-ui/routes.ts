@@ -139,9 +139,14 @@ function refuseFrontendTools(body: RunAgentBody): void {
   }
 }
 
+/** The client's id of the user message that started the run (by AG-UI or by the chat route). */
 function agUiMessageOf(run: RunSummary): string | undefined {
-  const agUi = (run.metadata as { agUi?: { messageId?: unknown } } | null)?.agUi;
-  return typeof agUi?.messageId === "string" ? agUi.messageId : undefined;
+  const metadata = run.metadata as {
+    agUi?: { messageId?: unknown };
+    chat?: { messageId?: unknown };
+  } | null;
+  const id = metadata?.agUi?.messageId ?? metadata?.chat?.messageId;
+  return typeof id === "string" ? id : undefined;
 }
 
 function requestIdOf(data: Record<string, unknown>): string | undefined {
