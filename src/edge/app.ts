@@ -26,33 +26,35 @@ export function createApp(
   report: (error: unknown, info: ErrorInfo) => void,
   options: { approverGroups?: ApproverGroupsInit } = {},
 ) {
-  return new Hono<{ Bindings: EdgeEnv }>()
-    .use("*", async (c, next) => {
-      readConfig(c.env); // fail fast, naming the variable, on every route
-      readSlackSettings(c.env);
-      readAccessSettings(c.env);
-      inboxNamespace(c.env);
-      approverDirectory(c.env, options.approverGroups);
-      await next();
-    })
-    .get("/healthz", (c) => c.json({ ok: true }))
-    .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
-    .get("/metrics", (c) =>
-      c.text(edgeMetrics.render(), 200, {
-        "content-type": "text/plain; version=0.0.4; charset=utf-8",
-      }),
-    )
-    .route("/v1", decisionRoutes())
-    // Before the run API: these answer CORS preflights and take an Access identity, not only the token.
-    .route("/v1", chatRoutes({ agents, ...options }))
-    .route("/v1", agUiRoutes({ agents, ...options }))
-    .route("/v1", approvalsRoutes(options))
-    .route("/v1", runRoutes(agents, options.approverGroups))
-    .route("/", approvalRoutes())
-    .route("/", inboxRoutes(options))
-    .route("/", slackRoutes({ ...options, report }))
-    .notFound(() => {
-      throw new ApiError(404, "not_found", "no such route");
-    })
-    .onError(errorHandler(report));
+  return (
+    new Hono<{ Bindings: EdgeEnv }>()
+      .use("*", async (c, next) => {
+        readConfig(c.env); // fail fast, naming the variable, on every route
+        readSlackSettings(c.env);
+        readAccessSettings(c.env);
+        inboxNamespace(c.env);
+        approverDirectory(c.env, options.approverGroups);
+        await next();
+      })
+      .get("/healthz", (c) => c.json({ ok: true }))
+      .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
+      .get("/metrics", (c) =>
+        c.text(edgeMetrics.render(), 200, {
+          "content-type": "text/plain; version=0.0.4; charset=utf-8",
+        }),
+      )
+      .route("/v1", decisionRoutes())
+      // Before the run API: these answer CORS preflights and take an Access identity, not only the token.
+      .route("/v1", chatRoutes({ agents, ...options }))
+      .route("/v1", agUiRoutes({ agents, ...options }))
+      .route("/v1", approvalsRoutes(options))
+      .route("/v1", runRoutes(agents, options.approverGroups))
+      .route("/", approvalRoutes())
+      .route("/", inboxRoutes(options))
+      .route("/", slackRoutes({ ...options, report }))
+      .notFound(() => {
+        throw new ApiError(404, "not_found", "no such route");
+      })
+      .onError(errorHandler(report))
+  );
 }
