@@ -3,13 +3,7 @@ import type { Request, Usage } from "../src/core/types";
 import { liveApprovals } from "../src/core/approvers/vote";
 import { quorumOf, rulesOf } from "../src/core/approvers/rules";
 import { decisionView } from "./decisions";
-import {
-  parseJson,
-  pendingOfRow,
-  type EventRow,
-  type RunRow,
-  type RunStore,
-} from "./run-store";
+import { parseJson, pendingOfRow, type EventRow, type RunRow, type RunStore } from "./run-store";
 import type { ApprovalRow, VoteStore } from "./vote-store";
 
 const isoAt = (ms: number) => new Date(ms).toISOString();

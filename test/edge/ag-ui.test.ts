@@ -98,7 +98,7 @@ describe("AG-UI interrupts and resume", () => {
       /^declined\/expired: Refund \$80 on order 7\?\nreason: not eligible/,
     );
     expect(frames.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
-    const started = frames[0] as { threadId: string };
+    const started = frames[0] as unknown as { threadId: string };
     expect(started.threadId).toBe(threadId);
   });
 });

@@ -87,7 +87,7 @@ describe("bad input writes nothing", () => {
     const frames = await readFrames(
       await agUiPost(runAgentInput(threadId, { messages: [message] })),
     );
-    const finished = frames.at(-1) as { outcome: { interrupts: Array<{ id: string }> } };
+    const finished = frames.at(-1) as unknown as { outcome: { interrupts: Array<{ id: string }> } };
     const interruptId = finished.outcome.interrupts[0]?.id;
     const bad = await agUiPost(
       runAgentInput(threadId, {
