@@ -39,7 +39,7 @@ export function agUiStream(options: AgUiStreamOptions): Response {
 
 async function send(sink: FrameSink, events: AgUiEvent[]): Promise<boolean> {
   for (const event of events) {
-    const frame = JSON.stringify(omitOptionalNulls({ timestamp: Date.now(), ...event }, "Event"));
+    const frame = JSON.stringify(omitOptionalNulls(event, "Event"));
     if (!(await sink.send(frame))) {
       return false;
     }
