@@ -18,6 +18,8 @@ const secrets = {
   NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
   // The test receivers: an unreachable loopback port and the MCP fixture's hooks origin.
   CALLBACK_ALLOW: "127.0.0.1 http://hooks.test",
+  // Browser origins the chat and AG-UI routes answer (test/edge/chat-cors.test.ts).
+  CORS_ORIGINS: "https://app.test",
   // The demo agent's groups, as in .dev.vars.example (finance has five members for the race test).
   APPROVER_GROUPS: JSON.stringify({
     finance: [

@@ -85,6 +85,13 @@ export class RunStore {
       SELECT * FROM runs WHERE status IN ('running', 'pending') ORDER BY created_at LIMIT 1`;
   }
 
+  /** Every run of the thread, oldest first. */
+  runs(): RunRow[] {
+    return this.sql<
+      RunRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM runs ORDER BY created_at, rowid`;
+  }
+
   /** Runs that may have work: active ones, and cancelled ones whose earlier decision is not applied yet. */
   runsWithWork(): RunRow[] {
     return this.sql<RunRow & Record<string, SqlStorageValue>>`

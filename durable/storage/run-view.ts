@@ -1,10 +1,10 @@
-import type { ApprovalView, RunView } from "../../src/edge/protocol";
+import type { ApprovalView, LoggedEvent, RunSummary, RunView } from "../../src/edge/protocol";
 import type { Request, Usage } from "../../src/core/types";
 import { currentArgs, liveApprovals, originalArgs } from "../../src/core/approvers/vote";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import { decisionView } from "../ledger/decisions";
-import { parseJson, pendingOfRow, type RunRow, type RunStore } from "./run-store";
+import { parseJson, pendingOfRow, type EventRow, type RunRow, type RunStore } from "./run-store";
 import type { ApprovalRow, VoteStore } from "./vote-store";
 
 const isoAt = (ms: number) => new Date(ms).toISOString();
@@ -98,5 +98,25 @@ export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
     })),
     reminders: row.reminders,
     escalatedAt: iso(row.escalated_at),
+  };
+}
+
+export function runSummary(run: RunRow): RunSummary {
+  return {
+    runId: run.run_id,
+    status: run.status,
+    input: run.input,
+    requestedBy: run.requested_by ?? null,
+    metadata: parseJson(run.metadata) ?? null,
+    createdAt: isoAt(run.created_at),
+  };
+}
+
+/** A stored event as the API spells it today (see {@link currentEventData}), its data parsed. */
+export function loggedEvent(row: EventRow): LoggedEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    data: JSON.parse(currentEventData(row.type, row.data)) as Record<string, unknown>,
   };
 }

@@ -28,7 +28,10 @@ export function forward(deps: DriverDeps, runId: string, event: RunEvent): void 
       });
       break;
     case "pending":
-      deps.record(runId, "pending", { request: event.request });
+      deps.record(runId, "pending", {
+        request: event.request,
+        ...(event.id === undefined ? {} : { id: event.id }),
+      });
       break;
     case "usage":
     case "done":

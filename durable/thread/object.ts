@@ -23,9 +23,11 @@ import type {
   ApproverCheck,
   CancelOutcome,
   DriveMessage,
+  LoggedEvent,
   NotificationSource,
   NotifyMessage,
   RequestDescription,
+  RunSummary,
   RunView,
   StartInput,
   StartOutcome,
@@ -49,7 +51,7 @@ import {
 } from "../ledger/decisions";
 import { toolOf, type EditCheck } from "../ledger/votes";
 import { EventHub } from "./event-hub";
-import { runView } from "../storage/run-view";
+import { loggedEvent, runSummary, runView } from "../storage/run-view";
 import { closeOpenTurn } from "./close-turn";
 import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
 import { deliverOutbox, InboxOutbox, inboxHooks, type InboxHooks } from "../outbox/inbox";
@@ -312,6 +314,19 @@ export function createThreadObjectClass(
         }
         throw error;
       }
+    }
+
+    async runs(): Promise<RunSummary[]> {
+      return this.store.runs().map(runSummary);
+    }
+
+    async runEvents(runId: string, afterId = 0): Promise<LoggedEvent[]> {
+      return this.store.eventsAfter(runId, afterId).map(loggedEvent);
+    }
+
+    async openRequests(runId: string): Promise<AgentRequest[]> {
+      const run = this.store.run(runId);
+      return run ? openRequests(this.store, run) : [];
     }
 
     async cancel(runId: string): Promise<CancelOutcome> {

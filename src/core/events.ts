@@ -12,7 +12,8 @@ export type RunEvent =
       isError: boolean;
       metadata?: ToolResult["metadata"];
     }
-  | { type: "pending"; request: Request }
+  /** `id` is the suspended tool call's (absent only for a request no call raised). */
+  | { type: "pending"; request: Request; id?: string }
   | { type: "usage"; usage: Usage }
   | { type: "done"; result: RunResult };
 

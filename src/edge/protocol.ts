@@ -38,7 +38,15 @@ export interface NotifyMessage {
 }
 
 /** Where a vote came from (docs/architecture.md §6 "Identity"). */
-export type Channel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
+export type Channel =
+  | "webhook"
+  | "page"
+  | "inbox"
+  | "slack"
+  | "policy"
+  | "expiry"
+  | "chat"
+  | "ag-ui";
 
 /** One ledger entry: the decision, the answer it became, and its audit trail. */
 export interface DecisionView {
@@ -202,6 +210,23 @@ export interface NotificationSource {
   votes?: { votes: number; needed: number };
 }
 
+/** One run of a thread, oldest first (the chat and AG-UI routes rebuild a conversation from these). */
+export interface RunSummary {
+  runId: string;
+  status: RunView["status"];
+  input: string;
+  requestedBy: string | null;
+  metadata: unknown;
+  createdAt: string;
+}
+
+/** One stored event of a run's log, its data parsed. */
+export interface LoggedEvent {
+  id: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
 /** The thread object's RPC surface, as the worker sees it through the binding. */
 export interface ThreadRpc extends SlackThread {
   start(input: StartInput): Promise<StartOutcome>;
@@ -210,6 +235,12 @@ export interface ThreadRpc extends SlackThread {
   describeRequest(runId: string, requestId: string): Promise<RequestDescription>;
   checkApprover(runId: string, requestId: string, approver: string): Promise<ApproverCheck>;
   cancel(runId: string): Promise<CancelOutcome>;
+  /** The thread's runs, oldest first. */
+  runs(): Promise<RunSummary[]>;
+  /** A run's logged events after `afterId` (0: all), as GET /events would replay them. */
+  runEvents(runId: string, afterId?: number): Promise<LoggedEvent[]>;
+  /** Every request the run is suspended on now (the surfaced one and its halted siblings). */
+  openRequests(runId: string): Promise<Request[]>;
   drive(runId?: string): Promise<void>;
   notification(message: NotifyMessage): Promise<NotificationSource | undefined>;
   /** False when it was no failure after all: a late attempt got through (nothing recorded). */

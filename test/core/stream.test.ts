@@ -299,6 +299,7 @@ describe.each(STYLES)("%s stream()", (style) => {
     expect(consumed[4]).toEqual({
       type: "pending",
       request: { id: "req-refund", kind: "approval", prompt: "Refund 42?" },
+      id: "call_r",
     });
     expect(log).toEqual([
       { name: "refund", args: { amount: 42 } },

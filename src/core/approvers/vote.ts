@@ -11,7 +11,15 @@ import { argsHash } from "./args-hash";
 import { isRecord, quorumOf, rulesOf, type Rules } from "./rules";
 
 export type VoteDecision = "approve" | "decline" | "cancel";
-export type VoteChannel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
+export type VoteChannel =
+  | "webhook"
+  | "page"
+  | "inbox"
+  | "slack"
+  | "policy"
+  | "expiry"
+  | "chat"
+  | "ag-ui";
 
 /** A vote as the ledger keeps it. `args` is set on an edit; `reset` when a later edit voided it. */
 export interface Vote {

@@ -85,7 +85,7 @@ export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMes
   }
 
   metricFor(call, env, attempt.result, attempt.ms, true);
-  env.emit?.({ type: "pending", request });
+  env.emit?.({ type: "pending", request, id: call.id });
   if (!env.waitFor) {
     return placeholder(call, request);
   }

@@ -7,7 +7,12 @@
  */
 import { parseWebhookSecret } from "../notify/webhooks";
 
-export type KeyPurpose = "approval-link" | "approver-link" | "inbox-session" | "csrf";
+export type KeyPurpose =
+  | "approval-link"
+  | "approver-link"
+  | "inbox-session"
+  | "csrf"
+  | "conversation";
 
 const encoder = new TextEncoder();
 
@@ -20,6 +25,7 @@ const LABELS: Record<KeyPurpose, string> = {
   "approver-link": "toolnexus-edge approver-link v1",
   "inbox-session": "toolnexus-edge inbox-session v1",
   csrf: "toolnexus-edge csrf v1",
+  conversation: "toolnexus-edge conversation v1",
 };
 
 // Keyed by purpose and secret; holds the promise so concurrent first uses derive once.

@@ -17,6 +17,8 @@ import { edgeMetrics } from "../metrics";
 import { readSlackSettings } from "../slack/settings";
 import { readAccessSettings } from "../approvals/access";
 import { inboxNamespace } from "../inbox/rpc";
+import { chatRoutes } from "../protocols/chat/routes";
+import { agUiRoutes } from "../protocols/ag-ui/routes";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -24,30 +26,35 @@ export function createApp(
   report: (error: unknown, info: ErrorInfo) => void,
   options: { approverGroups?: ApproverGroupsInit } = {},
 ) {
-  return new Hono<{ Bindings: EdgeEnv }>()
-    .use("*", async (c, next) => {
-      readConfig(c.env); // fail fast, naming the variable, on every route
-      readSlackSettings(c.env);
-      readAccessSettings(c.env);
-      inboxNamespace(c.env);
-      approverDirectory(c.env, options.approverGroups);
-      await next();
-    })
-    .get("/healthz", (c) => c.json({ ok: true }))
-    .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
-    .get("/metrics", (c) =>
-      c.text(edgeMetrics.render(), 200, {
-        "content-type": "text/plain; version=0.0.4; charset=utf-8",
-      }),
-    )
-    .route("/v1", decisionRoutes())
-    .route("/v1", approvalsRoutes(options))
-    .route("/v1", runRoutes(agents, options.approverGroups))
-    .route("/", approvalRoutes())
-    .route("/", inboxRoutes(options))
-    .route("/", slackRoutes({ ...options, report }))
-    .notFound(() => {
-      throw new ApiError(404, "not_found", "no such route");
-    })
-    .onError(errorHandler(report));
+  return (
+    new Hono<{ Bindings: EdgeEnv }>()
+      .use("*", async (c, next) => {
+        readConfig(c.env); // fail fast, naming the variable, on every route
+        readSlackSettings(c.env);
+        readAccessSettings(c.env);
+        inboxNamespace(c.env);
+        approverDirectory(c.env, options.approverGroups);
+        await next();
+      })
+      .get("/healthz", (c) => c.json({ ok: true }))
+      .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
+      .get("/metrics", (c) =>
+        c.text(edgeMetrics.render(), 200, {
+          "content-type": "text/plain; version=0.0.4; charset=utf-8",
+        }),
+      )
+      .route("/v1", decisionRoutes())
+      // Before the run API: these answer CORS preflights and take an Access identity, not only the token.
+      .route("/v1", chatRoutes({ agents, ...options }))
+      .route("/v1", agUiRoutes({ agents, ...options }))
+      .route("/v1", approvalsRoutes(options))
+      .route("/v1", runRoutes(agents, options.approverGroups))
+      .route("/", approvalRoutes())
+      .route("/", inboxRoutes(options))
+      .route("/", slackRoutes({ ...options, report }))
+      .notFound(() => {
+        throw new ApiError(404, "not_found", "no such route");
+      })
+      .onError(errorHandler(report))
+  );
 }

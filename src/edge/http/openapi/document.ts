@@ -30,6 +30,7 @@ import {
   InboxItemSchema,
 } from "../../inbox/schemas";
 import { INBOX_PATHS } from "./inbox";
+import { PROTOCOL_PATHS } from "../../protocols/openapi";
 import { error, html, json, ref } from "./parts";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
@@ -89,7 +90,7 @@ const bearer = [{ bearer: [] }];
 const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
 
 const EVENTS = `Server-Sent Events. Each event has an \`id\` (replay with Last-Event-ID), an \`event\` type and JSON \`data\`:
-text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError}; pending {request};
+text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError}; pending {request, id} (id: the suspended tool call);
 resumed {requestId, decision, channel} or {reason}; done {status, text?, usage?, turns?}; error {message}
 (the run failed) or {message, requestId?, recoverable: true} (the run goes on: a retried driver, a
 notification not delivered, an approver group not defined). The stream closes after done or an
@@ -288,6 +289,7 @@ function openApiDocument(): unknown {
         },
       },
       ...INBOX_PATHS,
+      ...PROTOCOL_PATHS,
       "/metrics": {
         get: {
           summary: "Prometheus metrics of this isolate",

@@ -1,0 +1,221 @@
+/**
+ * A run's logged events → AG-UI 1.0 events (`@ag-ui/core` types). Pure and stateful per
+ * stream, like the chat's chunk translator: text segments open and close around tool calls;
+ * decisions and waits, which AG-UI has no event for, go out as `CUSTOM` events named
+ * `toolnexus.decision` and `toolnexus.waiting`. The run's end is the caller's: a halt
+ * becomes `RUN_FINISHED` with an interrupt outcome ({@link interruptOf}).
+ */
+import { EventType, type BaseEvent, type Interrupt } from "@ag-ui/core";
+import type { Request } from "../../../core/types";
+import type { LoggedEvent } from "../../protocol";
+import type { Waiting } from "../answers";
+
+/** The schema of a resolved approval's payload, as interrupts advertise it. */
+export const APPROVAL_PAYLOAD_SCHEMA = {
+  type: "object",
+  properties: {
+    approved: { type: "boolean" },
+    reason: { type: "string" },
+    editedArgs: { type: "object" },
+  },
+  required: ["approved"],
+  additionalProperties: false,
+};
+
+export type AgUiEvent = BaseEvent & Record<string, unknown>;
+
+export interface RunIds {
+  threadId: string;
+  runId: string;
+}
+
+export class AgUiTranslator {
+  #text: string | undefined;
+  #segments = 0;
+  readonly #openCalls: string[] = [];
+  readonly #callOf = new Map<string, string>();
+
+  constructor(
+    private readonly ids: RunIds,
+    /** Our run id: message ids derive from it, so a replay repeats them. */
+    private readonly ourRunId: string,
+  ) {}
+
+  prime(events: LoggedEvent[]): void {
+    for (const event of events) {
+      if (event.type === "pending") {
+        this.pending(event, undefined);
+      } else {
+        this.event(event);
+      }
+    }
+    this.#text = undefined;
+  }
+
+  started(state: unknown): AgUiEvent[] {
+    const events: AgUiEvent[] = [{ type: EventType.RUN_STARTED, ...this.ids }];
+    if (state !== undefined && state !== null) {
+      events.push({ type: EventType.STATE_SNAPSHOT, snapshot: state });
+    }
+    return events;
+  }
+
+  event(event: LoggedEvent): AgUiEvent[] {
+    const data = event.data;
+    switch (event.type) {
+      case "text":
+        return this.#delta(String(data.delta ?? ""));
+      case "tool_call": {
+        const id = String(data.id);
+        this.#openCalls.push(id);
+        return [
+          ...this.#closeText(),
+          { type: EventType.TOOL_CALL_START, toolCallId: id, toolCallName: String(data.name) },
+          {
+            type: EventType.TOOL_CALL_ARGS,
+            toolCallId: id,
+            delta: JSON.stringify(data.args ?? {}),
+          },
+          { type: EventType.TOOL_CALL_END, toolCallId: id },
+        ];
+      }
+      case "tool_result": {
+        const id = String(data.id);
+        const at = this.#openCalls.indexOf(id);
+        if (at >= 0) {
+          this.#openCalls.splice(at, 1);
+        }
+        return [
+          ...this.#closeText(),
+          {
+            type: EventType.TOOL_CALL_RESULT,
+            messageId: `r-${id}`,
+            toolCallId: id,
+            content: String(data.output),
+            role: "tool",
+            ...(data.isError === true ? { metadata: { toolnexus: { isError: true } } } : {}),
+          },
+        ];
+      }
+      case "resumed":
+        return typeof data.requestId === "string"
+          ? [
+              ...this.#closeText(),
+              {
+                type: EventType.CUSTOM,
+                name: "toolnexus.decision",
+                value: {
+                  requestId: data.requestId,
+                  decision: data.decision,
+                  channel: data.channel,
+                },
+              },
+            ]
+          : [];
+      case "done":
+        return [...this.#closeText(), ...this.#finished(data)];
+      case "error":
+        return data.recoverable === true
+          ? []
+          : [...this.#closeText(), { type: EventType.RUN_ERROR, message: String(data.message) }];
+      default:
+        return [];
+    }
+  }
+
+  /** A suspension: nothing to show yet when the reader may answer it (the interrupt will), else where it waits. */
+  pending(event: LoggedEvent, waiting: Waiting | undefined): AgUiEvent[] {
+    const request = event.data.request as Request;
+    const call =
+      typeof event.data.id === "string"
+        ? event.data.id
+        : this.#openCalls[this.#openCalls.length - 1];
+    if (call) {
+      this.#callOf.set(request.id, call);
+    }
+    return waiting
+      ? [
+          ...this.#closeText(),
+          { type: EventType.CUSTOM, name: "toolnexus.waiting", value: waiting },
+        ]
+      : [];
+  }
+
+  /** The run halted on `interrupts`: the AG-UI run ends, paused. */
+  interrupted(interrupts: Interrupt[]): AgUiEvent[] {
+    return [
+      ...this.#closeText(),
+      { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "interrupt", interrupts } },
+    ];
+  }
+
+  /** One open request as an interrupt: approvals take `{ approved, reason?, editedArgs? }`, inputs their schema. */
+  interruptOf(request: Request, expiresAt: string | null): Interrupt {
+    const schema = request.data?.schema;
+    const toolCallId = this.#callOf.get(request.id);
+    const expiry = expiresAt ?? request.expiresAt;
+    return {
+      id: request.id,
+      reason: request.kind === "approval" ? "tool_approval" : request.kind,
+      message: request.prompt,
+      ...(toolCallId ? { toolCallId } : {}),
+      responseSchema:
+        request.kind === "approval" || typeof schema !== "object" || schema === null
+          ? APPROVAL_PAYLOAD_SCHEMA
+          : (schema as Record<string, unknown>),
+      ...(expiry ? { expiresAt: expiry } : {}),
+    };
+  }
+
+  #finished(data: Record<string, unknown>): AgUiEvent[] {
+    const status = String(data.status);
+    if (status === "failed") {
+      return [{ type: EventType.RUN_ERROR, message: String(data.error ?? "run failed") }];
+    }
+    const usage = data.usage as
+      | { promptTokens?: number; completionTokens?: number; totalTokens?: number }
+      | undefined;
+    return [
+      {
+        type: EventType.RUN_FINISHED,
+        ...this.ids,
+        outcome: status === "cancelled" ? { type: "cancelled" } : { type: "success" },
+        ...(status === "incomplete" ? { result: { status, limit: data.limit ?? null } } : {}),
+        ...(usage
+          ? {
+              usage: [
+                {
+                  inputTokens: usage.promptTokens ?? 0,
+                  outputTokens: usage.completionTokens ?? 0,
+                  totalTokens: usage.totalTokens ?? 0,
+                },
+              ],
+            }
+          : {}),
+      },
+    ];
+  }
+
+  #delta(delta: string): AgUiEvent[] {
+    if (!delta) {
+      return [];
+    }
+    const events: AgUiEvent[] = [];
+    if (this.#text === undefined) {
+      this.#segments += 1;
+      this.#text = `m-${this.ourRunId}-${this.#segments}`;
+      events.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text, role: "assistant" });
+    }
+    events.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text, delta });
+    return events;
+  }
+
+  #closeText(): AgUiEvent[] {
+    if (this.#text === undefined) {
+      return [];
+    }
+    const messageId = this.#text;
+    this.#text = undefined;
+    return [{ type: EventType.TEXT_MESSAGE_END, messageId }];
+  }
+}

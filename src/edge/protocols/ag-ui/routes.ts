@@ -1,0 +1,239 @@
+/**
+ * `POST /v1/ag-ui/:agent` — AG-UI 1.0 (`RunAgentInput` in, events out). The `threadId`
+ * names a conversation per caller, as a chat id does. A new user message starts a run in
+ * it; `resume` answers the interrupts of its paused run through the ledger (channel
+ * `ag-ui`): every entry is checked before any is recorded (404 unknown — an interrupt of
+ * another thread included —, 409 settled or expired, 403 not the caller's to decide, 400 a
+ * malformed payload); repeating an answer already recorded is a no-op (idempotent resume);
+ * interrupts left unanswered stay open and the next `RUN_FINISHED` lists them again.
+ */
+import { Hono } from "hono";
+import { ApiError } from "../../http/errors";
+import type { RunSummary } from "../../protocol";
+import { checkAnswerable, recordAnswer, type Answer } from "../answers";
+import { readProtocolBody } from "../body";
+import { conversation, type Conversation } from "../conversation";
+import { protocolCors } from "../cors";
+import { protocolAuth, protocolBase, type ProtocolVars } from "../identity";
+import { runnableAgent, startConversationRun, type ProtocolDeps } from "../start";
+import {
+  ApprovalPayloadSchema,
+  MAX_AG_UI_BODY_BYTES,
+  modelInput,
+  newUserText,
+  RunAgentInputSchema,
+  type ResumeBody,
+  type RunAgentBody,
+} from "./input";
+import type { Request } from "../../../core/types";
+import { agUiStream } from "./stream";
+
+const ACTIVE = new Set(["running", "pending"]);
+
+export function agUiRoutes(deps: ProtocolDeps) {
+  return new Hono<ProtocolVars>()
+    .use("/ag-ui/*", protocolCors())
+    .use("/ag-ui/*", protocolAuth())
+    .post("/ag-ui/:agent", async (c) => {
+      const agent = runnableAgent(deps, c.env, c.req.param("agent"));
+      const body = await readProtocolBody(c, MAX_AG_UI_BODY_BYTES, RunAgentInputSchema);
+      refuseFrontendTools(body);
+      const { user } = c.var.caller;
+      const conv = await conversation(c.env, user, body.threadId);
+      const runs = await conv.stub.runs();
+      const latest = runs[runs.length - 1];
+      const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
+      const message = newUserText(body);
+      const fresh = message && (!latest || agUiMessageOf(latest) !== message.messageId);
+      const stream = (
+        runId: string,
+        after: number,
+        before = [] as Awaited<ReturnType<typeof conv.stub.runEvents>>,
+      ) =>
+        agUiStream({
+          stub: conv.stub,
+          ids: { threadId: body.threadId, runId: body.runId },
+          runId,
+          after,
+          before,
+          state: body.state,
+          user,
+          base: protocolBase(c),
+          signal: c.req.raw.signal,
+        });
+
+      if (body.resume && body.resume.length > 0) {
+        if (fresh) {
+          throw new ApiError(
+            400,
+            "invalid_body",
+            "send resume and a new user message in separate runs",
+            [{ path: "messages", message: "a new user message alongside resume" }],
+          );
+        }
+        const answers = await checkResume(conv, active, body, user);
+        for (const answer of answers.toRecord) {
+          await recordAnswer(conv.stub, answers.runId, answer, user, "ag-ui");
+        }
+        const events = await conv.stub.runEvents(answers.runId);
+        const ids = new Set(answers.all);
+        const cursor = Math.max(
+          0,
+          ...events
+            .filter((e) => e.type === "pending" && ids.has(requestIdOf(e.data) ?? ""))
+            .map((e) => e.id),
+        );
+        return stream(
+          answers.runId,
+          cursor,
+          events.filter((e) => e.id <= cursor),
+        );
+      }
+      if (fresh && message) {
+        if (!message.text) {
+          throw new ApiError(400, "invalid_body", "the new user message has no text", [
+            { path: `messages[${body.messages.length - 1}].content`, message: "empty" },
+          ]);
+        }
+        if (active) {
+          throw new ApiError(
+            409,
+            "thread_busy",
+            `this thread's run ${active.runId} is ${active.status}; resume its interrupts first`,
+          );
+        }
+        const run = await startConversationRun(c.env, deps, {
+          publicUrl: protocolBase(c),
+          agent,
+          threadId: conv.threadId,
+          stub: conv.stub,
+          input: modelInput(message.text, body),
+          user,
+          metadata: {
+            agUi: { threadId: body.threadId, runId: body.runId, messageId: message.messageId },
+          },
+        });
+        return stream(run.runId, 0);
+      }
+      if (latest && message) {
+        return stream(latest.runId, 0); // the same input again: its run, replayed
+      }
+      throw new ApiError(
+        400,
+        "nothing_to_run",
+        "RunAgentInput has neither a new user message nor resume",
+        [{ path: "messages", message: "the last message is not a new user message" }],
+      );
+    });
+}
+
+function refuseFrontendTools(body: RunAgentBody): void {
+  const tools = body.tools ?? [];
+  if (tools.length > 0) {
+    throw new ApiError(
+      400,
+      "unsupported_tools",
+      `frontend tools are not supported (the agent's tools run on the server): ${tools.map((t) => t.name).join(", ")}`,
+      tools.map((t, i) => ({ path: `tools[${i}].name`, message: `${t.name}: not supported` })),
+    );
+  }
+}
+
+/** The client's id of the user message that started the run (by AG-UI or by the chat route). */
+function agUiMessageOf(run: RunSummary): string | undefined {
+  const metadata = run.metadata as {
+    agUi?: { messageId?: unknown };
+    chat?: { messageId?: unknown };
+  } | null;
+  const id = metadata?.agUi?.messageId ?? metadata?.chat?.messageId;
+  return typeof id === "string" ? id : undefined;
+}
+
+function requestIdOf(data: Record<string, unknown>): string | undefined {
+  const request = data.request as { id?: unknown } | undefined;
+  return typeof request?.id === "string" ? request.id : undefined;
+}
+
+/** Checks every entry before any is recorded; repeats of recorded answers are dropped. */
+async function checkResume(
+  conv: Conversation,
+  active: RunSummary | undefined,
+  body: RunAgentBody,
+  user: string | null,
+): Promise<{ runId: string; toRecord: Answer[]; all: string[] }> {
+  const entries = body.resume ?? [];
+  const runId = (active ?? (await conv.stub.runs()).at(-1))?.runId;
+  const unknown = (n: number) =>
+    new ApiError(
+      404,
+      "interrupt_not_found",
+      `no interrupt ${entries[n]?.interruptId} in this thread`,
+      [{ path: `resume[${n}].interruptId`, message: "unknown interrupt" }],
+    );
+  if (!runId) {
+    throw unknown(0);
+  }
+  const seen = new Set<string>();
+  const toRecord: Answer[] = [];
+  for (const [n, entry] of entries.entries()) {
+    if (seen.has(entry.interruptId)) {
+      throw new ApiError(400, "invalid_body", `interrupt ${entry.interruptId} is answered twice`, [
+        { path: `resume[${n}].interruptId`, message: "duplicate" },
+      ]);
+    }
+    seen.add(entry.interruptId);
+    let checked: Awaited<ReturnType<typeof checkAnswerable>>;
+    try {
+      checked = await checkAnswerable(conv.stub, runId, entry.interruptId, user, {
+        decision: intendedDecision(entry),
+        channel: "ag-ui",
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "request_not_found") {
+        throw unknown(n);
+      }
+      throw error;
+    }
+    if (checked !== "repeat") {
+      toRecord.push(answerOf(entry, checked, n));
+    }
+  }
+  return { runId, toRecord, all: [...seen] };
+}
+
+function intendedDecision(entry: ResumeBody): Answer["decision"] {
+  if (entry.status === "cancelled") {
+    return "cancel";
+  }
+  const approved = (entry.payload as { approved?: unknown } | null | undefined)?.approved;
+  return approved === false ? "decline" : "approve";
+}
+
+/** An approval takes `{ approved, reason?, editedArgs? }`; any other request takes the payload as its answer. */
+function answerOf(entry: ResumeBody, request: Request, n: number): Answer {
+  if (entry.status === "cancelled") {
+    return { requestId: request.id, decision: "cancel" };
+  }
+  if (request.kind !== "approval") {
+    return { requestId: request.id, decision: "approve", data: entry.payload ?? null };
+  }
+  const parsed = ApprovalPayloadSchema.safeParse(entry.payload);
+  if (!parsed.success) {
+    throw new ApiError(
+      400,
+      "invalid_body",
+      "an approval's payload is { approved: boolean, reason?: string, editedArgs?: object }",
+      parsed.error.issues.map((issue) => ({
+        path: [`resume[${n}].payload`, ...issue.path.map(String)].join("."),
+        message: issue.message,
+      })),
+    );
+  }
+  const { approved, reason, editedArgs } = parsed.data;
+  return {
+    requestId: request.id,
+    decision: approved ? "approve" : "decline",
+    ...(reason === undefined ? {} : { reason }),
+    ...(approved && editedArgs ? { args: editedArgs } : {}),
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * Answering a run's request from a chat protocol: through the thread's one ledger (the
+ * object's `decide`), with the caller as `decidedBy` and the protocol as the channel.
+ * Everything is checked before anything is written, in the ledger's order (§6): unknown →
+ * 404, no longer pending → 409, not an approver / own request (an anonymous caller and a
+ * request with rules included) → 403, a bad edit → 400 (the ledger's own check).
+ */
+import { rulesOf } from "../../core/approvers/rules";
+import type { Request } from "../../core/types";
+import { ApiError } from "../http/errors";
+import type { Channel, DecisionOutcome, ThreadRpc } from "../protocol";
+
+export interface Answer {
+  requestId: string;
+  decision: "approve" | "decline" | "cancel";
+  data?: unknown;
+  reason?: string;
+  /** Edited tool arguments (approve only; the rule must allow the edit). */
+  args?: Record<string, unknown>;
+}
+
+/** Where a request the caller cannot decide waits: the `data-toolnexus-waiting` payload. */
+export interface Waiting {
+  requestId: string;
+  group: string | null;
+  needed: number;
+  votes: number;
+  inboxUrl: string;
+}
+
+/**
+ * Throws the 404/409/403 an answer would get, without writing anything; returns the request,
+ * or "repeat" when this caller already gave this decision (a retried request: nothing to do).
+ */
+export async function checkAnswerable(
+  stub: ThreadRpc,
+  runId: string,
+  requestId: string,
+  user: string | null,
+  intended?: { decision: Answer["decision"]; channel: Channel },
+): Promise<Request | "repeat"> {
+  const described = await stub.describeRequest(runId, requestId);
+  if (described.state === "unknown") {
+    throw new ApiError(
+      404,
+      "request_not_found",
+      `no open request ${requestId} in this conversation`,
+    );
+  }
+  if (
+    described.state === "decided" &&
+    intended &&
+    described.decision.decision === intended.decision &&
+    described.decision.channel === intended.channel &&
+    described.decision.decidedBy === (user ?? intended.channel)
+  ) {
+    return "repeat";
+  }
+  if (described.state !== "open") {
+    throw new ApiError(409, "request_not_pending", `request ${requestId} is no longer pending`);
+  }
+  if (described.expiresAt && Date.parse(described.expiresAt) <= Date.now()) {
+    throw new ApiError(
+      409,
+      "request_expired",
+      `request ${requestId} expired at ${described.expiresAt}`,
+    );
+  }
+  if (rulesOf(described.request)) {
+    if (user === null) {
+      throw new ApiError(
+        403,
+        "not_an_approver",
+        `request ${requestId} has approver rules; an anonymous caller may not decide it (send x-toolnexus-user)`,
+      );
+    }
+    const check = await stub.checkApprover(runId, requestId, user);
+    if (!check.ok) {
+      throw new ApiError(check.status, check.code, check.message);
+    }
+  }
+  return described.request;
+}
+
+/** Records the answer; a refusal becomes the ledger's status and code. */
+export async function recordAnswer(
+  stub: ThreadRpc,
+  runId: string,
+  answer: Answer,
+  user: string | null,
+  channel: Channel,
+): Promise<Extract<DecisionOutcome, { ok: true }>> {
+  const outcome = await stub.decide({
+    runId,
+    requestId: answer.requestId,
+    decision: answer.decision,
+    ...(answer.data === undefined ? {} : { data: answer.data }),
+    ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+    ...(answer.args === undefined ? {} : { args: answer.args }),
+    ...(user === null ? {} : { decidedBy: user }),
+    channel,
+  });
+  if (!outcome.ok) {
+    throw new ApiError(
+      outcome.status,
+      outcome.code,
+      outcome.message,
+      outcome.issues?.map((message) => ({ path: "args", message })),
+    );
+  }
+  return outcome;
+}
+
+/**
+ * Whether this caller may decide the request (no rules, or an eligible member who did not
+ * ask for it); otherwise where it waits, for the stream to say so.
+ */
+export async function decidableBy(
+  stub: ThreadRpc,
+  runId: string,
+  request: Request,
+  user: string | null,
+  base: string,
+): Promise<{ decidable: true } | { decidable: false; waiting: Waiting }> {
+  const rules = rulesOf(request);
+  if (!rules) {
+    return { decidable: true };
+  }
+  if (user !== null && (await stub.checkApprover(runId, request.id, user)).ok) {
+    return { decidable: true };
+  }
+  const described = await stub.describeRequest(runId, request.id);
+  const approval = described.state === "open" ? described.approval : null;
+  return {
+    decidable: false,
+    waiting: {
+      requestId: request.id,
+      group: rules.group ?? null,
+      needed: approval?.needed ?? rules.quorum ?? 1,
+      votes: approval?.approvals ?? 0,
+      inboxUrl: `${base}/inbox`,
+    },
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * The AI SDK UI routes (`useChat` with `DefaultChatTransport`):
+ * - `POST /v1/chat/:agent` — a new user message starts a run; approval responses and tool
+ *   outputs in the latest assistant message answer the run's requests through the ledger
+ *   (channel `chat`); the answer is the run's UI message stream.
+ * - `GET /v1/chat/:agent/:id/stream` — the active run's stream again (`useChat({ resume })`),
+ *   `204` when the conversation has no active run.
+ * - `GET /v1/chat/:agent/:id/messages` — the conversation as UI messages, for a page that
+ *   reopens it (finished runs in full; the active run's user message, its answer being the
+ *   resumable stream).
+ */
+import { Hono, type Context } from "hono";
+import { ApiError } from "../../http/errors";
+import type { RunSummary } from "../../protocol";
+import { checkAnswerable, recordAnswer, type Answer } from "../answers";
+import { readProtocolBody } from "../body";
+import { conversation, type Conversation } from "../conversation";
+import { protocolCors } from "../cors";
+import { protocolAuth, protocolBase, type ProtocolVars } from "../identity";
+import { runnableAgent, startConversationRun, type ProtocolDeps } from "../start";
+import { conversationMessages } from "./history";
+import {
+  ChatBodySchema,
+  ChatTurnError,
+  MAX_CHAT_BODY_BYTES,
+  readChatTurn,
+  type ChatBody,
+} from "./request";
+import { chatStream } from "./stream";
+import type { UiChunk } from "./chunks";
+
+const ACTIVE = new Set(["running", "pending"]);
+
+export function chatRoutes(deps: ProtocolDeps) {
+  return new Hono<ProtocolVars>()
+    .use("/chat/*", protocolCors())
+    .use("/chat/*", protocolAuth())
+    .post("/chat/:agent", async (c) => {
+      const agent = runnableAgent(deps, c.env, c.req.param("agent"));
+      const body = await readProtocolBody(c, MAX_CHAT_BODY_BYTES, ChatBodySchema);
+      if (body.trigger === "regenerate-message") {
+        throw new ApiError(
+          400,
+          "unsupported_trigger",
+          "regenerate-message is not supported: the stored transcript is authoritative; send a new message",
+          [{ path: "trigger", message: "only submit-message" }],
+        );
+      }
+      const turn = readTurn(body);
+      const { user } = c.var.caller;
+      const conv = await conversation(c.env, user, body.id);
+      const runs = await conv.stub.runs();
+      const latest = runs[runs.length - 1];
+      const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
+
+      if (turn.user && latest && chatMessageOf(latest) === turn.user.messageId) {
+        return streamFrom(c, conv, latest.runId, 0); // the same message again: its run, not a second one
+      }
+      if (turn.user && active) {
+        throw new ApiError(
+          409,
+          "thread_busy",
+          `this conversation's run ${active.runId} is ${active.status}; answer its request or wait for it to finish`,
+        );
+      }
+      if (turn.user) {
+        // No active run, so any approval responses alongside are history (already settled).
+        const run = await startConversationRun(c.env, deps, {
+          publicUrl: protocolBase(c),
+          agent,
+          threadId: conv.threadId,
+          stub: conv.stub,
+          input: turn.user.text,
+          user,
+          metadata: { chat: { id: body.id, messageId: turn.user.messageId } },
+        });
+        return streamFrom(c, conv, run.runId, 0);
+      }
+      // Everything is checked before anything is written.
+      const answers = await collectAnswers(conv, active, turn, body, user);
+      if (!active || answers.length === 0) {
+        throw new ApiError(
+          400,
+          "nothing_to_answer",
+          "the last message is neither a new user message nor carries an answer to an open request",
+          [{ path: "messages", message: "no new user message, approval response or tool output" }],
+        );
+      }
+      const initial: UiChunk[] = [];
+      for (const answer of answers) {
+        const outcome = await recordAnswer(conv.stub, active.runId, answer, user, "chat");
+        if (outcome.decision === null && outcome.votes !== undefined) {
+          initial.push({
+            type: "data-toolnexus-waiting",
+            id: answer.requestId,
+            data: {
+              requestId: answer.requestId,
+              group: null,
+              needed: outcome.needed ?? 1,
+              votes: outcome.votes,
+              inboxUrl: `${protocolBase(c)}/inbox`,
+            },
+          });
+        }
+      }
+      const events = await conv.stub.runEvents(active.runId);
+      const cursor = Math.max(
+        0,
+        ...events
+          .filter(
+            (e) => e.type === "pending" && answers.some((a) => a.requestId === requestIdOf(e.data)),
+          )
+          .map((e) => e.id),
+      );
+      return streamFrom(c, conv, active.runId, cursor, {
+        before: events.filter((e) => e.id <= cursor),
+        answered: new Set(answers.map((a) => a.requestId)),
+        initial,
+      });
+    })
+    .get("/chat/:agent/:id/stream", async (c) => {
+      runnableAgent(deps, c.env, c.req.param("agent"));
+      const conv = await conversation(c.env, c.var.caller.user, c.req.param("id"));
+      const runs = await conv.stub.runs();
+      const latest = runs[runs.length - 1];
+      if (!latest || !ACTIVE.has(latest.status)) {
+        return c.body(null, 204);
+      }
+      return streamFrom(c, conv, latest.runId, 0);
+    })
+    .get("/chat/:agent/:id/messages", async (c) => {
+      runnableAgent(deps, c.env, c.req.param("agent"));
+      const conv = await conversation(c.env, c.var.caller.user, c.req.param("id"));
+      return c.json({ messages: await conversationMessages(conv.stub) });
+    });
+}
+
+function readTurn(body: ChatBody) {
+  try {
+    return readChatTurn(body);
+  } catch (error) {
+    if (error instanceof ChatTurnError) {
+      throw new ApiError(400, "invalid_body", error.message, [
+        { path: error.path, message: error.message },
+      ]);
+    }
+    throw error;
+  }
+}
+
+function chatMessageOf(run: RunSummary): string | undefined {
+  const chat = (run.metadata as { chat?: { messageId?: unknown } } | null)?.chat;
+  return typeof chat?.messageId === "string" ? chat.messageId : undefined;
+}
+
+function requestIdOf(data: Record<string, unknown>): string | undefined {
+  const request = data.request as { id?: unknown } | undefined;
+  return typeof request?.id === "string" ? request.id : undefined;
+}
+
+/**
+ * The answers the body carries, each checked (404 unknown, 409 settled, 403 not theirs).
+ */
+async function collectAnswers(
+  conv: Conversation,
+  active: RunSummary | undefined,
+  turn: ReturnType<typeof readChatTurn>,
+  body: ChatBody,
+  user: string | null,
+): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  const runId = active?.runId;
+  for (const response of turn.responses) {
+    if (!runId) {
+      throw new ApiError(
+        404,
+        "request_not_found",
+        `no open request ${response.approvalId} in this conversation`,
+        [{ path: `${response.path}.approval.id`, message: "unknown approval id" }],
+      );
+    }
+    await checkAnswerable(conv.stub, runId, response.approvalId, user);
+    const edit = body.edits?.[response.approvalId];
+    answers.push({
+      requestId: response.approvalId,
+      decision: response.approved ? "approve" : "decline",
+      ...(response.reason === undefined ? {} : { reason: response.reason }),
+      ...(edit && response.approved ? { args: edit } : {}),
+    });
+  }
+  if (runId && turn.outputs.length > 0) {
+    const open = await conv.stub.openRequests(runId);
+    const events = open.length > 0 ? await conv.stub.runEvents(runId) : [];
+    for (const output of turn.outputs) {
+      const pending = events.find((e) => e.type === "pending" && e.data.id === output.toolCallId);
+      const requestId = pending && requestIdOf(pending.data);
+      const request = open.find((r) => r.id === requestId);
+      if (request && !answers.some((a) => a.requestId === request.id)) {
+        await checkAnswerable(conv.stub, runId, request.id, user);
+        answers.push({ requestId: request.id, decision: "approve", data: output.output });
+      }
+    }
+  }
+  return answers;
+}
+
+function streamFrom(
+  c: Context<ProtocolVars>,
+  conv: Conversation,
+  runId: string,
+  after: number,
+  extra: Pick<Parameters<typeof chatStream>[0], "before" | "answered" | "initial"> = {},
+): Response {
+  return chatStream({
+    stub: conv.stub,
+    runId,
+    after,
+    user: c.var.caller.user,
+    base: protocolBase(c),
+    signal: c.req.raw.signal,
+    ...extra,
+  });
+}

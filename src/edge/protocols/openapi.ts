@@ -1,0 +1,114 @@
+/** The chat protocols' part of /openapi.json (src/edge/openapi.ts spreads it in). */
+import { error } from "../http/openapi/parts";
+
+const agent = { name: "agent", in: "path", required: true, schema: { type: "string" } };
+const conversationId = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The chat id (per caller: another user's same id is another conversation)",
+  schema: { type: "string", maxLength: 200 },
+};
+const user = {
+  name: "x-toolnexus-user",
+  in: "header",
+  required: false,
+  description: "The person the backend acts for (requestedBy / decidedBy); absent: anonymous",
+  schema: { type: "string", maxLength: 320 },
+};
+const sse = (description: string) => ({
+  description,
+  content: { "text/event-stream": { schema: { type: "string" } } },
+});
+const looseBody = (description: string, required: string[]) => ({
+  required: true,
+  content: {
+    "application/json": {
+      schema: { type: "object", description, required, additionalProperties: true },
+    },
+  },
+});
+const errors = {
+  400: error("invalid_body, invalid_user, unsupported_trigger / unsupported_tools, nothing to do"),
+  401: error("missing or invalid bearer token (and no Access identity)"),
+  403: error("not_an_approver / own_request: the caller may not decide that request"),
+  404: error("unknown agent, approval id or interrupt (another thread's included)"),
+  409: error("request no longer pending or expired; thread_busy"),
+  413: error("body over 1 MiB"),
+};
+const security = [{ bearer: [] }];
+
+export const PROTOCOL_PATHS = {
+  "/v1/chat/{agent}": {
+    post: {
+      summary:
+        "AI SDK UI message stream (useChat / DefaultChatTransport): a new user message starts a run; approval responses and tool outputs answer its requests (channel chat)",
+      security,
+      parameters: [agent, user],
+      requestBody: looseBody(
+        "{ id, messages: [{ id, role, parts }], trigger?, messageId?, edits?: { <approvalId>: args } }",
+        ["id", "messages"],
+      ),
+      responses: {
+        200: sse(
+          "UI message stream (x-vercel-ai-ui-message-stream: v1): start, text-*, tool-input-available, tool-output-*, tool-approval-request, data-toolnexus-waiting, data-toolnexus-decision, finish, error",
+        ),
+        ...errors,
+      },
+    },
+  },
+  "/v1/chat/{agent}/{id}/stream": {
+    get: {
+      summary: "Resume the conversation's active run's stream (useChat({ resume: true }))",
+      security,
+      parameters: [agent, conversationId, user],
+      responses: {
+        200: sse("The active run's UI message stream, replayed then live"),
+        204: { description: "No active run" },
+        401: errors[401],
+        404: errors[404],
+      },
+    },
+  },
+  "/v1/chat/{agent}/{id}/messages": {
+    get: {
+      summary: "The conversation as UI messages (the active run's answer is its stream)",
+      security,
+      parameters: [agent, conversationId, user],
+      responses: {
+        200: {
+          description: "{ messages }",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["messages"],
+                properties: { messages: { type: "array", items: { type: "object" } } },
+              },
+            },
+          },
+        },
+        401: errors[401],
+        404: errors[404],
+      },
+    },
+  },
+  "/v1/ag-ui/{agent}": {
+    post: {
+      summary:
+        "AG-UI 1.0: RunAgentInput in, events out; a paused run ends with an interrupt outcome and the next input's resume answers it (channel ag-ui)",
+      security,
+      parameters: [agent, user],
+      requestBody: looseBody(
+        "RunAgentInput { threadId, runId, messages, tools?, context?, state?, forwardedProps?, resume? }",
+        ["threadId", "runId", "messages"],
+      ),
+      responses: {
+        200: sse(
+          "AG-UI events: RUN_STARTED, STATE_SNAPSHOT, TEXT_MESSAGE_*, TOOL_CALL_*, CUSTOM toolnexus.decision / toolnexus.waiting, RUN_FINISHED (success, cancelled or interrupt), RUN_ERROR",
+        ),
+        ...errors,
+      },
+    },
+  },
+};
