@@ -200,5 +200,7 @@ export interface ThreadRpc extends SlackThread {
   drive(runId?: string): Promise<void>;
   notification(message: NotifyMessage): Promise<NotificationSource | undefined>;
   notificationFailed(message: NotifyMessage, reason: string): Promise<void>;
+  /** Puts a configuration mistake that touched this run on its events (`error`, code `config_error`). */
+  configProblem(runId: string, message: string): Promise<void>;
   fetch(input: string, init?: RequestInit): Promise<Response>;
 }
