@@ -4,7 +4,12 @@
  * that cannot be reached named by its URL (never its credentials) and the cause.
  */
 import { describe, expect, it } from "vitest";
-import { ProviderError, createClient, createInProcessClient, createToolkit } from "../../src/core/index";
+import {
+  ProviderError,
+  createClient,
+  createInProcessClient,
+  createToolkit,
+} from "../../src/core/index";
 import { endpointLabel, failureCause } from "../../src/core/endpoint-label";
 
 const noSleep = async () => {};
@@ -21,7 +26,9 @@ describe("a model endpoint that is down", () => {
         retries: 0,
         sleep: noSleep,
         fetch: async () => {
-          throw new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED 127.0.0.1:9") });
+          throw new TypeError("fetch failed", {
+            cause: new Error("connect ECONNREFUSED 127.0.0.1:9"),
+          });
         },
       });
       const error = await client
@@ -41,7 +48,9 @@ describe("a model endpoint that is down", () => {
       "https://h.test:8443/v1/messages",
     );
     expect(endpointLabel("not a url")).toBe("(an invalid URL)");
-    const same = new Error("Network connection lost.", { cause: new Error("Network connection lost.") });
+    const same = new Error("Network connection lost.", {
+      cause: new Error("Network connection lost."),
+    });
     expect(failureCause(same)).toBe("Network connection lost.");
     expect(failureCause("boom")).toBe("boom");
   });
@@ -66,9 +75,9 @@ describe("the SPEC's wordings", () => {
 
   it("an in-process client's stream() says it does not support streaming", async () => {
     const client = createInProcessClient({ model: "m", generate: () => ({ content: "x" }) });
-    const iterator = client.stream("hi", { toolkit: await createToolkit({ tools: [] }) })[
-      Symbol.asyncIterator
-    ]();
+    const iterator = client
+      .stream("hi", { toolkit: await createToolkit({ tools: [] }) })
+      [Symbol.asyncIterator]();
     await expect(iterator.next()).rejects.toThrow(/does not support streaming/);
   });
 

@@ -44,7 +44,10 @@ describe("a misnamed resume queue", () => {
     const threadId = newThreadId();
     const runId = newRunId(threadId);
     const sent: DriveMessage[] = [];
-    const resumeQueue = { send: async (m: DriveMessage) => void sent.push(m), sendBatch: async () => {} };
+    const resumeQueue = {
+      send: async (m: DriveMessage) => void sent.push(m),
+      sendBatch: async () => {},
+    };
     const result = await runInDurableObject(threadStub(threadId), async (_instance, state) => {
       const object = new edge.ThreadObject(state, { ...env, RESUME_QUEUE: resumeQueue });
       // The consumer reaches this very object (the deployed worker's consumer never sees it).
@@ -70,7 +73,12 @@ describe("a misnamed resume queue", () => {
       const run = (await object.getRun(runId)) as RunView;
       const rows = (object as unknown as ThreadObjectInternals).store.eventsAfter(runId, 0);
       await state.storage.deleteAlarm();
-      return { first, again, run, events: rows.map((r) => ({ type: r.type, data: JSON.parse(r.data) })) };
+      return {
+        first,
+        again,
+        run,
+        events: rows.map((r) => ({ type: r.type, data: JSON.parse(r.data) })),
+      };
     });
     expect(result.first.explicitAcks).toHaveLength(1);
     expect(result.first.retryMessages).toEqual([]);
