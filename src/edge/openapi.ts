@@ -84,6 +84,8 @@ const PAGE_RESPONSES = {
   410: html("The link has expired"),
 };
 const bearer = [{ bearer: [] }];
+/** Open routes say so: no credential (the page and inbox routes check their own tokens and cookies). */
+const open: never[] = [];
 const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
 
 const EVENTS = `Server-Sent Events. Each event has an \`id\` (replay with Last-Event-ID), an \`event\` type and JSON \`data\`:
@@ -108,6 +110,13 @@ function openApiDocument(): unknown {
       schemas: components(),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "API_TOKEN" },
+        notifySignature: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description:
+            "Standard Webhooks, as on decisions, but signed with NOTIFY_SECRET: receivers verify notifications with it",
+        },
         standardWebhooks: {
           type: "apiKey",
           in: "header",
@@ -120,6 +129,7 @@ function openApiDocument(): unknown {
     paths: {
       "/v1/agents": {
         get: {
+          operationId: "listAgents",
           summary: "List agents",
           security: bearer,
           responses: {
@@ -133,6 +143,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs": {
         post: {
+          operationId: "startRun",
           summary: "Start a run",
           security: bearer,
           requestBody: {
@@ -156,10 +167,18 @@ function openApiDocument(): unknown {
             runPending: {
               "{$request.body#/callbackUrl}": {
                 post: {
+                  operationId: "notifyRunPending",
                   summary:
                     "A run is waiting for a decision (Standard Webhooks, signed with NOTIFY_SECRET — not the decisions key; retried with backoff)",
+                  security: [{ notifySignature: [] }],
                   requestBody: { content: { "application/json": { schema: ref("Notification") } } },
-                  responses: { 200: { description: "Any 2xx acknowledges" } },
+                  responses: {
+                    200: { description: "Any 2xx acknowledges" },
+                    "4XX": {
+                      description:
+                        "Any other answer (or none within the timeout) is retried with backoff, then dead-lettered after 5 deliveries",
+                    },
+                  },
                 },
               },
             },
@@ -168,6 +187,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs/{runId}": {
         get: {
+          operationId: "getRun",
           summary: "Get a run (status, pending request, text, usage, tool calls, decisions)",
           security: bearer,
           parameters: [runId, { name: "transcript", in: "query", schema: { type: "boolean" } }],
@@ -180,6 +200,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs/{runId}/events": {
         get: {
+          operationId: "streamRunEvents",
           summary: "Stream a run's events",
           security: bearer,
           parameters: [runId, { name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
@@ -195,6 +216,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs/{runId}/cancel": {
         post: {
+          operationId: "cancelRun",
           summary: "Cancel a run (a decision recorded earlier still applies to its call)",
           security: bearer,
           parameters: [runId],
@@ -208,6 +230,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs/{runId}/links": {
         post: {
+          operationId: "createRunLink",
           summary:
             "A personal approval-page link for one approver of one pending request (valid until the request expires)",
           security: bearer,
@@ -228,6 +251,7 @@ function openApiDocument(): unknown {
       },
       "/v1/decisions": {
         post: {
+          operationId: "recordDecision",
           summary:
             "Record an approver's decision (Standard Webhooks signature). Order of checks: signature 401 → body 400 → unknown run/request 404 → no longer pending 409 → not an approver / own request 403 → edited args 400",
           security: [{ standardWebhooks: [] }],
@@ -257,13 +281,17 @@ function openApiDocument(): unknown {
       },
       "/approve/{token}": {
         get: {
+          operationId: "showApprovalPage",
           summary: "Approval page (renders only)",
+          security: open,
           parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
           responses: { 200: html("The request with Approve / Decline"), ...PAGE_RESPONSES },
         },
         post: {
+          operationId: "decideOnApprovalPage",
           summary:
             "Decide from the approval page (form: decision=approve|decline, reason, field:<name>)",
+          security: open,
           parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
           requestBody: {
             required: true,
@@ -275,6 +303,9 @@ function openApiDocument(): unknown {
           responses: {
             200: html("Decided (or an identical repeat)"),
             ...PAGE_RESPONSES,
+            403: html(
+              "Not recorded: an anonymous link on a request with approver rules (a personal link or Access sign-in is needed), or this approver may not decide it (not_an_approver, own_request)",
+            ),
             413: html("The form is over 16 KiB (reading stops there); nothing decided"),
           },
         },
@@ -282,7 +313,9 @@ function openApiDocument(): unknown {
       ...INBOX_PATHS,
       "/metrics": {
         get: {
+          operationId: "getMetrics",
           summary: "Prometheus metrics of this isolate",
+          security: open,
           responses: {
             200: {
               description: "Prometheus text exposition",
@@ -295,7 +328,9 @@ function openApiDocument(): unknown {
       },
       "/openapi.json": {
         get: {
+          operationId: "getOpenApiDocument",
           summary: "This document (its `servers` entry is the base this worker is reached at)",
+          security: open,
           responses: {
             200: {
               description: "OpenAPI 3.1",
@@ -306,7 +341,9 @@ function openApiDocument(): unknown {
       },
       "/healthz": {
         get: {
+          operationId: "getHealth",
           summary: "Liveness",
+          security: open,
           responses: {
             200: {
               description: "ok",
