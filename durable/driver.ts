@@ -156,6 +156,7 @@ export async function driveOnce(
     toolkit = await createToolkit({
       tools: await agentTools(agent, deps.env),
       env: deps.env,
+      ...(agent.builtins ? { builtins: agent.builtins } : {}),
       ...(agent.mcp === undefined
         ? {}
         : {

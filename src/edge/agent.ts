@@ -1,7 +1,7 @@
 import type { Tool } from "../core/types";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
-import { parseMcpConfig } from "../core/mcp/config";
+import { normalizeMcpConfig } from "../core/mcp/config";
 import { toJsonSchema } from "../core/schema";
 import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
 
@@ -29,6 +29,11 @@ export interface AgentDefinition<Env = unknown> {
   demoModel?: (request: ModelRequest) => GeneratedMessage | Promise<GeneratedMessage>;
   /** Remote MCP servers, in the common config shape (see the MCP docs). */
   mcp?: unknown;
+  /**
+   * Built-in tools by name, opt-in (none by default): `["question"]` lets the model ask the
+   * user (SPEC §4A; the run suspends with `kind: "question"`, answered like any request).
+   */
+  builtins?: string[];
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -61,7 +66,7 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.
   if (definition.mcp !== undefined) {
-    parseMcpConfig(definition.mcp);
+    normalizeMcpConfig(definition.mcp);
   }
   return Object.freeze({ ...definition });
 }
