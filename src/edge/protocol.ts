@@ -37,8 +37,24 @@ export interface NotifyMessage {
   escalated?: boolean;
 }
 
-/** Where a vote came from (docs/architecture.md §6 "Identity"). */
-export type Channel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
+/**
+ * Where a vote came from (docs/architecture.md §6 "Identity"), with this wave's protocol
+ * channels (DESIGN §7): MCP sign-in, AI SDK chat, AG-UI, A2A and our MCP server.
+ */
+export const CHANNELS = [
+  "webhook",
+  "page",
+  "inbox",
+  "slack",
+  "policy",
+  "expiry",
+  "oauth",
+  "chat",
+  "ag-ui",
+  "a2a",
+  "mcp",
+] as const;
+export type Channel = (typeof CHANNELS)[number];
 
 /** One ledger entry: the decision, the answer it became, and its audit trail. */
 export interface DecisionView {
