@@ -91,8 +91,8 @@ const runId = { name: "runId", in: "path", required: true, schema: { type: "stri
 const EVENTS = `Server-Sent Events. Each event has an \`id\` (replay with Last-Event-ID), an \`event\` type and JSON \`data\`:
 text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError}; pending {request};
 resumed {requestId, decision, channel} or {reason}; done {status, text?, usage?, turns?}; error {message}
-(the run failed) or {message, requestId?, recoverable: true} (the run goes on: a retried driver, a
-notification not delivered, an approver group not defined). The stream closes after done or an
+(the run failed) or {message, requestId?, code?, recoverable: true} (the run goes on: a retried driver, a
+notification not delivered, an approver group not defined, a queue name createEdge({ queues }) lacks: code config_error). The stream closes after done or an
 error without recoverable: true.`;
 
 let cached: unknown;
