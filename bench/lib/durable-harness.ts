@@ -99,7 +99,7 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
         ...(decidedBy ? { decidedBy } : {}),
       };
       const outcome = transaction(() =>
-        recordDecisionInInbox(store, outbox, input, Date.now(), { votes, directory }),
+        recordDecisionInInbox({ store, outbox, votes, directory }, input, Date.now()),
       );
       return "checkEdit" in outcome ? { ok: false, status: 400 } : outcome;
     },

@@ -75,22 +75,27 @@ export interface RuledDeps {
   checked?: string;
 }
 
+/** The ledger's storage: the runs and decisions, and what requests with rules need. */
+export interface LedgerDeps extends RuledDeps {
+  store: RunStore;
+}
+
 /**
  * Applies the ledger rules; writes the decision when accepted. Synchronous, so it commits
  * atomically. Order of checks: unknown run/request 404 → no longer pending 409 → (rules)
  * not an approver / own request 403 → edited args 400.
  */
 export function recordDecision(
-  store: RunStore,
+  deps: LedgerDeps,
   input: DecisionInput,
   now: number,
-  ruled: RuledDeps,
 ): DecisionOutcome | EditCheck {
+  const { store } = deps;
+  const ruled = deps;
   const run = store.run(input.runId);
   if (!run) {
     return {
       ok: false,
-      status: 404,
       code: "run_not_found",
       message: `no run ${input.runId} in this thread`,
     };
@@ -102,7 +107,6 @@ export function recordDecision(
     if (existing.run_id !== run.run_id) {
       return {
         ok: false,
-        status: 404,
         code: "request_not_found",
         message: `request ${input.requestId} does not belong to run ${run.run_id}`,
       };
@@ -110,19 +114,18 @@ export function recordDecision(
     const kept = ruled.votes.approval(input.requestId);
     const keptRequest = kept && (JSON.parse(kept.request) as Request);
     if (keptRequest && rulesOf(keptRequest)) {
-      return castVote({ store, ...ruled }, run, keptRequest, input, now, existing, ruled.checked);
+      return castVote(deps, { run, request: keptRequest, input, now, settled: existing });
     }
     const same =
       (existing.decision === input.decision &&
         canonicalJson(answerOfRow(existing)) === canonicalJson(answer)) ||
       (input.webhookId !== undefined && existing.webhook_id === input.webhookId);
     if (same) {
-      return { ok: true, status: 200, decision: decisionView(existing), duplicate: true };
+      return { ok: true, decision: decisionView(existing), duplicate: true };
     }
     if (existing.decision === "expire") {
       return {
         ok: false,
-        status: 409,
         code: "request_expired",
         message: `request ${input.requestId} expired`,
         decision: decisionView(existing),
@@ -130,7 +133,6 @@ export function recordDecision(
     }
     return {
       ok: false,
-      status: 409,
       code: "conflicting_decision",
       message: `request ${input.requestId} was already decided (${existing.decision} via ${existing.channel})`,
       decision: decisionView(existing),
@@ -145,14 +147,12 @@ export function recordDecision(
     if (run.status !== "pending" && surfaced) {
       return {
         ok: false,
-        status: 409,
         code: "request_not_pending",
         message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending`,
       };
     }
     return {
       ok: false,
-      status: 404,
       code: "request_not_found",
       message: `run ${run.run_id} has no request ${input.requestId}`,
     };
@@ -161,19 +161,17 @@ export function recordDecision(
   if (run.status !== "pending" && !inline) {
     return {
       ok: false,
-      status: 409,
       code: "request_not_pending",
       message: `run ${run.run_id} is ${run.status}`,
     };
   }
   if (rulesOf(request)) {
     // Expiry, too, is decided with the votes: a member's identical repeat stays a 200.
-    return castVote({ store, ...ruled }, run, request, input, now, undefined, ruled.checked);
+    return castVote(deps, { run, request, input, now });
   }
   if (expired(run, request, now)) {
     return {
       ok: false,
-      status: 409,
       code: "request_expired",
       message: `request ${request.id} expired`,
     };
@@ -182,7 +180,6 @@ export function recordDecision(
   if (input.decision === "approve" && input.argsHash !== undefined && input.argsHash !== version) {
     return {
       ok: false,
-      status: 409,
       code: "args_changed",
       message: `argsHash does not match the arguments of ${request.id}: review the current ones`,
       current: { args: originalArgs(request), argsHash: version },
@@ -191,7 +188,6 @@ export function recordDecision(
   if (input.args !== undefined) {
     return {
       ok: false,
-      status: 400,
       code: "not_editable",
       message: `request ${request.id} has no approver rules, so its arguments cannot be edited`,
     };
@@ -203,7 +199,6 @@ export function recordDecision(
       if (!checked.ok) {
         return {
           ok: false,
-          status: 400,
           code: "invalid_data",
           message: "data does not match the request's schema",
           issues: checked.problems,
@@ -228,7 +223,6 @@ export function recordDecision(
   store.insertDecision(row);
   return {
     ok: true,
-    status: 202,
     decision: decisionView({ ...row, applied_at: null }),
     duplicate: false,
   };
@@ -248,19 +242,18 @@ function defaultDecider(channel: DecisionInput["channel"]): string | null {
  * decision settles the request; with rules, every vote shows as it lands.
  */
 export function recordDecisionInInbox(
-  store: RunStore,
-  outbox: InboxOutbox,
+  deps: LedgerDeps & { outbox: InboxOutbox },
   input: DecisionInput,
   now: number,
-  deps: RuledDeps,
 ): DecisionOutcome | EditCheck {
+  const { store, outbox } = deps;
   const run = store.run(input.runId);
   const request =
     run &&
     (openRequests(store, run).find((r) => r.id === input.requestId) ??
       parseJson<Request>(deps.votes.approval(input.requestId)?.request ?? null));
-  const recorded = recordDecision(store, input, now, deps);
-  if (!run || !request || "checkEdit" in recorded || !recorded.ok || recorded.status !== 202) {
+  const recorded = recordDecision(deps, input, now);
+  if (!run || !request || "checkEdit" in recorded || !recorded.ok || recorded.duplicate) {
     return recorded;
   }
   const decision = store.decision(input.requestId);

@@ -17,12 +17,13 @@ import { toolOf } from "./votes";
 type Refusal = Extract<DecisionOutcome, { ok: false }>;
 
 /** Undefined when the edit may count; else the 400 to answer. */
-export async function checkEdit(
-  agent: AgentDefinition | undefined,
-  env: Record<string, unknown>,
-  request: Request,
-  args: Record<string, unknown>,
-): Promise<Refusal | undefined> {
+export async function checkEdit(edit: {
+  agent: AgentDefinition | undefined;
+  env: unknown;
+  request: Request;
+  args: Record<string, unknown>;
+}): Promise<Refusal | undefined> {
+  const { agent, env, request, args } = edit;
   const name = toolOf(request);
   const tool = agent && (await agentTools(agent, env)).find((t) => t.name === name);
   if (!tool) {
@@ -33,7 +34,6 @@ export async function checkEdit(
   if (unknown.length > 0) {
     return {
       ok: false,
-      status: 400,
       code: "invalid_args",
       message: `args name keys the input schema of ${name} does not have: ${unknown.map((k) => JSON.stringify(k)).join(", ")}`,
       issues: unknown.map((k) => `${k}: not in the input schema`),
@@ -43,7 +43,6 @@ export async function checkEdit(
   if (!valid.ok) {
     return {
       ok: false,
-      status: 400,
       code: "invalid_args",
       message: `args do not match the input schema of ${name}`,
       issues: valid.problems,
@@ -91,6 +90,6 @@ function keysOutside(schema: Record<string, unknown>, args: Record<string, unkno
   return Object.keys(args).filter((k) => !Object.hasOwn(properties, k));
 }
 
-function refused(code: string, message: string): Refusal {
-  return { ok: false, status: 400, code, message };
+function refused(code: "edit_refused", message: string): Refusal {
+  return { ok: false, code, message };
 }

@@ -9,11 +9,34 @@ import { currentArgs } from "../../src/core/approvers/vote";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import type { ApproverCheck, RequestDescription } from "../../src/edge/protocol";
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
-import { openRequests } from "./decisions";
+import { decisionView, openRequests } from "./decisions";
 import { parseJson, type RunRow, type RunStore } from "../storage/run-store";
 import { approvalView } from "../storage/run-view";
 import { toolOf } from "./votes";
 import type { VoteStore } from "../storage/vote-store";
+
+/** What the approval page shows for one request, or why it cannot. */
+export function describeRequest(
+  deps: { store: RunStore; votes: VoteStore },
+  runId: string,
+  requestId: string,
+): RequestDescription {
+  const run = deps.store.run(runId);
+  if (!run) {
+    return { state: "unknown" };
+  }
+  const decided = deps.store.decision(requestId);
+  if (decided && decided.run_id === runId) {
+    return { state: "decided", decision: decisionView(decided) };
+  }
+  const request = openRequests(deps.store, run).find((r) => r.id === requestId);
+  if (!request) {
+    return run.status === "pending" || run.status === "running"
+      ? { state: "unknown" }
+      : { state: "closed", status: run.status };
+  }
+  return openDescription(deps.votes, run, request);
+}
 
 /** The open request as the page shows it. */
 export function openDescription(
@@ -39,14 +62,12 @@ export function openDescription(
 /** Whether `approver` may decide the request now; for a personal link. */
 export function checkApprover(
   deps: { store: RunStore; votes: VoteStore; directory: ApproverDirectory },
-  runId: string,
-  requestId: string,
-  approver: string,
-  now: number,
+  ask: { runId: string; requestId: string; approver: string; now: number },
 ): ApproverCheck {
+  const { runId, requestId, approver, now } = ask;
   const run = deps.store.run(runId);
   if (!run) {
-    return { ok: false, status: 404, code: "run_not_found", message: `no run ${runId}` };
+    return { ok: false, code: "run_not_found", message: `no run ${runId}` };
   }
   const request = openRequests(deps.store, run).find((r) => r.id === requestId);
   if (!request || deps.store.decision(requestId)) {
@@ -54,11 +75,10 @@ export function checkApprover(
     return settled && (request || deps.votes.approval(requestId) || parseJson(run.pending))
       ? {
           ok: false,
-          status: 409,
           code: "request_not_pending",
           message: `request ${requestId} is no longer pending`,
         }
-      : { ok: false, status: 404, code: "request_not_found", message: `no request ${requestId}` };
+      : { ok: false, code: "request_not_found", message: `no request ${requestId}` };
   }
   const member = deps.directory.resolve(approver);
   const rules = rulesOf(request);
@@ -69,7 +89,6 @@ export function checkApprover(
     if (!eligibleMembers(rules, deps.directory, escalated).has(member)) {
       return {
         ok: false,
-        status: 403,
         code: "not_an_approver",
         message: `${approver} may not decide request ${requestId}`,
       };
@@ -77,7 +96,6 @@ export function checkApprover(
     if (run.requested_by && deps.directory.resolve(run.requested_by) === member) {
       return {
         ok: false,
-        status: 403,
         code: "own_request",
         message: `${approver} asked for this and may not decide it`,
       };

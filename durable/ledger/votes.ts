@@ -8,7 +8,7 @@
 import type { Request } from "../../src/core/types";
 import { canonicalJson } from "../../src/core/schema/canonical-json";
 import { eligibleMembers, quorumOf, rulesOf, type Rules } from "../../src/core/approvers/rules";
-import { VOTE_REFUSAL_STATUS, decideVote, type Vote } from "../../src/core/approvers/vote";
+import { decideVote, type Vote } from "../../src/core/approvers/vote";
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
 import { decisionView } from "./decisions";
@@ -19,6 +19,8 @@ export interface VoteDeps {
   store: RunStore;
   votes: VoteStore;
   directory: ApproverDirectory;
+  /** Canonical JSON of edited arguments already checked against the tool (by `checkEdit`). */
+  checked?: string;
 }
 
 /** An edit the object must check against the tool (schema, `when`, `policy`) before it counts. */
@@ -32,13 +34,17 @@ export interface EditCheck {
  */
 export function castVote(
   deps: VoteDeps,
-  run: RunRow,
-  request: Request,
-  input: DecisionInput,
-  now: number,
-  settled: DecisionRow | undefined,
-  checked?: string,
+  ballot: {
+    run: RunRow;
+    request: Request;
+    input: DecisionInput;
+    now: number;
+    /** The request's decision row, when one settled it already. */
+    settled?: DecisionRow;
+  },
 ): DecisionOutcome | EditCheck {
+  const { run, request, input, now, settled } = ballot;
+  const checked = deps.checked;
   const rules = rulesOf(request) as Rules;
   deps.directory.checkRules(rules, { agent: run.agent, tool: toolOf(request) });
   const votes = deps.votes.votes(request.id);
@@ -76,7 +82,6 @@ export function castVote(
     if (outcome.code === "duplicate") {
       return {
         ok: true,
-        status: 200,
         decision: settled ? decisionView(settled) : null,
         duplicate: true,
         ...counts,
@@ -93,17 +98,15 @@ export function castVote(
         at: now,
       });
     }
-    const status = VOTE_REFUSAL_STATUS[outcome.code] as 400 | 403 | 409;
-    // Over HTTP a member's changed mind keeps the ledger's name for it.
+    // On the wire a member's changed mind keeps the ledger's name for it.
     const code = outcome.code === "conflicting_vote" ? "conflicting_decision" : outcome.code;
     return {
       ok: false,
-      status,
       code,
       message: outcome.message,
       ...counts,
       ...(outcome.current ? { current: outcome.current } : {}),
-      ...(settled && status === 409 ? { decision: decisionView(settled) } : {}),
+      ...(settled && NO_LONGER_OPEN.has(code) ? { decision: decisionView(settled) } : {}),
     };
   }
   if (outcome.edit && canonicalJson(outcome.edit.args) !== checked) {
@@ -126,7 +129,7 @@ export function castVote(
     at: now,
   });
   if (outcome.outcome === "waiting") {
-    return { ok: true, status: 202, decision: null, duplicate: false, ...counts };
+    return { ok: true, decision: null, duplicate: false, ...counts };
   }
   const row = {
     request_id: request.id,
@@ -142,7 +145,6 @@ export function castVote(
   deps.votes.stopTimers(request.id);
   return {
     ok: true,
-    status: 202,
     decision: decisionView({ ...row, applied_at: null }),
     duplicate: false,
     ...counts,
@@ -198,19 +200,25 @@ function replayOf(
   if (delivered.decision !== input.decision) {
     return {
       ok: false,
-      status: 409,
       code: "conflicting_decision",
       message: `delivery ${input.webhookId} already voted ${delivered.decision}`,
     };
   }
   return {
     ok: true,
-    status: 200,
     decision: settled ? decisionView(settled) : null,
     duplicate: true,
     ...counts,
   };
 }
+
+/** Refusals of a request that is settled or closed: they show the decision that settled it. */
+const NO_LONGER_OPEN = new Set([
+  "already_decided",
+  "conflicting_decision",
+  "request_expired",
+  "args_changed",
+]);
 
 export function toolOf(request: Request): string {
   const tool = request.data?.tool;

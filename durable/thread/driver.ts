@@ -11,7 +11,7 @@ import { createToolkit, type Toolkit } from "../../src/core/toolkit";
 import { answerDeclined } from "../../src/core/answers";
 import { errorMessage } from "../../src/core/errors";
 import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../src/edge/agent";
-import type { EdgeConfig } from "../../src/edge/settings";
+import type { EdgeConfig, EdgeEnv } from "../../src/edge/settings";
 import { edgeMetrics } from "../../src/edge/metrics";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import { refusalText } from "../../src/edge/approvals/refusal";
@@ -31,7 +31,7 @@ export interface DriverDeps {
   store: RunStore;
   agents: ReadonlyMap<string, AgentDefinition>;
   config: EdgeConfig;
-  env: Record<string, unknown>;
+  env: EdgeEnv;
   fetch?: typeof fetch;
   now(): number;
   /** Groups synchronous writes into one atomic commit. */

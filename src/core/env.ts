@@ -4,10 +4,14 @@
  * exists (Node) — read through globalThis, never imported, so the kernel stays
  * runtime-agnostic. Expanded values are never logged or echoed in errors.
  */
-export type EnvLike = Record<string, unknown>;
+/**
+ * Any object of bindings (a Workers `env`, a plain map): read by name. `object`, not a
+ * record type, so a typed environment interface is one without casting it.
+ */
+export type EnvLike = object;
 
 export function lookupEnv(name: string, env?: EnvLike): string | undefined {
-  const own = env?.[name];
+  const own = (env as Record<string, unknown> | undefined)?.[name];
   if (typeof own === "string") {
     return own;
   }

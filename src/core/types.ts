@@ -2,6 +2,7 @@
  * The toolnexus agent contract: the types every other module is written against.
  * Wire types (`Request`, `Answer`) cross process boundaries; their JSON keys are fixed.
  */
+import type { EnvLike } from "./env";
 import type { ZodType } from "zod";
 
 /** A question a suspended tool puts to a person or a policy. `kind` is open. */
@@ -39,7 +40,7 @@ export interface Context {
   callId?: string;
   runId?: string;
   /** Environment (Workers bindings or process env) handed down by the toolkit. */
-  env?: Record<string, unknown>;
+  env?: EnvLike;
 }
 export type ToolContext = Context;
 

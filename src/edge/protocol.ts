@@ -150,13 +150,35 @@ export interface DecisionInput {
 }
 
 /**
+ * What a refused decision is, in the wire's words: the codes clients already see in
+ * `{ error: { code } }`. The thread says what happened; the edge's one table
+ * (src/edge/http/status.ts) says which HTTP status each code is.
+ */
+export type DecisionRefusalCode =
+  | "run_not_found"
+  | "request_not_found"
+  | "request_not_pending"
+  | "request_expired"
+  | "already_decided"
+  | "conflicting_decision"
+  | "not_an_approver"
+  | "own_request"
+  | "member_required"
+  | "args_changed"
+  | "invalid_args"
+  | "not_editable"
+  | "edit_refused"
+  | "invalid_data"
+  | "config_error";
+
+/**
  * `decision` is the ledger entry, or null while a request with rules waits for more
- * votes; `votes`/`needed` are set when the request has rules.
+ * votes; `votes`/`needed` are set when the request has rules. An accepted decision is new
+ * (`duplicate: false`) or the identical repeat of one already recorded.
  */
 export type DecisionOutcome =
   | {
       ok: true;
-      status: 202 | 200;
       decision: DecisionView | null;
       duplicate: boolean;
       votes?: number;
@@ -164,8 +186,7 @@ export type DecisionOutcome =
     }
   | {
       ok: false;
-      status: 400 | 403 | 404 | 409 | 500;
-      code: string;
+      code: DecisionRefusalCode;
       message: string;
       issues?: string[];
       decision?: DecisionView;
@@ -199,7 +220,19 @@ export type RequestDescription =
 /** May this person decide this request? The member id a personal link speaks for. */
 export type ApproverCheck =
   | { ok: true; member: string; expiresAt: number | null }
-  | { ok: false; status: 403 | 404 | 409 | 500; code: string; message: string };
+  | {
+      ok: false;
+      code: Extract<
+        DecisionRefusalCode,
+        | "run_not_found"
+        | "request_not_found"
+        | "request_not_pending"
+        | "not_an_approver"
+        | "own_request"
+        | "config_error"
+      >;
+      message: string;
+    };
 
 export interface NotificationSource {
   run: {

@@ -13,6 +13,10 @@ import type { AccessEnv } from "./approvals/access";
  * purpose: the application's own `Env` (from `wrangler types`) is a generic of
  * `createEdge<Env>()`, and the bindings are checked at run time (see `readBindings`).
  */
+/**
+ * The worker's environment: what the edge itself reads, typed. It is a kernel `EnvLike`
+ * (any object of bindings a tool reads by name), so it goes to tools and toolkits as it is.
+ */
 export interface EdgeEnv extends SlackEnv, AccessEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;

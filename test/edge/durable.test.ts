@@ -17,7 +17,7 @@ import {
   SELF,
 } from "cloudflare:test";
 import worker from "../../src/worker";
-import { DECISION_BACKSTOP_MS } from "../../durable/thread/object";
+import { DECISION_BACKSTOP_MS } from "../../durable/thread/alarms";
 import type { EdgeEnv } from "../../src/edge/settings";
 import type { DriveMessage } from "../../src/edge/protocol";
 import type { Message, ToolCall } from "../../src/core/types";
@@ -95,7 +95,7 @@ describe("queue redelivery", { timeout: 30_000 }, () => {
       decision: "approve",
       channel: "webhook",
     });
-    expect(decided).toMatchObject({ ok: true, status: 202 });
+    expect(decided).toMatchObject({ ok: true, duplicate: false });
 
     // The same message, delivered twice by the queue and raced by two direct drives.
     const [first, second] = await Promise.all([
@@ -183,7 +183,7 @@ describe("crashes", { timeout: 30_000 }, () => {
       decision: "approve",
       channel: "webhook",
     });
-    expect(decided).toMatchObject({ ok: true, status: 202 });
+    expect(decided).toMatchObject({ ok: true, duplicate: false });
     const alarm = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
     expect(alarm).not.toBeNull();
     expect(alarm!).toBeLessThanOrEqual(Date.now() + DECISION_BACKSTOP_MS);
@@ -521,7 +521,7 @@ describe("cancel and decision ordering", { timeout: 30_000 }, () => {
       decision: "approve",
       channel: "webhook",
     });
-    expect(decided).toMatchObject({ ok: true, status: 202 });
+    expect(decided).toMatchObject({ ok: true, duplicate: false });
     const cancelled = await stub.cancel(runId);
     expect(cancelled).toMatchObject({ ok: true, run: { status: "cancelled" } });
 
@@ -588,7 +588,7 @@ describe("cancel and decision ordering", { timeout: 30_000 }, () => {
     const { runId, threadId, request, stub } = await startPending(REFUND);
     expect(
       await stub.decide({ runId, requestId: request.id, decision: "approve", channel: "webhook" }),
-    ).toMatchObject({ status: 202 });
+    ).toMatchObject({ ok: true, duplicate: false });
     expect(await stub.cancel(runId)).toMatchObject({ ok: true });
     // Before any queue delivery: the thread has no active run, so a new one may start (or be refused as busy).
     const nextRunId = newRunId(threadId);

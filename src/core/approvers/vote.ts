@@ -64,20 +64,6 @@ export type VoteRefusal =
   | "invalid_args"
   | "not_editable";
 
-/** The HTTP status each refusal maps to (`duplicate` is an idempotent repeat: 200). */
-export const VOTE_REFUSAL_STATUS: Record<VoteRefusal, 200 | 400 | 403 | 409> = {
-  member_required: 400,
-  already_decided: 409,
-  not_an_approver: 403,
-  own_request: 403,
-  duplicate: 200,
-  conflicting_vote: 409,
-  request_expired: 409,
-  args_changed: 409,
-  invalid_args: 400,
-  not_editable: 400,
-};
-
 export type VoteOutcome =
   | {
       outcome: "applied";

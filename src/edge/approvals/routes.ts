@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { decisionStatus } from "../http/status";
 import { readConfig, type EdgeEnv } from "../settings";
 import {
   ApprovalTokenError,
@@ -284,7 +285,7 @@ export function approvalRoutes() {
         return page(
           c,
           renderMessagePage("Decision not recorded", `${outcome.message}.${details}`, "error"),
-          outcome.status,
+          decisionStatus(outcome) as 400 | 403 | 404 | 409 | 500,
         );
       },
     );

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { readConfig, type EdgeEnv } from "../settings";
 import { ApiError, decisionError } from "./errors";
+import { decisionStatus } from "./status";
 import { decodeUtf8, parseBody, readBoundedBytes } from "./body";
 import { DecisionSchema, MAX_DECISION_BYTES } from "./schemas";
 import { threadOf, threadStub } from "./threads";
@@ -60,7 +61,7 @@ export function decisionRoutes() {
           decision: outcome.decision,
           ...(outcome.votes === undefined ? {} : { votes: outcome.votes, needed: outcome.needed }),
         },
-        outcome.status,
+        decisionStatus(outcome),
       );
     }
     throw decisionError(outcome);

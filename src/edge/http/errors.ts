@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../settings";
 import type { ErrorInfo } from "../error-sink";
 import type { DecisionOutcome } from "../protocol";
+import { STATUS_OF } from "./status";
 import { threadOf } from "./threads";
 
 /** An error a client caused (or a configuration problem), shaped once in `onError`. */
@@ -28,7 +29,7 @@ export class ApiError extends Error {
  */
 export function decisionError(outcome: Extract<DecisionOutcome, { ok: false }>): ApiError {
   return new ApiError(
-    outcome.status,
+    STATUS_OF[outcome.code],
     outcome.code,
     outcome.message,
     outcome.issues?.map((message) => ({

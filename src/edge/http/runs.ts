@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { statusOf } from "./status";
 import type * as z from "zod";
 import type { EdgeEnv } from "../settings";
 import { notifySigningSecret, readConfig } from "../settings";
@@ -39,7 +40,7 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
   return new Hono<Bindings>()
     .use("*", bearerAuth())
     .get("/agents", async (c) => {
-      const env = c.env as unknown as Record<string, unknown>;
+      const env = c.env;
       const list = await Promise.all(
         agents.map(async (a) => {
           const tools = await agentTools(a, env);
@@ -89,7 +90,7 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         }
         // A rule naming a group nobody defined would leave its requests undecidable: say so now.
         const directory = approverDirectory(c.env, approverGroups);
-        for (const tool of await agentTools(agent, c.env as unknown as Record<string, unknown>)) {
+        for (const tool of await agentTools(agent, c.env)) {
           const described = approvalGate(tool)?.describe();
           if (described && !described.rulesByArgs && (described.group || described.anyOf)) {
             directory.checkRules(described, { agent: agent.name, tool: tool.name });
@@ -175,7 +176,7 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
           body.approver,
         );
         if (!checked.ok) {
-          throw new ApiError(checked.status, checked.code, checked.message);
+          throw new ApiError(statusOf(checked.code), checked.code, checked.message);
         }
         // Valid until the request expires: a personal link is worth nothing after that.
         const expiresAt = checked.expiresAt ?? Date.now() + DEFAULT_APPROVAL_TIMEOUT_MS;

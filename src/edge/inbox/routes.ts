@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { decisionStatus } from "../http/status";
 import type { EdgeEnv } from "../settings";
 import type { ApproverGroupsInit } from "../approvals/groups";
 import { pageHeaders, renderMessagePage } from "../approvals/page";
@@ -22,7 +23,7 @@ export const MAX_FORM_BYTES = 16 * 1024;
 const OPEN_LIMIT = 100;
 const DECIDED_LIMIT = 20;
 
-const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 | 404 | 409 | 413 = 200) =>
+const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 | 404 | 409 | 413 | 500 = 200) =>
   c.html(html, status, pageHeaders());
 
 /**
@@ -44,7 +45,7 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
     c: Ctx,
     who: { identity: string; member: string; groups: string[] },
     notice?: InboxPageView["notice"],
-    status: 200 | 400 | 403 | 404 | 409 = 200,
+    status: 200 | 400 | 403 | 404 | 409 | 500 = 200,
   ) => {
     const pages = await Promise.all(
       who.groups.map(async (group) => {
@@ -149,7 +150,7 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
         decidedBy: who.member,
       });
       if (!outcome.ok) {
-        const status = outcome.status === 500 ? 409 : outcome.status;
+        const status = decisionStatus(outcome) as 400 | 403 | 404 | 409 | 500;
         return render(c, who, { kind: "error", text: `Not recorded: ${outcome.message}` }, status);
       }
       if (!outcome.decision && outcome.needed !== undefined) {

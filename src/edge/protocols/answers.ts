@@ -5,6 +5,7 @@
  * 404, no longer pending → 409, not an approver / own request (an anonymous caller and a
  * request with rules included) → 403, a bad edit → 400 (the ledger's own check).
  */
+import { statusOf } from "../http/status";
 import { rulesOf } from "../../core/approvers/rules";
 import type { Request } from "../../core/types";
 import { ApiError } from "../http/errors";
@@ -76,7 +77,7 @@ export async function checkAnswerable(
     }
     const check = await stub.checkApprover(runId, requestId, user);
     if (!check.ok) {
-      throw new ApiError(check.status, check.code, check.message);
+      throw new ApiError(statusOf(check.code), check.code, check.message);
     }
   }
   return described.request;
@@ -102,7 +103,7 @@ export async function recordAnswer(
   });
   if (!outcome.ok) {
     throw new ApiError(
-      outcome.status,
+      statusOf(outcome.code),
       outcome.code,
       outcome.message,
       outcome.issues?.map((message) => ({ path: "args", message })),

@@ -58,8 +58,7 @@ export async function startConversationRun(
   }
   // A rule naming a group nobody defined would leave its requests undecidable: say so now.
   const directory = approverDirectory(env, deps.approverGroups);
-  const bindings = env as unknown as Record<string, unknown>;
-  for (const tool of await agentTools(target.agent, bindings)) {
+  for (const tool of await agentTools(target.agent, env)) {
     const described = approvalGate(tool)?.describe();
     if (described && !described.rulesByArgs && (described.group || described.anyOf)) {
       directory.checkRules(described, { agent: target.agent.name, tool: tool.name });

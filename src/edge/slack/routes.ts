@@ -159,7 +159,7 @@ async function blockAction(
   const outcome = await decide(c, { target, member: who, decision: "approve" });
   if (!outcome.ok) {
     tell(
-      outcome.status === 403
+      outcome.code === "not_an_approver" || outcome.code === "own_request"
         ? "You are not an approver of this request."
         : outcome.code === "args_changed"
           ? "Not recorded: the arguments were edited after this message was posted. The message now shows the current ones; review them and approve again."
@@ -250,7 +250,7 @@ async function decide(
   const { target, member, decision, reason } = vote;
   const threadId = threadOf(target.runId);
   if (!threadId) {
-    return { ok: false, status: 404, code: "run_not_found", message: "no such run" };
+    return { ok: false, code: "run_not_found", message: "no such run" };
   }
   const signature = c.req.header("x-slack-signature");
   return threadStub(c.env, threadId).decide({

@@ -1,0 +1,77 @@
+/**
+ * Delivering the approvals inbox's outbox from a thread object: one delivery at a time,
+ * rows written meanwhile go in the next round, each group's Slack channel first and then its
+ * `InboxObject`. Never throws: what a round misses, the object's alarm retries from storage
+ * (the outbox's retry time is one of its timers).
+ */
+import { inboxStub } from "../../src/edge/inbox/rpc";
+import { deliverOutbox } from "./inbox";
+import type { ThreadContext } from "../thread/context";
+import { armAlarm } from "../thread/alarms";
+
+/**
+ * Outbox rounds per delivery: rows written while a round is in flight go in the next one;
+ * a thread that keeps writing faster than its inboxes accept leaves the rest to the alarm
+ * (the outbox's retry time), so one call never loops on a busy thread.
+ */
+export const MAX_OUTBOX_ROUNDS = 10;
+
+export class OutboxDelivery {
+  #delivering: Promise<void> | undefined;
+
+  constructor(private readonly t: ThreadContext) {}
+
+  /** Delivers the outbox now, in the background; the alarm retries whatever this misses. */
+  soon(): void {
+    this.t.state.waitUntil(this.deliver());
+  }
+
+  /** One delivery at a time; resolves once the rows written before the call went out (or failed). */
+  async deliver(): Promise<void> {
+    while (this.#delivering) {
+      await this.#delivering;
+    }
+    this.#delivering = this.#round().finally(() => {
+      this.#delivering = undefined;
+    });
+    await this.#delivering;
+  }
+
+  async #round(): Promise<void> {
+    const t = this.t;
+    try {
+      let sent = 0;
+      for (let pass = 0; pass < MAX_OUTBOX_ROUNDS; pass += 1) {
+        const { delivered, failed } = await deliverOutbox(
+          t.outbox,
+          async (group, items) => {
+            // Slack first: if the inbox then fails, the retry sends both again (both idempotent).
+            await t.sends.syncSlack(group, items);
+            await inboxStub(t.env, group).apply(items);
+          },
+          (fn) => t.state.storage.transactionSync(fn),
+          (group, items, error) =>
+            t.report(
+              new Error(`inbox ${group}: delivery failed, retried by the alarm`, { cause: error }),
+              {
+                source: "inbox",
+                threadId: items[0]?.threadId,
+                runId: items[0]?.runId,
+                recoverable: true,
+              },
+            ),
+        );
+        sent += delivered;
+        if (failed > 0 || delivered === 0) {
+          break;
+        }
+      }
+      if (sent > 0) {
+        await armAlarm(t); // the outbox's retry time is no longer needed
+      }
+    } catch (error) {
+      // The object is going away (or storage failed): the alarm retries from storage.
+      t.report(error, { source: "inbox", recoverable: true });
+    }
+  }
+}

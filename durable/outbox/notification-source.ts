@@ -1,0 +1,44 @@
+/**
+ * What a notification about a pending request says, read from storage when the notify
+ * consumer sends it (never stale): the run's context, the request with the version of the
+ * arguments now up for approval, and where the count stands for a request with rules.
+ * Undefined when there is nothing to tell any more (decided, gone, or already delivered).
+ */
+import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
+import { currentArgs, liveApprovals } from "../../src/core/approvers/vote";
+import { argsHash } from "../../src/core/approvers/args-hash";
+import type { NotificationSource, NotifyMessage } from "../../src/edge/protocol";
+import { openRequests } from "../ledger/decisions";
+import { parseJson } from "../storage/run-store";
+import type { ThreadContext } from "../thread/context";
+
+export async function notificationSource(
+  t: ThreadContext,
+  message: NotifyMessage,
+): Promise<NotificationSource | undefined> {
+  const run = t.store.run(message.runId);
+  const request = run && openRequests(t.store, run).find((r) => r.id === message.requestId);
+  if (!run || !request || t.store.decision(request.id)) {
+    return undefined;
+  }
+  if (await t.delivered.has(message)) {
+    return undefined; // a late attempt got through after its batch handed it back
+  }
+  const rules = rulesOf(request);
+  const votes = rules ? t.votes.votes(request.id) : [];
+  return {
+    run: {
+      runId: run.run_id,
+      threadId: run.thread_id,
+      agent: run.agent,
+      callbackUrl: run.callback_url,
+      publicUrl: run.public_url,
+      metadata: parseJson(run.metadata) ?? null,
+      requestedBy: run.requested_by ?? null,
+    },
+    // The version of the arguments now up for approval: what the approver's decision carries.
+    request: { ...request, argsHash: argsHash(currentArgs(request, votes)) },
+    expiresAt: run.expires_at,
+    ...(rules ? { votes: { votes: liveApprovals(votes), needed: quorumOf(rules) } } : {}),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * One alarm per thread object serves every timer (docs/architecture.md §4 "Expire, remind,
+ * escalate"): the watchdog of a running run, the backstop of a recorded decision, request
+ * expiries, reminders and escalations, and the outboxes' retries. `nextAlarmAt` picks the
+ * earliest from what storage holds; `armAlarm` sets it.
+ */
+import { pendingOfRow, type RunRow } from "../storage/run-store";
+import { nextTimerAt } from "./reminders";
+import type { ThreadContext } from "./context";
+
+/** How long a run may go without a checkpoint before the watchdog alarm retries it. */
+export const WATCHDOG_MS = 60_000;
+/** A recorded decision whose queue message never arrives is applied by this backstop alarm. */
+export const DECISION_BACKSTOP_MS = 10_000;
+
+/** What the alarm may have to do, as storage says. */
+export interface AlarmSources {
+  now: number;
+  /** A time the caller needs the alarm by (a drive about to start: the watchdog). */
+  atLeast?: number;
+  outboxRetry?: number;
+  notifyRetry?: number;
+  timer?: number;
+  runs: Array<{ status: RunRow["status"]; expiresAt: number | null; unapplied: boolean }>;
+}
+
+/** The earliest time the alarm must fire, or undefined when nothing waits. Pure. */
+export function nextAlarmAt(sources: AlarmSources): number | undefined {
+  const { now } = sources;
+  const times = [sources.atLeast, sources.outboxRetry, sources.notifyRetry, sources.timer].filter(
+    (t): t is number => t !== undefined,
+  );
+  for (const run of sources.runs) {
+    if (run.status === "running") {
+      times.push(now + WATCHDOG_MS);
+    }
+    if (run.status === "pending" && run.expiresAt !== null) {
+      times.push(run.expiresAt);
+    }
+    if (run.unapplied) {
+      times.push(now + DECISION_BACKSTOP_MS);
+    }
+  }
+  return times.length === 0 ? undefined : Math.min(...times);
+}
+
+/**
+ * Arms the alarm for the earliest timer. With `atLeast`, an earlier alarm already set is
+ * kept (a drive only makes sure the watchdog is there); without, the alarm is moved to
+ * exactly the earliest timer, or deleted when nothing waits.
+ */
+export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void> {
+  const now = Date.now();
+  const next = nextAlarmAt({
+    now,
+    ...(atLeast === undefined ? {} : { atLeast }),
+    ...optional("outboxRetry", t.outbox.retryAt(now)),
+    ...optional("notifyRetry", t.notifications.retryAt()),
+    ...optional("timer", nextTimerAt(t.votes)),
+    runs: t.store.runsWithWork().map((run) => ({
+      status: run.status,
+      expiresAt: run.expires_at,
+      unapplied: hasUnapplied(t, run),
+    })),
+  });
+  if (next === undefined) {
+    return t.state.storage.deleteAlarm();
+  }
+  const current = await t.state.storage.getAlarm();
+  if (current === null || current > next || atLeast === undefined) {
+    await t.state.storage.setAlarm(next);
+  }
+}
+
+/** The run's surfaced request has a decision that is not applied yet. */
+function hasUnapplied(t: ThreadContext, run: RunRow): boolean {
+  const request = pendingOfRow(run);
+  const decision = request && t.store.decision(request.id);
+  return Boolean(decision && decision.applied_at === null);
+}
+
+function optional<K extends string>(key: K, value: number | undefined) {
+  return (value === undefined ? {} : { [key]: value }) as Partial<Record<K, number>>;
+}

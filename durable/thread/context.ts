@@ -1,0 +1,129 @@
+/**
+ * Everything one thread object works with, built once per object: its stores over the one
+ * SQLite database, the event hub, the outboxes and what they send, the drive lock and the
+ * inline waiters. Every module of the object takes this one typed context instead of a
+ * list of positional parameters.
+ */
+import type { AgentDefinition } from "../../src/edge/agent";
+import { readConfig, type EdgeConfig, type EdgeEnv } from "../../src/edge/settings";
+import type { ErrorInfo, ErrorSink } from "../../src/edge/error-sink";
+import {
+  approverDirectory,
+  type ApproverDirectory,
+  type ApproverGroupsInit,
+} from "../../src/edge/approvals/groups";
+import { createLazySql } from "../storage/sql";
+import { hasSchema, migrate } from "../storage/schema";
+import { RunStore } from "../storage/run-store";
+import { VoteStore } from "../storage/vote-store";
+import { InboxOutbox, inboxHooks, type InboxHooks } from "../outbox/inbox";
+import { SlackMessages } from "../outbox/slack-messages";
+import { NotifyOutbox } from "../outbox/notify";
+import { NotifyDelivered } from "../outbox/notify-delivered";
+import { notifySends, type NotifySends } from "../outbox/notify-sends";
+import { EventHub } from "./event-hub";
+import { InlineWaiters } from "./elicitation";
+import { DriveLock } from "./drive-lock";
+
+export interface ThreadObjectOptions {
+  agents: AgentDefinition[];
+  fetch?: typeof fetch;
+  /** How long a run waits inline for a decision on an MCP elicitation before suspending durably. */
+  elicitationWindowMs?: number;
+  onError?: ErrorSink;
+  /** Approver groups (with `APPROVER_GROUPS`): who may decide, and which groups post to which Slack channel. */
+  approverGroups?: ApproverGroupsInit;
+}
+
+export interface ThreadContext {
+  readonly state: DurableObjectState;
+  readonly env: EdgeEnv;
+  readonly options: ThreadObjectOptions;
+  readonly agents: ReadonlyMap<string, AgentDefinition>;
+  readonly report: (error: unknown, info: ErrorInfo) => void;
+  readonly store: RunStore;
+  readonly votes: VoteStore;
+  readonly events: EventHub;
+  readonly outbox: InboxOutbox;
+  readonly slack: SlackMessages;
+  readonly notifications: NotifyOutbox;
+  /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
+  readonly inbox: InboxHooks;
+  /** What the thread hands to the notify queue (outbox/notify-sends.ts). */
+  readonly sends: NotifySends;
+  /** Notifications a receiver acknowledged after their batch let go (outbox/notify-delivered.ts). */
+  readonly delivered: NotifyDelivered;
+  readonly waiters: InlineWaiters;
+  readonly lock: DriveLock;
+  /** Aborts the running driver (a cancel); a fresh controller is put in its place. */
+  readonly abort: { signal(): AbortSignal; abort(reason: Error): void };
+  config(): EdgeConfig;
+  directory(): ApproverDirectory;
+}
+
+/** The agents and the error sink are the class's; the rest is per object. */
+export interface ThreadShared {
+  options: ThreadObjectOptions;
+  agents: ReadonlyMap<string, AgentDefinition>;
+  report: (error: unknown, info: ErrorInfo) => void;
+}
+
+export function createThreadContext(
+  state: DurableObjectState,
+  env: EdgeEnv,
+  shared: ThreadShared,
+): ThreadContext {
+  // Schema on the first write: an id nobody created (GET or decide) leaves no storage.
+  const sql = createLazySql(state.storage.sql, migrate, hasSchema);
+  const store = new RunStore(sql);
+  const votes = new VoteStore(sql);
+  const events = new EventHub(store);
+  const outbox = new InboxOutbox(sql);
+  const slack = new SlackMessages(sql);
+  const notifications = new NotifyOutbox(sql);
+  let controller = new AbortController();
+  const config = () => readConfig(env);
+  return {
+    state,
+    env,
+    options: shared.options,
+    agents: shared.agents,
+    report: shared.report,
+    store,
+    votes,
+    events,
+    outbox,
+    slack,
+    notifications,
+    inbox: inboxHooks(outbox, votes),
+    delivered: new NotifyDelivered(state.storage),
+    sends: notifySends({
+      env,
+      approverGroups: shared.options.approverGroups,
+      notifyQueue: () => config().bindings.notifyQueue,
+      notifications,
+      slack,
+      events,
+      report: shared.report,
+    }),
+    waiters: new InlineWaiters(),
+    lock: new DriveLock(),
+    abort: {
+      signal: () => controller.signal,
+      abort(reason) {
+        controller.abort(reason);
+        controller = new AbortController();
+      },
+    },
+    config,
+    directory: () => approverDirectory(env, shared.options.approverGroups),
+  };
+}
+
+/** Asks the `resume` queue to drive this run (the durable path; the alarm is its backstop). */
+export async function sendResume(
+  t: ThreadContext,
+  run: { thread_id: string; run_id: string },
+): Promise<void> {
+  await t.config().bindings.resumeQueue.send({ threadId: run.thread_id, runId: run.run_id });
+}

@@ -1,0 +1,71 @@
+/**
+ * A decision arriving at the thread, from any channel: recorded by the ledger in one
+ * synchronous pass (with the request's inbox row), the inbox delivered before answering (so
+ * whoever decided reads the updated inbox), then applied: handed straight to a driver
+ * waiting inline for it (an MCP elicitation), else through the `resume` queue with the
+ * backstop alarm armed.
+ */
+import { canonicalJson } from "../../src/core/schema/canonical-json";
+import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
+import { checkEdit } from "../ledger/edit-check";
+import { recordDecisionInInbox, type RuledDeps } from "../ledger/decisions";
+import type { EditCheck } from "../ledger/votes";
+import type { OutboxDelivery } from "../outbox/delivery";
+import { armAlarm, DECISION_BACKSTOP_MS } from "./alarms";
+import { sendResume, type ThreadContext } from "./context";
+import { configErrorOutcome } from "./config-error";
+
+export async function decide(
+  t: ThreadContext,
+  delivery: OutboxDelivery,
+  input: DecisionInput,
+): Promise<DecisionOutcome> {
+  const outcome = await configErrorOutcome(() => record(t, input));
+  if (!outcome.ok || outcome.duplicate) {
+    return outcome;
+  }
+  await delivery.deliver();
+  if (!outcome.decision) {
+    return outcome; // a vote that waits for more
+  }
+  if (t.waiters.deliver(input.requestId, outcome.decision.answer)) {
+    return outcome;
+  }
+  await armAlarm(t, Date.now() + DECISION_BACKSTOP_MS);
+  await sendResume(t, t.store.requireRun(input.runId));
+  return outcome;
+}
+
+/**
+ * Records in one synchronous pass; an edit is first checked against the tool (async,
+ * nothing written), then the pass runs again on fresh state with the edit allowed.
+ */
+async function record(t: ThreadContext, input: DecisionInput): Promise<DecisionOutcome> {
+  const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
+  const first = recordOnce(t, input, deps);
+  if (!("checkEdit" in first)) {
+    return first;
+  }
+  const { request, args } = first.checkEdit;
+  const agent = t.agents.get(t.store.run(input.runId)?.agent ?? "");
+  const refused = await checkEdit({ agent, env: t.env, request, args });
+  if (refused) {
+    return refused;
+  }
+  const second = recordOnce(t, input, { ...deps, checked: canonicalJson(args) });
+  if ("checkEdit" in second) {
+    throw new Error("an edit checked once asked to be checked again");
+  }
+  return second;
+}
+
+/** One synchronous pass of the ledger; the inbox's outbox row commits with it. */
+function recordOnce(
+  t: ThreadContext,
+  input: DecisionInput,
+  deps: RuledDeps,
+): DecisionOutcome | EditCheck {
+  return t.state.storage.transactionSync(() =>
+    recordDecisionInInbox({ store: t.store, outbox: t.outbox, ...deps }, input, Date.now()),
+  );
+}

@@ -1,0 +1,149 @@
+/**
+ * Driving a thread's runs: what the queue consumer and the alarm ask for. Under the drive
+ * lock, each run with work gets one unit at a time (`driveOnce`: a turn to its checkpoint,
+ * or one applied decision), the watchdog armed before each, until no run progresses.
+ */
+import type { Request as AgentRequest } from "../../src/core/types";
+import { errorMessage } from "../../src/core/errors";
+import { rulesOf } from "../../src/core/approvers/rules";
+import type { NotifyMessage } from "../../src/edge/protocol";
+import type { RunRow } from "../storage/run-store";
+import { toolOf } from "../ledger/votes";
+import type { OutboxDelivery } from "../outbox/delivery";
+import { driveOnce, type DriverDeps } from "./driver";
+import { startTimers } from "./reminders";
+import { DEFAULT_ELICITATION_WINDOW_MS } from "./elicitation";
+import { armAlarm, WATCHDOG_MS } from "./alarms";
+import type { ThreadContext } from "./context";
+
+/**
+ * Units of work (turns to a checkpoint, applied decisions) one drive call does before it
+ * lets go. Each unit is bounded (maxTurns, one decision per request), so this only
+ * matters if stored state keeps producing work; the rest is left to the next queue
+ * delivery or the alarm, armed before returning, so one call never holds the object forever.
+ */
+export const MAX_WORK_PER_DRIVE = 100;
+
+/** Drives `only` (or every run with work) under the object's drive lock. */
+export function drive(t: ThreadContext, delivery: OutboxDelivery, only?: string): Promise<void> {
+  return t.lock.run(
+    () => driveAll(t, delivery, only),
+    (p) => t.state.waitUntil(p),
+  );
+}
+
+async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: string) {
+  const deps = driverDeps(t);
+  let work = 0;
+  for (;;) {
+    const runs = t.store.runsWithWork().filter((r) => !only || r.run_id === only);
+    let progressed = false;
+    for (const run of runs) {
+      await armAlarm(t, Date.now() + WATCHDOG_MS);
+      if (await driveRun(t, deps, run)) {
+        progressed = true;
+        work += 1;
+      }
+    }
+    if (!progressed) {
+      break;
+    }
+    if (work >= MAX_WORK_PER_DRIVE) {
+      t.report(new Error(`drive stopped after ${work} units of work; the alarm carries on`), {
+        source: "driver",
+        threadId: runs[0]?.thread_id,
+        recoverable: true,
+      });
+      break;
+    }
+  }
+  delivery.soon();
+  await armAlarm(t);
+}
+
+/**
+ * One unit of work for one run. A failure the driver could not turn into a failed run
+ * (storage, a queue send) is recorded as a recoverable `error` event, reported, and
+ * rethrown, so the queue redelivers and the watchdog alarm (armed above) retries it.
+ */
+async function driveRun(t: ThreadContext, deps: DriverDeps, run: RunRow): Promise<boolean> {
+  try {
+    return await driveOnce(deps, run.run_id, t.abort.signal());
+  } catch (error) {
+    const ids = { runId: run.run_id, threadId: run.thread_id };
+    try {
+      t.events.record(run.run_id, "error", {
+        message: `driver failed, retrying: ${errorMessage(error)}`,
+        recoverable: true,
+      });
+    } finally {
+      t.report(error, { source: "driver", ...ids, recoverable: true });
+    }
+    throw error;
+  }
+}
+
+/** What the driver needs from its object, as one typed context. */
+export function driverDeps(t: ThreadContext): DriverDeps {
+  return {
+    store: t.store,
+    agents: t.agents,
+    config: t.config(),
+    env: t.env,
+    ...(t.options.fetch ? { fetch: t.options.fetch } : {}),
+    now: () => Date.now(),
+    transaction: (fn) => t.state.storage.transactionSync(fn),
+    record: (runId, type, data) => t.events.record(runId, type, data),
+    report: t.report,
+    halted: (run, request) => halted(t, run, request),
+    waiters: t.waiters,
+    parked: (waiting) => t.lock.park(waiting),
+    elicitationWindowMs: t.options.elicitationWindowMs ?? DEFAULT_ELICITATION_WINDOW_MS,
+    inbox: t.inbox,
+  };
+}
+
+/** A run halted on `request`: its timers start, its groups are checked, its callback notified. */
+async function halted(t: ThreadContext, run: RunRow, request: AgentRequest): Promise<void> {
+  startTimers(t.votes, run, request, Date.now());
+  checkApproverGroups(t, run, request);
+  if (!run.callback_url) {
+    return;
+  }
+  // Before any await: stored in the same batch as the suspension.
+  const message: NotifyMessage = {
+    threadId: run.thread_id,
+    runId: run.run_id,
+    requestId: request.id,
+  };
+  t.notifications.add(message, Date.now());
+  await t.sends.notifications();
+}
+
+/**
+ * Rules that depend on the arguments are only known once a request surfaces: one that
+ * names a group nobody defined could never be decided. The request stays pending (a
+ * fixed APPROVER_GROUPS makes it decidable), and the run says why at once, as an
+ * `error` event and a report, instead of at the first vote.
+ */
+function checkApproverGroups(t: ThreadContext, run: RunRow, request: AgentRequest): void {
+  const rules = rulesOf(request);
+  if (!rules) {
+    return;
+  }
+  try {
+    t.directory().checkRules(rules, { agent: run.agent, tool: toolOf(request) });
+  } catch (error) {
+    const message = `nobody can decide request ${request.id} yet: ${errorMessage(error)}`;
+    // Two readers, two meanings: the event says the run is not lost (it stays pending, the
+    // stream open, until the config is fixed); the report says nothing retries it by itself.
+    t.events.record(run.run_id, "error", { message, requestId: request.id, recoverable: true });
+    t.report(new Error(message, { cause: error }), {
+      source: "driver",
+      runId: run.run_id,
+      threadId: run.thread_id,
+      requestId: request.id,
+      recoverable: false,
+    });
+  }
+}

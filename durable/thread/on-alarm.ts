@@ -1,0 +1,42 @@
+/**
+ * What the thread's one alarm does when it fires: drive whatever storage says is due (a
+ * watchdog retry, a backstop decision, an expiry), fire due reminders and escalations,
+ * retry both outboxes, and arm itself for the next timer.
+ */
+import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
+import { openRequests } from "../ledger/decisions";
+import type { OutboxDelivery } from "../outbox/delivery";
+import { fireTimers } from "./reminders";
+import { drive } from "./drive";
+import { armAlarm } from "./alarms";
+import type { ThreadContext } from "./context";
+
+export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promise<void> {
+  await drive(t, delivery);
+  await fireTimers({
+    store: t.store,
+    votes: t.votes,
+    now: () => Date.now(),
+    record: (runId, type, data) => t.events.record(runId, type, data),
+    notify: async (message) => {
+      await t.config().bindings.notifyQueue.send(message);
+    },
+    escalatedTo: (run, requestId, to) => {
+      const request = openRequests(t.store, run).find((r) => r.id === requestId);
+      if (request) {
+        const votes = t.votes.votes(requestId);
+        const needed = quorumOf(rulesOf(request));
+        t.outbox.record(
+          run,
+          request,
+          { event: "escalated", escalatedTo: to, votes, needed },
+          Date.now(),
+        );
+      }
+    },
+    reminded: (run, requestId, n) => t.sends.slackReminder(run.run_id, requestId, n),
+  });
+  await delivery.deliver();
+  await t.sends.notifications();
+  await armAlarm(t);
+}

@@ -1,0 +1,77 @@
+/**
+ * Starting and cancelling a thread's runs. One active run per thread: a new run waits until
+ * the last one finished (a cancelled run with a decision still to apply counts as active:
+ * its call must settle first). Both hand the run to the `resume` queue, the durable path.
+ */
+import type { CancelOutcome, StartInput, StartOutcome } from "../../src/edge/protocol";
+import { pendingOfRow } from "../storage/run-store";
+import { runView } from "../storage/run-view";
+import type { OutboxDelivery } from "../outbox/delivery";
+import { closeOpenTurn } from "./close-turn";
+import { armAlarm } from "./alarms";
+import { sendResume, type ThreadContext } from "./context";
+
+export async function startRun(t: ThreadContext, input: StartInput): Promise<StartOutcome> {
+  const agent = t.agents.get(input.agent);
+  if (!agent) {
+    return {
+      ok: false,
+      code: "unknown_agent",
+      message: `no agent named ${JSON.stringify(input.agent)}`,
+    };
+  }
+  const active = t.store.activeRun() ?? t.store.runsWithWork()[0];
+  if (active) {
+    return {
+      ok: false,
+      code: "thread_busy",
+      message: `thread ${input.threadId} has an active run ${active.run_id} (${active.status})`,
+    };
+  }
+  if (t.store.run(input.runId)) {
+    return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
+  }
+  const now = Date.now();
+  t.state.storage.transactionSync(() =>
+    t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }),
+  );
+  await armAlarm(t);
+  await sendResume(t, { thread_id: input.threadId, run_id: input.runId });
+  return { ok: true, run: runView(t.store, t.votes, t.store.requireRun(input.runId), false) };
+}
+
+/**
+ * Marks the run cancelled, closes its open turn (so the thread's next run sends a balanced
+ * transcript) and its inbox items, and aborts the driver. A decision recorded before the
+ * cancel is applied first; its driver records `done` afterwards, so `done` stays the last
+ * event of the log.
+ */
+export async function cancelRun(
+  t: ThreadContext,
+  delivery: OutboxDelivery,
+  runId: string,
+): Promise<CancelOutcome> {
+  const run = t.store.run(runId);
+  if (!run) {
+    return { ok: false, code: "run_not_found", message: `no run ${runId}` };
+  }
+  if (run.status !== "running" && run.status !== "pending") {
+    return { ok: false, code: "run_not_active", message: `run ${runId} is already ${run.status}` };
+  }
+  const now = Date.now();
+  t.state.storage.transactionSync(() => {
+    const request = pendingOfRow(run);
+    const decided = request && t.store.decision(request.id);
+    t.store.update(runId, { status: "cancelled", cancelled_at: now, expires_at: null }, now);
+    if (!(decided && decided.applied_at === null)) {
+      closeOpenTurn(t.store, runId);
+      t.events.record(runId, "done", { status: "cancelled" });
+    }
+    t.outbox.closeRun(runId, "run cancelled", now);
+  });
+  delivery.soon();
+  t.abort.abort(new Error("run cancelled"));
+  // A decision recorded before the cancel still applies to its call.
+  await sendResume(t, run);
+  return { ok: true, run: runView(t.store, t.votes, t.store.requireRun(runId), false) };
+}
