@@ -17,6 +17,7 @@ import { edgeMetrics } from "./metrics";
 import { readSlackSettings } from "./slack/settings";
 import { readAccessSettings } from "./access";
 import { inboxNamespace } from "./inbox/rpc";
+import { a2aRoutes } from "./protocols/a2a/routes";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -46,6 +47,7 @@ export function createApp(
     .route("/", approvalRoutes())
     .route("/", inboxRoutes(options))
     .route("/", slackRoutes({ ...options, report }))
+    .route("/", a2aRoutes(agents, options.approverGroups))
     .notFound(() => {
       throw new ApiError(404, "not_found", "no such route");
     })

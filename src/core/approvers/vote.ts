@@ -10,7 +10,15 @@ import { canonicalJson } from "../canonical-json";
 import { isRecord, quorumOf, rulesOf, type Rules } from "./rules";
 
 export type VoteDecision = "approve" | "decline" | "cancel";
-export type VoteChannel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry";
+export type VoteChannel =
+  | "webhook"
+  | "page"
+  | "inbox"
+  | "slack"
+  | "policy"
+  | "expiry"
+  | "a2a"
+  | "mcp";
 
 /** A vote as the ledger keeps it. `args` is set on an edit; `reset` when a later edit voided it. */
 export interface Vote {
