@@ -13,8 +13,13 @@ export interface RunEvent {
   data: unknown;
 }
 
-/** A run that no longer works on its own: finished, or waiting on a request. */
-export const isSettled = (view: RunView): boolean => view.status !== "running";
+/**
+ * A run that no longer works on its own: finished, or waiting on a request — other than
+ * `answered`, a request just answered whose resume has not started yet.
+ */
+export const isSettled = (view: RunView, answered?: string): boolean =>
+  view.status !== "running" &&
+  !(answered !== undefined && view.status === "pending" && view.pending?.id === answered);
 
 /**
  * Reads the run's events until `onEvent` returns true, the stream ends (the run finished) or
@@ -57,9 +62,10 @@ export async function settledView(
   runId: string,
   boundMs: number,
   signal?: AbortSignal,
+  answered?: string,
 ): Promise<RunView | undefined> {
   const first = await stub.getRun(runId);
-  if (!first || isSettled(first)) {
+  if (!first || isSettled(first, answered)) {
     return first;
   }
   const stop = new AbortController();
@@ -84,7 +90,7 @@ export async function settledView(
         after,
       );
       const view = await stub.getRun(runId);
-      if (!view || isSettled(view) || !sawEvent) {
+      if (!view || isSettled(view, answered) || !sawEvent) {
         return view;
       }
     }

@@ -85,11 +85,17 @@ async function startTask(ctx: A2AContext, params: Record<string, unknown>): Prom
   return started.runId;
 }
 
-/** message/send and message/stream's first step: start a task or answer one; the task id. */
-export async function acceptMessage(ctx: A2AContext, params: Record<string, unknown>): Promise<string> {
+export interface Accepted {
+  taskId: string;
+  /** Set when the message answered a request: the task is not waiting on it any more. */
+  answered?: string;
+}
+
+/** message/send and message/stream's first step: start a task or answer one. */
+export async function acceptMessage(ctx: A2AContext, params: Record<string, unknown>): Promise<Accepted> {
   const message = readMessage(params);
   if (message.taskId === undefined) {
-    return startTask(ctx, params);
+    return { taskId: await startTask(ctx, params) };
   }
   const { stub, view } = await taskRun(ctx, message.taskId);
   const answer = readAnswer(message);
@@ -103,16 +109,17 @@ export async function acceptMessage(ctx: A2AContext, params: Record<string, unkn
       { code: outcome.code },
     );
   }
-  return view.runId;
+  return { taskId: view.runId, answered: answer.requestId };
 }
 
 export async function sendMessage(ctx: A2AContext, params: Record<string, unknown>): Promise<A2ATask> {
-  const taskId = await acceptMessage(ctx, params);
+  const { taskId, answered } = await acceptMessage(ctx, params);
   const { stub, view } = await taskRun(ctx, taskId);
   if (!readBlocking(params)) {
-    return toTask(view);
+    return toTask(view, answered);
   }
-  return toTask((await settledView(stub, taskId, BLOCKING_WAIT_MS, ctx.signal)) ?? view);
+  const settled = await settledView(stub, taskId, BLOCKING_WAIT_MS, ctx.signal, answered);
+  return toTask(settled ?? view, answered);
 }
 
 export async function getTask(ctx: A2AContext, params: Record<string, unknown>): Promise<A2ATask> {

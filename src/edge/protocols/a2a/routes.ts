@@ -60,11 +60,11 @@ const STREAMING = new Set(["message/stream", "SendStreamingMessage", "tasks/resu
 const RESUBSCRIBE = new Set(["tasks/resubscribe", "SubscribeToTask"]);
 
 async function streamFor(ctx: A2AContext, request: RpcRequest): Promise<Response> {
-  const taskId = RESUBSCRIBE.has(request.method)
-    ? readTaskId(request.params)
+  const accepted = RESUBSCRIBE.has(request.method)
+    ? { taskId: readTaskId(request.params) }
     : await acceptMessage(ctx, request.params);
-  const { stub } = await taskRun(ctx, taskId);
-  return taskStream(stub, taskId, request.id, ctx.signal);
+  const { stub } = await taskRun(ctx, accepted.taskId);
+  return taskStream(stub, accepted.taskId, request.id, ctx.signal, accepted.answered);
 }
 
 export function a2aRoutes(agents: AgentDefinition[], approverGroups?: ApproverGroupsInit) {

@@ -12,7 +12,13 @@ import { answerArtifact, isInterrupted, toTask, type TaskState } from "./task";
 const MOVES = new Set(["pending", "resumed", "done", "error"]);
 const encoder = new TextEncoder();
 
-export function taskStream(stub: ThreadRpc, runId: string, id: RpcId, signal: AbortSignal): Response {
+export function taskStream(
+  stub: ThreadRpc,
+  runId: string,
+  id: RpcId,
+  signal: AbortSignal,
+  answered?: string,
+): Response {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const send = (result: unknown) =>
@@ -25,7 +31,7 @@ export function taskStream(stub: ThreadRpc, runId: string, id: RpcId, signal: Ab
     if (!first) {
       return;
     }
-    const task = toTask(first);
+    const task = toTask(first, answered);
     await send(task);
     let last: TaskState = task.status.state;
     if (isInterrupted(last)) {
@@ -37,7 +43,7 @@ export function taskStream(stub: ThreadRpc, runId: string, id: RpcId, signal: Ab
       if (!view) {
         return true;
       }
-      const now = toTask(view);
+      const now = toTask(view, answered);
       if (now.status.state === last) {
         return false;
       }

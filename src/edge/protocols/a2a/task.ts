@@ -46,7 +46,11 @@ export const TERMINAL: ReadonlySet<TaskState> = new Set(["completed", "failed", 
 export const isInterrupted = (state: TaskState): boolean =>
   TERMINAL.has(state) || state === "input-required" || state === "auth-required";
 
-export function taskState(view: RunView): TaskState {
+/** `answered`: a request just answered; while the run still shows it, the task is working. */
+export function taskState(view: RunView, answered?: string): TaskState {
+  if (answered !== undefined && view.status === "pending" && view.pending?.id === answered) {
+    return "working";
+  }
   switch (view.status) {
     case "running":
       return view.turns === 0 && view.toolCallCount === 0 ? "submitted" : "working";
@@ -121,8 +125,8 @@ export function answerArtifact(view: RunView) {
   return { artifactId: `${view.runId}:answer`, name: "answer", parts: [{ kind: "text" as const, text: view.text ?? "" }] };
 }
 
-export function toTask(view: RunView): A2ATask {
-  const state = taskState(view);
+export function toTask(view: RunView, answered?: string): A2ATask {
+  const state = taskState(view, answered);
   const message = statusMessage(view, state);
   return {
     kind: "task",
