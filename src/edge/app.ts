@@ -18,6 +18,8 @@ import { readSlackSettings } from "./slack/settings";
 import { readAccessSettings } from "./access";
 import { inboxNamespace } from "./inbox/rpc";
 import { a2aRoutes } from "./protocols/a2a/routes";
+import { mcpRoutes } from "./protocols/mcp-server/routes";
+import { mcpSessionNamespace } from "./protocols/mcp-server/sessions";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -31,6 +33,7 @@ export function createApp(
       readSlackSettings(c.env);
       readAccessSettings(c.env);
       inboxNamespace(c.env);
+      mcpSessionNamespace(c.env);
       approverDirectory(c.env, options.approverGroups);
       await next();
     })
@@ -48,6 +51,7 @@ export function createApp(
     .route("/", inboxRoutes(options))
     .route("/", slackRoutes({ ...options, report }))
     .route("/", a2aRoutes(agents, options.approverGroups))
+    .route("/", mcpRoutes())
     .notFound(() => {
       throw new ApiError(404, "not_found", "no such route");
     })
