@@ -2,6 +2,7 @@ import type { Context, Tool, ToolResult, WaitFor } from "./types";
 import type { EnvLike } from "./env";
 import type { ElicitationHandler } from "./mcp/bridge";
 import type { McpServerStatus } from "./mcp/index";
+import type { A2AAgent } from "./a2a/agent";
 import { errorMessage } from "./errors";
 import { toOpenAITools } from "./providers/openai/tools";
 import { toAnthropicTools } from "./providers/anthropic/tools";
@@ -33,6 +34,8 @@ export interface ToolkitOptions {
   mcp?: unknown;
   /** Alias of `mcp`. */
   mcpConfig?: unknown;
+  /** Remote A2A agents (`agent({ card })`, SPEC §7A): one tool per skill, resolved before the toolkit returns. */
+  agents?: A2AAgent[];
   /** Replaces the MCP loader (default: the SDK-based one in src/core/mcp). */
   loadMcp?: ToolSourceLoader;
   /** Answers MCP elicitations in process; without it (or `onElicitation`) the capability is not advertised. */
@@ -105,6 +108,15 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
     });
     sources.push(source);
     register(...source.tools());
+  }
+
+  for (const remote of options.agents ?? []) {
+    // A failing agent is isolated: logged, no tools, never fatal (like an MCP server).
+    try {
+      register(...(await remote.tools()));
+    } catch (error) {
+      warn(`toolkit: A2A agent ${remote.card} failed: ${errorMessage(error)}`);
+    }
   }
 
   const list = () => [...byName.values()];

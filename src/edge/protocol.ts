@@ -38,15 +38,7 @@ export interface NotifyMessage {
 }
 
 /** Where a vote came from (docs/architecture.md §6 "Identity"). */
-export type Channel =
-  | "webhook"
-  | "page"
-  | "inbox"
-  | "slack"
-  | "policy"
-  | "expiry"
-  | "a2a"
-  | "mcp";
+export type Channel = "webhook" | "page" | "inbox" | "slack" | "policy" | "expiry" | "a2a" | "mcp";
 
 /** One ledger entry: the decision, the answer it became, and its audit trail. */
 export interface DecisionView {

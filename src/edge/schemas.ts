@@ -134,7 +134,16 @@ const UsageSchema = z.object({
   totalTokens: z.number(),
 });
 
-const ChannelSchema = z.enum(["webhook", "page", "inbox", "slack", "policy", "expiry", "a2a", "mcp"]);
+const ChannelSchema = z.enum([
+  "webhook",
+  "page",
+  "inbox",
+  "slack",
+  "policy",
+  "expiry",
+  "a2a",
+  "mcp",
+]);
 
 export const DecisionRecordSchema = z
   .object({

@@ -9,7 +9,11 @@ let seq = 0;
 async function rpc(method: string, params: unknown, headers: Record<string, string> = {}) {
   const response = await SELF.fetch(`${BASE}/a2a`, {
     method: "POST",
-    headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json", ...headers },
+    headers: {
+      authorization: `Bearer ${API_TOKEN}`,
+      "content-type": "application/json",
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: ++seq, method, params }),
   });
   expect(response.status).toBe(200);
@@ -17,11 +21,23 @@ async function rpc(method: string, params: unknown, headers: Record<string, stri
 }
 
 const message = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { kind: "message", role: "user", messageId: crypto.randomUUID(), parts: [{ kind: "text", text }], ...extra },
+  message: {
+    kind: "message",
+    role: "user",
+    messageId: crypto.randomUUID(),
+    parts: [{ kind: "text", text }],
+    ...extra,
+  },
 });
 
 const decision = (taskId: string, data: Record<string, unknown>) => ({
-  message: { kind: "message", role: "user", messageId: crypto.randomUUID(), taskId, parts: [{ kind: "data", data }] },
+  message: {
+    kind: "message",
+    role: "user",
+    messageId: crypto.randomUUID(),
+    taskId,
+    parts: [{ kind: "data", data }],
+  },
 });
 
 describe("A2A agent card and auth", () => {
@@ -53,9 +69,14 @@ describe("A2A JSON-RPC errors", () => {
     });
     expect((await parse.json<any>()).error.code).toBe(-32700);
     expect((await rpc("tasks/frobnicate", {})).error.code).toBe(-32601);
-    expect((await rpc("tasks/get", { id: "th_nope.run_00000000000000000000" })).error.code).toBe(-32001);
+    expect((await rpc("tasks/get", { id: "th_nope.run_00000000000000000000" })).error.code).toBe(
+      -32001,
+    );
     expect((await rpc("GetTask", { id: "made-up" })).error.code).toBe(-32001);
-    const unknownSkill = await rpc("message/send", message("hello", { metadata: { skill: "nobody" } }));
+    const unknownSkill = await rpc(
+      "message/send",
+      message("hello", { metadata: { skill: "nobody" } }),
+    );
     expect(unknownSkill.error).toMatchObject({ code: -32602 });
     expect(unknownSkill.error.message).toContain("support");
     const noJsonRpc = await SELF.fetch(`${BASE}/a2a`, {
@@ -70,7 +91,12 @@ describe("A2A JSON-RPC errors", () => {
     const response = await SELF.fetch(`${BASE}/a2a`, {
       method: "POST",
       headers: { authorization: `Bearer ${API_TOKEN}` },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: message("x".repeat(1024 * 1024)) }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: message("x".repeat(1024 * 1024)),
+      }),
     });
     expect(response.status).toBe(413);
   });
@@ -94,38 +120,71 @@ describe("A2A tasks over runs", () => {
     const { result: task } = await rpc("message/send", message("refund $80 on order 42"), headers);
     expect(task.status.state).toBe("input-required");
     const part = task.status.message.parts.find((p: { kind: string }) => p.kind === "data").data;
-    expect(part).toMatchObject({ kind: "approval", tool: "refund_order", args: { orderId: "42", amount: 80 }, decidedBy: { caller: true } });
-    // Another identity may not message this task.
-    const stranger = await rpc("message/send", decision(task.id, { requestId: part.id, decision: "approve" }), {
-      "x-toolnexus-user": "someone@example.com",
+    expect(part).toMatchObject({
+      kind: "approval",
+      tool: "refund_order",
+      args: { orderId: "42", amount: 80 },
+      decidedBy: { caller: true },
     });
+    // Another identity may not message this task.
+    const stranger = await rpc(
+      "message/send",
+      decision(task.id, { requestId: part.id, decision: "approve" }),
+      {
+        "x-toolnexus-user": "someone@example.com",
+      },
+    );
     expect(stranger.error.code).toBe(-32004);
-    const { result: done } = await rpc("message/send", decision(task.id, { requestId: part.id, decision: "approve" }), headers);
+    const { result: done } = await rpc(
+      "message/send",
+      decision(task.id, { requestId: part.id, decision: "approve" }),
+      headers,
+    );
     expect(done.status.state).toBe("completed");
     const run = await getRun(task.id);
     expect(run.decisions).toHaveLength(1);
     expect(run.decisions[0]).toMatchObject({ channel: "a2a", decidedBy: "caller@example.com" });
-    const again = await rpc("message/send", decision(task.id, { requestId: part.id, decision: "approve" }), headers);
+    const again = await rpc(
+      "message/send",
+      decision(task.id, { requestId: part.id, decision: "approve" }),
+      headers,
+    );
     expect(again.error.code).toBe(-32004);
     expect((await getRun(task.id)).decisions).toHaveLength(1);
   });
 
   it("refuses the caller's own approval of a ruled request (-32004 naming the group), then the group decides", async () => {
     const headers = { "x-toolnexus-user": "ann@example.com" };
-    const { result: task } = await rpc("message/send", message("refund $2000 on order 42"), headers);
+    const { result: task } = await rpc(
+      "message/send",
+      message("refund $2000 on order 42"),
+      headers,
+    );
     expect(task.status.state).toBe("input-required");
     const part = task.status.message.parts.find((p: { kind: string }) => p.kind === "data").data;
     expect(part.decidedBy).toMatchObject({ caller: false, group: "finance", quorum: 2 });
-    const refused = await rpc("message/send", decision(task.id, { requestId: part.id, decision: "approve" }), headers);
+    const refused = await rpc(
+      "message/send",
+      decision(task.id, { requestId: part.id, decision: "approve" }),
+      headers,
+    );
     expect(refused.error.code).toBe(-32004);
     expect(refused.error.message).toContain('"finance"');
-    const anonymous = await rpc("message/send", decision(task.id, { requestId: part.id, decision: "approve" }));
+    const anonymous = await rpc(
+      "message/send",
+      decision(task.id, { requestId: part.id, decision: "approve" }),
+    );
     expect(anonymous.error.code).toBe(-32004);
     const before = await getRun(task.id);
     expect(before.decisions).toHaveLength(0);
     expect(before.requests[0]?.refused ?? []).toHaveLength(0);
     for (const member of ["bob@example.com", "carol@example.com"]) {
-      const vote = await signedDecision({ runId: task.id, requestId: part.id, decision: "approve", decidedBy: member });
+      const vote = await signedDecision({
+        runId: task.id,
+        requestId: part.id,
+        decision: "approve",
+        decidedBy: member,
+      });
       expect([200, 202]).toContain(vote.status);
     }
     await waitForStatus(task.id, ["done"]);
@@ -145,7 +204,12 @@ describe("A2A tasks over runs", () => {
     const response = await SELF.fetch(`${BASE}/a2a`, {
       method: "POST",
       headers: { authorization: `Bearer ${API_TOKEN}` },
-      body: JSON.stringify({ jsonrpc: "2.0", id: "s1", method: "message/stream", params: message("refund $80 on order 42") }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "s1",
+        method: "message/stream",
+        params: message("refund $80 on order 42"),
+      }),
     });
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     const events = (await response.text())
@@ -155,6 +219,10 @@ describe("A2A tasks over runs", () => {
     expect(events[0].id).toBe("s1");
     expect(events[0].result.kind).toBe("task");
     const last = events.at(-1).result;
-    expect(last).toMatchObject({ kind: "status-update", final: true, status: { state: "input-required" } });
+    expect(last).toMatchObject({
+      kind: "status-update",
+      final: true,
+      status: { state: "input-required" },
+    });
   });
 });

@@ -9,9 +9,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { API_TOKEN, BASE, getRun, signedDecision, waitForStatus } from "../helpers/edge";
 
-const selfFetch: typeof fetch = (input, init) => SELF.fetch(new Request(input as RequestInfo, init));
+const selfFetch: typeof fetch = (input, init) =>
+  SELF.fetch(new Request(input as RequestInfo, init));
 
-async function connect(options: { user?: string; elicit?: (message: string) => Record<string, unknown> } = {}) {
+async function connect(
+  options: { user?: string; elicit?: (message: string) => Record<string, unknown> } = {},
+) {
   const client = new Client(
     { name: "test-host", version: "1.0.0" },
     { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
@@ -21,7 +24,10 @@ async function connect(options: { user?: string; elicit?: (message: string) => R
     const answer = options.elicit;
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.push(request.params.message);
-      return { action: "accept", content: answer(request.params.message) as Record<string, string> };
+      return {
+        action: "accept",
+        content: answer(request.params.message) as Record<string, string>,
+      };
     });
   }
   const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
@@ -37,14 +43,18 @@ async function connect(options: { user?: string; elicit?: (message: string) => R
   return { client, asked };
 }
 
-const textOf = (result: any): string => result.content.map((c: { text: string }) => c.text).join("\n");
+const textOf = (result: any): string =>
+  result.content.map((c: { text: string }) => c.text).join("\n");
 const runIdOf = (text: string) => /Run (th_[a-f0-9]+\.run_[a-f0-9]{20})/.exec(text)?.[1] ?? "";
 
 describe("MCP server", () => {
   it("needs the API token (401)", async () => {
     const response = await SELF.fetch(`${BASE}/mcp`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
     });
     expect(response.status).toBe(401);
@@ -73,8 +83,14 @@ describe("MCP server", () => {
   });
 
   it("elicits the input a run asks for and finishes", async () => {
-    const { client, asked } = await connect({ user: "host@example.com", elicit: () => ({ answer: "1 Main St" }) });
-    const result = await client.callTool({ name: "support", arguments: { prompt: "update my address" } });
+    const { client, asked } = await connect({
+      user: "host@example.com",
+      elicit: () => ({ answer: "1 Main St" }),
+    });
+    const result = await client.callTool({
+      name: "support",
+      arguments: { prompt: "update my address" },
+    });
     expect(asked).toEqual(["What is your new shipping address?"]);
     expect(result.isError).toBe(false);
     expect(textOf(result)).toContain("1 Main St");
@@ -82,8 +98,14 @@ describe("MCP server", () => {
   });
 
   it("returns pending for a request the group decides, finished through get_run", async () => {
-    const { client } = await connect({ user: "ann@example.com", elicit: () => ({ answer: "unused" }) });
-    const result = await client.callTool({ name: "support", arguments: { prompt: "refund $2000 on order 42" } });
+    const { client } = await connect({
+      user: "ann@example.com",
+      elicit: () => ({ answer: "unused" }),
+    });
+    const result = await client.callTool({
+      name: "support",
+      arguments: { prompt: "refund $2000 on order 42" },
+    });
     expect(result.isError).toBe(false);
     const text = textOf(result);
     expect(text).toContain("pending");
@@ -93,7 +115,12 @@ describe("MCP server", () => {
     const run = await getRun(runId);
     expect(run.requestedBy).toBe("ann@example.com");
     for (const member of ["bob@example.com", "carol@example.com"]) {
-      await signedDecision({ runId, requestId: run.pending!.id, decision: "approve", decidedBy: member });
+      await signedDecision({
+        runId,
+        requestId: run.pending!.id,
+        decision: "approve",
+        decidedBy: member,
+      });
     }
     await waitForStatus(runId, ["done"]);
     const later = await client.callTool({ name: "get_run", arguments: { runId } });
@@ -104,12 +131,19 @@ describe("MCP server", () => {
 
   it("returns pending (not an error) when the client cannot elicit", async () => {
     const { client } = await connect();
-    const result = await client.callTool({ name: "support", arguments: { prompt: "update my address" } });
+    const result = await client.callTool({
+      name: "support",
+      arguments: { prompt: "update my address" },
+    });
     expect(result.isError).toBe(false);
     expect(textOf(result)).toContain("pending");
-    const bad = await client.callTool({ name: "get_run", arguments: { runId: "nope" } }).catch((e) => e);
+    const bad = await client
+      .callTool({ name: "get_run", arguments: { runId: "nope" } })
+      .catch((e) => e);
     expect(String(bad.message ?? bad)).toContain("no run nope");
-    const unknown = await client.callTool({ name: "nobody", arguments: { prompt: "x" } }).catch((e) => e);
+    const unknown = await client
+      .callTool({ name: "nobody", arguments: { prompt: "x" } })
+      .catch((e) => e);
     expect(String(unknown.message ?? unknown)).toContain("no tool");
     await client.close();
   });

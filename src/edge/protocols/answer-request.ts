@@ -65,9 +65,17 @@ export async function answerRequest(
   const described = await stub.describeRequest(run.runId, answer.requestId);
   switch (described.state) {
     case "unknown":
-      return { ok: false, code: "unknown_request", message: `run ${run.runId} has no open request ${answer.requestId}` };
+      return {
+        ok: false,
+        code: "unknown_request",
+        message: `run ${run.runId} has no open request ${answer.requestId}`,
+      };
     case "closed":
-      return { ok: false, code: "not_pending", message: `run ${run.runId} is ${described.status}: it waits on no request` };
+      return {
+        ok: false,
+        code: "not_pending",
+        message: `run ${run.runId} is ${described.status}: it waits on no request`,
+      };
     case "decided":
       return {
         ok: false,
@@ -107,7 +115,11 @@ export async function answerRequest(
     return { ok: false, code, message: `${outcome.message}${issues}` };
   }
   if (outcome.duplicate) {
-    return { ok: false, code: "already_decided", message: `request ${answer.requestId} was already answered` };
+    return {
+      ok: false,
+      code: "already_decided",
+      message: `request ${answer.requestId} was already answered`,
+    };
   }
   return { ok: true, outcome };
 }

@@ -8,9 +8,7 @@ import { MAX_IDENTITY_CHARS } from "../schemas";
 
 export const CALLER_HEADER = "x-toolnexus-user";
 
-export type CallerIdentity =
-  | { ok: true; id: string | undefined }
-  | { ok: false; message: string };
+export type CallerIdentity = { ok: true; id: string | undefined } | { ok: false; message: string };
 
 /** The caller's identity from request headers, trimmed; a malformed value is refused, never cut. */
 export function callerIdentity(headers: Headers): CallerIdentity {

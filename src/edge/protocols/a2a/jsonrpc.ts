@@ -53,18 +53,27 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * Parses one JSON-RPC request. Batches are refused (A2A sends one call per POST); a
  * notification (no id) is refused too, since every A2A method answers.
  */
-export function parseRpc(text: string): { ok: true; request: RpcRequest } | { ok: false; id: RpcId; error: RpcError } {
+export function parseRpc(
+  text: string,
+): { ok: true; request: RpcRequest } | { ok: false; id: RpcId; error: RpcError } {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return { ok: false, id: null, error: new RpcError(RPC.parseError, "the body is not valid JSON") };
+    return {
+      ok: false,
+      id: null,
+      error: new RpcError(RPC.parseError, "the body is not valid JSON"),
+    };
   }
   if (!isRecord(body)) {
     return {
       ok: false,
       id: null,
-      error: new RpcError(RPC.invalidRequest, "expected one JSON-RPC 2.0 request object (batches are not accepted)"),
+      error: new RpcError(
+        RPC.invalidRequest,
+        "expected one JSON-RPC 2.0 request object (batches are not accepted)",
+      ),
     };
   }
   const id = body.id;
@@ -73,17 +82,32 @@ export function parseRpc(text: string): { ok: true; request: RpcRequest } | { ok
     return {
       ok: false,
       id: validId ? (id as RpcId) : null,
-      error: new RpcError(RPC.invalidRequest, 'a request needs "jsonrpc": "2.0" and a string or number "id"'),
+      error: new RpcError(
+        RPC.invalidRequest,
+        'a request needs "jsonrpc": "2.0" and a string or number "id"',
+      ),
     };
   }
   if (typeof body.method !== "string" || !body.method) {
-    return { ok: false, id: id as RpcId, error: new RpcError(RPC.invalidRequest, '"method" must be a non-empty string') };
+    return {
+      ok: false,
+      id: id as RpcId,
+      error: new RpcError(RPC.invalidRequest, '"method" must be a non-empty string'),
+    };
   }
   if (body.params !== undefined && !isRecord(body.params)) {
-    return { ok: false, id: id as RpcId, error: new RpcError(RPC.invalidParams, '"params" must be an object') };
+    return {
+      ok: false,
+      id: id as RpcId,
+      error: new RpcError(RPC.invalidParams, '"params" must be an object'),
+    };
   }
   return {
     ok: true,
-    request: { id: id as RpcId, method: body.method, params: (body.params as Record<string, unknown>) ?? {} },
+    request: {
+      id: id as RpcId,
+      method: body.method,
+      params: (body.params as Record<string, unknown>) ?? {},
+    },
   };
 }

@@ -30,7 +30,10 @@ export interface A2AContext {
 export const BLOCKING_WAIT_MS = 25_000;
 
 /** A task the caller may see: its run, from the id alone (a made-up id never reaches storage). */
-export async function taskRun(ctx: A2AContext, taskId: string): Promise<{ stub: ThreadRpc; view: RunView }> {
+export async function taskRun(
+  ctx: A2AContext,
+  taskId: string,
+): Promise<{ stub: ThreadRpc; view: RunView }> {
   const threadId = threadOf(taskId);
   const stub = threadId ? threadStub(ctx.env, threadId) : undefined;
   const view = stub ? await stub.getRun(taskId) : undefined;
@@ -44,7 +47,10 @@ function pickAgent(ctx: A2AContext, skill: string | undefined): AgentDefinition 
   const agent = skill === undefined ? ctx.agents[0] : ctx.agents.find((a) => a.name === skill);
   if (!agent) {
     const names = ctx.agents.map((a) => JSON.stringify(a.name)).join(", ");
-    throw new RpcError(RPC.invalidParams, `no skill ${JSON.stringify(skill)}; the agent card lists ${names}`);
+    throw new RpcError(
+      RPC.invalidParams,
+      `no skill ${JSON.stringify(skill)}; the agent card lists ${names}`,
+    );
   }
   return agent;
 }
@@ -54,7 +60,10 @@ async function startTask(ctx: A2AContext, params: Record<string, unknown>): Prom
   const message = readMessage(params);
   const agent = pickAgent(ctx, message.skill);
   if (!message.text.trim()) {
-    throw new RpcError(RPC.invalidParams, "a message that starts a task needs a text part (the prompt)");
+    throw new RpcError(
+      RPC.invalidParams,
+      "a message that starts a task needs a text part (the prompt)",
+    );
   }
   const pushUrl = readPushUrl(params);
   if (pushUrl !== undefined) {
@@ -92,7 +101,10 @@ export interface Accepted {
 }
 
 /** message/send and message/stream's first step: start a task or answer one. */
-export async function acceptMessage(ctx: A2AContext, params: Record<string, unknown>): Promise<Accepted> {
+export async function acceptMessage(
+  ctx: A2AContext,
+  params: Record<string, unknown>,
+): Promise<Accepted> {
   const message = readMessage(params);
   if (message.taskId === undefined) {
     return { taskId: await startTask(ctx, params) };
@@ -112,7 +124,10 @@ export async function acceptMessage(ctx: A2AContext, params: Record<string, unkn
   return { taskId: view.runId, answered: answer.requestId };
 }
 
-export async function sendMessage(ctx: A2AContext, params: Record<string, unknown>): Promise<A2ATask> {
+export async function sendMessage(
+  ctx: A2AContext,
+  params: Record<string, unknown>,
+): Promise<A2ATask> {
   const { taskId, answered } = await acceptMessage(ctx, params);
   const { stub, view } = await taskRun(ctx, taskId);
   if (!readBlocking(params)) {
@@ -126,14 +141,23 @@ export async function getTask(ctx: A2AContext, params: Record<string, unknown>):
   return toTask((await taskRun(ctx, readTaskId(params))).view);
 }
 
-export async function cancelTask(ctx: A2AContext, params: Record<string, unknown>): Promise<A2ATask> {
+export async function cancelTask(
+  ctx: A2AContext,
+  params: Record<string, unknown>,
+): Promise<A2ATask> {
   const { stub, view } = await taskRun(ctx, readTaskId(params));
   if (!sameCaller(view.requestedBy, ctx.caller)) {
-    throw new RpcError(RPC.unsupportedOperation, `task ${view.runId} was started by another identity; only its requester may cancel it here`);
+    throw new RpcError(
+      RPC.unsupportedOperation,
+      `task ${view.runId} was started by another identity; only its requester may cancel it here`,
+    );
   }
   const outcome = await stub.cancel(view.runId);
   if (!outcome.ok) {
-    throw new RpcError(RPC.taskNotCancelable, `task ${view.runId} is ${view.status}: only a working or waiting task can be canceled`);
+    throw new RpcError(
+      RPC.taskNotCancelable,
+      `task ${view.runId} is ${view.status}: only a working or waiting task can be canceled`,
+    );
   }
   return toTask(outcome.run);
 }

@@ -24,15 +24,30 @@ export function readMessage(params: Record<string, unknown>): IncomingMessage {
   const texts: string[] = [];
   const data: Record<string, unknown>[] = [];
   for (const part of message.parts) {
-    if (isRecord(part) && typeof part.text === "string" && (part.kind === undefined || part.kind === "text")) {
+    if (
+      isRecord(part) &&
+      typeof part.text === "string" &&
+      (part.kind === undefined || part.kind === "text")
+    ) {
       texts.push(part.text);
-    } else if (isRecord(part) && isRecord(part.data) && (part.kind === undefined || part.kind === "data")) {
+    } else if (
+      isRecord(part) &&
+      isRecord(part.data) &&
+      (part.kind === undefined || part.kind === "data")
+    ) {
       data.push(part.data);
     } else {
-      throw new RpcError(RPC.invalidParams, "a message part must be a text part or a data part (files are not accepted)");
+      throw new RpcError(
+        RPC.invalidParams,
+        "a message part must be a text part or a data part (files are not accepted)",
+      );
     }
   }
-  const metadata = isRecord(message.metadata) ? message.metadata : isRecord(params.metadata) ? params.metadata : {};
+  const metadata = isRecord(message.metadata)
+    ? message.metadata
+    : isRecord(params.metadata)
+      ? params.metadata
+      : {};
   const optional = (name: string, value: unknown): string | undefined => {
     if (value === undefined || value === null) {
       return undefined;

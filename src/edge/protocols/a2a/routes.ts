@@ -32,6 +32,17 @@ export const MAX_A2A_BODY_BYTES = 1024 * 1024;
 
 type Unary = (ctx: A2AContext, params: Record<string, unknown>) => Promise<unknown>;
 
+async function pushConfig(ctx: A2AContext, params: Record<string, unknown>) {
+  const [config] = await pushConfigs(ctx, params);
+  if (!config) {
+    throw new RpcError(
+      RPC.invalidParams,
+      "this task was started without a push notification config",
+    );
+  }
+  return config;
+}
+
 const UNARY: Record<string, Unary> = {
   "message/send": sendMessage,
   SendMessage: sendMessage,
@@ -39,14 +50,8 @@ const UNARY: Record<string, Unary> = {
   GetTask: getTask,
   "tasks/cancel": cancelTask,
   CancelTask: cancelTask,
-  "tasks/pushNotificationConfig/get": async (ctx, params) => {
-    const [config] = await pushConfigs(ctx, params);
-    if (!config) {
-      throw new RpcError(RPC.invalidParams, "this task was started without a push notification config");
-    }
-    return config;
-  },
-  GetTaskPushNotificationConfig: (ctx, params) => UNARY["tasks/pushNotificationConfig/get"]!(ctx, params),
+  "tasks/pushNotificationConfig/get": (ctx, params) => pushConfig(ctx, params),
+  GetTaskPushNotificationConfig: (ctx, params) => pushConfig(ctx, params),
   "tasks/pushNotificationConfig/list": pushConfigs,
   ListTaskPushNotificationConfigs: pushConfigs,
   ListTaskPushNotificationConfig: pushConfigs,
@@ -56,7 +61,12 @@ const UNARY: Record<string, Unary> = {
   DeleteTaskPushNotificationConfig: async () => pushConfigWrite(),
 };
 
-const STREAMING = new Set(["message/stream", "SendStreamingMessage", "tasks/resubscribe", "SubscribeToTask"]);
+const STREAMING = new Set([
+  "message/stream",
+  "SendStreamingMessage",
+  "tasks/resubscribe",
+  "SubscribeToTask",
+]);
 const RESUBSCRIBE = new Set(["tasks/resubscribe", "SubscribeToTask"]);
 
 async function streamFor(ctx: A2AContext, request: RpcRequest): Promise<Response> {
@@ -76,10 +86,17 @@ export function a2aRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
       try {
         text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
       } catch {
-        return c.json(rpcFailure(null, new RpcError(RPC.parseError, "the body is not valid UTF-8")));
+        return c.json(
+          rpcFailure(null, new RpcError(RPC.parseError, "the body is not valid UTF-8")),
+        );
       }
       if (jsonDepth(text) > MAX_JSON_DEPTH) {
-        return c.json(rpcFailure(null, new RpcError(RPC.parseError, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`)));
+        return c.json(
+          rpcFailure(
+            null,
+            new RpcError(RPC.parseError, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`),
+          ),
+        );
       }
       const parsed = parseRpc(text);
       if (!parsed.ok) {

@@ -49,10 +49,22 @@ export function taskStream(
       }
       last = now.status.state;
       if (last === "completed") {
-        await send({ kind: "artifact-update", taskId: runId, contextId: now.contextId, artifact: answerArtifact(view), lastChunk: true });
+        await send({
+          kind: "artifact-update",
+          taskId: runId,
+          contextId: now.contextId,
+          artifact: answerArtifact(view),
+          lastChunk: true,
+        });
       }
       const final = isInterrupted(last);
-      await send({ kind: "status-update", taskId: runId, contextId: now.contextId, status: now.status, final });
+      await send({
+        kind: "status-update",
+        taskId: runId,
+        contextId: now.contextId,
+        status: now.status,
+        final,
+      });
       return final;
     };
     let chain = Promise.resolve(false);

@@ -17,9 +17,7 @@ export type TaskState =
   | "failed"
   | "canceled";
 
-export type Part =
-  | { kind: "text"; text: string }
-  | { kind: "data"; data: Record<string, unknown> };
+export type Part = { kind: "text"; text: string } | { kind: "data"; data: Record<string, unknown> };
 
 export interface A2AMessage {
   kind: "message";
@@ -105,16 +103,25 @@ export function requestPart(request: AgentRequest, expiresAt: string | null): Pa
 }
 
 function statusMessage(view: RunView, state: TaskState): A2AMessage | undefined {
-  const base = { kind: "message" as const, role: "agent" as const, taskId: view.runId, contextId: view.threadId };
+  const base = {
+    kind: "message" as const,
+    role: "agent" as const,
+    taskId: view.runId,
+    contextId: view.threadId,
+  };
   if ((state === "input-required" || state === "auth-required") && view.pending) {
     return {
       ...base,
       messageId: `${view.runId}:${view.pending.id}`,
-      parts: [{ kind: "text", text: view.pending.prompt }, requestPart(view.pending, view.expiresAt)],
+      parts: [
+        { kind: "text", text: view.pending.prompt },
+        requestPart(view.pending, view.expiresAt),
+      ],
     };
   }
   if (state === "failed") {
-    const why = view.error ?? (view.limit ? `stopped at the ${view.limit} limit` : "the run failed");
+    const why =
+      view.error ?? (view.limit ? `stopped at the ${view.limit} limit` : "the run failed");
     return { ...base, messageId: `${view.runId}:failed`, parts: [{ kind: "text", text: why }] };
   }
   return undefined;
@@ -122,7 +129,11 @@ function statusMessage(view: RunView, state: TaskState): A2AMessage | undefined 
 
 /** The artifact of a finished run: its final answer. */
 export function answerArtifact(view: RunView) {
-  return { artifactId: `${view.runId}:answer`, name: "answer", parts: [{ kind: "text" as const, text: view.text ?? "" }] };
+  return {
+    artifactId: `${view.runId}:answer`,
+    name: "answer",
+    parts: [{ kind: "text" as const, text: view.text ?? "" }],
+  };
 }
 
 export function toTask(view: RunView, answered?: string): A2ATask {

@@ -54,10 +54,16 @@ async function links(deps: CallDeps, view: RunView, request: AgentRequest): Prom
     request,
     view.expiresAt ? Date.parse(view.expiresAt) : null,
   );
-  return callerMayAnswer(request) ? url : `${url} (members of the group can also decide in ${deps.base}/inbox)`;
+  return callerMayAnswer(request)
+    ? url
+    : `${url} (members of the group can also decide in ${deps.base}/inbox)`;
 }
 
-export async function pendingText(deps: CallDeps, view: RunView, request: AgentRequest): Promise<string> {
+export async function pendingText(
+  deps: CallDeps,
+  view: RunView,
+  request: AgentRequest,
+): Promise<string> {
   const who = callerMayAnswer(request) ? "you (or anyone holding the link)" : whoDecides(request);
   return [
     `Run ${view.runId} is pending: ${request.prompt}`,
@@ -75,12 +81,20 @@ export function finishedResult(view: RunView): CallToolResult {
     case "cancelled":
       return text(`Run ${view.runId} was cancelled`, true);
     default:
-      return text(`Run ${view.runId} ${view.status}: ${view.error ?? view.limit ?? "no answer"}`, true);
+      return text(
+        `Run ${view.runId} ${view.status}: ${view.error ?? view.limit ?? "no answer"}`,
+        true,
+      );
   }
 }
 
 /** Asks the caller through elicitation; true when an answer was recorded and the run goes on. */
-async function elicitAnswer(deps: CallDeps, stub: ThreadRpc, view: RunView, request: AgentRequest): Promise<boolean> {
+async function elicitAnswer(
+  deps: CallDeps,
+  stub: ThreadRpc,
+  view: RunView,
+  request: AgentRequest,
+): Promise<boolean> {
   const url = request.kind === "authorization" && request.url;
   if (url ? !deps.elicitation.url : !deps.elicitation.form || request.kind !== "input") {
     return false;
@@ -93,9 +107,15 @@ async function elicitAnswer(deps: CallDeps, stub: ThreadRpc, view: RunView, requ
     await deps.elicit({ mode: "url", message: request.prompt, url, elicitationId: request.id });
     return false;
   }
-  const schema = (request.data?.schema as Record<string, unknown> | undefined) ?? DEFAULT_INPUT_SCHEMA;
-  const reply = await deps.elicit({ mode: "form", message: request.prompt, requestedSchema: schema });
-  const decision = reply.action === "accept" ? "approve" : reply.action === "decline" ? "decline" : "cancel";
+  const schema =
+    (request.data?.schema as Record<string, unknown> | undefined) ?? DEFAULT_INPUT_SCHEMA;
+  const reply = await deps.elicit({
+    mode: "form",
+    message: request.prompt,
+    requestedSchema: schema,
+  });
+  const decision =
+    reply.action === "accept" ? "approve" : reply.action === "decline" ? "decline" : "cancel";
   const outcome = await answerRequest(
     stub,
     view,

@@ -34,7 +34,10 @@ const AGENT_INPUT = {
   type: "object" as const,
   properties: {
     prompt: { type: "string", description: "What to ask the agent" },
-    threadId: { type: "string", description: "Continue this conversation (a thread id from an earlier answer)" },
+    threadId: {
+      type: "string",
+      description: "Continue this conversation (a thread id from an earlier answer)",
+    },
   },
   required: ["prompt"],
 };
@@ -63,68 +66,77 @@ export function sessionServer(options: SessionOptions): Server {
       })),
       {
         name: GET_RUN_TOOL,
-        description: "A run's state and, once it is done, its answer (for a call that returned pending).",
+        description:
+          "A run's state and, once it is done, its answer (for a call that returned pending).",
         inputSchema: GET_RUN_INPUT,
       },
     ],
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const args = isRecord(request.params.arguments) ? request.params.arguments : {};
-    const headers = new Headers(extra.requestInfo?.headers as Record<string, string> | undefined);
-    const caller = callerIdentity(headers);
-    if (!caller.ok) {
-      throw new McpError(ErrorCode.InvalidParams, caller.message);
-    }
-    const capabilities = server.getClientCapabilities()?.elicitation as
-      | { form?: object; url?: object }
-      | undefined;
-    const progressToken = extra._meta?.progressToken;
-    const deps: CallDeps = {
-      env: options.env,
-      approverGroups: options.approverGroups,
-      base: options.base,
-      caller: caller.id,
-      signal: extra.signal,
-      // An empty `elicitation: {}` is form support (the 2025-06-18 shape).
-      elicitation: {
-        form: capabilities !== undefined && (capabilities.form !== undefined || capabilities.url === undefined),
-        url: capabilities?.url !== undefined,
-      },
-      ...(progressToken === undefined
-        ? {}
-        : {
-            progress: (progress: number, message: string) =>
-              extra.sendNotification({
-                method: "notifications/progress",
-                params: { progressToken, progress, message },
-              }),
-          }),
-      elicit: (params) =>
-        extra.sendRequest(
-          { method: "elicitation/create", params } as ElicitRequest,
-          ElicitResultSchema,
-          { timeout: 10 * 60_000 },
-        ),
-    };
-    if (request.params.name === GET_RUN_TOOL) {
-      return getRun(deps, args.runId);
-    }
-    const agent = options.agents.find((a) => a.name === request.params.name);
-    if (!agent) {
-      throw new McpError(ErrorCode.InvalidParams, `no tool ${JSON.stringify(request.params.name)}`);
-    }
-    if (typeof args.prompt !== "string" || !args.prompt.trim()) {
-      throw new McpError(ErrorCode.InvalidParams, "prompt must be a non-empty string");
-    }
-    if (args.threadId !== undefined && typeof args.threadId !== "string") {
-      throw new McpError(ErrorCode.InvalidParams, "threadId must be a string");
-    }
-    return callAgent(deps, agent, {
-      prompt: args.prompt,
-      ...(typeof args.threadId === "string" ? { threadId: args.threadId } : {}),
-    });
-  });
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult> => {
+      const args = isRecord(request.params.arguments) ? request.params.arguments : {};
+      const headers = new Headers(extra.requestInfo?.headers as Record<string, string> | undefined);
+      const caller = callerIdentity(headers);
+      if (!caller.ok) {
+        throw new McpError(ErrorCode.InvalidParams, caller.message);
+      }
+      const capabilities = server.getClientCapabilities()?.elicitation as
+        | { form?: object; url?: object }
+        | undefined;
+      const progressToken = extra._meta?.progressToken;
+      const deps: CallDeps = {
+        env: options.env,
+        approverGroups: options.approverGroups,
+        base: options.base,
+        caller: caller.id,
+        signal: extra.signal,
+        // An empty `elicitation: {}` is form support (the 2025-06-18 shape).
+        elicitation: {
+          form:
+            capabilities !== undefined &&
+            (capabilities.form !== undefined || capabilities.url === undefined),
+          url: capabilities?.url !== undefined,
+        },
+        ...(progressToken === undefined
+          ? {}
+          : {
+              progress: (progress: number, message: string) =>
+                extra.sendNotification({
+                  method: "notifications/progress",
+                  params: { progressToken, progress, message },
+                }),
+            }),
+        elicit: (params) =>
+          extra.sendRequest(
+            { method: "elicitation/create", params } as ElicitRequest,
+            ElicitResultSchema,
+            { timeout: 10 * 60_000 },
+          ),
+      };
+      if (request.params.name === GET_RUN_TOOL) {
+        return getRun(deps, args.runId);
+      }
+      const agent = options.agents.find((a) => a.name === request.params.name);
+      if (!agent) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `no tool ${JSON.stringify(request.params.name)}`,
+        );
+      }
+      if (typeof args.prompt !== "string" || !args.prompt.trim()) {
+        throw new McpError(ErrorCode.InvalidParams, "prompt must be a non-empty string");
+      }
+      if (args.threadId !== undefined && typeof args.threadId !== "string") {
+        throw new McpError(ErrorCode.InvalidParams, "threadId must be a string");
+      }
+      return callAgent(deps, agent, {
+        prompt: args.prompt,
+        ...(typeof args.threadId === "string" ? { threadId: args.threadId } : {}),
+      });
+    },
+  );
   return server;
 }
 
@@ -148,7 +160,10 @@ async function getRun(deps: CallDeps, runId: unknown): Promise<CallToolResult> {
     return { content: [{ type: "text", text: `Run ${runId} is running` }], structuredContent };
   }
   if (view.status === "pending" && view.pending) {
-    return { content: [{ type: "text", text: await pendingText(deps, view, view.pending) }], structuredContent };
+    return {
+      content: [{ type: "text", text: await pendingText(deps, view, view.pending) }],
+      structuredContent,
+    };
   }
   return { ...finishedResult(view), structuredContent };
 }

@@ -1,0 +1,4 @@
+export { agent, DEFAULT_A2A_POLL_MS, DEFAULT_A2A_TIMEOUT_MS } from "./agent";
+export type { A2AAgent, AgentOptions } from "./agent";
+export { readCard, readTask, normalizeState } from "./wire";
+export type { RemoteTask, RemoteState, ResolvedCard } from "./wire";
