@@ -29,6 +29,7 @@ import {
   InboxItemSchema,
 } from "./inbox/schemas";
 import { INBOX_PATHS } from "./inbox/openapi";
+import { PROTOCOL_PATHS } from "./protocols/openapi";
 import { error, html, json, ref } from "./openapi-parts";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
@@ -280,6 +281,7 @@ function openApiDocument(): unknown {
         },
       },
       ...INBOX_PATHS,
+      ...PROTOCOL_PATHS,
       "/metrics": {
         get: {
           summary: "Prometheus metrics of this isolate",
