@@ -129,7 +129,16 @@ export default defineConfig({
                     ],
                     slack: { channel: "C0123" },
                   },
-                  finance: ["cfo@example.com"],
+                  // Four eyes in Slack (test/slack/four-eyes.test.ts): large refunds need two of these.
+                  finance: {
+                    members: [
+                      { id: "ann", identities: ["ann@example.com", "slack:T1/U1"] },
+                      { id: "bob", identities: ["slack:T1/U2"] },
+                      { id: "carol", identities: ["slack:T1/U3"] },
+                      "cfo@example.com",
+                    ],
+                    slack: { channel: "C0123" },
+                  },
                   managers: ["max@example.com"],
                 }),
               },

@@ -6,6 +6,7 @@
 import type { Request } from "../src/core/types";
 import { eligibleMembers, rulesOf } from "../src/core/approvers/rules";
 import { currentArgs } from "../src/core/approvers/vote";
+import { argsHash } from "../src/core/approvers/args-hash";
 import type { ApproverCheck, RequestDescription } from "../src/edge/protocol";
 import type { ApproverDirectory } from "../src/edge/approver-groups";
 import { openRequests } from "./decisions";
@@ -30,6 +31,7 @@ export function openDescription(
     requestedBy: run.requested_by ?? null,
     metadata: parseJson(run.metadata) ?? null,
     args: rulesOf(request) ? currentArgs(request, votes.votes(request.id)) : request.data?.args,
+    argsHash: argsHash(currentArgs(request, rulesOf(request) ? votes.votes(request.id) : [])),
     approval: kept ? approvalView(votes, kept) : null,
   };
 }

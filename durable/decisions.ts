@@ -12,7 +12,9 @@ import type { DecisionInput, DecisionOutcome, DecisionView } from "../src/edge/p
 import { quorumOf, rulesOf } from "../src/core/approvers/rules";
 import { settledEvent, type InboxOutbox } from "./inbox-outbox";
 import type { ApproverDirectory } from "../src/edge/approver-groups";
-import { castVote, type EditCheck } from "./votes";
+import { castVote, expired, type EditCheck } from "./votes";
+import { argsHash } from "../src/core/approvers/args-hash";
+import { originalArgs } from "../src/core/approvers/vote";
 import type { VoteStore } from "./vote-store";
 import {
   answerOfRow,
@@ -111,10 +113,20 @@ export function recordDecision(
       return castVote({ store, ...ruled }, run, keptRequest, input, now, existing, ruled.checked);
     }
     const same =
-      existing.decision === input.decision &&
-      canonicalJson(answerOfRow(existing)) === canonicalJson(answer);
+      (existing.decision === input.decision &&
+        canonicalJson(answerOfRow(existing)) === canonicalJson(answer)) ||
+      (input.webhookId !== undefined && existing.webhook_id === input.webhookId);
     if (same) {
       return { ok: true, status: 200, decision: decisionView(existing), duplicate: true };
+    }
+    if (existing.decision === "expire") {
+      return {
+        ok: false,
+        status: 409,
+        code: "request_expired",
+        message: `request ${input.requestId} expired`,
+        decision: decisionView(existing),
+      };
     }
     return {
       ok: false,
@@ -154,16 +166,27 @@ export function recordDecision(
       message: `run ${run.run_id} is ${run.status}`,
     };
   }
-  if (run.expires_at !== null && run.expires_at <= now && pendingOfRow(run)?.id === request.id) {
+  if (rulesOf(request)) {
+    // Expiry, too, is decided with the votes: a member's identical repeat stays a 200.
+    return castVote({ store, ...ruled }, run, request, input, now, undefined, ruled.checked);
+  }
+  if (expired(run, request, now)) {
     return {
       ok: false,
       status: 409,
       code: "request_expired",
-      message: `request ${request.id} expired at ${new Date(run.expires_at).toISOString()}`,
+      message: `request ${request.id} expired`,
     };
   }
-  if (rulesOf(request)) {
-    return castVote({ store, ...ruled }, run, request, input, now, undefined, ruled.checked);
+  const version = argsHash(originalArgs(request));
+  if (input.decision === "approve" && input.argsHash !== undefined && input.argsHash !== version) {
+    return {
+      ok: false,
+      status: 409,
+      code: "args_changed",
+      message: `argsHash does not match the arguments of ${request.id}: review the current ones`,
+      current: { args: originalArgs(request), argsHash: version },
+    };
   }
   if (input.args !== undefined) {
     return {
@@ -195,7 +218,10 @@ export function recordDecision(
     decision: input.decision,
     answer: JSON.stringify(answer),
     channel: input.channel,
-    decided_by: input.decidedBy ?? defaultDecider(input.channel),
+    // The member behind the identity, as with rules: one person is one name in the record.
+    decided_by: input.decidedBy
+      ? ruled.directory.resolve(input.decidedBy)
+      : defaultDecider(input.channel),
     webhook_id: input.webhookId ?? null,
     decided_at: now,
   };
@@ -213,7 +239,7 @@ function findRequest(store: RunStore, run: RunRow, requestId: string): Request |
 }
 
 function defaultDecider(channel: DecisionInput["channel"]): string | null {
-  return channel === "page" ? "approval-page" : channel === "webhook" ? null : channel;
+  return channel === "page" ? "anonymous link" : channel === "webhook" ? null : channel;
 }
 
 /**

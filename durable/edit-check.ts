@@ -29,6 +29,16 @@ export async function checkEdit(
     // MCP tools are not in the agent's own list: their schemas live on a server.
     return refused("edit_refused", `the arguments of ${name} cannot be edited here`);
   }
+  const unknown = keysOutside(tool.inputSchema, args);
+  if (unknown.length > 0) {
+    return {
+      ok: false,
+      status: 400,
+      code: "invalid_args",
+      message: `args name keys the input schema of ${name} does not have: ${unknown.map((k) => JSON.stringify(k)).join(", ")}`,
+      issues: unknown.map((k) => `${k}: not in the input schema`),
+    };
+  }
   const valid = validateArgs(tool.inputSchema, args);
   if (!valid.ok) {
     return {
@@ -66,6 +76,19 @@ export async function checkEdit(
     );
   }
   return undefined;
+}
+
+/**
+ * Keys an edit adds that the tool's schema does not declare. An approver edits the
+ * arguments the tool takes; a schema that leaves extra keys open does not make an added
+ * key (`approvers`, `constructor`) one of them.
+ */
+function keysOutside(schema: Record<string, unknown>, args: Record<string, unknown>): string[] {
+  const properties = schema.properties;
+  if (typeof properties !== "object" || properties === null) {
+    return [];
+  }
+  return Object.keys(args).filter((k) => !Object.hasOwn(properties, k));
 }
 
 function refused(code: string, message: string): Refusal {

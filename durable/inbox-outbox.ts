@@ -19,6 +19,8 @@ import {
 } from "../src/edge/inbox/item";
 import type { Sql } from "./sql";
 import { quorumOf, rulesOf } from "../src/core/approvers/rules";
+import { argsHash } from "../src/core/approvers/args-hash";
+import { currentArgs, type Vote } from "../src/core/approvers/vote";
 import type { VoteStore } from "./vote-store";
 import { answerOfRow, parseJson, type DecisionRow, type RunRow } from "./run-store";
 
@@ -53,8 +55,15 @@ export function inboxHooks(outbox: InboxOutbox, votes: VoteStore): InboxHooks {
       const tally = rules ? { votes: votes.votes(request.id), needed: quorumOf(rules) } : {};
       outbox.record(run, request, { event: "surfaced", ...tally }, Date.now());
     },
-    settled: (run, request, decision) =>
-      outbox.record(run, request, { event: settledEvent(decision), decision }, Date.now()),
+    settled: (run, request, decision) => {
+      const tally = rulesOf(request) ? { votes: votes.votes(request.id) } : {};
+      outbox.record(
+        run,
+        request,
+        { event: settledEvent(decision), decision, ...tally },
+        Date.now(),
+      );
+    },
     ended: (runId, reason) => outbox.closeRun(runId, reason, Date.now()),
   };
 }
@@ -229,6 +238,8 @@ export function inboxItem(
   at: { version: number; groups: string[]; surfacedAt: number; now: number },
 ): InboxItem {
   const data = request.data ?? {};
+  const votes = (change.votes ?? []) as Vote[];
+  const edit = votes.findLast((v) => v.decision === "approve" && v.args !== undefined);
   const runFields = run as unknown as Record<string, unknown>;
   const requestedBy = runFields.requested_by;
   const expiresAt =
@@ -244,7 +255,10 @@ export function inboxItem(
     input: run.input,
     requestedBy: typeof requestedBy === "string" ? requestedBy : null,
     tool: typeof data.tool === "string" ? data.tool : null,
-    args: data.args ?? null,
+    // What an approver sees and approves is the latest edit, never the request's first arguments.
+    args: edit ? edit.args : (data.args ?? null),
+    argsHash: argsHash(currentArgs(request, votes)),
+    editedBy: edit ? edit.decidedBy : null,
     metadata: parseJson(run.metadata) ?? null,
     prompt: request.prompt,
     kind: request.kind,

@@ -1,6 +1,7 @@
 import type { ApprovalView, RunView } from "../src/edge/protocol";
 import type { Request, Usage } from "../src/core/types";
-import { liveApprovals } from "../src/core/approvers/vote";
+import { currentArgs, liveApprovals, originalArgs } from "../src/core/approvers/vote";
+import { argsHash } from "../src/core/approvers/args-hash";
 import { quorumOf, rulesOf } from "../src/core/approvers/rules";
 import { decisionView } from "./decisions";
 import { parseJson, pendingOfRow, type RunRow, type RunStore } from "./run-store";
@@ -39,7 +40,7 @@ export function runView(
     agent: run.agent,
     status: run.status,
     input: run.input,
-    pending: open ? (pendingOfRow(run) ?? null) : null,
+    pending: open ? pendingView(votes, pendingOfRow(run)) : null,
     expiresAt: open ? iso(run.expires_at) : null,
     text: run.text,
     usage: JSON.parse(run.usage) as Usage,
@@ -60,6 +61,15 @@ export function runView(
   };
 }
 
+/** The surfaced request with `argsHash`: the version of its arguments an approval must carry. */
+function pendingView(votes: VoteStore, request: Request | undefined): RunView["pending"] {
+  if (!request) {
+    return null;
+  }
+  const args = rulesOf(request) ? currentArgs(request, votes.votes(request.id)) : undefined;
+  return { ...request, argsHash: argsHash(args ?? originalArgs(request)) };
+}
+
 /** One request with rules: its votes, the refused attempts, and where the count stands. */
 export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
   const request = JSON.parse(row.request) as Request;
@@ -68,12 +78,15 @@ export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
     requestId: row.request_id,
     rules: (rulesOf(request) ?? {}) as Record<string, unknown>,
     approvals: liveApprovals(list),
+    args: currentArgs(request, list),
+    argsHash: argsHash(currentArgs(request, list)),
     needed: quorumOf(rulesOf(request)),
     votes: list.map((v) => ({
       decidedBy: v.decidedBy,
       decision: v.decision,
       channel: v.channel,
       ...(v.args === undefined ? {} : { args: v.args }),
+      ...(v.argsHash === undefined ? {} : { argsHash: v.argsHash }),
       at: v.at,
       ...(v.reset ? { reset: true as const } : {}),
     })),

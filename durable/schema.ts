@@ -25,7 +25,7 @@
  */
 import type { Sql } from "./sql";
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -172,6 +172,14 @@ export function migrate(sql: Sql): void {
     attempts INTEGER NOT NULL,
     due_at INTEGER NOT NULL
   )`;
+  // v7: each vote records the version of the arguments it was cast on (argsHash).
+  const voteColumns = sql<{ name: string }>`SELECT name FROM pragma_table_info('votes')`.map(
+    (c) => c.name,
+  );
+  if (!voteColumns.includes("args_hash")) {
+    sql`ALTER TABLE votes ADD COLUMN args_hash TEXT`;
+  }
+  sql`CREATE INDEX IF NOT EXISTS votes_webhook ON votes (request_id, webhook_id)`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

@@ -1,5 +1,5 @@
 /**
- * Storage of approver votes (schema v3): one row per vote, refused attempts, and one
+ * Storage of approver votes (schema v5; v7 adds each vote's `args_hash`): one row per vote, refused attempts, and one
  * row per request with rules holding the request itself and its reminder and
  * escalation timers. Synchronous, like `RunStore`, so callers commit atomically.
  */
@@ -16,6 +16,8 @@ export interface VoteRow {
   channel: string;
   args: string | null;
   webhook_id: string | null;
+  /** The version of the arguments the vote was cast on (null on rows older than schema v7). */
+  args_hash: string | null;
   at: number;
   reset: number;
 }
@@ -55,8 +57,15 @@ export class VoteStore {
 
   insertVote(row: Omit<VoteRow, "seq" | "reset">): void {
     this
-      .sql`INSERT INTO votes (request_id, run_id, decided_by, decision, channel, args, webhook_id, at)
-      VALUES (${row.request_id}, ${row.run_id}, ${row.decided_by}, ${row.decision}, ${row.channel}, ${row.args}, ${row.webhook_id}, ${row.at})`;
+      .sql`INSERT INTO votes (request_id, run_id, decided_by, decision, channel, args, webhook_id, args_hash, at)
+      VALUES (${row.request_id}, ${row.run_id}, ${row.decided_by}, ${row.decision}, ${row.channel}, ${row.args}, ${row.webhook_id}, ${row.args_hash}, ${row.at})`;
+  }
+
+  /** The vote a signed delivery (its webhook-id, or a Slack request signature) already cast. */
+  voteByDelivery(requestId: string, webhookId: string): Vote | undefined {
+    const row = this.sql.one<R<VoteRow>>`SELECT * FROM votes
+      WHERE request_id = ${requestId} AND webhook_id = ${webhookId} ORDER BY seq LIMIT 1`;
+    return row ? voteOfRow(row) : undefined;
   }
 
   /** An edit voids the approvals before it: they stay in the record, marked reset. */
@@ -139,6 +148,7 @@ export function voteOfRow(row: VoteRow): Vote {
     decision: row.decision,
     channel: row.channel,
     ...(args === undefined ? {} : { args }),
+    ...(row.args_hash === null ? {} : { argsHash: row.args_hash }),
     at: new Date(row.at).toISOString(),
     ...(row.reset ? { reset: true } : {}),
   };

@@ -7,12 +7,12 @@
  */
 import type { Request } from "../src/core/types";
 import { canonicalJson } from "../src/core/canonical-json";
-import { eligibleMembers, rulesOf, type Rules } from "../src/core/approvers/rules";
-import { VOTE_REFUSAL_STATUS, decideVote } from "../src/core/approvers/vote";
+import { eligibleMembers, quorumOf, rulesOf, type Rules } from "../src/core/approvers/rules";
+import { VOTE_REFUSAL_STATUS, decideVote, type Vote } from "../src/core/approvers/vote";
 import type { ApproverDirectory } from "../src/edge/approver-groups";
 import type { DecisionInput, DecisionOutcome } from "../src/edge/protocol";
 import { decisionView } from "./decisions";
-import type { DecisionRow, RunRow, RunStore } from "./run-store";
+import { pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "./run-store";
 import type { VoteStore } from "./vote-store";
 
 export interface VoteDeps {
@@ -41,10 +41,20 @@ export function castVote(
 ): DecisionOutcome | EditCheck {
   const rules = rulesOf(request) as Rules;
   deps.directory.checkRules(rules, { agent: run.agent, tool: toolOf(request) });
+  const votes = deps.votes.votes(request.id);
+  // A signed delivery counts once for the request's whole life: its replay is the
+  // identical repeat, even after an edit reset the vote it cast.
+  const delivered =
+    input.webhookId === undefined
+      ? undefined
+      : deps.votes.voteByDelivery(request.id, input.webhookId);
+  if (delivered) {
+    return replayOf(delivered, input, settled, { votes, needed: quorumOf(rules) });
+  }
   const who = input.decidedBy?.trim() ? deps.directory.resolve(input.decidedBy) : undefined;
   const approval = deps.votes.approval(request.id);
   const escalated = approval?.escalate_at != null && approval.escalate_at <= now;
-  const votes = deps.votes.votes(request.id);
+  const closed = closedState(request, settled, votes, expired(run, request, now));
   const outcome = decideVote({
     request,
     members: eligibleMembers(rules, deps.directory, escalated),
@@ -54,9 +64,11 @@ export function castVote(
       ...(who === undefined ? {} : { decidedBy: who }),
       decision: input.decision,
       ...(input.args === undefined ? {} : { args: input.args }),
+      ...(input.argsHash === undefined ? {} : { argsHash: input.argsHash }),
       ...(input.data === undefined ? {} : { data: input.data }),
       ...(input.reason === undefined ? {} : { reason: input.reason }),
     },
+    ...(closed ? { closed } : {}),
   });
   const counts = { votes: outcome.votes, needed: outcome.needed };
 
@@ -84,16 +96,14 @@ export function castVote(
     const status = VOTE_REFUSAL_STATUS[outcome.code] as 400 | 403 | 409;
     // Over HTTP a member's changed mind keeps the ledger's name for it.
     const code = outcome.code === "conflicting_vote" ? "conflicting_decision" : outcome.code;
-    return { ok: false, status, code, message: outcome.message, ...counts };
-  }
-  // Settled outside the votes (expiry, a cancelled run): only the repeat above is not a conflict.
-  if (settled) {
     return {
       ok: false,
-      status: 409,
-      code: "already_decided",
-      message: `request ${request.id} was already decided (${settled.decision} via ${settled.channel})`,
-      decision: decisionView(settled),
+      status,
+      code,
+      message: outcome.message,
+      ...counts,
+      ...(outcome.current ? { current: outcome.current } : {}),
+      ...(settled && status === 409 ? { decision: decisionView(settled) } : {}),
     };
   }
   if (outcome.edit && canonicalJson(outcome.edit.args) !== checked) {
@@ -112,6 +122,7 @@ export function castVote(
     channel: input.channel,
     args: outcome.edit ? JSON.stringify(outcome.edit.args) : null,
     webhook_id: input.webhookId ?? null,
+    args_hash: outcome.argsHash,
     at: now,
   });
   if (outcome.outcome === "waiting") {
@@ -134,6 +145,69 @@ export function castVote(
     status: 202,
     decision: decisionView({ ...row, applied_at: null }),
     duplicate: false,
+    ...counts,
+  };
+}
+
+/** Whether the request's time ran out, whether or not the expiry alarm has run yet. */
+export function expired(run: RunRow, request: Request, now: number): boolean {
+  const own = request.expiresAt === undefined ? Number.NaN : Date.parse(request.expiresAt);
+  if (!Number.isNaN(own)) {
+    return own <= now;
+  }
+  return run.expires_at !== null && run.expires_at <= now && pendingOfRow(run)?.id === request.id;
+}
+
+/**
+ * Why nobody can vote any more, when the votes themselves did not settle the request: it
+ * expired (by the clock or by the alarm's decision), or it was settled outside the votes
+ * (a cancelled run). A request the votes settled answers through the rule's own checks.
+ */
+function closedState(
+  request: Request,
+  settled: DecisionRow | undefined,
+  votes: readonly Vote[],
+  timedOut: boolean,
+): { code: "request_expired" | "already_decided"; message: string } | undefined {
+  if (settled?.decision === "expire" || (!settled && timedOut)) {
+    return { code: "request_expired", message: `request ${request.id} expired` };
+  }
+  const byVote = votes.some(
+    (v) => !v.reset && v.decision === settled?.decision && v.decidedBy === settled?.decided_by,
+  );
+  if (settled && !byVote) {
+    return {
+      code: "already_decided",
+      message: `request ${request.id} was already decided (${settled.decision} via ${settled.channel})`,
+    };
+  }
+  return undefined;
+}
+
+/** A signed delivery seen before: the same decision is a duplicate, another one a conflict. */
+function replayOf(
+  delivered: Vote,
+  input: DecisionInput,
+  settled: DecisionRow | undefined,
+  tally: { votes: readonly Vote[]; needed: number },
+): DecisionOutcome {
+  const counts = {
+    votes: tally.votes.filter((v) => !v.reset && v.decision === "approve").length,
+    needed: tally.needed,
+  };
+  if (delivered.decision !== input.decision) {
+    return {
+      ok: false,
+      status: 409,
+      code: "conflicting_decision",
+      message: `delivery ${input.webhookId} already voted ${delivered.decision}`,
+    };
+  }
+  return {
+    ok: true,
+    status: 200,
+    decision: settled ? decisionView(settled) : null,
+    duplicate: true,
     ...counts,
   };
 }

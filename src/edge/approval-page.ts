@@ -31,6 +31,10 @@ export interface ApprovalPageView {
   needed?: number;
   /** Who is deciding (Access or a personal link); absent: an anonymous link. */
   signedInAs?: string;
+  /** The version of `args`: the form carries it, so an approval of replaced arguments is refused. */
+  argsHash?: string;
+  /** Top-level keys of `args` the approver may change (personal pages with `editable` rules). */
+  editableKeys?: string[];
   /** Set when this visitor may not decide here: why, and how to get a personal link. */
   readOnly?: string;
   /** The render time, for "in 14 minutes" (default: now). */
@@ -89,8 +93,8 @@ export function renderApprovalPage(view: ApprovalPageView): string {
   const form = view.readOnly
     ? `<p id="read-only" class="error">${esc(view.readOnly)}</p>`
     : `<form method="POST" action="${esc(view.actionPath)}">
-${view.kind === "input" ? renderFields(view.data?.schema) : ""}<label for="reason">Reason <span class="hint">(optional)</span></label>
-<textarea id="reason" name="reason" rows="3" maxlength="2000"></textarea>
+${view.argsHash ? `<input type="hidden" name="argsHash" value="${esc(view.argsHash)}">\n` : ""}${view.kind === "input" ? renderFields(view.data?.schema) : ""}${renderArgEdits(view)}<label for="reason">Reason <span class="hint">(optional)</span></label>
+<textarea id="reason" name="reason" rows="3" maxlength="1000"></textarea>
 <div class="actions">
 <button type="submit" class="approve" name="decision" value="approve">Approve</button>
 <button type="submit" class="decline" name="decision" value="decline" formnovalidate>Decline</button>
@@ -140,6 +144,29 @@ export function pageHeaders(): Record<string, string> {
 }
 
 /** One labelled text input per property of a flat JSON Schema object; unknown shapes render nothing. */
+/**
+ * "Edit arguments": one JSON field per editable key, prefilled with the current value. Left
+ * as they are, the fields change nothing (unchanged keys are not edits).
+ */
+function renderArgEdits(view: ApprovalPageView): string {
+  const keys = view.editableKeys ?? [];
+  if (keys.length === 0) {
+    return "";
+  }
+  const args = view.args as Record<string, unknown>;
+  const fields = keys
+    .map(
+      (key, i) => `<label for="arg-${i}">${esc(key)}</label>
+<input type="text" id="arg-${i}" name="arg:${esc(key)}" value="${esc(JSON.stringify(args[key]) ?? "")}">`,
+    )
+    .join("\n");
+  return `<details id="edit-args"><summary>Edit arguments</summary>
+${fields}
+<p class="hint">Values are JSON (a bare word is taken as text). Approving edited arguments resets earlier approvals.</p>
+</details>
+`;
+}
+
 function renderFields(schema: unknown): string {
   if (!isRecord(schema) || !isRecord(schema.properties)) {
     return "";

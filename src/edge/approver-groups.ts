@@ -29,11 +29,46 @@ export interface ApproverGroup {
 
 const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-/** Emails compare case-insensitively; other identities (`slack:T1/U2`, ids) exactly. */
+/**
+ * Identities compare after NFKC normalisation (a full-width `ａｎｎ` is `ann`); emails
+ * case-insensitively; other identities (`slack:T1/U2`, ids) exactly.
+ */
 export function normalizeIdentity(identity: string): string {
-  const trimmed = identity.trim();
+  const trimmed = identity.normalize("NFKC").trim();
   return trimmed.includes("@") && !trimmed.includes(":") ? trimmed.toLowerCase() : trimmed;
 }
+
+/**
+ * Whether an identity could pass for another one: letters of more than one script
+ * (`ann@exаmple.com` with a Cyrillic `а`), or invisible format characters (zero-width
+ * joiners, bidirectional overrides). Such an identity is never a member and is refused
+ * in a group's definition, so nobody is recorded under a name that only looks like ann's.
+ */
+export function isConfusable(identity: string): boolean {
+  const text = identity.normalize("NFKC");
+  if (/\p{Cf}/u.test(text)) {
+    return true;
+  }
+  const scripts = new Set<string>();
+  for (const char of text) {
+    const script = SCRIPTS.find((s) => s.pattern.test(char));
+    if (script) {
+      scripts.add(script.name);
+    } else if (/\p{L}/u.test(char)) {
+      scripts.add("other");
+    }
+  }
+  return scripts.size > 1;
+}
+
+/** The scripts whose letters pass for Latin ones most often (UTS #39's usual suspects). */
+const SCRIPTS = [
+  { name: "latin", pattern: /\p{Script=Latin}/u },
+  { name: "cyrillic", pattern: /\p{Script=Cyrillic}/u },
+  { name: "greek", pattern: /\p{Script=Greek}/u },
+  { name: "armenian", pattern: /\p{Script=Armenian}/u },
+  { name: "cherokee", pattern: /\p{Script=Cherokee}/u },
+];
 
 /** Who may decide what: the groups, and which member every identity belongs to. */
 export class ApproverDirectory {
@@ -60,8 +95,11 @@ export class ApproverDirectory {
     return this.groups.get(group)?.members.map((m) => m.id);
   }
 
-  /** The member an identity (or member id) belongs to; undefined for a stranger. */
+  /** The member an identity (or member id) belongs to; undefined for a stranger or a confusable. */
   memberOf(identity: string): string | undefined {
+    if (isConfusable(identity)) {
+      return undefined;
+    }
     return this.#identities.get(normalizeIdentity(identity));
   }
 
@@ -175,6 +213,11 @@ function identity(value: unknown, where: string): string {
   }
   if (value.length > MAX_IDENTITY_CHARS) {
     throw new ConfigError(`${where} is longer than ${MAX_IDENTITY_CHARS} characters`);
+  }
+  if (isConfusable(value)) {
+    throw new ConfigError(
+      `${where} mixes scripts or holds invisible characters (${JSON.stringify(value)}): it could pass for another identity`,
+    );
   }
   return normalizeIdentity(value);
 }

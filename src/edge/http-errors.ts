@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "./config";
 import type { ErrorInfo } from "./error-sink";
+import type { DecisionOutcome } from "./protocol";
 import { threadOf } from "./threads";
 
 /** An error a client caused (or a configuration problem), shaped once in `onError`. */
@@ -13,9 +14,32 @@ export class ApiError extends Error {
     message: string,
     readonly issues?: Array<{ path: string; message: string }>,
     readonly headers?: Record<string, string>,
+    /** Members of the body beside `error` (an `args_changed` answer's current arguments). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
   }
+}
+
+/**
+ * The error a refused decision answers with, whatever the channel: the ledger's code and
+ * status, the issues of a bad edit or bad data, and for `args_changed` the arguments now up
+ * for approval with their version (`{ error, args, argsHash }`), so the caller can review them.
+ */
+export function decisionError(outcome: Extract<DecisionOutcome, { ok: false }>): ApiError {
+  return new ApiError(
+    outcome.status,
+    outcome.code,
+    outcome.message,
+    outcome.issues?.map((message) => ({
+      path: outcome.code === "invalid_args" ? "args" : "data",
+      message,
+    })),
+    undefined,
+    outcome.current
+      ? { args: outcome.current.args, argsHash: outcome.current.argsHash }
+      : undefined,
+  );
 }
 
 export function errorBody(
@@ -49,7 +73,7 @@ export function errorHandler(report: (error: unknown, info: ErrorInfo) => void) 
   return (error: Error, c: Context): Response => {
     if (error instanceof ApiError) {
       return c.json(
-        errorBody(error.code, error.message, error.issues),
+        { ...errorBody(error.code, error.message, error.issues), ...error.extra },
         error.status,
         error.headers,
       );

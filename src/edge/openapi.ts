@@ -21,6 +21,7 @@ import {
   RunViewSchema,
   VoteSchema,
   ApprovalStateSchema,
+  ArgsChangedSchema,
 } from "./schemas";
 import {
   ApprovalsPageSchema,
@@ -55,6 +56,7 @@ const SCHEMAS = {
   ApproverLinkSchema,
   VoteSchema,
   ApprovalStateSchema,
+  ArgsChangedSchema,
 };
 
 function components() {
@@ -230,7 +232,7 @@ function openApiDocument(): unknown {
       "/v1/decisions": {
         post: {
           summary:
-            "Record an approver's decision (Standard Webhooks signature). Order of checks: signature 401 → body 400 → unknown run/request 404 → no longer pending 409 → not an approver / own request 403 → edited args 400",
+            "Record an approver's decision (Standard Webhooks signature). Order of checks: signature 401 → body 400 → unknown run/request 404 → no longer pending or expired 409 → not an approver / own request 403 → arguments changed 409 → edited args 400. A vote is bound to the version of the arguments it was cast on (`argsHash`); a webhook-id is remembered for the request's lifetime, so a replay is always the identical repeat (200)",
           security: [{ standardWebhooks: [] }],
           requestBody: {
             required: true,
@@ -249,9 +251,15 @@ function openApiDocument(): unknown {
               "Missing, bad or stale signature (checked over the raw bytes, before decoding)",
             ),
             404: error("Unknown run or request"),
-            409: error(
-              "Request no longer pending, expired, already decided, or a conflicting decision (this member voted otherwise)",
-            ),
+            409: {
+              description:
+                "request_not_pending, request_expired (also before the expiry alarm has run), already_decided, conflicting_decision (this member voted otherwise); or args_changed: the approval's argsHash is not the current arguments' version (or is missing once they were edited) — the body then carries the current `args` and `argsHash`, and nothing was recorded",
+              content: {
+                "application/json": {
+                  schema: { oneOf: [ref("Error"), ref("ArgsChanged")] },
+                },
+              },
+            },
             413: error("body_too_large: over 64 KiB, declared or streamed"),
           },
         },

@@ -58,7 +58,8 @@ export interface RunView {
   agent: string;
   status: "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
   input: string;
-  pending: Request | null;
+  /** The surfaced request, with the version of its arguments an approval carries. */
+  pending: (Request & { argsHash: string }) | null;
   expiresAt: string | null;
   text: string | null;
   usage: Usage;
@@ -85,6 +86,8 @@ export interface VoteView {
   channel: string;
   /** Set on an edit: the full arguments this vote approved. */
   args?: unknown;
+  /** The version of the arguments the vote was cast on. */
+  argsHash?: string;
   at: string;
   reset?: true;
 }
@@ -102,6 +105,9 @@ export interface ApprovalView {
   /** Approvals that count now, and how many apply the request. */
   approvals: number;
   needed: number;
+  /** The arguments now up for approval (the latest edit's, else the request's) and their version. */
+  args: Record<string, unknown>;
+  argsHash: string;
   votes: VoteView[];
   refused: RefusalView[];
   reminders: number;
@@ -120,6 +126,8 @@ export interface DecisionInput {
   reason?: string;
   /** With approve on a request with rules: the tool's full arguments, edited. */
   args?: Record<string, unknown>;
+  /** With approve: the version of the arguments the approver saw (`argsHash`). */
+  argsHash?: string;
   decidedBy?: string;
   channel: Channel;
   webhookId?: string;
@@ -147,6 +155,8 @@ export type DecisionOutcome =
       decision?: DecisionView;
       votes?: number;
       needed?: number;
+      /** With `args_changed`: the arguments now up for approval and their version. */
+      current?: { args: Record<string, unknown>; argsHash: string };
     };
 
 export type RequestDescription =
@@ -164,6 +174,8 @@ export type RequestDescription =
       metadata?: unknown;
       /** The arguments now up for approval (an edit replaces the request's). */
       args?: unknown;
+      /** Their version: what an approval from the page carries. */
+      argsHash: string;
       /** With approver rules: the votes so far. */
       approval?: ApprovalView | null;
     };

@@ -18,6 +18,13 @@ export const MAX_IDENTITY_CHARS = 320;
 export const identityField = () =>
   z.string().trim().min(1, "must not be empty").max(MAX_IDENTITY_CHARS);
 
+/** An `argsHash`: base64url (no padding) of a SHA-256, 43 characters. */
+export const argsHashField = () =>
+  z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be an argsHash (43 base64url characters)");
+
+/** The longest reason any channel stores (the model sees at most 500 characters of it). */
+export const MAX_REASON_CHARS = 1000;
+
 const jsonBytes = (value: unknown) =>
   new TextEncoder().encode(JSON.stringify(value) ?? "").byteLength;
 const withinFieldLimit = (value: unknown) => jsonBytes(value) <= MAX_JSON_FIELD_BYTES;
@@ -75,7 +82,7 @@ export const DecisionSchema = z
       ),
     reason: z
       .string()
-      .max(1000)
+      .max(MAX_REASON_CHARS)
       .optional()
       .describe("With decline/cancel: the reason the model sees"),
     args: z
@@ -83,6 +90,11 @@ export const DecisionSchema = z
       .optional()
       .describe(
         "With approve on a request whose rules make arguments editable: the tool's full arguments, edited",
+      ),
+    argsHash: argsHashField()
+      .optional()
+      .describe(
+        "With approve: the version of the arguments the approver saw (the request's argsHash). Required once the arguments were edited; an older version is 409 args_changed",
       ),
     decidedBy: identityField()
       .optional()
@@ -164,6 +176,7 @@ export const VoteSchema = z
     decision: z.enum(["approve", "decline", "cancel"]),
     channel: ChannelSchema,
     args: z.unknown().optional().describe("Set on an edit: the full arguments this vote approved"),
+    argsHash: z.string().optional().describe("The version of the arguments the vote was cast on"),
     at: z.string(),
     reset: z.literal(true).optional().describe("A later edit voided this approval"),
   })
@@ -175,6 +188,14 @@ export const ApprovalStateSchema = z
     rules: z.record(z.string(), z.unknown()).describe("The request's approver rules"),
     approvals: z.number().describe("Approvals that count now"),
     needed: z.number().describe("Approvals that apply the request (the quorum)"),
+    args: z
+      .record(z.string(), z.unknown())
+      .describe("The arguments now up for approval: the latest edit's, else the request's"),
+    argsHash: z
+      .string()
+      .describe(
+        "Their version (base64url SHA-256 of their canonical JSON): an approval carries it",
+      ),
     votes: z.array(VoteSchema).describe("Every vote, oldest first"),
     refused: z
       .array(
@@ -198,7 +219,13 @@ export const RunViewSchema = z
     agent: z.string(),
     status: RunStatusSchema,
     input: z.string(),
-    pending: RequestSchema.nullable(),
+    pending: RequestSchema.extend({
+      argsHash: z
+        .string()
+        .describe("The version of the arguments now up for approval: an approval carries it"),
+    })
+      .nullable()
+      .describe("The surfaced request"),
     expiresAt: z.string().nullable(),
     text: z.string().nullable(),
     usage: UsageSchema,
@@ -239,6 +266,14 @@ export const RunViewSchema = z
       .describe("With ?transcript=true"),
   })
   .meta({ id: "Run" });
+
+export const ArgsChangedSchema = z
+  .object({
+    error: z.object({ code: z.literal("args_changed"), message: z.string() }),
+    args: z.record(z.string(), z.unknown()).describe("The arguments now up for approval"),
+    argsHash: z.string().describe("Their version: approve again with it after reviewing them"),
+  })
+  .meta({ id: "ArgsChanged" });
 
 export const DecisionAcceptedSchema = z
   .object({

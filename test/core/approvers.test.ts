@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   answerDeclined,
   answerOutput,
+  argsHash,
   createBallot,
   createInProcessClient,
   createToolkit,
@@ -93,6 +94,7 @@ describe("decideVote", () => {
       answer: { id: "apr_1", ok: true },
       votes: 1,
       needed: 1,
+      argsHash: argsHash({ amount: 5 }),
     });
   });
 
@@ -131,7 +133,12 @@ describe("decideVote", () => {
       request: r,
       vote: { decidedBy: "ann", decision: "approve" },
     });
-    expect(first).toEqual({ outcome: "waiting", votes: 1, needed: 2 });
+    expect(first).toEqual({
+      outcome: "waiting",
+      votes: 1,
+      needed: 2,
+      argsHash: argsHash({ amount: 5 }),
+    });
     const second = decideVote({
       ...base,
       request: r,
@@ -143,6 +150,7 @@ describe("decideVote", () => {
       answer: { id: "apr_1", ok: true },
       votes: 2,
       needed: 2,
+      argsHash: argsHash({ amount: 5 }),
     });
   });
 
@@ -239,7 +247,12 @@ describe("decideVote", () => {
         request: r,
         vote: { decidedBy: "ann", decision: "approve", args: { amount: 5, orderId: "42" } },
       }),
-    ).toEqual({ outcome: "waiting", votes: 1, needed: 2 });
+    ).toEqual({
+      outcome: "waiting",
+      votes: 1,
+      needed: 2,
+      argsHash: argsHash({ orderId: "42", amount: 5 }),
+    });
 
     const edited = decideVote({
       ...base,
@@ -251,6 +264,7 @@ describe("decideVote", () => {
       outcome: "waiting",
       votes: 1,
       needed: 2,
+      argsHash: argsHash({ orderId: "42", amount: 3 }),
       edit: { args: { orderId: "42", amount: 3 } },
     });
     // ann's reset approval lets her approve again: the new args apply, carried on the answer.
@@ -258,13 +272,34 @@ describe("decideVote", () => {
       vote("ann", "approve", { reset: true }),
       vote("bob", "approve", { args: { orderId: "42", amount: 3 } }),
     ];
+    // …but only with the new arguments' version: a vote is bound to what the approver saw.
     expect(
       decideVote({ ...base, request: r, votes, vote: { decidedBy: "ann", decision: "approve" } }),
+    ).toMatchObject({
+      outcome: "refused",
+      code: "args_changed",
+      current: {
+        args: { orderId: "42", amount: 3 },
+        argsHash: argsHash({ orderId: "42", amount: 3 }),
+      },
+    });
+    expect(
+      decideVote({
+        ...base,
+        request: r,
+        votes,
+        vote: {
+          decidedBy: "ann",
+          decision: "approve",
+          argsHash: argsHash({ orderId: "42", amount: 3 }),
+        },
+      }),
     ).toEqual({
       outcome: "applied",
       answer: { id: "apr_1", ok: true, data: { args: { orderId: "42", amount: 3 } } },
       votes: 2,
       needed: 2,
+      argsHash: argsHash({ orderId: "42", amount: 3 }),
     });
   });
 
@@ -338,7 +373,11 @@ describe("createBallot (an in-process waitFor host)", () => {
           decision: "approve",
           args: { orderId: "42", amount: 4000 },
         });
-        ballot.cast({ decidedBy: "ann", decision: "approve" });
+        ballot.cast({
+          decidedBy: "ann",
+          decision: "approve",
+          argsHash: argsHash({ orderId: "42", amount: 4000 }),
+        });
         return ballot.answer;
       },
     });

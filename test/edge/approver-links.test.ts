@@ -109,6 +109,6 @@ describe("personal approval links", { timeout: 30_000 }, () => {
     const { approvalUrl } = await getRun(runId);
     expect((await SELF.fetch(approvalUrl!, form({ decision: "approve" }))).status).toBe(200);
     const done = await waitForStatus(runId, ["done"]);
-    expect(done.decisions[0]).toMatchObject({ channel: "page", decidedBy: "approval-page" });
+    expect(done.decisions[0]).toMatchObject({ channel: "page", decidedBy: "anonymous link" });
   });
 });

@@ -17,6 +17,8 @@ import { eventsOf, inThread, sleep, sqlIn, startPending, until } from "../helper
 import { createWorker } from "../../src/edge/create-worker";
 import { defineAgent } from "../../src/edge/agent";
 import { defineTool } from "../../src/core/tools/define";
+import { argsHash } from "../../src/core/approvers/args-hash";
+import { SCHEMA_VERSION } from "../../durable/schema";
 import { requireApproval } from "../../src/core/tools/approval";
 import { readConfig, type EdgeEnv } from "../../src/edge/config";
 import { buildNotification, notificationId } from "../../src/edge/notify";
@@ -89,14 +91,23 @@ describe("who may decide a request with rules", { timeout: 30_000 }, () => {
         rules: { group: "finance", quorum: 2, editable: ["amount"] },
         approvals: 2,
         needed: 2,
+        args: { orderId: "42", amount: 2000 },
+        argsHash: argsHash({ orderId: "42", amount: 2000 }),
         votes: [
           {
             decidedBy: "ann@example.com",
             decision: "approve",
             channel: "webhook",
+            argsHash: argsHash({ orderId: "42", amount: 2000 }),
             at: expect.any(String),
           },
-          { decidedBy: "bob", decision: "approve", channel: "webhook", at: expect.any(String) },
+          {
+            decidedBy: "bob",
+            decision: "approve",
+            channel: "webhook",
+            argsHash: argsHash({ orderId: "42", amount: 2000 }),
+            at: expect.any(String),
+          },
         ],
         refused: [
           {
@@ -181,8 +192,11 @@ describe("edited arguments", { timeout: 30_000 }, () => {
     });
     expect(edited.status).toBe(202);
     expect(edited.json).toMatchObject({ decision: null, votes: 1, needed: 2 });
-    // Ann approved $2000, not $1500: she approves again, and that applies it.
-    const reapproved = await vote(runId, request.id, { decidedBy: "ann@example.com" });
+    // Ann approved $2000, not $1500: she approves again, the $1500 she now sees, and that applies it.
+    const reapproved = await vote(runId, request.id, {
+      decidedBy: "ann@example.com",
+      argsHash: argsHash({ orderId: "42", amount: 1500 }),
+    });
     expect(reapproved.json).toMatchObject({ votes: 2, decision: { decision: "approve" } });
 
     const done = await waitForStatus(runId, ["done"]);
@@ -354,7 +368,7 @@ describe("storage written before votes existed (schema v4)", { timeout: 30_000 }
     expect(done).toMatchObject({ requestedBy: null, requests: [] });
     expect(done.text).toBe("Done: Refunded $80 on order 42");
     const version = await sqlIn(threadId, "SELECT value FROM meta WHERE key = 'schema_version'");
-    expect(version).toEqual([{ value: "6" }]); // v4 → the current version in one migration
+    expect(version).toEqual([{ value: String(SCHEMA_VERSION) }]); // v4 → the current version in one migration
     const columns = await sqlIn(threadId, "SELECT name FROM pragma_table_info('runs')");
     expect(columns.map((c) => c.name)).toContain("requested_by");
   });

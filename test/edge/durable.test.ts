@@ -904,7 +904,7 @@ describe("approval page over HTTP", { timeout: 30_000 }, () => {
         requestId: request.id,
         decision: "approve",
         channel: "page",
-        decidedBy: "approval-page",
+        decidedBy: "anonymous link",
         answer: { id: request.id, ok: true },
       }),
     ]);

@@ -112,7 +112,7 @@ describe("/inbox", () => {
       decision: "approve",
     });
     expect(noCsrf.status).toBe(403);
-    const otherCookie = cookieValue(await signIn("dave@example.com"));
+    const otherCookie = cookieValue(await signIn("dan@example.com"));
     const otherCsrf = csrfOf(await inboxPage(otherCookie));
     const wrongCsrf = await post(cookie, {
       csrf: otherCsrf,
@@ -159,14 +159,14 @@ describe("/inbox", () => {
   });
 
   it("a request in no inbox of the approver's cannot be decided from the page", async () => {
-    const cookie = cookieValue(await signIn("frank@example.com"));
-    // Something open in frank's inbox (default), so his page carries a form and its CSRF token.
+    const cookie = cookieValue(await signIn("erin@example.com"));
+    // Something open in erin's inbox (default), so his page carries a form and its CSRF token.
     const open = await startPending("Refund order 42, $80");
     const csrf = csrfOf(
       await until(async () => {
         const html = await inboxPage(cookie);
         return html.includes(open.request.id) && html;
-      }, "an open request on frank's page"),
+      }, "an open request on erin's page"),
     );
     expect(csrf).not.toBe("");
     const response = await post(cookie, {
@@ -200,6 +200,8 @@ describe("inbox rendering", () => {
       requestedBy: evil,
       tool: evil,
       args: { note: evil },
+      argsHash: evil,
+      editedBy: evil,
       metadata: null,
       prompt: evil,
       kind: "approval",

@@ -29,6 +29,11 @@ function post(cookie: string, form: Record<string, string>) {
 }
 
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
+/** The version of the arguments the page shows for one request (its approve forms carry it). */
+const argsHashOf = (html: string, requestId: string) => {
+  const section = html.slice(html.indexOf(`data-request="${requestId}"`));
+  return /name="argsHash" value="([^"]+)"/.exec(section)?.[1] ?? "";
+};
 
 async function inGroup(group: string, runId: string): Promise<InboxItem | undefined> {
   const response = await api(`/v1/approvals?group=${group}&limit=200`);
@@ -54,6 +59,7 @@ describe("inbox with approver rules", () => {
       runId,
       requestId: request.id,
       decision: "approve",
+      argsHash: argsHashOf(html, request.id),
     });
     expect(first.status).toBe(200);
     expect(await first.text()).toContain("Vote recorded (1 of 2 approvals)");
@@ -73,11 +79,13 @@ describe("inbox with approver rules", () => {
     expect(await edited.text()).toContain("Vote recorded (1 of 2 approvals)");
 
     const carol = await signIn("carol@example.com");
+    const carolPage = await page(carol);
     const last = await post(carol, {
-      csrf: csrfOf(await page(carol)),
+      csrf: csrfOf(carolPage),
       runId,
       requestId: request.id,
       decision: "approve",
+      argsHash: argsHashOf(carolPage, request.id),
     });
     expect(await last.text()).toContain("Approved: ");
     const done = await waitForStatus(runId, ["done"]);
@@ -95,7 +103,7 @@ describe("inbox with approver rules", () => {
   it("an outsider of the request's group cannot see or decide it from the page", async () => {
     const { runId, request } = await startPending("Refund order 6 for $3000");
     await until(() => inGroup("finance", runId), "the request in finance");
-    const stranger = await signIn("zed@example.com");
+    const stranger = await signIn("lead@example.com");
     const html = await page(stranger);
     expect(html).not.toContain(request.id);
     // Nothing to decide: the page has no form, so no CSRF token either (403), and a request

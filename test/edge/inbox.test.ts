@@ -209,6 +209,8 @@ function item(id: string, version: number, extra: Partial<InboxItem> = {}): Inbo
     requestedBy: null,
     tool: "t",
     args: { id },
+    argsHash: "h",
+    editedBy: null,
     metadata: null,
     prompt: `p ${id}`,
     kind: "approval",

@@ -51,6 +51,32 @@ describe("Block Kit approval message", () => {
     expect(context).toContain("a &lt; b");
   });
 
+  it("escapes the top-level text too: a model's prompt pings nobody and links nowhere in notifications", () => {
+    const injected = {
+      ...view,
+      prompt: "<!channel> <https://evil.example|Approve here> & <@U1>",
+    };
+    for (const state of [{ status: "open" } as const, { status: "approved", by: "ann" } as const]) {
+      const { text } = approvalMessage(injected, state);
+      expect(text).not.toMatch(/<!channel>|<https:|<@U1>/);
+      expect(text).toContain("&lt;!channel&gt; &lt;https://evil.example|Approve here&gt; &amp;");
+    }
+  });
+
+  it("the Approve button carries the arguments' version; Decline needs none", () => {
+    const message = approvalMessage({ ...view, argsHash: "v".repeat(43) }, { status: "open" });
+    const actions = message.blocks.find((b) => b.type === "actions") as any;
+    expect(JSON.parse(actions.elements[0].value)).toEqual({
+      runId: "th_1.run_1",
+      requestId: "apr_1",
+      argsHash: "v".repeat(43),
+    });
+    expect(JSON.parse(actions.elements[1].value)).toEqual({
+      runId: "th_1.run_1",
+      requestId: "apr_1",
+    });
+  });
+
   it("drops the buttons once settled and says what happened; shows votes so far while open", () => {
     const approved = approvalMessage(view, { status: "approved", by: "ann", via: "inbox" });
     expect(approved.blocks.some((b) => b.type === "actions")).toBe(false);

@@ -189,7 +189,8 @@ describe("Slack approvals", () => {
       reason: "handled by phone",
       decidedBy: "ann@example.com",
     });
-    await updatedTo(/Declined\* by ann@example.com via webhook: handled by phone/);
+    // The member behind the identity is recorded, as with rules: ann, not her email.
+    await updatedTo(/Declined\* by ann via webhook: handled by phone/);
 
     const cancelled = await startPending("Refund order 7 for $80");
     await postedFor(cancelled.request.id, cancelled.runId);

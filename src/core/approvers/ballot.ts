@@ -80,6 +80,7 @@ export function createBallot(request: Request, options: BallotOptions): RequestB
         decision: vote.decision,
         channel: vote.channel ?? "webhook",
         ...(outcome.edit ? { args: outcome.edit.args } : {}),
+        argsHash: outcome.argsHash,
         at: new Date(now()).toISOString(),
       });
       if (outcome.outcome === "applied") {

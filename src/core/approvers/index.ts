@@ -6,9 +6,11 @@ export { parseDuration } from "./duration";
 export type { Duration } from "./duration";
 export { validateRules, rulesOf, groupsOf, quorumOf, eligibleMembers } from "./rules";
 export type { Rules } from "./rules";
+export { argsHash } from "./args-hash";
 export {
   decideVote,
   currentArgs,
+  originalArgs,
   changedKeys,
   liveApprovals,
   VOTE_REFUSAL_STATUS,

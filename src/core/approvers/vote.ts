@@ -7,6 +7,7 @@
 import type { Answer, Request } from "../types";
 import { answerDeclined, answerOutput } from "../answers";
 import { canonicalJson } from "../canonical-json";
+import { argsHash } from "./args-hash";
 import { isRecord, quorumOf, rulesOf, type Rules } from "./rules";
 
 export type VoteDecision = "approve" | "decline" | "cancel";
@@ -26,6 +27,8 @@ export interface Vote {
   decision: VoteDecision;
   channel: VoteChannel | (string & {});
   args?: unknown;
+  /** {@link argsHash} of the arguments this vote was cast on (after its own edit, if any). */
+  argsHash?: string;
   /** RFC 3339. */
   at: string;
   reset?: boolean;
@@ -36,6 +39,12 @@ export interface Ballot {
   decidedBy?: string;
   decision: VoteDecision;
   args?: unknown;
+  /**
+   * The version of the arguments the approver saw ({@link argsHash}). An approval of older
+   * arguments is refused (`args_changed`); without it an approval is taken to be of the
+   * current arguments only while they are the request's own (nobody edited them).
+   */
+  argsHash?: string;
   data?: unknown;
   reason?: string;
 }
@@ -47,6 +56,8 @@ export type VoteRefusal =
   | "own_request"
   | "duplicate"
   | "conflicting_vote"
+  | "request_expired"
+  | "args_changed"
   | "invalid_args"
   | "not_editable";
 
@@ -58,6 +69,8 @@ export const VOTE_REFUSAL_STATUS: Record<VoteRefusal, 200 | 400 | 403 | 409> = {
   own_request: 403,
   duplicate: 200,
   conflicting_vote: 409,
+  request_expired: 409,
+  args_changed: 409,
   invalid_args: 400,
   not_editable: 400,
 };
@@ -68,6 +81,8 @@ export type VoteOutcome =
       answer: Answer;
       votes: number;
       needed: number;
+      /** The version of the arguments this vote was cast on: record it with the vote. */
+      argsHash: string;
       /** Set when this vote changed the arguments: record it on the vote; earlier approvals are reset. */
       edit?: { args: Record<string, unknown> };
     }
@@ -75,9 +90,18 @@ export type VoteOutcome =
       outcome: "waiting";
       votes: number;
       needed: number;
+      argsHash: string;
       edit?: { args: Record<string, unknown> };
     }
-  | { outcome: "refused"; code: VoteRefusal; message: string; votes: number; needed: number };
+  | {
+      outcome: "refused";
+      code: VoteRefusal;
+      message: string;
+      votes: number;
+      needed: number;
+      /** With `args_changed`: the arguments now up for approval, and their version. */
+      current?: { args: Record<string, unknown>; argsHash: string };
+    };
 
 export interface VoteInput {
   request: Request;
@@ -88,16 +112,23 @@ export interface VoteInput {
   /** Earlier votes on this request, oldest first. */
   votes: readonly Vote[];
   vote: Ballot;
+  /**
+   * The request was settled outside the votes or can no longer be decided (it expired, the
+   * run was cancelled): everyone gets this refusal, except the same member's identical
+   * repeat of a vote already cast (a `duplicate`).
+   */
+  closed?: { code: "request_expired" | "already_decided"; message: string };
 }
 
 /**
- * Decides one vote. Order of checks: member required → settled (409: the same member's
- * identical repeat is a 200 duplicate, their different vote a conflict) → not an approver /
- * own request (403) → duplicate (200) or conflicting (409) vote of the same member →
- * edited args (400) → tally.
+ * Decides one vote. Order of checks: member required → settled or closed (409: the same
+ * member's identical repeat is a 200 duplicate, their different vote a conflict) → not an
+ * approver / own request (403) → duplicate (200) or conflicting (409) vote of the same
+ * member → an approval of other arguments than those now up (409 `args_changed`) → edited
+ * args (400) → tally.
  * @example
  * const out = decideVote({ request, members: ["ann", "bob"], votes: [], vote: { decidedBy: "ann", decision: "approve" } });
- * // with quorum 2: { outcome: "waiting", votes: 1, needed: 2 }
+ * // with quorum 2: { outcome: "waiting", votes: 1, needed: 2, argsHash: "…" }
  */
 export function decideVote(input: VoteInput): VoteOutcome {
   const { request, vote } = input;
@@ -105,13 +136,19 @@ export function decideVote(input: VoteInput): VoteOutcome {
   const needed = quorumOf(rules);
   const live = input.votes.filter((v) => !v.reset);
   const current = currentArgs(request, input.votes);
+  const version = argsHash(current);
   const approvals = live.filter((v) => v.decision === "approve").length;
-  const refuse = (code: VoteRefusal, message: string): VoteOutcome => ({
+  const refuse = (
+    code: VoteRefusal,
+    message: string,
+    now?: { args: Record<string, unknown>; argsHash: string },
+  ): VoteOutcome => ({
     outcome: "refused",
     code,
     message,
     votes: approvals,
     needed,
+    ...(now ? { current: now } : {}),
   });
 
   const who = vote.decidedBy?.trim() ?? "";
@@ -121,12 +158,15 @@ export function decideVote(input: VoteInput): VoteOutcome {
   const mine = live.find((v) => v.decidedBy === who);
   const same = mine !== undefined && sameVote(mine, vote, current);
   const settled = live.some((v) => v.decision !== "approve") || approvals >= needed;
-  if (settled) {
+  if (settled || input.closed) {
     if (same) {
       return refuse("duplicate", `${who} already voted ${vote.decision} on ${request.id}`);
     }
-    return mine
-      ? refuse("conflicting_vote", `${who} already voted ${mine.decision} on ${request.id}`)
+    if (mine && !input.closed) {
+      return refuse("conflicting_vote", `${who} already voted ${mine.decision} on ${request.id}`);
+    }
+    return input.closed
+      ? refuse(input.closed.code, input.closed.message)
       : refuse("already_decided", `request ${request.id} is already decided`);
   }
   if (rules) {
@@ -148,7 +188,24 @@ export function decideVote(input: VoteInput): VoteOutcome {
 
   if (vote.decision !== "approve") {
     const reason = vote.reason ?? (vote.decision === "cancel" ? "cancelled" : "declined");
-    return { outcome: "applied", answer: answerDeclined(request.id, reason), votes: 0, needed };
+    return {
+      outcome: "applied",
+      answer: answerDeclined(request.id, reason),
+      votes: 0,
+      needed,
+      argsHash: version,
+    };
+  }
+
+  const edited = canonicalJson(current) !== canonicalJson(originalArgs(request));
+  if (vote.argsHash === undefined ? edited : vote.argsHash !== version) {
+    return refuse(
+      "args_changed",
+      vote.argsHash === undefined
+        ? `the arguments of ${request.id} were edited: approve them with their argsHash`
+        : `the arguments of ${request.id} changed since they were shown: review the current ones`,
+      { args: current, argsHash: version },
+    );
   }
 
   let args = current;
@@ -173,12 +230,12 @@ export function decideVote(input: VoteInput): VoteOutcome {
 
   // An edit resets earlier approvals: the editor's vote is the first for the new arguments.
   const votes = edit ? 1 : approvals + 1;
+  const cast = edit ? argsHash(args) : version;
   if (votes < needed) {
-    return { outcome: "waiting", votes, needed, ...(edit ? { edit } : {}) };
+    return { outcome: "waiting", votes, needed, argsHash: cast, ...(edit ? { edit } : {}) };
   }
-  const original = request.data?.args;
   const data =
-    canonicalJson(args) === canonicalJson(original)
+    canonicalJson(args) === canonicalJson(request.data?.args)
       ? vote.data
       : { ...(isRecord(vote.data) ? vote.data : {}), args };
   return {
@@ -186,8 +243,15 @@ export function decideVote(input: VoteInput): VoteOutcome {
     answer: answerOutput(request.id, data),
     votes,
     needed,
+    argsHash: cast,
     ...(edit ? { edit } : {}),
   };
+}
+
+/** The arguments the request was raised with (`data.args`; `{}` when it has none). */
+export function originalArgs(request: Request): Record<string, unknown> {
+  const args = request.data?.args;
+  return isRecord(args) ? args : {};
 }
 
 /** The arguments now up for approval: the request's, or the latest edit's. */
@@ -206,13 +270,23 @@ export function liveApprovals(votes: readonly Vote[]): number {
   return votes.filter((v) => !v.reset && v.decision === "approve").length;
 }
 
-/** Top-level keys whose values differ; a missing key counts as changed. */
+/**
+ * Top-level keys whose values differ. A key present on one side only counts as changed
+ * whatever its value (`null` included), and only own keys are read, so `constructor` or
+ * `toString` are keys like any other, never the prototype's.
+ */
 export function changedKeys(
   before: Record<string, unknown>,
   after: Record<string, unknown>,
 ): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((k) => canonicalJson(before[k]) !== canonicalJson(after[k]));
+  return [...keys].filter((k) => {
+    const inBefore = Object.hasOwn(before, k);
+    if (inBefore !== Object.hasOwn(after, k)) {
+      return true;
+    }
+    return canonicalJson(before[k]) !== canonicalJson(after[k]);
+  });
 }
 
 function editableKey(rules: Rules | undefined, key: string): boolean {

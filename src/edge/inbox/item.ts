@@ -16,6 +16,8 @@ export interface InboxVote {
   channel: string;
   at: string;
   args?: unknown;
+  /** The version of the arguments this vote was cast on. */
+  argsHash?: string;
   reset?: boolean;
 }
 
@@ -37,7 +39,12 @@ export interface InboxItem {
   input: string;
   requestedBy: string | null;
   tool: string | null;
+  /** The arguments now up for approval (or, once decided, those decided on): an edit replaces them. */
   args: unknown;
+  /** Their version: what an approval from this item must carry (`argsHash`). */
+  argsHash: string;
+  /** The member whose edit set `args`; null while they are the request's own. */
+  editedBy: string | null;
   metadata: unknown;
   prompt: string;
   kind: Request["kind"];

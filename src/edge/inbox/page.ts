@@ -7,6 +7,7 @@
  */
 import { esc, layout, prettyJson } from "../approval-page";
 import type { InboxItem } from "./item";
+import { editableKeys, editedArgs } from "../arg-edits";
 
 export interface InboxPageView {
   /** Who is signed in (member id). */
@@ -57,64 +58,45 @@ function openItem(item: InboxItem, view: InboxPageView): string {
   const hidden = `<input type="hidden" name="csrf" value="${esc(view.csrf)}">
 <input type="hidden" name="runId" value="${esc(item.runId)}">
 <input type="hidden" name="requestId" value="${esc(item.requestId)}">`;
+  // Approvals carry the version of the arguments on screen: a stale page is refused, not counted.
+  const version = `<input type="hidden" name="argsHash" value="${esc(item.argsHash)}">`;
   const votes =
     item.needed !== null
       ? `<p class="meta">${item.votes.filter((v) => !v.reset && v.decision === "approve").length} of ${item.needed} approvals</p>`
       : "";
   return `<section class="item" data-request="${esc(item.requestId)}">
 <h3 class="prompt">${esc(item.prompt)}</h3>
-<p class="meta">${item.tool ? `<code>${esc(item.tool)}</code> · ` : ""}agent ${esc(item.agent)} · asked by ${esc(item.requestedBy ?? "unknown")} · ${expiry(item, view.now)}</p>
+<p class="meta">${item.tool ? `<code>${esc(item.tool)}</code> · ` : ""}agent ${esc(item.agent)} · ${item.requestedBy ? `asked by ${esc(item.requestedBy)} · ` : ""}${expiry(item, view.now)}</p>
 <p class="meta">User's request: ${esc(clip(item.input, 300))}</p>
 <pre class="args">${esc(prettyJson(item.args))}</pre>
-${votes}<form method="POST" action="/inbox/decide">
+${edited(item)}${votes}<form method="POST" action="/inbox/decide">
 ${hidden}
+${version}
 <button type="submit" class="approve" name="decision" value="approve">Approve</button>
 </form>
 <form method="POST" action="/inbox/decide" class="decline">
 ${hidden}
-<input type="text" name="reason" maxlength="500" placeholder="Reason (the agent is told)" aria-label="Reason for declining">
+<input type="text" name="reason" maxlength="1000" placeholder="Reason (the agent is told)" aria-label="Reason for declining">
 <button type="submit" name="decision" value="decline">Decline</button>
 </form>
-${editForm(item, hidden)}</section>`;
+${editForm(item, `${hidden}\n${version}`)}</section>`;
 }
 
 /** Arguments the rules let an approver change: one field each (JSON), inside <details>. */
-export function editableKeys(item: InboxItem): string[] {
-  const args = item.args;
-  if (!item.editable || typeof args !== "object" || args === null || Array.isArray(args)) {
-    return [];
-  }
-  const keys = Object.keys(args);
-  return item.editable === true ? keys : item.editable.filter((k) => keys.includes(k));
+export function itemEditableKeys(item: InboxItem): string[] {
+  return editableKeys(item.args, item.editable);
 }
 
-/**
- * The full arguments an edit form asks for: the item's arguments with each editable field
- * replaced (JSON, else the text itself). Undefined when the form edits nothing.
- */
-export function editedArgs(
+/** The full arguments an inbox edit form asks for; undefined when it edits nothing. */
+export function itemEditedArgs(
   item: InboxItem,
   form: URLSearchParams,
 ): Record<string, unknown> | undefined {
-  const keys = editableKeys(item);
-  const edits = keys.filter((key) => form.has(`arg:${key}`));
-  if (edits.length === 0) {
-    return undefined;
-  }
-  const args = { ...(item.args as Record<string, unknown>) };
-  for (const key of edits) {
-    const text = form.get(`arg:${key}`) ?? "";
-    try {
-      args[key] = JSON.parse(text);
-    } catch {
-      args[key] = text;
-    }
-  }
-  return args;
+  return editedArgs(item.args, itemEditableKeys(item), (name) => form.get(name) ?? undefined);
 }
 
 function editForm(item: InboxItem, hidden: string): string {
-  const keys = editableKeys(item);
+  const keys = itemEditableKeys(item);
   if (keys.length === 0) {
     return "";
   }
@@ -140,7 +122,18 @@ function decidedRow(item: InboxItem, now: number): string {
   const d = item.decision;
   const when = d ? time(Date.parse(d.decidedAt), now) : "";
   const reason = d?.reason ? ` — ${esc(clip(d.reason, 200))}` : "";
-  return `<tr data-request="${esc(item.requestId)}"><td>${esc(clip(item.prompt, 120))}</td><td class="outcome">${esc(d?.outcome ?? "")}${reason}</td><td>${esc(d?.decidedBy ?? "—")} via ${esc(d?.channel ?? "?")}</td><td>${when}</td></tr>`;
+  // The prompt was written for the first arguments: show those decided on, and who edited them.
+  const args = item.editedBy
+    ? `<br><code class="args">${esc(clip(JSON.stringify(item.args) ?? "", 200))}</code> <span class="meta">edited by ${esc(item.editedBy)}</span>`
+    : "";
+  return `<tr data-request="${esc(item.requestId)}"><td>${esc(clip(item.prompt, 120))}${args}</td><td class="outcome">${esc(d?.outcome ?? "")}${reason}</td><td>${esc(d?.decidedBy ?? "—")} via ${esc(d?.channel ?? "?")}</td><td>${when}</td></tr>`;
+}
+
+/** Says the arguments on screen are an approver's edit, not the agent's. */
+function edited(item: InboxItem): string {
+  return item.editedBy
+    ? `<p class="meta edited">Arguments edited by ${esc(item.editedBy)}; earlier approvals were reset.</p>\n`
+    : "";
 }
 
 function expiry(item: InboxItem, now: number): string {

@@ -39,6 +39,7 @@ const VoteSchema = z.object({
   channel: z.string(),
   at: z.string(),
   args: z.unknown().optional(),
+  argsHash: z.string().optional().describe("The version of the arguments the vote was cast on"),
   reset: z.boolean().optional(),
 });
 
@@ -51,7 +52,20 @@ export const InboxItemSchema = z
     input: z.string().describe("The user's input that started the run"),
     requestedBy: z.string().nullable(),
     tool: z.string().nullable(),
-    args: z.unknown(),
+    args: z
+      .unknown()
+      .describe(
+        "The arguments now up for approval (once decided: those decided on); an edit replaces them",
+      ),
+    argsHash: z
+      .string()
+      .describe(
+        "Their version (base64url SHA-256 of their canonical JSON): an approval must carry it",
+      ),
+    editedBy: z
+      .string()
+      .nullable()
+      .describe("Who edited the arguments; null while they are the request's own"),
     metadata: z.unknown(),
     prompt: z.string(),
     kind: z.string(),

@@ -19,6 +19,11 @@ import {
 } from "../approver-link";
 import { accessIdentity, readAccessSettings } from "../access";
 import { rulesOf } from "../../core/approvers/rules";
+import { editableKeys, editedArgs } from "../arg-edits";
+import { MAX_REASON_CHARS } from "../schemas";
+
+/** Who an anonymous approval link decides as (it names no person). */
+export const ANONYMOUS_LINK = "anonymous link";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 
@@ -144,12 +149,16 @@ export function approvalRoutes() {
       const { claims, description, identity } = opened;
       const { request, approval } = description;
       const data = request.data ?? {};
+      const args = description.args ?? approvalSubject(request);
+      const editable = identity ? editableKeys(args, rulesOf(request)?.editable) : [];
       return page(
         c,
         renderApprovalPage({
           prompt: request.prompt,
           kind: request.kind,
-          args: description.args ?? approvalSubject(request),
+          args,
+          argsHash: description.argsHash,
+          ...(editable.length > 0 ? { editableKeys: editable } : {}),
           ...(typeof data.tool === "string" ? { toolName: data.tool } : {}),
           runId: claims.runId,
           requestId: request.id,
@@ -213,7 +222,17 @@ export function approvalRoutes() {
         }
         const reason =
           typeof form.reason === "string" && form.reason.trim()
-            ? form.reason.trim().slice(0, 1000)
+            ? form.reason.trim().slice(0, MAX_REASON_CHARS)
+            : undefined;
+        const text = (name: string) => (typeof form[name] === "string" ? form[name] : undefined);
+        const version = text("argsHash");
+        const args =
+          decision === "approve" && identity
+            ? editedArgs(
+                description.args,
+                editableKeys(description.args, rulesOf(description.request)?.editable),
+                text,
+              )
             : undefined;
         const fields = Object.entries(form).filter(
           ([key, value]) => key.startsWith("field:") && typeof value === "string",
@@ -228,8 +247,10 @@ export function approvalRoutes() {
           decision,
           ...(data ? { data } : {}),
           ...(reason && decision === "decline" ? { reason } : {}),
+          ...(args ? { args } : {}),
+          ...(decision === "approve" && version ? { argsHash: version } : {}),
           channel: "page",
-          decidedBy: identity ?? "approval-page",
+          decidedBy: identity ?? ANONYMOUS_LINK,
         });
         if (outcome.ok && outcome.decision === null) {
           return page(
@@ -248,6 +269,17 @@ export function approvalRoutes() {
               `Decision recorded: ${word}`,
               `Thank you. The request was ${word} and the run will continue.`,
             ),
+          );
+        }
+        if (outcome.code === "args_changed" && outcome.current) {
+          return page(
+            c,
+            renderMessagePage(
+              "The arguments changed",
+              `Nothing was recorded: since this page was loaded the arguments became ${JSON.stringify(outcome.current.args)}. Open the link again to review and approve them.`,
+              "error",
+            ),
+            409,
           );
         }
         const details = outcome.issues?.length ? ` ${outcome.issues.join("; ")}` : "";

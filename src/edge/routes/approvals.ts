@@ -9,7 +9,8 @@ import { invalidBody, limitBody, strictJson } from "../body";
 import { publicBase } from "../links";
 import { approverLink } from "../inbox/session";
 import type { ApproverGroupsInit } from "../approver-groups";
-import { decodeCursor } from "../inbox/item";
+import { DEFAULT_GROUP, decodeCursor } from "../inbox/item";
+import { NO_STORE } from "../http-headers";
 import { inboxGroups, inboxMember } from "../inbox/groups";
 import { inboxStub, type InboxPage } from "../inbox/rpc";
 
@@ -27,8 +28,16 @@ export function approvalsRoutes(options: { approverGroups?: ApproverGroupsInit }
       zValidator("json", ApproverLinkCreateSchema, invalidBody),
       async (c) => {
         const body = c.req.valid("json");
-        const { member } = inboxMember(c.env, body.approver, options.approverGroups);
-        return c.json(await approverLink(c, publicBase(c), member), 201);
+        const { member, groups } = inboxMember(c.env, body.approver, options.approverGroups);
+        // A sign-in is for approvers: someone in no group (or a look-alike of a member) gets none.
+        if (!groups.some((g) => g !== DEFAULT_GROUP)) {
+          throw new ApiError(
+            403,
+            "not_an_approver",
+            `${JSON.stringify(body.approver)} is not a member of any approver group`,
+          );
+        }
+        return c.json(await approverLink(c, publicBase(c), member), 201, NO_STORE);
       },
     )
     .get("/approvals", bearerAuth(), async (c) => {

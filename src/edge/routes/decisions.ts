@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { readConfig, type EdgeEnv } from "../config";
-import { ApiError } from "../http-errors";
+import { ApiError, decisionError } from "../http-errors";
 import { decodeUtf8, parseBody, readBoundedBytes } from "../body";
 import { DecisionSchema, MAX_DECISION_BYTES } from "../schemas";
 import { threadOf, threadStub } from "../threads";
@@ -38,6 +38,7 @@ export function decisionRoutes() {
       ...(body.data === undefined ? {} : { data: body.data }),
       ...(body.reason === undefined ? {} : { reason: body.reason }),
       ...(body.args === undefined ? {} : { args: body.args }),
+      ...(body.argsHash === undefined ? {} : { argsHash: body.argsHash }),
       ...(body.decidedBy === undefined ? {} : { decidedBy: body.decidedBy }),
       channel: "webhook",
       webhookId,
@@ -54,14 +55,6 @@ export function decisionRoutes() {
         outcome.status,
       );
     }
-    throw new ApiError(
-      outcome.status,
-      outcome.code,
-      outcome.message,
-      outcome.issues?.map((message) => ({
-        path: outcome.code === "invalid_args" ? "args" : "data",
-        message,
-      })),
-    );
+    throw decisionError(outcome);
   });
 }

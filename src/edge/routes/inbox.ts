@@ -8,7 +8,7 @@ import { threadOf, threadStub } from "../threads";
 import { inboxMember } from "../inbox/groups";
 import { inboxStub } from "../inbox/rpc";
 import type { InboxItem } from "../inbox/item";
-import { editedArgs, renderInboxPage, type InboxPageView } from "../inbox/page";
+import { itemEditedArgs, renderInboxPage, type InboxPageView } from "../inbox/page";
 import {
   checkCsrf,
   csrfToken,
@@ -17,6 +17,8 @@ import {
   startSession,
 } from "../inbox/session";
 import type { DecisionOutcome } from "../protocol";
+import { MAX_REASON_CHARS } from "../schemas";
+import { NO_STORE_NO_REFERRER } from "../http-headers";
 import { accessIdentity, readAccessSettings } from "../access";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
@@ -90,6 +92,10 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
         return page(c, html, 400);
       }
       await startSession(c, approver);
+      // The sign-in URL is a credential: not cached, not sent on as the inbox's referrer.
+      for (const [name, value] of Object.entries(NO_STORE_NO_REFERRER)) {
+        c.header(name, value);
+      }
       return c.redirect("/inbox", 303);
     })
     .get("/inbox", async (c) => {
@@ -135,14 +141,16 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       if (!item) {
         return render(c, who, { kind: "error", text: "That request is not in your inbox." }, 404);
       }
-      const reason = form.get("reason")?.trim().slice(0, 500) || undefined;
-      const args = decision === "approve" ? editedArgs(item, form) : undefined;
+      const reason = form.get("reason")?.trim().slice(0, MAX_REASON_CHARS) || undefined;
+      const args = decision === "approve" ? itemEditedArgs(item, form) : undefined;
+      const version = form.get("argsHash") ?? "";
       const outcome: DecisionOutcome = await threadStub(c.env, threadId).decide({
         runId,
         requestId,
         decision,
         ...(decision === "decline" && reason ? { reason } : {}),
         ...(args ? { args } : {}),
+        ...(decision === "approve" && version ? { argsHash: version } : {}),
         channel: "inbox",
         decidedBy: who.member,
       });

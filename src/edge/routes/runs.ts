@@ -19,6 +19,7 @@ import { createApproverToken } from "../approver-link";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../agent";
 import { newRunId, newThreadId, threadOf, threadStub } from "../threads";
 import { approvalUrl, publicBase, runLinks } from "../links";
+import { NO_STORE } from "../http-headers";
 import type { ApproverCheck, CancelOutcome, RunView, StartOutcome } from "../protocol";
 import { approverDirectory, type ApproverGroupsInit } from "../approver-groups";
 import { approvalGate } from "../../core/tools/approval";
@@ -141,7 +142,12 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
             ),
           }
         : {};
-      return c.json({ ...view, links: runLinks(base, runId), ...link });
+      // An approval link is a bearer credential: no cache keeps a response that holds one.
+      return c.json(
+        { ...view, links: runLinks(base, runId), ...link },
+        200,
+        link.approvalUrl ? NO_STORE : {},
+      );
     })
     .get("/runs/:runId/events", async (c) => {
       const runId = c.req.param("runId");
@@ -186,6 +192,7 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
             expiresAt: new Date(expiresAt).toISOString(),
           },
           201,
+          NO_STORE,
         );
       },
     )

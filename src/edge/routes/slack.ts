@@ -8,6 +8,7 @@ import { readRawBody } from "../body";
 import { threadOf, threadStub } from "../threads";
 import { readSlackSettings, type SlackSettings } from "../slack/settings";
 import { SlackVerificationError, verifySlackSignature } from "../slack/verify";
+import { MAX_REASON_CHARS } from "../schemas";
 import { slackApi } from "../slack/api";
 import {
   APPROVE_ACTION,
@@ -33,6 +34,7 @@ interface SlackRouteOptions {
 const Target = z.object({
   runId: z.string().min(1).max(300),
   requestId: z.string().min(1).max(300),
+  argsHash: z.string().max(64).optional(),
 });
 const User = z.object({ id: z.string().min(1), team_id: z.string().optional() });
 const Team = z.object({ id: z.string().min(1) }).nullish();
@@ -154,12 +156,14 @@ async function blockAction(
     }
     return c.body(null, 200);
   }
-  const outcome = await decide(c, target, who, "approve");
+  const outcome = await decide(c, { target, member: who, decision: "approve" });
   if (!outcome.ok) {
     tell(
       outcome.status === 403
         ? "You are not an approver of this request."
-        : `Not recorded: ${outcome.message}.`,
+        : outcome.code === "args_changed"
+          ? "Not recorded: the arguments were edited after this message was posted. The message now shows the current ones; review them and approve again."
+          : `Not recorded: ${outcome.message}.`,
     );
   } else if (!outcome.decision && outcome.needed !== undefined) {
     tell(`Vote recorded: ${outcome.votes ?? 0} of ${outcome.needed} approvals.`);
@@ -180,12 +184,17 @@ async function declineSubmitted(
   }
   const identity = identityOf(payload.user, payload.team);
   const who = approverOf(c, options, identity, await requestGroups(c, target));
-  const reason = payload.view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value?.trim();
+  const reason = payload.view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value
+    ?.trim()
+    .slice(0, MAX_REASON_CHARS);
   const problem = !who
     ? "You are not an approver of this request."
-    : await decide(c, target, who, "decline", reason || undefined).then((outcome) =>
-        outcome.ok ? undefined : `Not recorded: ${outcome.message}.`,
-      );
+    : await decide(c, {
+        target,
+        member: who,
+        decision: "decline",
+        ...(reason ? { reason } : {}),
+      }).then((outcome) => (outcome.ok ? undefined : `Not recorded: ${outcome.message}.`));
   if (problem) {
     return c.json({ response_action: "errors", errors: { [REASON_BLOCK]: problem } });
   }
@@ -225,23 +234,33 @@ function approverOf(
   return groups.some((g) => theirs.includes(g)) ? member : undefined;
 }
 
+/**
+ * Records the vote. Slack's request signature names the delivery: a replayed interaction is
+ * the identical repeat, never a second vote, even after an edit reset the first one.
+ */
 async function decide(
   c: Ctx,
-  target: z.infer<typeof Target>,
-  member: string,
-  decision: "approve" | "decline",
-  reason?: string,
+  vote: {
+    target: z.infer<typeof Target>;
+    member: string;
+    decision: "approve" | "decline";
+    reason?: string;
+  },
 ): Promise<DecisionOutcome> {
+  const { target, member, decision, reason } = vote;
   const threadId = threadOf(target.runId);
   if (!threadId) {
     return { ok: false, status: 404, code: "run_not_found", message: "no such run" };
   }
+  const signature = c.req.header("x-slack-signature");
   return threadStub(c.env, threadId).decide({
     runId: target.runId,
     requestId: target.requestId,
     decision,
     ...(reason ? { reason } : {}),
+    ...(decision === "approve" && target.argsHash ? { argsHash: target.argsHash } : {}),
     channel: "slack",
     decidedBy: member,
+    ...(signature ? { webhookId: `slack:${signature}` } : {}),
   });
 }

@@ -4,7 +4,9 @@
  * modal that asks a decliner for a reason. Pure functions over plain data.
  *
  * What reaches Slack from the model (prompt, arguments) goes out as `plain_text` or
- * escaped inside a code block, so a prompt holding `<!channel>` pings nobody.
+ * escaped (inside a code block, and in the message's top-level `text`, which notifications
+ * and screen readers show), so a prompt holding `<!channel>` or `<https://…|link>` pings
+ * nobody and links nowhere.
  */
 import type { AnyMessageBlock, Button, ModalView, SectionBlock } from "slack-web-api-client";
 
@@ -21,7 +23,10 @@ export interface SlackRequestView {
   agent: string;
   prompt: string;
   tool?: string;
+  /** The arguments now up for approval (an edit replaces them; the message is updated). */
   args: unknown;
+  /** Their version: the Approve button carries it, so a click on replaced arguments is refused. */
+  argsHash?: string;
   requestedBy?: string | null;
   /** Unix milliseconds. */
   expiresAt?: number | null;
@@ -41,6 +46,7 @@ export type SlackRequestState =
 export interface SlackTarget {
   runId: string;
   requestId: string;
+  argsHash?: string;
 }
 
 export interface SlackMessage {
@@ -49,6 +55,8 @@ export interface SlackMessage {
 }
 
 const MAX_SECTION = 2900; // Slack allows 3000 characters per text object
+/** As on every channel (src/edge/schemas.ts MAX_REASON_CHARS). */
+export const MAX_REASON = 1000;
 const MAX_HEADER = 150;
 
 export function approvalMessage(view: SlackRequestView, state: SlackRequestState): SlackMessage {
@@ -72,17 +80,21 @@ export function approvalMessage(view: SlackRequestView, state: SlackRequestState
     { type: "context", elements: [{ type: "mrkdwn", text: statusLine(state) }] },
   ];
   if (state.status === "open") {
-    const value = JSON.stringify({ runId: view.runId, requestId: view.requestId });
+    const target = { runId: view.runId, requestId: view.requestId };
+    const approve = JSON.stringify({
+      ...target,
+      ...(view.argsHash ? { argsHash: view.argsHash } : {}),
+    });
     blocks.push({
       type: "actions",
       block_id: "decision",
       elements: [
-        button(APPROVE_ACTION, "Approve", "primary", value),
-        button(DECLINE_ACTION, "Decline", "danger", value),
+        button(APPROVE_ACTION, "Approve", "primary", approve),
+        button(DECLINE_ACTION, "Decline", "danger", JSON.stringify(target)),
       ],
     });
   }
-  return { text: `${headline(state)}: ${clip(view.prompt, 200)}`, blocks };
+  return { text: `${headline(state)}: ${escapeText(clip(view.prompt, 200))}`, blocks };
 }
 
 /** The modal a Decline button opens: one reason field; the target rides in private_metadata. */
@@ -106,7 +118,7 @@ export function declineModal(
           type: "plain_text_input",
           action_id: REASON_INPUT,
           multiline: true,
-          max_length: 500,
+          max_length: MAX_REASON,
         },
         optional: true,
       },

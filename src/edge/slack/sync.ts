@@ -8,7 +8,12 @@
  * when the message is handled, so a late or repeated delivery never shows stale news.
  */
 import type { InboxItem } from "../inbox/item";
-import { approvalMessage, type SlackRequestState, type SlackRequestView } from "./blocks";
+import {
+  approvalMessage,
+  escapeText,
+  type SlackRequestState,
+  type SlackRequestView,
+} from "./blocks";
 import type { SlackApi } from "./api";
 
 /** `notify` queue body for Slack (a callback notification has no `slack` member). */
@@ -83,7 +88,7 @@ export async function syncSlack(
 }
 
 function reminderText(item: InboxItem, n: number): string {
-  return `Reminder ${n}: still waiting for a decision: ${item.prompt}`;
+  return `Reminder ${n}: still waiting for a decision: ${escapeText(item.prompt)}`;
 }
 
 export function slackView(item: InboxItem): SlackRequestView {
@@ -94,6 +99,7 @@ export function slackView(item: InboxItem): SlackRequestView {
     prompt: item.prompt,
     ...(item.tool ? { tool: item.tool } : {}),
     args: item.args,
+    argsHash: item.argsHash,
     requestedBy: item.requestedBy,
     expiresAt: item.expiresAt ? Date.parse(item.expiresAt) : null,
   };
