@@ -12,7 +12,7 @@ import { threadOf, threadStub } from "../../threads";
 import { answerRequest } from "../answer-request";
 import { sameCaller } from "../identity";
 import { settledView } from "../run-watch";
-import { startAgentRun } from "../start-run";
+import { startAgentRun } from "../../start-run";
 import { RPC, RpcError } from "./jsonrpc";
 import { readAnswer, readBlocking, readMessage, readPushUrl, readTaskId } from "./params";
 import { type A2ATask, toTask } from "./task";

@@ -16,7 +16,7 @@ import type { RunView, ThreadRpc } from "../../protocol";
 import { threadStub } from "../../threads";
 import { answerRequest, callerMayAnswer, whoDecides } from "../answer-request";
 import { followEvents, isSettled } from "../run-watch";
-import { startAgentRun } from "../start-run";
+import { startAgentRun } from "../../start-run";
 import type { Request as AgentRequest } from "../../../core/types";
 
 /** A call returns by then at the latest (pending or still running): under the 30 s hosts allow. */

@@ -3,14 +3,14 @@
  * object RPC as `POST /v1/runs` (src/edge/routes/runs.ts), returning a plain outcome so each
  * protocol maps a refusal to its own error code.
  */
-import type { AgentDefinition } from "../agent";
-import { agentTools } from "../agent";
-import { approverDirectory, type ApproverGroupsInit } from "../approver-groups";
-import { readConfig, type EdgeEnv } from "../config";
-import { approvalGate } from "../../core/tools/approval";
-import { newRunId, newThreadId, threadStub } from "../threads";
-import { THREAD_ID } from "../schemas";
-import type { RunView } from "../protocol";
+import type { AgentDefinition } from "./agent";
+import { agentTools } from "./agent";
+import { approverDirectory, type ApproverGroupsInit } from "./approver-groups";
+import { readConfig, type EdgeEnv } from "./config";
+import { approvalGate } from "../core/tools/approval";
+import { newRunId, newThreadId, threadStub } from "./threads";
+import { THREAD_ID } from "./schemas";
+import type { RunView } from "./protocol";
 
 export interface StartRequest {
   agent: AgentDefinition;
