@@ -1,12 +1,15 @@
 /**
- * Starting a run on behalf of a protocol route (A2A, MCP): the same checks and the same
- * object RPC as `POST /v1/runs` (src/edge/routes/runs.ts), returning a plain outcome so each
- * protocol maps a refusal to its own error code.
+ * Starting a run: the one place for the checks every entrance makes before the thread's
+ * object sees a run — `POST /v1/runs` (src/edge/routes/runs.ts), A2A's `message/send` and an
+ * MCP tool call (src/edge/protocols). It returns a plain outcome so each entrance maps a
+ * refusal to its own error shape (HTTP 400/409, a JSON-RPC code, a tool error); a missing
+ * secret or an undefined approver group throws `ConfigError` (500 config_error) as usual.
  */
 import type { AgentDefinition } from "./agent";
 import { agentTools } from "./agent";
 import { approverDirectory, type ApproverGroupsInit } from "./approver-groups";
-import { readConfig, type EdgeEnv } from "./config";
+import { checkCallbackUrl } from "./callback-url";
+import { notifySigningSecret, readConfig, type EdgeEnv } from "./config";
 import { approvalGate } from "../core/tools/approval";
 import { newRunId, newThreadId, threadStub } from "./threads";
 import { THREAD_ID } from "./schemas";
@@ -22,12 +25,24 @@ export interface StartRequest {
   publicUrl: string;
 }
 
+export type StartRefusalCode =
+  | "thread_busy"
+  | "unknown_agent"
+  | "run_exists"
+  | "agent_has_no_model"
+  | "bad_thread"
+  | "invalid_callback_url";
+
 export type StartedRun =
   | { ok: true; runId: string; threadId: string; run: RunView }
   | {
       ok: false;
-      code: "thread_busy" | "unknown_agent" | "run_exists" | "agent_has_no_model" | "bad_thread";
+      code: StartRefusalCode;
       message: string;
+      /** The request field the refusal is about, for a 400's issue list. */
+      path?: "agent" | "threadId" | "callbackUrl";
+      /** The short reason for that field (no field name in it). */
+      reason?: string;
     };
 
 export async function startAgentRun(
@@ -36,11 +51,14 @@ export async function startAgentRun(
   request: StartRequest,
 ): Promise<StartedRun> {
   const { agent } = request;
-  if (!readConfig(env).llm && !agent.demoModel) {
+  const config = readConfig(env);
+  if (!config.llm && !agent.demoModel) {
     return {
       ok: false,
       code: "agent_has_no_model",
-      message: `agent ${JSON.stringify(agent.name)} has no model: set LLM_BASE_URL, LLM_STYLE and LLM_MODEL`,
+      message: `agent ${JSON.stringify(agent.name)} has no model: set LLM_BASE_URL, LLM_STYLE and LLM_MODEL (LLM_API_KEY as a secret), or give the agent a demoModel`,
+      path: "agent",
+      reason: "no model configured for this agent",
     };
   }
   if (request.threadId !== undefined && !THREAD_ID.test(request.threadId)) {
@@ -48,11 +66,26 @@ export async function startAgentRun(
       ok: false,
       code: "bad_thread",
       message: "a thread id is 1 to 128 letters, digits, '_' or '-'",
+      path: "threadId",
+      reason: "not a thread id",
     };
   }
-  // A rule naming an undefined group would leave its requests undecidable (throws config_error).
+  if (request.callbackUrl !== undefined) {
+    const checked = checkCallbackUrl(request.callbackUrl, config.callbackAllow);
+    if (!checked.ok) {
+      return {
+        ok: false,
+        code: "invalid_callback_url",
+        message: `callbackUrl ${checked.reason}`,
+        path: "callbackUrl",
+        reason: checked.reason,
+      };
+    }
+    notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
+  }
+  // A rule naming a group nobody defined would leave its requests undecidable: say so now.
   const directory = approverDirectory(env, approverGroups);
-  for (const tool of await agentTools(agent, env)) {
+  for (const tool of await agentTools(agent, env as unknown as Record<string, unknown>)) {
     const described = approvalGate(tool)?.describe();
     if (described && !described.rulesByArgs && (described.group || described.anyOf)) {
       directory.checkRules(described, { agent: agent.name, tool: tool.name });

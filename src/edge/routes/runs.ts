@@ -1,12 +1,11 @@
 import { Hono } from "hono";
 import type * as z from "zod";
 import type { EdgeEnv } from "../config";
-import { notifySigningSecret, readConfig } from "../config";
+import { readConfig } from "../config";
 import type { AgentDefinition } from "../agent";
 import { agentTools, describeTool } from "../agent";
 import { bearerAuth } from "../auth";
 import { ApiError } from "../http-errors";
-import { checkCallbackUrl } from "../callback-url";
 import { zValidator } from "@hono/zod-validator";
 import { invalidBody, limitBody, strictJson } from "../body";
 import {
@@ -17,12 +16,12 @@ import {
 } from "../schemas";
 import { createApproverToken } from "../approver-link";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../agent";
-import { newRunId, newThreadId, threadOf, threadStub } from "../threads";
+import { threadOf, threadStub } from "../threads";
 import { approvalUrl, publicBase, runLinks } from "../links";
 import { NO_STORE } from "../http-headers";
-import type { ApproverCheck, CancelOutcome, RunView, StartOutcome } from "../protocol";
-import { approverDirectory, type ApproverGroupsInit } from "../approver-groups";
-import { approvalGate } from "../../core/tools/approval";
+import type { ApproverCheck, CancelOutcome, RunView } from "../protocol";
+import type { ApproverGroupsInit } from "../approver-groups";
+import { startAgentRun } from "../start-run";
 
 type Bindings = { Bindings: EdgeEnv };
 
@@ -69,40 +68,11 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
             [{ path: "agent", message: "unknown agent" }],
           );
         }
-        if (!readConfig(c.env).llm && !agent.demoModel) {
-          throw new ApiError(
-            400,
-            "agent_has_no_model",
-            `agent ${JSON.stringify(agent.name)} has no model: set LLM_BASE_URL, LLM_STYLE and LLM_MODEL (LLM_API_KEY as a secret), or give the agent a demoModel`,
-            [{ path: "agent", message: "no model configured for this agent" }],
-          );
-        }
-        if (body.callbackUrl) {
-          const config = readConfig(c.env);
-          const checked = checkCallbackUrl(body.callbackUrl, config.callbackAllow);
-          if (!checked.ok) {
-            throw new ApiError(400, "invalid_callback_url", `callbackUrl ${checked.reason}`, [
-              { path: "callbackUrl", message: checked.reason },
-            ]);
-          }
-          notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
-        }
-        // A rule naming a group nobody defined would leave its requests undecidable: say so now.
-        const directory = approverDirectory(c.env, approverGroups);
-        for (const tool of await agentTools(agent, c.env as unknown as Record<string, unknown>)) {
-          const described = approvalGate(tool)?.describe();
-          if (described && !described.rulesByArgs && (described.group || described.anyOf)) {
-            directory.checkRules(described, { agent: agent.name, tool: tool.name });
-          }
-        }
-        const threadId = body.threadId ?? newThreadId();
-        const runId = newRunId(threadId);
         const base = publicBase(c);
-        const outcome: StartOutcome = await threadStub(c.env, threadId).start({
-          runId,
-          threadId,
-          agent: body.agent,
+        const outcome = await startAgentRun(c.env, approverGroups, {
+          agent,
           input: body.input,
+          ...(body.threadId ? { threadId: body.threadId } : {}),
           ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
           ...(body.metadata ? { metadata: body.metadata } : {}),
           ...(body.requestedBy ? { requestedBy: body.requestedBy } : {}),
@@ -113,8 +83,12 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
             outcome.code === "thread_busy" ? 409 : 400,
             outcome.code,
             outcome.message,
+            outcome.path
+              ? [{ path: outcome.path, message: outcome.reason ?? outcome.message }]
+              : undefined,
           );
         }
+        const { runId, threadId } = outcome;
         return c.json(
           { runId, threadId, status: outcome.run.status, links: runLinks(base, runId) },
           202,

@@ -5,8 +5,7 @@
  */
 import type { AgentDefinition } from "../../agent";
 import type { ApproverGroupsInit } from "../../approver-groups";
-import { checkCallbackUrl } from "../../callback-url";
-import { notifySigningSecret, readConfig, type EdgeEnv } from "../../config";
+import type { EdgeEnv } from "../../config";
 import type { RunView, ThreadRpc } from "../../protocol";
 import { threadOf, threadStub } from "../../threads";
 import { answerRequest } from "../answer-request";
@@ -66,14 +65,6 @@ async function startTask(ctx: A2AContext, params: Record<string, unknown>): Prom
     );
   }
   const pushUrl = readPushUrl(params);
-  if (pushUrl !== undefined) {
-    const config = readConfig(ctx.env);
-    const checked = checkCallbackUrl(pushUrl, config.callbackAllow);
-    if (!checked.ok) {
-      throw new RpcError(RPC.invalidParams, `pushNotificationConfig.url ${checked.reason}`);
-    }
-    notifySigningSecret(config);
-  }
   const started = await startAgentRun(ctx.env, ctx.approverGroups, {
     agent,
     input: message.text,
@@ -88,7 +79,9 @@ async function startTask(ctx: A2AContext, params: Record<string, unknown>): Prom
       started.code === "thread_busy" ? RPC.unsupportedOperation : RPC.invalidParams,
       started.code === "thread_busy"
         ? `context ${message.contextId} already has an active task: wait for it or use another contextId`
-        : started.message,
+        : started.code === "invalid_callback_url"
+          ? `pushNotificationConfig.url ${started.reason}`
+          : started.message,
     );
   }
   return started.runId;
