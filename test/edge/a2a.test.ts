@@ -126,6 +126,7 @@ describe("A2A tasks over runs", () => {
       args: { orderId: "42", amount: 80 },
       decidedBy: { caller: true },
     });
+    expect(part.argsHash).toBe((await getRun(task.id)).pending?.argsHash);
     // Another identity may not message this task.
     const stranger = await rpc(
       "message/send",
@@ -163,6 +164,9 @@ describe("A2A tasks over runs", () => {
     expect(task.status.state).toBe("input-required");
     const part = task.status.message.parts.find((p: { kind: string }) => p.kind === "data").data;
     expect(part.decidedBy).toMatchObject({ caller: false, group: "finance", quorum: 2 });
+    // The version of the arguments up for decision, as GET /v1/runs/:id has it.
+    expect(part.argsHash).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(part.argsHash).toBe((await getRun(task.id)).pending?.argsHash);
     const refused = await rpc(
       "message/send",
       decision(task.id, { requestId: part.id, decision: "approve" }),
@@ -184,6 +188,7 @@ describe("A2A tasks over runs", () => {
         requestId: part.id,
         decision: "approve",
         decidedBy: member,
+        argsHash: part.argsHash,
       });
       expect([200, 202]).toContain(vote.status);
     }

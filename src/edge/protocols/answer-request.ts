@@ -17,6 +17,8 @@ export interface CallerAnswer {
   reason?: string;
   data?: unknown;
   args?: Record<string, unknown>;
+  /** The version of the arguments the caller saw (the data part's `argsHash`). */
+  argsHash?: string;
 }
 
 export type AnswerRefusal =
@@ -99,6 +101,7 @@ export async function answerRequest(
     ...(answer.data === undefined ? {} : { data: answer.data }),
     ...(answer.reason === undefined ? {} : { reason: answer.reason }),
     ...(answer.args === undefined ? {} : { args: answer.args }),
+    ...(answer.argsHash === undefined ? {} : { argsHash: answer.argsHash }),
     ...(caller === undefined ? {} : { decidedBy: caller }),
     channel,
   });

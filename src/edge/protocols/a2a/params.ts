@@ -75,7 +75,7 @@ export function readAnswer(message: IncomingMessage): CallerAnswer {
   if (!part) {
     throw new RpcError(
       RPC.invalidParams,
-      "a message on an existing task answers its request: send a data part { requestId, decision: approve | decline | cancel, reason?, data?, args? }",
+      "a message on an existing task answers its request: send a data part { requestId, decision: approve | decline | cancel, reason?, data?, args?, argsHash? }",
     );
   }
   if (typeof part.requestId !== "string" || !part.requestId) {
@@ -90,8 +90,12 @@ export function readAnswer(message: IncomingMessage): CallerAnswer {
   if (part.args !== undefined && !isRecord(part.args)) {
     throw new RpcError(RPC.invalidParams, "args must be an object (the tool's full arguments)");
   }
+  if (part.argsHash !== undefined && (typeof part.argsHash !== "string" || !part.argsHash)) {
+    throw new RpcError(RPC.invalidParams, "argsHash must be a non-empty string");
+  }
   return {
     requestId: part.requestId,
+    ...(part.argsHash === undefined ? {} : { argsHash: part.argsHash as string }),
     decision: part.decision,
     ...(part.reason === undefined ? {} : { reason: part.reason as string }),
     ...(part.data === undefined ? {} : { data: part.data }),

@@ -5,6 +5,7 @@
  * carrying the request as a data part, so the caller knows what is asked and who decides.
  */
 import type { Request as AgentRequest } from "../../../core/types";
+import { argsHash } from "../../../core/approvers/args-hash";
 import { rulesOf } from "../../../core/approvers/rules";
 import type { RunView } from "../../protocol";
 
@@ -82,9 +83,23 @@ export function deciders(request: AgentRequest): Record<string, unknown> {
   };
 }
 
-/** The request as the status message's data part (argsHash only where the request carries one). */
-export function requestPart(request: AgentRequest, expiresAt: string | null): Part {
+/**
+ * The request as the status message's data part. `argsHash` is the version of the arguments
+ * now up for decision (the run view's, which follows an approver's edit; else computed from
+ * the request's own arguments), the value an approval through the webhook carries.
+ */
+export function requestPart(
+  request: AgentRequest & { argsHash?: string },
+  expiresAt: string | null,
+): Part {
   const data = request.data ?? {};
+  const hash =
+    request.argsHash ??
+    (typeof data.argsHash === "string"
+      ? data.argsHash
+      : data.args === undefined
+        ? undefined
+        : argsHash(data.args));
   return {
     kind: "data",
     data: {
@@ -94,7 +109,7 @@ export function requestPart(request: AgentRequest, expiresAt: string | null): Pa
       ...(request.url ? { url: request.url } : {}),
       ...(typeof data.tool === "string" ? { tool: data.tool } : {}),
       ...(data.args === undefined ? {} : { args: data.args }),
-      ...(typeof data.argsHash === "string" ? { argsHash: data.argsHash } : {}),
+      ...(hash === undefined ? {} : { argsHash: hash }),
       ...(data.schema === undefined ? {} : { schema: data.schema }),
       expiresAt: request.expiresAt ?? expiresAt,
       decidedBy: deciders(request),
