@@ -45,8 +45,14 @@ export type {
 export * from "./approvers/index";
 export { canonicalJson } from "./canonical-json";
 export { createToolkit } from "./toolkit";
-export { agent, DEFAULT_A2A_POLL_MS, DEFAULT_A2A_TIMEOUT_MS } from "./a2a/index";
-export type { A2AAgent, AgentOptions } from "./a2a/index";
+export {
+  agent,
+  agentsFromConfig,
+  parseAgentsConfig,
+  DEFAULT_A2A_POLL_MS,
+  DEFAULT_A2A_TIMEOUT_MS,
+} from "./a2a/index";
+export type { A2AAgent, A2AAgentConfig, AgentOptions } from "./a2a/index";
 export type { Toolkit, ToolkitOptions, ToolSource, ToolSourceLoader } from "./toolkit";
 export { parseMcpConfig, sanitizeName, mcpToolName, DEFAULT_MCP_TIMEOUT_MS } from "./mcp/config";
 export type { McpServerConfig } from "./mcp/config";

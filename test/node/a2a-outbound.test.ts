@@ -214,3 +214,35 @@ describe("createToolkit({ agents })", () => {
     expect(warnings.join("\n")).toContain("missing.json");
   });
 });
+
+describe("the config agents block", () => {
+  it("builds agents from { agents: { NAME: { url | card } } }, skipping disabled ones", async () => {
+    const warnings: string[] = [];
+    const origin = new URL(cardUrl).origin;
+    const toolkit = await createToolkit({
+      agents: {
+        agents: {
+          peer: { url: origin, pollEvery: 10, headers: { "x-test": "${PEER_TOKEN}" } },
+          // Would fail if it were loaded: disabled entries are never fetched.
+          off: { card: `${origin}/missing.json`, disabled: true },
+        },
+      },
+      env: { PEER_TOKEN: "secret" },
+      warn: (m) => warnings.push(m),
+    });
+    expect(toolkit.tools().map((t) => t.name)).toEqual([
+      "Peer_Agent_echo",
+      "Peer_Agent_broken",
+      "Peer_Agent_survey",
+    ]);
+    expect(warnings).toEqual([]);
+    const done = await toolkit.execute("Peer_Agent_echo", { task: "hi" });
+    expect(done.isError).toBe(false);
+  });
+
+  it("adds an agent at run time by its card URL", async () => {
+    const toolkit = await createToolkit({ warn: () => {} });
+    expect(await toolkit.addAgent(cardUrl, { pollEvery: 10 })).toContain("Peer_Agent_echo");
+    expect(toolkit.get("Peer_Agent_survey")?.source).toBe("a2a");
+  });
+});

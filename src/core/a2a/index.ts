@@ -2,3 +2,5 @@ export { agent, DEFAULT_A2A_POLL_MS, DEFAULT_A2A_TIMEOUT_MS } from "./agent";
 export type { A2AAgent, AgentOptions } from "./agent";
 export { readCard, readTask, normalizeState } from "./wire";
 export type { RemoteTask, RemoteState, ResolvedCard } from "./wire";
+export { agentsFromConfig, cardUrlOf, parseAgentsConfig } from "./config";
+export type { A2AAgentConfig } from "./config";
