@@ -309,6 +309,22 @@ export function createThreadObjectClass(
       }
     }
 
+    async callbackUrl(
+      runId: string,
+      change?: { url: string | null },
+    ): Promise<{ callbackUrl: string | null } | undefined> {
+      const run = this.store.run(runId);
+      if (!run) {
+        return undefined;
+      }
+      if (change) {
+        // Later notifications go to the new URL; one already handed to the queue keeps its own.
+        this.store.update(runId, { callback_url: change.url }, Date.now());
+        return { callbackUrl: change.url };
+      }
+      return { callbackUrl: run.callback_url };
+    }
+
     async cancel(runId: string): Promise<CancelOutcome> {
       const run = this.store.run(runId);
       if (!run) {

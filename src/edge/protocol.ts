@@ -209,6 +209,14 @@ export interface ThreadRpc extends SlackThread {
   describeRequest(runId: string, requestId: string): Promise<RequestDescription>;
   checkApprover(runId: string, requestId: string, approver: string): Promise<ApproverCheck>;
   cancel(runId: string): Promise<CancelOutcome>;
+  /**
+   * The run's callbackUrl (A2A's push notification config), replaced or cleared when
+   * `change` is given; undefined for an unknown run. Checked against CALLBACK_ALLOW first.
+   */
+  callbackUrl(
+    runId: string,
+    change?: { url: string | null },
+  ): Promise<{ callbackUrl: string | null } | undefined>;
   drive(runId?: string): Promise<void>;
   notification(message: NotifyMessage): Promise<NotificationSource | undefined>;
   notificationFailed(message: NotifyMessage, reason: string): Promise<void>;

@@ -1,9 +1,14 @@
 /**
- * GET /.well-known/agent-card.json: our agents as one A2A agent, each agent a skill. The card
- * is A2A v0.3 (`protocolVersion: "0.3.0"`, `url` + `preferredTransport: "JSONRPC"`), the
- * version SPEC §7B pins; `@a2a-js/sdk` 1.3 clients read such a card and speak the v0.3
- * method names (`message/send`, `message/stream`, `tasks/get`, …) to it. POST /a2a answers
- * the SPEC's and A2A 1.0's spellings (`SendMessage`, `GetTask`, …) with the same shapes.
+ * GET /.well-known/agent-card.json: our agents as one A2A agent, each agent a skill. One card
+ * for both versions, each reading the fields it knows:
+ * - A2A v0.3 (SPEC §7B): `protocolVersion: "0.3.0"`, `url`, `preferredTransport: "JSONRPC"`;
+ *   a v0.3 client speaks `message/send`, `message/stream`, `tasks/get`, `tasks/cancel`,
+ *   `tasks/resubscribe`, `tasks/pushNotificationConfig/*` with v0.3 shapes.
+ * - A2A 1.0: `supportedInterfaces`, the 1.0 JSON-RPC interface first, then the 0.3 one, at the
+ *   same URL. `@a2a-js/sdk` 1.3's client sees `supportedInterfaces`, picks the 1.0 interface
+ *   and speaks `SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`,
+ *   `SubscribeToTask`, `*TaskPushNotificationConfig*` with `A2A-Version: 1.0`, answered in 1.0's
+ *   shapes (v1.ts). A `SendMessage` without that header (the SPEC's literal spelling) gets v0.3's.
  */
 import type { AgentDefinition } from "../../agent";
 
@@ -17,7 +22,11 @@ export function agentCard(agents: AgentDefinition[], base: string) {
     protocolVersion: A2A_PROTOCOL_VERSION,
     url: `${base}/a2a`,
     preferredTransport: "JSONRPC",
-    capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: false },
+    supportedInterfaces: [
+      { url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: A2A_PROTOCOL_VERSION },
+    ],
+    capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: false },
     defaultInputModes: ["text"],
     defaultOutputModes: ["text"],
     skills: agents.map((agent) => ({

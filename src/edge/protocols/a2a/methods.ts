@@ -1,6 +1,6 @@
 /**
  * The A2A methods on runs: send (start a run, or answer the request of one), get, cancel, and
- * the push-notification config reads. Each method throws `RpcError` with A2A's code and our
+ * the push-notification config (push.ts). Each method throws `RpcError` with A2A's code and our
  * message; nothing is written for a refusal.
  */
 import type { AgentDefinition } from "../../agent";
@@ -71,7 +71,7 @@ async function startTask(ctx: A2AContext, params: Record<string, unknown>): Prom
     ...(message.contextId ? { threadId: message.contextId } : {}),
     ...(ctx.caller ? { requestedBy: ctx.caller } : {}),
     ...(pushUrl ? { callbackUrl: pushUrl } : {}),
-    metadata: { a2a: { ...(pushUrl ? { pushUrl } : {}) } },
+    metadata: { a2a: true },
     publicUrl: ctx.base,
   });
   if (!started.ok) {
@@ -153,19 +153,4 @@ export async function cancelTask(
     );
   }
   return toTask(outcome.run);
-}
-
-/** The push config a task was started with (read-only: set it with the starting message). */
-export async function pushConfigs(ctx: A2AContext, params: Record<string, unknown>) {
-  const { view } = await taskRun(ctx, readTaskId(params));
-  const meta = view.metadata as { a2a?: { pushUrl?: string } } | null;
-  const url = meta?.a2a?.pushUrl;
-  return url ? [{ taskId: view.runId, pushNotificationConfig: { id: "callback", url } }] : [];
-}
-
-export function pushConfigWrite(): never {
-  throw new RpcError(
-    RPC.pushNotificationNotSupported,
-    "a push URL is fixed when the task starts: pass configuration.pushNotificationConfig.url with the first message (notifications are signed with NOTIFY_SECRET, as for callbackUrl)",
-  );
 }

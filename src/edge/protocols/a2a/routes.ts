@@ -19,46 +19,59 @@ import {
   acceptMessage,
   cancelTask,
   getTask,
-  pushConfigs,
-  pushConfigWrite,
   sendMessage,
   taskRun,
 } from "./methods";
+import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "./push";
+import type { A2ATask } from "./task";
+import { v1Task, wantsV1 } from "./v1";
 import { readTaskId } from "./params";
 import { taskStream } from "./stream";
 
 /** JSON-RPC bodies up to 1 MiB (a larger one is `413` before it is parsed). */
 export const MAX_A2A_BODY_BYTES = 1024 * 1024;
 
-type Unary = (ctx: A2AContext, params: Record<string, unknown>) => Promise<unknown>;
+type Unary = (ctx: A2AContext, params: Record<string, unknown>, v1: boolean) => Promise<unknown>;
 
-async function pushConfig(ctx: A2AContext, params: Record<string, unknown>) {
-  const [config] = await pushConfigs(ctx, params);
-  if (!config) {
-    throw new RpcError(
-      RPC.invalidParams,
-      "this task was started without a push notification config",
-    );
-  }
-  return config;
-}
+const sendShaped: Unary = async (ctx, params, v1) => {
+  const task = await sendMessage(ctx, params);
+  return v1 ? { task: v1Task(task) } : task;
+};
+const taskShaped =
+  (method: (ctx: A2AContext, params: Record<string, unknown>) => Promise<A2ATask>): Unary =>
+  async (ctx, params, v1) => {
+    const task = await method(ctx, params);
+    return v1 ? v1Task(task) : task;
+  };
+const push =
+  (
+    method: (
+      ctx: A2AContext,
+      params: Record<string, unknown>,
+      dialect: "v03" | "v1",
+    ) => Promise<unknown>,
+    dialect: "v03" | "v1",
+  ): Unary =>
+  (ctx, params) =>
+    method(ctx, params, dialect);
 
+/** v0.3's names (the card's 0.3 interface) and 1.0's (the card's 1.0 interface, and SPEC §7B). */
 const UNARY: Record<string, Unary> = {
-  "message/send": sendMessage,
-  SendMessage: sendMessage,
-  "tasks/get": getTask,
-  GetTask: getTask,
-  "tasks/cancel": cancelTask,
-  CancelTask: cancelTask,
-  "tasks/pushNotificationConfig/get": (ctx, params) => pushConfig(ctx, params),
-  GetTaskPushNotificationConfig: (ctx, params) => pushConfig(ctx, params),
-  "tasks/pushNotificationConfig/list": pushConfigs,
-  ListTaskPushNotificationConfigs: pushConfigs,
-  ListTaskPushNotificationConfig: pushConfigs,
-  "tasks/pushNotificationConfig/set": async () => pushConfigWrite(),
-  CreateTaskPushNotificationConfig: async () => pushConfigWrite(),
-  "tasks/pushNotificationConfig/delete": async () => pushConfigWrite(),
-  DeleteTaskPushNotificationConfig: async () => pushConfigWrite(),
+  "message/send": sendShaped,
+  SendMessage: sendShaped,
+  "tasks/get": taskShaped(getTask),
+  GetTask: taskShaped(getTask),
+  "tasks/cancel": taskShaped(cancelTask),
+  CancelTask: taskShaped(cancelTask),
+  "tasks/pushNotificationConfig/set": push(setPushConfig, "v03"),
+  CreateTaskPushNotificationConfig: push(setPushConfig, "v1"),
+  "tasks/pushNotificationConfig/get": push(getPushConfig, "v03"),
+  GetTaskPushNotificationConfig: push(getPushConfig, "v1"),
+  "tasks/pushNotificationConfig/list": push(listPushConfigs, "v03"),
+  ListTaskPushNotificationConfigs: push(listPushConfigs, "v1"),
+  ListTaskPushNotificationConfig: push(listPushConfigs, "v1"),
+  "tasks/pushNotificationConfig/delete": push(deletePushConfig, "v03"),
+  DeleteTaskPushNotificationConfig: push(deletePushConfig, "v1"),
 };
 
 const STREAMING = new Set([
@@ -69,12 +82,15 @@ const STREAMING = new Set([
 ]);
 const RESUBSCRIBE = new Set(["tasks/resubscribe", "SubscribeToTask"]);
 
-async function streamFor(ctx: A2AContext, request: RpcRequest): Promise<Response> {
+async function streamFor(ctx: A2AContext, request: RpcRequest, v1: boolean): Promise<Response> {
   const accepted = RESUBSCRIBE.has(request.method)
     ? { taskId: readTaskId(request.params) }
     : await acceptMessage(ctx, request.params);
   const { stub } = await taskRun(ctx, accepted.taskId);
-  return taskStream(stub, accepted.taskId, request.id, ctx.signal, accepted.answered);
+  return taskStream(stub, accepted.taskId, request.id, ctx.signal, {
+    ...(accepted.answered ? { answered: accepted.answered } : {}),
+    v1,
+  });
 }
 
 export function a2aRoutes(agents: AgentDefinition[], approverGroups?: ApproverGroupsInit) {
@@ -116,14 +132,15 @@ export function a2aRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
           base: publicBase(c),
           signal: c.req.raw.signal,
         };
+        const v1 = wantsV1(c.req.raw.headers, request.params);
         if (STREAMING.has(request.method)) {
-          return await streamFor(ctx, request);
+          return await streamFor(ctx, request, v1);
         }
         const method = UNARY[request.method];
         if (!method) {
           throw new RpcError(RPC.methodNotFound, `no method ${JSON.stringify(request.method)}`);
         }
-        return c.json(rpcResult(request.id, await method(ctx, request.params)));
+        return c.json(rpcResult(request.id, await method(ctx, request.params, v1)));
       } catch (error) {
         if (error instanceof RpcError) {
           return c.json(rpcFailure(request.id, error));

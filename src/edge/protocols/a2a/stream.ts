@@ -3,11 +3,16 @@
  * result is the task (first), then `status-update` and `artifact-update` events as the run
  * moves. The stream ends (`final: true`) when the task needs someone to act or is done; the
  * run's own event log drives it, re-read as states so a replayed event never misleads.
+ * A stream that fails once started (the object went away, storage failed) ends with one
+ * JSON-RPC error event (`-32603`, the reason) instead of just closing, so the caller knows
+ * to re-read the task (`tasks/get`) or resubscribe. With `v1`, events are A2A 1.0's shapes.
  */
 import type { ThreadRpc } from "../../protocol";
 import { followEvents } from "../run-watch";
-import { rpcResult, type RpcId } from "./jsonrpc";
+import { errorMessage } from "../../../core/errors";
+import { RPC, RpcError, rpcFailure, rpcResult, type RpcId } from "./jsonrpc";
 import { answerArtifact, isInterrupted, toTask, type TaskState } from "./task";
+import { v1Event } from "./v1";
 
 const MOVES = new Set(["pending", "resumed", "done", "error"]);
 const encoder = new TextEncoder();
@@ -17,12 +22,14 @@ export function taskStream(
   runId: string,
   id: RpcId,
   signal: AbortSignal,
-  answered?: string,
+  options: { answered?: string; v1?: boolean } = {},
 ): Response {
+  const { answered } = options;
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
-  const send = (result: unknown) =>
-    writer.write(encoder.encode(`data: ${JSON.stringify(rpcResult(id, result))}\n\n`));
+  const write = (body: unknown) =>
+    writer.write(encoder.encode(`data: ${JSON.stringify(body)}\n\n`));
+  const send = (result: unknown) => write(rpcResult(id, options.v1 ? v1Event(result) : result));
   const stop = new AbortController();
   signal.addEventListener("abort", () => stop.abort());
 
@@ -85,7 +92,12 @@ export function taskStream(
   };
 
   run()
-    .catch(() => {})
+    .catch((error: unknown) => {
+      if (!signal.aborted) {
+        const reason = `the task stream failed: ${errorMessage(error)}; read the task with tasks/get or resubscribe`;
+        return write(rpcFailure(id, new RpcError(RPC.internalError, reason))).catch(() => {});
+      }
+    })
     .finally(() => writer.close().catch(() => {}));
   return new Response(readable, {
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" },
