@@ -320,6 +320,16 @@ export function createThreadObjectClass(
       if (change) {
         // Later notifications go to the new URL; one already handed to the queue keeps its own.
         this.store.update(runId, { callback_url: change.url }, Date.now());
+        // A task that already waits tells the new URL now (the suspension's notification was
+        // sent, or skipped, before it existed).
+        const waiting = change.url ? pendingOfRow(run) : undefined;
+        if (waiting && !this.store.decision(waiting.id)) {
+          this.notifications.add(
+            { threadId: run.thread_id, runId, requestId: waiting.id },
+            Date.now(),
+          );
+          await this.#sends.notifications();
+        }
         return { callbackUrl: change.url };
       }
       return { callbackUrl: run.callback_url };
