@@ -26,6 +26,11 @@ export interface AgentDefinition<Env = unknown> {
   demoModel?: (request: ModelRequest) => GeneratedMessage | Promise<GeneratedMessage>;
   /** Remote MCP servers, in the common config shape (see the MCP docs). */
   mcp?: unknown;
+  /**
+   * Names of this agent's own tools that the MCP server at /mcp also lists on their own,
+   * run directly without a run (SPEC §7C). Tools with approval rules are refused (config_error).
+   */
+  mcpServerTools?: string[];
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -54,6 +59,17 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
   if (definition.approvalTimeout !== undefined && !(definition.approvalTimeout > 0)) {
     throw new TypeError(
       `defineAgent(${definition.name}): approvalTimeout must be a positive number of milliseconds`,
+    );
+  }
+  if (
+    definition.mcpServerTools !== undefined &&
+    !(
+      Array.isArray(definition.mcpServerTools) &&
+      definition.mcpServerTools.every((name) => typeof name === "string" && name)
+    )
+  ) {
+    throw new TypeError(
+      `defineAgent(${definition.name}): mcpServerTools must be an array of tool names`,
     );
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.

@@ -19,7 +19,9 @@ import type { ApproverGroupsInit } from "../../approver-groups";
 import type { EdgeEnv } from "../../config";
 import { threadOf, threadStub } from "../../threads";
 import { callerIdentity } from "../identity";
+import { errorMessage } from "../../../core/errors";
 import { callAgent, type CallDeps, finishedResult, pendingText } from "./call-agent";
+import { callPlainTool, type PlainTool, plainTools } from "./plain-tools";
 
 export const GET_RUN_TOOL = "get_run";
 
@@ -57,7 +59,10 @@ export function sessionServer(options: SessionOptions): Server {
     { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  const reserved = new Set([...options.agents.map((a) => a.name), GET_RUN_TOOL]);
+  const exposed = () => plainTools(options.agents, options.env, reserved);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [
       ...options.agents.map((agent) => ({
         name: agent.name,
@@ -70,6 +75,11 @@ export function sessionServer(options: SessionOptions): Server {
           "A run's state and, once it is done, its answer (for a call that returned pending).",
         inputSchema: GET_RUN_INPUT,
       },
+      ...(await exposedOrFail(exposed)).map(({ tool }) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema as { type: "object" },
+      })),
     ],
   }));
 
@@ -119,6 +129,12 @@ export function sessionServer(options: SessionOptions): Server {
         return getRun(deps, args.runId);
       }
       const agent = options.agents.find((a) => a.name === request.params.name);
+      const plain = agent
+        ? undefined
+        : (await exposedOrFail(exposed)).find((p) => p.tool.name === request.params.name);
+      if (plain) {
+        return callPlainTool(plain, args, extra.signal);
+      }
       if (!agent) {
         throw new McpError(
           ErrorCode.InvalidParams,
@@ -138,6 +154,15 @@ export function sessionServer(options: SessionOptions): Server {
     },
   );
   return server;
+}
+
+/** A misconfigured exposure is the server's error (-32603 naming the tool), not the caller's. */
+async function exposedOrFail(exposed: () => Promise<PlainTool[]>): Promise<PlainTool[]> {
+  try {
+    return await exposed();
+  } catch (error) {
+    throw new McpError(ErrorCode.InternalError, errorMessage(error));
+  }
 }
 
 async function getRun(deps: CallDeps, runId: unknown): Promise<CallToolResult> {

@@ -7,6 +7,8 @@ import { ConfigError } from "../../config";
 
 /** The header the worker uses to tell the session object its own id. */
 export const SESSION_ID_HEADER = "x-toolnexus-mcp-session";
+/** "1" when the worker made the session id up (the client sent none): the request must be `initialize`. */
+export const NEW_SESSION_HEADER = "x-toolnexus-mcp-new";
 
 /** Fails like a missing variable (`500 config_error` naming it) when the binding is absent. */
 export function mcpSessionNamespace(env: object): DurableObjectNamespace {
