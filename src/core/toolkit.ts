@@ -50,6 +50,8 @@ export interface ToolkitOptions {
    * `waitFor`. May return `suspendCall(request)` to suspend the call durably (the edge).
    */
   onElicitation?: ElicitationHandler;
+  /** Handed to every call as `ctx.suspendAfterMs` (see Context): the edge sets it. */
+  suspendAfterMs?: number;
   /** The fetch MCP transports use (default: the global fetch). */
   fetch?: typeof fetch;
   env?: EnvLike;
@@ -163,11 +165,13 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
           isError: true,
         };
       }
+      const withEnv = ctx.env !== undefined || env === undefined ? ctx : { ...ctx, env };
+      const full =
+        options.suspendAfterMs === undefined || withEnv.suspendAfterMs !== undefined
+          ? withEnv
+          : { ...withEnv, suspendAfterMs: options.suspendAfterMs };
       try {
-        return await tool.execute(
-          args,
-          ctx.env !== undefined || env === undefined ? ctx : { ...ctx, env },
-        );
+        return await tool.execute(args, full);
       } catch (error) {
         return { output: `${name} failed: ${errorMessage(error)}`, isError: true };
       }

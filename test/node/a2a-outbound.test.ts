@@ -12,7 +12,13 @@ import {
   type AgentExecutor,
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
-import { agent } from "../../src/core/a2a/index";
+import {
+  agent,
+  remoteTaskAnswer,
+  remoteTaskData,
+  remoteTaskPoller,
+} from "../../src/core/a2a/index";
+import { pendingOf } from "../../src/core/answers";
 import { createToolkit } from "../../src/core/toolkit";
 import { createInProcessClient } from "../../src/core/client";
 
@@ -21,6 +27,13 @@ const COMPLETED = 3;
 const FAILED = 4;
 const INPUT_REQUIRED = 6;
 const textPart = (value: string) => ({ content: { $case: "text", value } });
+
+const slowWaiters: Array<() => void> = [];
+const releaseSlow = () => {
+  for (const resolve of slowWaiters.splice(0)) {
+    resolve();
+  }
+};
 
 const executor: AgentExecutor = {
   async execute(ctx, bus) {
@@ -80,6 +93,11 @@ const executor: AgentExecutor = {
       update(COMPLETED);
     } else if (skill === "broken") {
       update(FAILED, "the remote broke");
+    } else if (skill === "slow") {
+      // Stays working until the test releases it (releaseSlow).
+      await new Promise<void>((resolve) => slowWaiters.push(resolve));
+      artifact(`slow done: ${text}`);
+      update(COMPLETED);
     } else if (skill === "survey") {
       update(INPUT_REQUIRED, "Which colour?");
     } else {
@@ -96,7 +114,7 @@ let cardUrl = "";
 
 beforeAll(async () => {
   const app = express();
-  const skills = ["echo", "broken", "survey"].map((id) => ({
+  const skills = ["echo", "broken", "survey", "slow"].map((id) => ({
     id,
     name: id,
     description: `the ${id} skill`,
@@ -143,6 +161,7 @@ describe("outbound A2A against an @a2a-js/sdk server", () => {
       "Peer_Agent_echo",
       "Peer_Agent_broken",
       "Peer_Agent_survey",
+      "Peer_Agent_slow",
     ]);
     expect(tools[0]?.source).toBe("a2a");
   });
@@ -234,6 +253,7 @@ describe("the config agents block", () => {
       "Peer_Agent_echo",
       "Peer_Agent_broken",
       "Peer_Agent_survey",
+      "Peer_Agent_slow",
     ]);
     expect(warnings).toEqual([]);
     const done = await toolkit.execute("Peer_Agent_echo", { task: "hi" });
@@ -244,5 +264,77 @@ describe("the config agents block", () => {
     const toolkit = await createToolkit({ warn: () => {} });
     expect(await toolkit.addAgent(cardUrl, { pollEvery: 10 })).toContain("Peer_Agent_echo");
     expect(toolkit.get("Peer_Agent_survey")?.source).toBe("a2a");
+  });
+});
+
+describe("a remote task waited on durably (ctx.suspendAfterMs)", () => {
+  it("suspends with a remote_task request after the window; the host polls with the tool's poller and answers; the call finishes", async () => {
+    const tools = await agent({ card: cardUrl, pollEvery: 10 }).tools();
+    const slow = tools.find((t) => t.name === "Peer_Agent_slow")!;
+    const first = await slow.execute({ task: "long job" }, { suspendAfterMs: 30 });
+    const request = pendingOf(first)!;
+    expect(request.kind).toBe("remote_task");
+    const data = remoteTaskData(request)!;
+    expect(data).toMatchObject({
+      agent: "Peer Agent",
+      tool: "Peer_Agent_slow",
+      state: "working",
+      pollEvery: 10,
+    });
+    expect(data.deadline - data.startedAt).toBe(300_000);
+    // The host's poll while it works: nothing to answer yet.
+    const poll = remoteTaskPoller(slow)!;
+    const working = await poll(data.taskId);
+    expect(working.state).toBe("working");
+    expect(remoteTaskAnswer(data, working, Date.now())).toBeUndefined();
+    releaseSlow();
+    let done = await poll(data.taskId);
+    for (let i = 0; i < 50 && done.state !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      done = await poll(data.taskId);
+    }
+    const outcome = remoteTaskAnswer(data, done, Date.now())!;
+    expect(outcome.timedOut).toBeFalsy();
+    const finished = await slow.execute(
+      { task: "long job" },
+      { suspendAfterMs: 30, answer: { id: request.id, ok: true, data: outcome } },
+    );
+    expect(finished).toMatchObject({ isError: false, output: "slow done: long job" });
+    expect(finished.metadata).toMatchObject({ taskId: data.taskId, state: "completed" });
+  });
+
+  it("a deadline passed is the SPEC's timeout result", async () => {
+    const tools = await agent({ card: cardUrl, pollEvery: 10, timeout: 60_000 }).tools();
+    const slow = tools.find((t) => t.name === "Peer_Agent_slow")!;
+    const request = pendingOf(await slow.execute({ task: "x" }, { suspendAfterMs: 0 }))!;
+    const data = remoteTaskData(request)!;
+    const working = await remoteTaskPoller(slow)!(data.taskId);
+    const outcome = remoteTaskAnswer(data, working, data.deadline)!;
+    expect(outcome.timedOut).toBe(true);
+    const timedOut = await slow.execute(
+      { task: "x" },
+      { answer: { id: request.id, ok: true, data: outcome } },
+    );
+    expect(timedOut.isError).toBe(true);
+    expect(timedOut.output).toBe(`A2A task ${data.taskId} timed out after 60000ms (state=working)`);
+    releaseSlow();
+  });
+
+  it("without the window (plain Node) it polls inline as the SPEC says", async () => {
+    const tools = await agent({ card: cardUrl, pollEvery: 10 }).tools();
+    const slow = tools.find((t) => t.name === "Peer_Agent_slow")!;
+    const call = slow.execute({ task: "inline" });
+    await new Promise((r) => setTimeout(r, 50));
+    releaseSlow();
+    expect(await call).toMatchObject({ isError: false, output: "slow done: inline" });
+  });
+
+  it("a task that finishes inside the window never suspends", async () => {
+    const tools = await agent({ card: cardUrl, pollEvery: 10 }).tools();
+    const echo = tools.find((t) => t.name === "Peer_Agent_echo")!;
+    expect(await echo.execute({ task: "quick" }, { suspendAfterMs: 10_000 })).toMatchObject({
+      isError: false,
+      output: "echo: quick",
+    });
   });
 });

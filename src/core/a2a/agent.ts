@@ -6,12 +6,20 @@
  * `authorization`, the remote's question as prompt), halting the run durably like any other;
  * the answer is sent back to the remote task as a message and polling resumes. The remote
  * task's id travels in the request id, so the resumed call needs no memory of its own.
+ * Where the host can wait durably (`ctx.suspendAfterMs`), a task still working after that
+ * window suspends the call with a `remote_task` request the host answers (remote-task.ts).
  */
 import { pending } from "../answers";
 import { expandEnv, type EnvLike } from "../env";
 import { errorMessage } from "../errors";
 import { sanitizeName } from "../mcp/config";
 import type { Answer, Context, Tool, ToolResult } from "../types";
+import {
+  attachPoller,
+  REMOTE_TASK_KIND,
+  type RemoteTaskData,
+  type RemoteTaskOutcome,
+} from "./remote-task";
 import {
   type Dialect,
   readCard,
@@ -48,18 +56,25 @@ const INPUT_SCHEMA = {
   required: ["task"],
 };
 
-const encodeRef = (ref: { t: string; c?: string }) =>
+/** A request id naming the remote task (`t`, `c` its context) and, for a wait, `w: 1`. */
+type Ref = { t: string; c?: string; w?: 1 };
+
+const encodeRef = (ref: Ref) =>
   `a2a_${btoa(JSON.stringify(ref)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
 
-function decodeRef(id: string): { t: string; c?: string } | undefined {
+function decodeRef(id: string): Ref | undefined {
   if (!id.startsWith("a2a_")) {
     return undefined;
   }
   try {
     const b64 = id.slice(4).replace(/-/g, "+").replace(/_/g, "/");
-    const ref = JSON.parse(atob(b64)) as { t?: unknown; c?: unknown };
+    const ref = JSON.parse(atob(b64)) as { t?: unknown; c?: unknown; w?: unknown };
     return typeof ref.t === "string"
-      ? { t: ref.t, ...(typeof ref.c === "string" ? { c: ref.c } : {}) }
+      ? {
+          t: ref.t,
+          ...(typeof ref.c === "string" ? { c: ref.c } : {}),
+          ...(ref.w === 1 ? { w: 1 as const } : {}),
+        }
       : undefined;
   } catch {
     return undefined;
@@ -154,77 +169,130 @@ function skillTools(options: AgentOptions, card: ResolvedCard): Tool[] {
 
   return card.skills.map((skill) => {
     const name = `${sanitizeName(card.name)}_${sanitizeName(skill.id || skill.name)}`;
-    const tool: Tool = {
-      name,
-      description: skill.description || `${card.name}: ${skill.name}`,
-      inputSchema: INPUT_SCHEMA,
-      source: "a2a",
-      async execute(args: unknown, ctx: Context = {}): Promise<ToolResult> {
-        const started = Date.now();
-        const task =
-          typeof (args as { task?: unknown })?.task === "string"
-            ? (args as { task: string }).task
-            : "";
-        if (!task) {
-          return { output: `${name}: "task" must be a non-empty string`, isError: true };
-        }
-        let polls = 0;
-        let current: RemoteTask;
-        try {
-          const ref = ctx.answer ? decodeRef(ctx.answer.id) : undefined;
-          current = ref
-            ? readTask(await send(answerMessage(dialect, ctx.answer as Answer, ref), ctx.signal))
-            : readTask(await send(userMessage(dialect, task, { skill: skill.id }), ctx.signal));
-          // Right after our answer the remote may still report the state it asked in.
-          let answeredJustNow = ref !== undefined;
-          while (!TERMINAL_STATES.has(current.state)) {
-            const asks = current.state === "input-required" || current.state === "auth-required";
-            if (asks && !answeredJustNow) {
-              return pending({
-                id: encodeRef({
-                  t: current.id,
-                  ...(current.contextId ? { c: current.contextId } : {}),
-                }),
-                kind: current.state === "auth-required" ? "authorization" : "input",
-                prompt: current.statusText || `${card.name} needs input to continue`,
-                data: { agent: card.name, taskId: current.id },
-              });
+    const tool: Tool = attachPoller(
+      {
+        name,
+        description: skill.description || `${card.name}: ${skill.name}`,
+        inputSchema: INPUT_SCHEMA,
+        source: "a2a",
+        async execute(args: unknown, ctx: Context = {}): Promise<ToolResult> {
+          const started = Date.now();
+          const task =
+            typeof (args as { task?: unknown })?.task === "string"
+              ? (args as { task: string }).task
+              : "";
+          if (!task) {
+            return { output: `${name}: "task" must be a non-empty string`, isError: true };
+          }
+          let polls = 0;
+          let current: RemoteTask;
+          try {
+            const ref = ctx.answer ? decodeRef(ctx.answer.id) : undefined;
+            const waited =
+              ref?.w === 1 ? (ctx.answer?.data as RemoteTaskOutcome | undefined) : undefined;
+            if (ref?.w === 1 && !waited?.task) {
+              return {
+                output: `${name}: the wait for A2A task ${ref.t} ended without its state`,
+                isError: true,
+              };
             }
-            if (ctx.signal?.aborted) {
-              return result(`A2A task ${current.id} canceled`, true, current, polls, started);
-            }
-            if (Date.now() - started >= timeout) {
+            if (waited?.timedOut) {
               return result(
-                `A2A task ${current.id} timed out after ${timeout}ms (state=${current.state})`,
+                `A2A task ${waited.task.id} timed out after ${timeout}ms (state=${waited.task.state})`,
                 true,
-                current,
+                waited.task,
                 polls,
                 started,
               );
             }
-            await new Promise((r) => setTimeout(r, pollEvery));
-            if (ctx.signal?.aborted) {
-              return result(`A2A task ${current.id} canceled`, true, current, polls, started);
+            current = waited
+              ? waited.task
+              : ref
+                ? readTask(
+                    await send(answerMessage(dialect, ctx.answer as Answer, ref), ctx.signal),
+                  )
+                : readTask(await send(userMessage(dialect, task, { skill: skill.id }), ctx.signal));
+            // Right after our answer the remote may still report the state it asked in.
+            let answeredJustNow = ref !== undefined && !waited;
+            while (!TERMINAL_STATES.has(current.state)) {
+              const asks = current.state === "input-required" || current.state === "auth-required";
+              if (asks && !answeredJustNow) {
+                return pending({
+                  id: encodeRef({
+                    t: current.id,
+                    ...(current.contextId ? { c: current.contextId } : {}),
+                  }),
+                  kind: current.state === "auth-required" ? "authorization" : "input",
+                  prompt: current.statusText || `${card.name} needs input to continue`,
+                  data: { agent: card.name, taskId: current.id },
+                });
+              }
+              if (ctx.signal?.aborted) {
+                return result(`A2A task ${current.id} canceled`, true, current, polls, started);
+              }
+              if (
+                !asks &&
+                ctx.suspendAfterMs !== undefined &&
+                Date.now() - started >= ctx.suspendAfterMs
+              ) {
+                // The host waits for us, durably: no inline polling while nothing happens.
+                const data: RemoteTaskData = {
+                  agent: card.name,
+                  tool: name,
+                  taskId: current.id,
+                  ...(current.contextId ? { contextId: current.contextId } : {}),
+                  state: current.state,
+                  pollEvery,
+                  deadline: started + timeout,
+                  startedAt: started,
+                };
+                return pending({
+                  id: encodeRef({
+                    t: current.id,
+                    ...(current.contextId ? { c: current.contextId } : {}),
+                    w: 1,
+                  }),
+                  kind: REMOTE_TASK_KIND,
+                  prompt: `Waiting for ${card.name} task ${current.id} (${current.state})`,
+                  data: data as unknown as Record<string, unknown>,
+                  // A backstop only: the host answers with a timeout at the deadline.
+                  expiresAt: new Date(started + timeout + 60_000),
+                });
+              }
+              if (Date.now() - started >= timeout) {
+                return result(
+                  `A2A task ${current.id} timed out after ${timeout}ms (state=${current.state})`,
+                  true,
+                  current,
+                  polls,
+                  started,
+                );
+              }
+              await new Promise((r) => setTimeout(r, pollEvery));
+              if (ctx.signal?.aborted) {
+                return result(`A2A task ${current.id} canceled`, true, current, polls, started);
+              }
+              polls++;
+              answeredJustNow = false;
+              current = readTask(await get(current.id, ctx.signal));
             }
-            polls++;
-            answeredJustNow = false;
-            current = readTask(await get(current.id, ctx.signal));
+          } catch (error) {
+            return { output: `${name}: ${errorMessage(error)}`, isError: true };
           }
-        } catch (error) {
-          return { output: `${name}: ${errorMessage(error)}`, isError: true };
-        }
-        if (current.state === "completed") {
-          return result(current.output, false, current, polls, started);
-        }
-        return result(
-          `A2A task ${current.id} ${current.state}${current.statusText ? `: ${current.statusText}` : ""}`,
-          true,
-          current,
-          polls,
-          started,
-        );
+          if (current.state === "completed") {
+            return result(current.output, false, current, polls, started);
+          }
+          return result(
+            `A2A task ${current.id} ${current.state}${current.statusText ? `: ${current.statusText}` : ""}`,
+            true,
+            current,
+            polls,
+            started,
+          );
+        },
       },
-    };
+      async (taskId, signal) => readTask(await get(taskId, signal)),
+    );
     const result = (
       output: string,
       isError: boolean,
