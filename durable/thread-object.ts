@@ -51,6 +51,8 @@ import { EventHub } from "./event-hub";
 import { runView } from "./run-view";
 import { closeOpenTurn } from "./close-turn";
 import { DEFAULT_ELICITATION_WINDOW_MS, InlineWaiters } from "./elicitation";
+import { RemoteTaskWaits, withoutRemoteTasks } from "./remote-tasks";
+import { isRemoteTaskRequest } from "../src/core/a2a/remote-task";
 import { deliverOutbox, InboxOutbox, inboxHooks, type InboxHooks } from "./inbox-outbox";
 import { inboxStub } from "../src/edge/inbox/rpc";
 import type { SlackSource } from "../src/edge/slack/sync";
@@ -69,6 +71,8 @@ export const DECISION_BACKSTOP_MS = 10_000;
  * delivery or the alarm, armed before returning, so one call never holds the object forever.
  */
 export const MAX_WORK_PER_DRIVE = 100;
+/** How long an A2A call polls a working remote task inline before suspending (remote_task). */
+export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
 /**
  * Outbox rounds per delivery: rows written while a round is in flight go in the next one;
  * a thread that keeps writing faster than its inboxes accept leaves the rest to the alarm
@@ -81,6 +85,11 @@ export interface ThreadObjectOptions {
   fetch?: typeof fetch;
   /** How long a run waits inline for a decision on an MCP elicitation before suspending durably. */
   elicitationWindowMs?: number;
+  /**
+   * How long an A2A call polls a working remote task inline before the run suspends on a
+   * `remote_task` request the object's alarm polls (durable/remote-tasks.ts). Default 5 s.
+   */
+  remoteTaskWindowMs?: number;
   onError?: ErrorSink;
   /** Approver groups (with `APPROVER_GROUPS`): who may decide, and which groups post to which Slack channel. */
   approverGroups?: ApproverGroupsInit;
@@ -126,6 +135,7 @@ export function createThreadObjectClass(
     #sleepers: Array<() => void> = [];
     #abort = new AbortController();
     readonly #waiters = new InlineWaiters();
+    readonly #remoteWaits = new RemoteTaskWaits();
 
     constructor(ctx: DurableObjectState, env: EdgeEnv) {
       super(ctx, env);
@@ -137,7 +147,7 @@ export function createThreadObjectClass(
       this.outbox = new InboxOutbox(sql);
       this.slack = new SlackMessages(sql);
       this.notifications = new NotifyOutbox(sql);
-      this.#inbox = inboxHooks(this.outbox, this.votes);
+      this.#inbox = withoutRemoteTasks(inboxHooks(this.outbox, this.votes));
       this.#sends = notifySends({
         env,
         approverGroups: options.approverGroups,
@@ -200,6 +210,20 @@ export function createThreadObjectClass(
 
     /** Records an approver's decision; the resume queue (or the backstop alarm) applies it. */
     async decide(input: DecisionInput): Promise<DecisionOutcome> {
+      const run = this.store.run(input.runId);
+      const waiting = run ? pendingOfRow(run) : undefined;
+      if (waiting?.id === input.requestId && isRemoteTaskRequest(waiting)) {
+        return {
+          ok: false,
+          status: 409,
+          code: "request_not_decidable",
+          message: `request ${input.requestId} waits on a remote A2A task: it is answered when that task finishes, not by a person`,
+        };
+      }
+      return this.#decide(input);
+    }
+
+    async #decide(input: DecisionInput): Promise<DecisionOutcome> {
       let outcome: DecisionOutcome;
       try {
         outcome = await this.#record(input);
@@ -434,6 +458,23 @@ export function createThreadObjectClass(
           }
         },
         reminded: (run, requestId, n) => this.#sends.slackReminder(run.run_id, requestId, n),
+      });
+      await this.#remoteWaits.pollDue(this.store.runsWithWork(), {
+        agents,
+        env: this.env,
+        now: () => Date.now(),
+        report,
+        answer: async (run, request, outcome) => {
+          await this.#decide({
+            runId: run.run_id,
+            requestId: request.id,
+            decision: "approve",
+            data: outcome,
+            channel: "a2a",
+            // No person: the remote agent whose task it was.
+            decidedBy: `a2a:${String(request.data?.agent ?? "remote")}`,
+          });
+        },
       });
       await this.#deliverOutbox();
       await this.#sends.notifications();
@@ -694,6 +735,11 @@ export function createThreadObjectClass(
         record: (runId, type, data) => this.events.record(runId, type, data),
         report,
         halted: async (run: RunRow, request: AgentRequest) => {
+          if (isRemoteTaskRequest(request)) {
+            // Nobody is told: the alarm polls the remote task (durable/remote-tasks.ts).
+            await this.#armAlarm(Date.now());
+            return;
+          }
           startTimers(this.votes, run, request, Date.now());
           this.#checkApproverGroups(run, request);
           if (!run.callback_url) {
@@ -716,6 +762,7 @@ export function createThreadObjectClass(
           }
         },
         elicitationWindowMs: options.elicitationWindowMs ?? DEFAULT_ELICITATION_WINDOW_MS,
+        remoteTaskWindowMs: options.remoteTaskWindowMs ?? DEFAULT_REMOTE_TASK_WINDOW_MS,
         inbox: this.#inbox,
       };
     }
@@ -735,6 +782,7 @@ export function createThreadObjectClass(
       if (timer !== undefined) {
         times.push(timer);
       }
+      times.push(...this.#remoteWaits.dueTimes(this.store.runsWithWork(), Date.now()));
       for (const run of this.store.runsWithWork()) {
         if (run.status === "running") {
           times.push(Date.now() + WATCHDOG_MS);

@@ -6,6 +6,7 @@
  * request), so it is refused before the ledger sees it, naming who decides. Nothing is
  * written for a refusal.
  */
+import { isRemoteTaskRequest } from "../../core/a2a/remote-task";
 import { rulesOf } from "../../core/approvers/rules";
 import type { Request as AgentRequest } from "../../core/types";
 import type { Channel, DecisionOutcome, RunView, ThreadRpc } from "../protocol";
@@ -86,6 +87,13 @@ export async function answerRequest(
       };
     case "open":
       break;
+  }
+  if (isRemoteTaskRequest(described.request)) {
+    return {
+      ok: false,
+      code: "not_pending",
+      message: `request ${answer.requestId} waits on a remote A2A task: it is answered when that task finishes`,
+    };
   }
   if (!callerMayAnswer(described.request)) {
     return {

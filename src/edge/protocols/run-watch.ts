@@ -3,6 +3,7 @@
  * from the start) read as "something happened", each time re-reading the run's view, so a
  * caller sees states, never raw events, and nothing is missed between a read and a subscribe.
  */
+import { isRemoteTaskRequest } from "../../core/a2a/remote-task";
 import { readSseEvents } from "../../core/sse";
 import type { RunView, ThreadRpc } from "../protocol";
 
@@ -15,11 +16,14 @@ export interface RunEvent {
 
 /**
  * A run that no longer works on its own: finished, or waiting on a request — other than
- * `answered`, a request just answered whose resume has not started yet.
+ * `answered`, a request just answered whose resume has not started yet, and a wait on a
+ * remote A2A task (`remote_task`), which the thread's alarm answers.
  */
 export const isSettled = (view: RunView, answered?: string): boolean =>
   view.status !== "running" &&
-  !(answered !== undefined && view.status === "pending" && view.pending?.id === answered);
+  !(answered !== undefined && view.status === "pending" && view.pending?.id === answered) &&
+  // A wait on a remote A2A task is answered by the object's alarm, not by anyone watching.
+  !(view.status === "pending" && isRemoteTaskRequest(view.pending));
 
 /**
  * Reads the run's events until `onEvent` returns true, the stream ends (the run finished) or

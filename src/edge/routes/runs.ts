@@ -22,6 +22,7 @@ import { NO_STORE } from "../http-headers";
 import type { ApproverCheck, CancelOutcome, RunView } from "../protocol";
 import type { ApproverGroupsInit } from "../approver-groups";
 import { startAgentRun } from "../start-run";
+import { isRemoteTaskRequest } from "../../core/a2a/remote-task";
 
 type Bindings = { Bindings: EdgeEnv };
 
@@ -105,17 +106,19 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         throw new ApiError(404, "run_not_found", `no run ${runId}`);
       }
       const base = publicBase(c);
-      const link = view.pending
-        ? {
-            approvalUrl: await approvalUrl(
-              base,
-              readConfig(c.env).webhookSecrets,
-              { threadId, runId },
-              view.pending,
-              view.expiresAt ? Date.parse(view.expiresAt) : null,
-            ),
-          }
-        : {};
+      // A remote_task wait is nobody's to decide: no approval link for it.
+      const link =
+        view.pending && !isRemoteTaskRequest(view.pending)
+          ? {
+              approvalUrl: await approvalUrl(
+                base,
+                readConfig(c.env).webhookSecrets,
+                { threadId, runId },
+                view.pending,
+                view.expiresAt ? Date.parse(view.expiresAt) : null,
+              ),
+            }
+          : {};
       // An approval link is a bearer credential: no cache keeps a response that holds one.
       return c.json(
         { ...view, links: runLinks(base, runId), ...link },

@@ -5,6 +5,7 @@
  * carrying the request as a data part, so the caller knows what is asked and who decides.
  */
 import type { Request as AgentRequest } from "../../../core/types";
+import { isRemoteTaskRequest } from "../../../core/a2a/remote-task";
 import { argsHash } from "../../../core/approvers/args-hash";
 import { rulesOf } from "../../../core/approvers/rules";
 import type { RunView } from "../../protocol";
@@ -48,6 +49,10 @@ export const isInterrupted = (state: TaskState): boolean =>
 /** `answered`: a request just answered; while the run still shows it, the task is working. */
 export function taskState(view: RunView, answered?: string): TaskState {
   if (answered !== undefined && view.status === "pending" && view.pending?.id === answered) {
+    return "working";
+  }
+  // Waiting on a remote agent's task is still working, as far as our caller can tell.
+  if (view.status === "pending" && isRemoteTaskRequest(view.pending)) {
     return "working";
   }
   switch (view.status) {
