@@ -24,7 +24,7 @@ export type McpSessionObjectClass<Env = unknown> = new (
   env: Env,
 ) => DurableObject<Env>;
 
-export function createMcpSessionClass(options: WorkerOptions) {
+export function createMcpSessionClass(options: WorkerOptions): McpSessionObjectClass<EdgeEnv> {
   return class McpSessionObject extends DurableObject<EdgeEnv> {
     #transport: WebStandardStreamableHTTPServerTransport | undefined;
 
