@@ -81,7 +81,7 @@ export const PROTOCOL_PATHS = {
     post: {
       summary: "MCP server, streamable HTTP: each agent a tool { prompt, threadId? }, plus get_run",
       description:
-        "One session per mcp-session-id (a McpSessionObject); a session its object no longer holds (evicted) is 404 with JSON-RPC -32001: initialize again. Tools: each agent { prompt, threadId? }, get_run { runId }, and the plain tools agents expose (mcpServerTools). A call waiting on an input request the caller may answer elicits it (form); an authorization request is a url-mode elicitation; otherwise it returns within 20 s a text result (isError false) saying the run is pending, with the run id and the approval link.",
+        "One session per mcp-session-id (a McpSessionObject); a session its object no longer holds (evicted) is 404 with JSON-RPC -32001: initialize again. Tools: each agent { prompt, threadId? }, get_run { runId }, and the plain tools agents expose (mcpServerTools). A call waiting on an input request the caller may answer elicits it (form); an authorization request is a url-mode elicitation; otherwise it returns within 20 s a text result (isError false) saying the run is pending, with the run id and the approval link. MCP tasks (2025-11-25): a tools/call with params.task returns a task whose taskId is the run id; tasks/get, tasks/result and tasks/cancel follow the run.",
       security: bearer,
       parameters: [callerHeader],
       requestBody: { required: true, content: { "application/json": { schema: envelope } } },

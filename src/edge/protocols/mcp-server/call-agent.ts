@@ -130,11 +130,15 @@ async function elicitAnswer(
   return outcome.ok;
 }
 
-export async function callAgent(
+/** Starts the run of a call: its view, or the refusal as an error result. */
+export async function startCall(
   deps: CallDeps,
   agent: AgentDefinition,
   args: { prompt: string; threadId?: string },
-): Promise<CallToolResult> {
+): Promise<
+  | { ok: true; runId: string; threadId: string; run: RunView }
+  | { ok: false; result: CallToolResult }
+> {
   const started = await startAgentRun(deps.env, deps.approverGroups, {
     agent,
     input: args.prompt,
@@ -143,8 +147,19 @@ export async function callAgent(
     metadata: { mcp: true },
     publicUrl: deps.base,
   });
+  return started.ok
+    ? started
+    : { ok: false, result: text(`${started.code}: ${started.message}`, true) };
+}
+
+export async function callAgent(
+  deps: CallDeps,
+  agent: AgentDefinition,
+  args: { prompt: string; threadId?: string },
+): Promise<CallToolResult> {
+  const started = await startCall(deps, agent, args);
   if (!started.ok) {
-    return text(`${started.code}: ${started.message}`, true);
+    return started.result;
   }
   const stub = threadStub(deps.env, started.threadId);
   return followCall(deps, stub, started.runId);

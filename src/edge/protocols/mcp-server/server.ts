@@ -20,7 +20,8 @@ import type { EdgeEnv } from "../../config";
 import { threadOf, threadStub } from "../../threads";
 import { callerIdentity } from "../identity";
 import { errorMessage } from "../../../core/errors";
-import { callAgent, type CallDeps, finishedResult, pendingText } from "./call-agent";
+import { callAgent, type CallDeps, finishedResult, pendingText, startCall } from "./call-agent";
+import { runTaskStore, taskOf } from "./run-tasks";
 import { callPlainTool, type PlainTool, plainTools } from "./plain-tools";
 
 export const GET_RUN_TOOL = "get_run";
@@ -54,9 +55,27 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function sessionServer(options: SessionOptions): Server {
+  // What the task store needs of a call's deps: it answers for no caller and never elicits.
+  const storeDeps: CallDeps = {
+    env: options.env,
+    approverGroups: options.approverGroups,
+    base: options.base,
+    caller: undefined,
+    signal: new AbortController().signal,
+    elicitation: { form: false, url: false },
+    elicit: () => Promise.reject(new Error("a task store does not elicit")),
+  };
   const server = new Server(
     { name: "toolnexus-edge", version: "0.1.0" },
-    { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    {
+      capabilities: {
+        tools: {},
+        // MCP tasks (2025-11-25): an agent call may be a task whose id is its run id.
+        tasks: { cancel: {}, requests: { tools: { call: {} } } },
+      },
+      taskStore: runTaskStore(() => storeDeps),
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    },
   );
 
   const reserved = new Set([...options.agents.map((a) => a.name), GET_RUN_TOOL]);
@@ -68,6 +87,7 @@ export function sessionServer(options: SessionOptions): Server {
         name: agent.name,
         description: agent.description,
         inputSchema: AGENT_INPUT,
+        execution: { taskSupport: "optional" as const },
       })),
       {
         name: GET_RUN_TOOL,
@@ -147,10 +167,20 @@ export function sessionServer(options: SessionOptions): Server {
       if (args.threadId !== undefined && typeof args.threadId !== "string") {
         throw new McpError(ErrorCode.InvalidParams, "threadId must be a string");
       }
-      return callAgent(deps, agent, {
+      const callArgs = {
         prompt: args.prompt,
         ...(typeof args.threadId === "string" ? { threadId: args.threadId } : {}),
-      });
+      };
+      if (request.params.task) {
+        // A task: the run starts and the call returns at once; tasks/get and tasks/result follow it.
+        const started = await startCall(deps, agent, callArgs);
+        if (!started.ok) {
+          const why = started.result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+          throw new McpError(ErrorCode.InvalidParams, why);
+        }
+        return { task: await taskOf(storeDeps, started.run) } as unknown as CallToolResult;
+      }
+      return callAgent(deps, agent, callArgs);
     },
   );
   return server;
