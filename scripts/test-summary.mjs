@@ -14,8 +14,10 @@ if (existsSync(vitest)) {
   skipped += report.numPendingTests + (report.numTodoTests ?? 0);
 }
 
-const tap = ".test-reports/browser.tap";
-if (existsSync(tap)) {
+for (const tap of [".test-reports/browser.tap", ".test-reports/protocols.tap"]) {
+  if (!existsSync(tap)) {
+    continue;
+  }
   // Top-level test points (`--test-force-exit` may cut the TAP summary, so count the points).
   const points = readFileSync(tap, "utf8")
     .split("\n")

@@ -21,6 +21,8 @@ export interface AlarmSources {
   outboxRetry?: number;
   notifyRetry?: number;
   timer?: number;
+  /** When runs waiting on a remote A2A task poll it next. */
+  remotePolls?: number[];
   runs: Array<{ status: RunRow["status"]; expiresAt: number | null; unapplied: boolean }>;
 }
 
@@ -30,6 +32,7 @@ export function nextAlarmAt(sources: AlarmSources): number | undefined {
   const times = [sources.atLeast, sources.outboxRetry, sources.notifyRetry, sources.timer].filter(
     (t): t is number => t !== undefined,
   );
+  times.push(...(sources.remotePolls ?? []));
   for (const run of sources.runs) {
     if (run.status === "running") {
       times.push(now + WATCHDOG_MS);
@@ -57,6 +60,7 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
     ...optional("outboxRetry", t.outbox.retryAt(now)),
     ...optional("notifyRetry", t.notifications.retryAt()),
     ...optional("timer", nextTimerAt(t.votes)),
+    remotePolls: t.remoteWaits.dueTimes(t.store.runsWithWork(), now),
     runs: t.store.runsWithWork().map((run) => ({
       status: run.status,
       expiresAt: run.expires_at,

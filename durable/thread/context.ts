@@ -24,12 +24,18 @@ import { notifySends, type NotifySends } from "../outbox/notify-sends";
 import { EventHub } from "./event-hub";
 import { InlineWaiters } from "./elicitation";
 import { DriveLock } from "./drive-lock";
+import { RemoteTaskWaits, withoutRemoteTasks } from "./remote-tasks";
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
   fetch?: typeof fetch;
   /** How long a run waits inline for a decision on an MCP elicitation before suspending durably. */
   elicitationWindowMs?: number;
+  /**
+   * How long an A2A call polls a working remote task inline before the run suspends on a
+   * `remote_task` request the object's alarm polls (thread/remote-tasks.ts). Default 5 s.
+   */
+  remoteTaskWindowMs?: number;
   onError?: ErrorSink;
   /** Approver groups (with `APPROVER_GROUPS`): who may decide, and which groups post to which Slack channel. */
   approverGroups?: ApproverGroupsInit;
@@ -54,6 +60,8 @@ export interface ThreadContext {
   /** Notifications a receiver acknowledged after their batch let go (outbox/notify-delivered.ts). */
   readonly delivered: NotifyDelivered;
   readonly waiters: InlineWaiters;
+  /** Runs waiting on a remote A2A task: polled by the alarm, decided by nobody. */
+  readonly remoteWaits: RemoteTaskWaits;
   readonly lock: DriveLock;
   /** Aborts the running driver (a cancel); a fresh controller is put in its place. */
   readonly abort: { signal(): AbortSignal; abort(reason: Error): void };
@@ -95,7 +103,8 @@ export function createThreadContext(
     outbox,
     slack,
     notifications,
-    inbox: inboxHooks(outbox, votes),
+    // A `remote_task` request never reaches an inbox or Slack: nobody decides it.
+    inbox: withoutRemoteTasks(inboxHooks(outbox, votes)),
     delivered: new NotifyDelivered(state.storage),
     sends: notifySends({
       env,
@@ -107,6 +116,7 @@ export function createThreadContext(
       report: shared.report,
     }),
     waiters: new InlineWaiters(),
+    remoteWaits: new RemoteTaskWaits(),
     lock: new DriveLock(),
     abort: {
       signal: () => controller.signal,

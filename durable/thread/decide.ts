@@ -14,8 +14,28 @@ import type { OutboxDelivery } from "../outbox/delivery";
 import { armAlarm, DECISION_BACKSTOP_MS } from "./alarms";
 import { sendResume, type ThreadContext } from "./context";
 import { configErrorOutcome } from "./config-error";
+import { pendingOfRow } from "../storage/run-store";
+import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
 
 export async function decide(
+  t: ThreadContext,
+  delivery: OutboxDelivery,
+  input: DecisionInput,
+): Promise<DecisionOutcome> {
+  const run = t.store.run(input.runId);
+  const waiting = run ? pendingOfRow(run) : undefined;
+  if (waiting?.id === input.requestId && isRemoteTaskRequest(waiting)) {
+    return {
+      ok: false,
+      code: "request_not_decidable",
+      message: `request ${input.requestId} waits on a remote A2A task: it is answered when that task finishes, not by a person`,
+    };
+  }
+  return decideAny(t, delivery, input);
+}
+
+/** Records a decision without asking who may make it: also the alarm's answer to a remote task. */
+export async function decideAny(
   t: ThreadContext,
   delivery: OutboxDelivery,
   input: DecisionInput,

@@ -14,6 +14,10 @@ import { driveOnce, type DriverDeps } from "./driver";
 import { startTimers } from "./reminders";
 import { DEFAULT_ELICITATION_WINDOW_MS } from "./elicitation";
 import { armAlarm, WATCHDOG_MS } from "./alarms";
+import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
+
+/** How long an A2A call polls a working remote task inline before suspending (remote_task). */
+export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
 import type { ThreadContext } from "./context";
 
 /**
@@ -99,12 +103,18 @@ export function driverDeps(t: ThreadContext): DriverDeps {
     waiters: t.waiters,
     parked: (waiting) => t.lock.park(waiting),
     elicitationWindowMs: t.options.elicitationWindowMs ?? DEFAULT_ELICITATION_WINDOW_MS,
+    remoteTaskWindowMs: t.options.remoteTaskWindowMs ?? DEFAULT_REMOTE_TASK_WINDOW_MS,
     inbox: t.inbox,
   };
 }
 
 /** A run halted on `request`: its timers start, its groups are checked, its callback notified. */
 async function halted(t: ThreadContext, run: RunRow, request: AgentRequest): Promise<void> {
+  if (isRemoteTaskRequest(request)) {
+    // Nobody is told: the alarm polls the remote task (thread/remote-tasks.ts).
+    await armAlarm(t, Date.now());
+    return;
+  }
   startTimers(t.votes, run, request, Date.now());
   checkApproverGroups(t, run, request);
   if (!run.callback_url) {

@@ -45,6 +45,8 @@ export interface DriverDeps {
   /** Decisions for MCP elicitations being waited for inline. */
   waiters: InlineWaiters;
   elicitationWindowMs: number;
+  /** ctx.suspendAfterMs for every call: how long an A2A call polls inline before `remote_task`. */
+  remoteTaskWindowMs?: number;
   /** The driver started (true) or stopped (false) waiting inline for a decision (see durable/elicitation.ts). */
   parked?: (waiting: boolean) => void;
   /** The approvals inbox's outbox (durable/inbox-outbox.ts); each hook runs inside its change's transaction. */
@@ -157,6 +159,7 @@ export async function driveOnce(
       tools: await agentTools(agent, deps.env),
       env: deps.env,
       ...(agent.builtins ? { builtins: agent.builtins } : {}),
+      ...(deps.remoteTaskWindowMs === undefined ? {} : { suspendAfterMs: deps.remoteTaskWindowMs }),
       ...(agent.mcp === undefined
         ? {}
         : {

@@ -38,7 +38,7 @@ import { OutboxDelivery } from "../outbox/delivery";
 import { notificationSource } from "../outbox/notification-source";
 import type { EventHub } from "./event-hub";
 import { createThreadContext, type ThreadContext, type ThreadObjectOptions } from "./context";
-import { cancelRun, startRun } from "./runs";
+import { callbackUrl, cancelRun, startRun } from "./runs";
 import { decide } from "./decide";
 import { drive } from "./drive";
 import { onAlarm } from "./on-alarm";
@@ -145,6 +145,14 @@ export function createThreadObjectClass(
     async openRequests(runId: string): Promise<AgentRequest[]> {
       const run = this.store.run(runId);
       return run ? openRequests(this.store, run) : [];
+    }
+
+    /** The run's callbackUrl, read or replaced (A2A push-notification config). */
+    async callbackUrl(
+      runId: string,
+      change?: { url: string | null },
+    ): Promise<{ callbackUrl: string | null } | undefined> {
+      return callbackUrl(this.#t, runId, change);
     }
 
     async cancel(runId: string): Promise<CancelOutcome> {

@@ -8,6 +8,7 @@ import { openRequests } from "../ledger/decisions";
 import type { OutboxDelivery } from "../outbox/delivery";
 import { fireTimers } from "./reminders";
 import { drive } from "./drive";
+import { decideAny } from "./decide";
 import { armAlarm } from "./alarms";
 import type { ThreadContext } from "./context";
 
@@ -35,6 +36,23 @@ export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promi
       }
     },
     reminded: (run, requestId, n) => t.sends.slackReminder(run.run_id, requestId, n),
+  });
+  await t.remoteWaits.pollDue(t.store.runsWithWork(), {
+    agents: t.agents,
+    env: t.env,
+    now: () => Date.now(),
+    report: t.report,
+    answer: async (run, request, outcome) => {
+      await decideAny(t, delivery, {
+        runId: run.run_id,
+        requestId: request.id,
+        decision: "approve",
+        data: outcome,
+        channel: "a2a",
+        // No person: the remote agent whose task it was.
+        decidedBy: `a2a:${String(request.data?.agent ?? "remote")}`,
+      });
+    },
   });
   await delivery.deliver();
   await t.sends.notifications();

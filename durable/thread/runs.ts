@@ -41,6 +41,33 @@ export async function startRun(t: ThreadContext, input: StartInput): Promise<Sta
 }
 
 /**
+ * Reads, or with `change` replaces, the run's callbackUrl (A2A push-notification config).
+ * Later notifications go to the new URL; one already handed to the queue keeps its own. A
+ * run that already waits tells the new URL now (its suspension's notification was sent, or
+ * skipped, before the URL existed).
+ */
+export async function callbackUrl(
+  t: ThreadContext,
+  runId: string,
+  change?: { url: string | null },
+): Promise<{ callbackUrl: string | null } | undefined> {
+  const run = t.store.run(runId);
+  if (!run) {
+    return undefined;
+  }
+  if (!change) {
+    return { callbackUrl: run.callback_url };
+  }
+  t.store.update(runId, { callback_url: change.url }, Date.now());
+  const waiting = change.url ? pendingOfRow(run) : undefined;
+  if (waiting && !t.store.decision(waiting.id)) {
+    t.notifications.add({ threadId: run.thread_id, runId, requestId: waiting.id }, Date.now());
+    await t.sends.notifications();
+  }
+  return { callbackUrl: change.url };
+}
+
+/**
  * Marks the run cancelled, closes its open turn (so the thread's next run sends a balanced
  * transcript) and its inbox items, and aborts the driver. A decision recorded before the
  * cancel is applied first; its driver records `done` afterwards, so `done` stays the last

@@ -47,6 +47,14 @@ export type {
 export * from "./approvers";
 export { canonicalJson } from "./schema/canonical-json";
 export { createToolkit } from "./toolkit";
+export { agent } from "./agent";
+export {
+  agentsFromConfig,
+  parseAgentsConfig,
+  DEFAULT_A2A_POLL_MS,
+  DEFAULT_A2A_TIMEOUT_MS,
+} from "./a2a/index";
+export type { A2AAgent, A2AAgentConfig, AgentOptions } from "./a2a/index";
 export type { Toolkit, ToolkitOptions, ToolSource, ToolSourceLoader } from "./toolkit";
 export {
   parseMcpConfig,

@@ -2,6 +2,8 @@ import type { Context, Tool, ToolResult, WaitFor } from "./types";
 import type { EnvLike } from "./env";
 import type { ElicitationHandler } from "./mcp/bridge";
 import type { McpServerStatus } from "./mcp";
+import { type A2AAgent, type AgentOptions, agent } from "./a2a/agent";
+import { agentsFromConfig } from "./a2a/config";
 import { errorMessage } from "./errors";
 import { builtinTools } from "./tools/question";
 import { toOpenAITools } from "./providers/openai/tools";
@@ -34,6 +36,12 @@ export interface ToolkitOptions {
   mcp?: unknown;
   /** Alias of `mcp`. */
   mcpConfig?: unknown;
+  /**
+   * Remote A2A agents (SPEC §7A): `agent({ card })` objects, or a config `agents` block
+   * (`{ agents: { NAME: { card | url, headers?, enabled?, disabled?, timeout?, pollEvery? } } }`,
+   * see src/core/a2a/config.ts). One tool per skill, resolved before the toolkit returns.
+   */
+  agents?: A2AAgent[] | Record<string, unknown>;
   /** Replaces the MCP loader (default: the SDK-based one in src/core/mcp). */
   loadMcp?: ToolSourceLoader;
   /** Answers MCP elicitations in process; without it (or `onElicitation`) the capability is not advertised. */
@@ -43,6 +51,8 @@ export interface ToolkitOptions {
    * `waitFor`. May return `suspendCall(request)` to suspend the call durably (the edge).
    */
   onElicitation?: ElicitationHandler;
+  /** Handed to every call as `ctx.suspendAfterMs` (see Context): the edge sets it. */
+  suspendAfterMs?: number;
   /** The fetch MCP transports use (default: the global fetch). */
   fetch?: typeof fetch;
   env?: EnvLike;
@@ -60,6 +70,8 @@ export interface Toolkit {
   tools(): Tool[];
   get(name: string): Tool | undefined;
   register(...tools: Tool[]): void;
+  /** Resolves one more A2A agent (an `agent()` or a card URL) and registers its tools; returns their names. */
+  addAgent(agentOrCard: A2AAgent | string, options?: Omit<AgentOptions, "card">): Promise<string[]>;
   execute(name: string, args: unknown, ctx?: Context): Promise<ToolResult>;
   toOpenAI(): ReturnType<typeof toOpenAITools>;
   toAnthropic(): ReturnType<typeof toAnthropicTools>;
@@ -116,12 +128,44 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
     register(...source.tools());
   }
 
+  const remotes =
+    options.agents === undefined
+      ? []
+      : Array.isArray(options.agents)
+        ? options.agents
+        : agentsFromConfig(options.agents, {
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+            ...(env ? { env } : {}),
+          });
+  for (const remote of remotes) {
+    // A failing agent is isolated: logged, no tools, never fatal (like an MCP server).
+    try {
+      register(...(await remote.tools()));
+    } catch (error) {
+      warn(`toolkit: A2A agent ${remote.card} failed: ${errorMessage(error)}`);
+    }
+  }
+
   const list = () => [...byName.values()];
   return {
     env,
     tools: list,
     get: (name) => byName.get(name),
     register,
+    async addAgent(agentOrCard, agentOptions = {}) {
+      const remote =
+        typeof agentOrCard === "string"
+          ? agent({
+              ...(options.fetch ? { fetch: options.fetch } : {}),
+              ...(env ? { env } : {}),
+              ...agentOptions,
+              card: agentOrCard,
+            })
+          : agentOrCard;
+      const tools = await remote.tools();
+      register(...tools);
+      return tools.map((tool) => tool.name);
+    },
     async execute(name, args, ctx = {}) {
       const tool = byName.get(name);
       if (!tool) {
@@ -130,11 +174,13 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
           isError: true,
         };
       }
+      const withEnv = ctx.env !== undefined || env === undefined ? ctx : { ...ctx, env };
+      const full =
+        options.suspendAfterMs === undefined || withEnv.suspendAfterMs !== undefined
+          ? withEnv
+          : { ...withEnv, suspendAfterMs: options.suspendAfterMs };
       try {
-        return await tool.execute(
-          args,
-          ctx.env !== undefined || env === undefined ? ctx : { ...ctx, env },
-        );
+        return await tool.execute(args, full);
       } catch (error) {
         return { output: `${name} failed: ${errorMessage(error)}`, isError: true };
       }

@@ -41,6 +41,12 @@ export interface Context {
   runId?: string;
   /** Environment (Workers bindings or process env) handed down by the toolkit. */
   env?: EnvLike;
+  /**
+   * Set where the host can wait durably (the edge): a tool waiting on something slow (a
+   * remote A2A task) may suspend with a request after this many milliseconds instead of
+   * waiting inline, and the host answers the request when the wait is over.
+   */
+  suspendAfterMs?: number;
 }
 export type ToolContext = Context;
 

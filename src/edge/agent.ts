@@ -34,6 +34,11 @@ export interface AgentDefinition<Env = unknown> {
    * user (SPEC §4A; the run suspends with `kind: "question"`, answered like any request).
    */
   builtins?: string[];
+  /**
+   * Names of this agent's own tools that the MCP server at /mcp also lists on their own,
+   * run directly without a run (SPEC §7C). Tools with approval rules are refused (config_error).
+   */
+  mcpServerTools?: string[];
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -62,6 +67,17 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
   if (typeof definition.approvalTimeout === "number" && !(definition.approvalTimeout > 0)) {
     throw new TypeError(
       `defineAgent(${definition.name}): approvalTimeout must be a positive number of milliseconds`,
+    );
+  }
+  if (
+    definition.mcpServerTools !== undefined &&
+    !(
+      Array.isArray(definition.mcpServerTools) &&
+      definition.mcpServerTools.every((name) => typeof name === "string" && name)
+    )
+  ) {
+    throw new TypeError(
+      `defineAgent(${definition.name}): mcpServerTools must be an array of tool names`,
     );
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.

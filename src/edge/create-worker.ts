@@ -24,6 +24,8 @@ export interface WorkerOptions {
   notifyHoldMs?: number;
   /** How long a run waits inline for a decision on an MCP elicitation (default 20 s). */
   elicitationWindowMs?: number;
+  /** How long an A2A call polls a working remote task inline before the run waits durably (default 5 s). */
+  remoteTaskWindowMs?: number;
   /** Approver groups; a group also in `APPROVER_GROUPS` is this one (docs/architecture.md §6 "Groups"). */
   approverGroups?: ApproverGroupsInit;
   /** Receives every error the service handles itself, with its run and thread (default: logged). */

@@ -159,6 +159,7 @@ export type DecisionRefusalCode =
   | "request_not_found"
   | "request_not_pending"
   | "request_expired"
+  | "request_not_decidable"
   | "already_decided"
   | "conflicting_decision"
   | "not_an_approver"
@@ -282,6 +283,14 @@ export interface ThreadRpc extends SlackThread {
   runEvents(runId: string, afterId?: number): Promise<LoggedEvent[]>;
   /** Every request the run is suspended on now (the surfaced one and its halted siblings). */
   openRequests(runId: string): Promise<Request[]>;
+  /**
+   * The run's callbackUrl (A2A's push notification config), replaced or cleared when
+   * `change` is given; undefined for an unknown run. Checked against CALLBACK_ALLOW first.
+   */
+  callbackUrl(
+    runId: string,
+    change?: { url: string | null },
+  ): Promise<{ callbackUrl: string | null } | undefined>;
   drive(runId?: string): Promise<void>;
   notification(message: NotifyMessage): Promise<NotificationSource | undefined>;
   /** False when it was no failure after all: a late attempt got through (nothing recorded). */

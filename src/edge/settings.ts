@@ -185,6 +185,9 @@ const NEEDS = {
     '[[queues.producers]] binding = "NOTIFY_QUEUE" and a [[queues.consumers]] entry for the same queue (createEdge({ queues: { notify } }), default "toolnexus-notify")',
 } as const;
 
+/** Bindings of our own that are not typos of the ones above (checked where they are used). */
+const OTHER_BINDINGS: ReadonlySet<string> = new Set(["INBOXES", "MCP_SESSIONS"]);
+
 // A service binding answers any property with an RPC method, so it is told apart by its `fetch`.
 const isBinding = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" &&
@@ -205,7 +208,8 @@ function readBindings(env: EdgeEnv): EdgeBindings {
       return value;
     }
     const others = Object.keys(env).filter(
-      (key) => !(key in NEEDS) && key !== "INBOXES" && is((env as Record<string, unknown>)[key]),
+      (key) =>
+        !(key in NEEDS) && !OTHER_BINDINGS.has(key) && is((env as Record<string, unknown>)[key]),
     );
     const hint = others.length
       ? `; found ${kind} binding ${others.map((key) => JSON.stringify(key)).join(", ")}: rename it to ${name}`

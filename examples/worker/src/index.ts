@@ -77,4 +77,5 @@ const edge = createEdge<Env>({
 
 export class ThreadObject extends edge.ThreadObject {}
 export class InboxObject extends edge.InboxObject {}
+export class McpSessionObject extends edge.McpSessionObject {}
 export default edge.worker;

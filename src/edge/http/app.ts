@@ -19,6 +19,9 @@ import { readAccessSettings } from "../approvals/access";
 import { inboxNamespace } from "../inbox/rpc";
 import { chatRoutes } from "../protocols/chat/routes";
 import { agUiRoutes } from "../protocols/ag-ui/routes";
+import { a2aRoutes } from "../protocols/a2a/routes";
+import { mcpRoutes } from "../protocols/mcp-server/routes";
+import { mcpSessionNamespace } from "../protocols/mcp-server/sessions";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -33,6 +36,7 @@ export function createApp(
         readSlackSettings(c.env);
         readAccessSettings(c.env);
         inboxNamespace(c.env);
+        mcpSessionNamespace(c.env);
         approverDirectory(c.env, options.approverGroups);
         await next();
       })
@@ -52,6 +56,8 @@ export function createApp(
       .route("/", approvalRoutes())
       .route("/", inboxRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
+      .route("/", a2aRoutes(agents, options.approverGroups))
+      .route("/", mcpRoutes())
       .notFound(() => {
         throw new ApiError(404, "not_found", "no such route");
       })

@@ -2,12 +2,11 @@ import { Hono } from "hono";
 import { statusOf } from "./status";
 import type * as z from "zod";
 import type { EdgeEnv } from "../settings";
-import { notifySigningSecret, readConfig } from "../settings";
+import { readConfig } from "../settings";
 import type { AgentDefinition } from "../agent";
 import { agentTools, describeTool } from "../agent";
 import { bearerAuth } from "./auth";
 import { ApiError } from "./errors";
-import { checkCallbackUrl } from "../notify/callback-url";
 import { zValidator } from "@hono/zod-validator";
 import { invalidBody, limitBody, strictJson } from "./body";
 import {
@@ -18,12 +17,13 @@ import {
 } from "./schemas";
 import { createApproverToken } from "../approvals/approver-link";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../agent";
-import { newRunId, newThreadId, threadOf, threadStub } from "./threads";
+import { threadOf, threadStub } from "./threads";
 import { approvalUrl, publicBase, runLinks } from "../approvals/links";
 import { NO_STORE } from "./headers";
-import type { ApproverCheck, CancelOutcome, RunView, StartOutcome } from "../protocol";
-import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
-import { approvalGate } from "../../core/tools/approval";
+import type { ApproverCheck, CancelOutcome, RunView } from "../protocol";
+import type { ApproverGroupsInit } from "../approvals/groups";
+import { startAgentRun } from "./start-run";
+import { isRemoteTaskRequest } from "../../core/a2a/remote-task";
 
 type Bindings = { Bindings: EdgeEnv };
 
@@ -70,40 +70,11 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
             [{ path: "agent", message: "unknown agent" }],
           );
         }
-        if (!readConfig(c.env).llm && !agent.demoModel) {
-          throw new ApiError(
-            400,
-            "agent_has_no_model",
-            `agent ${JSON.stringify(agent.name)} has no model: set LLM_BASE_URL, LLM_STYLE and LLM_MODEL (LLM_API_KEY as a secret), or give the agent a demoModel`,
-            [{ path: "agent", message: "no model configured for this agent" }],
-          );
-        }
-        if (body.callbackUrl) {
-          const config = readConfig(c.env);
-          const checked = checkCallbackUrl(body.callbackUrl, config.callbackAllow);
-          if (!checked.ok) {
-            throw new ApiError(400, "invalid_callback_url", `callbackUrl ${checked.reason}`, [
-              { path: "callbackUrl", message: checked.reason },
-            ]);
-          }
-          notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
-        }
-        // A rule naming a group nobody defined would leave its requests undecidable: say so now.
-        const directory = approverDirectory(c.env, approverGroups);
-        for (const tool of await agentTools(agent, c.env)) {
-          const described = approvalGate(tool)?.describe();
-          if (described && !described.rulesByArgs && (described.group || described.anyOf)) {
-            directory.checkRules(described, { agent: agent.name, tool: tool.name });
-          }
-        }
-        const threadId = body.threadId ?? newThreadId();
-        const runId = newRunId(threadId);
         const base = publicBase(c);
-        const outcome: StartOutcome = await threadStub(c.env, threadId).start({
-          runId,
-          threadId,
-          agent: body.agent,
+        const outcome = await startAgentRun(c.env, approverGroups, {
+          agent,
           input: body.input,
+          ...(body.threadId ? { threadId: body.threadId } : {}),
           ...(body.callbackUrl ? { callbackUrl: body.callbackUrl } : {}),
           ...(body.metadata ? { metadata: body.metadata } : {}),
           ...(body.requestedBy ? { requestedBy: body.requestedBy } : {}),
@@ -114,8 +85,12 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
             outcome.code === "thread_busy" ? 409 : 400,
             outcome.code,
             outcome.message,
+            outcome.path
+              ? [{ path: outcome.path, message: outcome.reason ?? outcome.message }]
+              : undefined,
           );
         }
+        const { runId, threadId } = outcome;
         return c.json(
           { runId, threadId, status: outcome.run.status, links: runLinks(base, runId) },
           202,
@@ -132,17 +107,19 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         throw new ApiError(404, "run_not_found", `no run ${runId}`);
       }
       const base = publicBase(c);
-      const link = view.pending
-        ? {
-            approvalUrl: await approvalUrl(
-              base,
-              readConfig(c.env).webhookSecrets,
-              { threadId, runId },
-              view.pending,
-              view.expiresAt ? Date.parse(view.expiresAt) : null,
-            ),
-          }
-        : {};
+      // A remote_task wait is nobody's to decide: no approval link for it.
+      const link =
+        view.pending && !isRemoteTaskRequest(view.pending)
+          ? {
+              approvalUrl: await approvalUrl(
+                base,
+                readConfig(c.env).webhookSecrets,
+                { threadId, runId },
+                view.pending,
+                view.expiresAt ? Date.parse(view.expiresAt) : null,
+              ),
+            }
+          : {};
       // An approval link is a bearer credential: no cache keeps a response that holds one.
       return c.json(
         { ...view, links: runLinks(base, runId), ...link },

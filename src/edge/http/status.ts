@@ -12,6 +12,7 @@ export const STATUS_OF: Record<DecisionRefusalCode, ContentfulStatusCode> = {
   request_not_found: 404,
   request_not_pending: 409,
   request_expired: 409,
+  request_not_decidable: 409,
   already_decided: 409,
   conflicting_decision: 409,
   args_changed: 409,

@@ -31,6 +31,7 @@ import {
 } from "../../inbox/schemas";
 import { INBOX_PATHS } from "./inbox";
 import { PROTOCOL_PATHS } from "../../protocols/openapi";
+import { AGENT_PROTOCOL_PATHS } from "../../protocols/agent-openapi";
 import { error, html, json, ref } from "./parts";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
@@ -277,7 +278,7 @@ function openApiDocument(): unknown {
             404: error("Unknown run or request"),
             409: {
               description:
-                "request_not_pending, request_expired (also before the expiry alarm has run), already_decided, conflicting_decision (this member voted otherwise); or args_changed: the approval's argsHash is not the current arguments' version (or is missing once they were edited) — the body then carries the current `args` and `argsHash`, and nothing was recorded",
+                "request_not_pending, request_expired (also before the expiry alarm has run), request_not_decidable (a remote_task wait, answered by its remote A2A task), already_decided, conflicting_decision (this member voted otherwise); or args_changed: the approval's argsHash is not the current arguments' version (or is missing once they were edited) — the body then carries the current `args` and `argsHash`, and nothing was recorded",
               content: {
                 "application/json": {
                   schema: { oneOf: [ref("Error"), ref("ArgsChanged")] },
@@ -321,6 +322,7 @@ function openApiDocument(): unknown {
       },
       ...INBOX_PATHS,
       ...PROTOCOL_PATHS,
+      ...AGENT_PROTOCOL_PATHS,
       "/metrics": {
         get: {
           operationId: "getMetrics",

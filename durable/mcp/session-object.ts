@@ -1,0 +1,94 @@
+/**
+ * One Durable Object per MCP session (binding `MCP_SESSIONS`, named by the session id): it
+ * holds the session's SDK server and its web-standard streamable HTTP transport, so an
+ * elicitation reply (a later POST of the same session) reaches the call that asked. Thin:
+ * the server is src/edge/protocols/mcp-server.
+ *
+ * After eviction: the session (the SDK server, its transport, any elicitation it waits on)
+ * lives in memory only. An object that wakes up without it answers every request but an
+ * `initialize` with 404 and JSON-RPC error -32001 "session not found", which the MCP
+ * specification tells a client to answer by initializing a new session. Nothing durable is
+ * lost: the runs live in their threads, so a call cut off this way is read with `get_run`
+ * (its run id is in the progress messages and in any pending result), and a request it had
+ * elicited is still open for the group, the inbox or the approval link.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { EdgeEnv } from "../../src/edge/settings";
+import type { WorkerOptions } from "../../src/edge/create-worker";
+import {
+  NEW_SESSION_HEADER,
+  SESSION_ID_HEADER,
+} from "../../src/edge/protocols/mcp-server/sessions";
+import { sessionServer } from "../../src/edge/protocols/mcp-server/server";
+
+export type McpSessionObjectClass<Env = unknown> = new (
+  ctx: DurableObjectState,
+  env: Env,
+) => DurableObject<Env>;
+
+export function createMcpSessionClass(options: WorkerOptions): McpSessionObjectClass<EdgeEnv> {
+  return class McpSessionObject extends DurableObject<EdgeEnv> {
+    #transport: WebStandardStreamableHTTPServerTransport | undefined;
+
+    override async fetch(request: Request): Promise<Response> {
+      const sessionId = request.headers.get(SESSION_ID_HEADER) ?? "";
+      if (!this.#transport) {
+        if (!(await isInitialize(request.clone()))) {
+          if (request.headers.get(NEW_SESSION_HEADER) === "1") {
+            return Response.json(
+              {
+                jsonrpc: "2.0",
+                id: null,
+                error: { code: -32600, message: "a session starts with initialize" },
+              },
+              { status: 400 },
+            );
+          }
+          return Response.json(
+            {
+              jsonrpc: "2.0",
+              id: null,
+              error: {
+                code: -32001,
+                message:
+                  "MCP session not found (it ended, or its object was evicted): initialize a new session",
+              },
+            },
+            { status: 404 },
+          );
+        }
+        const base = request.headers.get("x-toolnexus-base") ?? new URL(request.url).origin;
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => sessionId,
+        });
+        const server = sessionServer({
+          env: this.env,
+          agents: options.agents,
+          approverGroups: options.approverGroups,
+          base,
+        });
+        await server.connect(transport);
+        this.#transport = transport;
+      }
+      return this.#transport.handleRequest(request);
+    }
+  };
+}
+
+/** Is this request an `initialize` (the only one a session may start with)? */
+async function isInitialize(request: Request): Promise<boolean> {
+  if (request.method !== "POST") {
+    return false;
+  }
+  try {
+    const body = (await request.json()) as unknown;
+    const messages = Array.isArray(body) ? body : [body];
+    return messages.some(
+      (m) =>
+        typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize",
+    );
+  } catch {
+    return false;
+  }
+}
