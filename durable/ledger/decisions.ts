@@ -13,6 +13,8 @@ import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import { settledEvent, type InboxOutbox } from "../outbox/inbox";
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
 import { castVote, expired, type EditCheck } from "./votes";
+import { decisionView } from "../storage/decision-view";
+import { openRequests } from "../storage/open-requests";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import { originalArgs } from "../../src/core/approvers/vote";
 import type { VoteStore } from "../storage/vote-store";
@@ -20,39 +22,11 @@ import {
   answerOfRow,
   parseJson,
   pendingOfRow,
-  type DecisionRow,
   type RunRow,
   type RunStore,
 } from "../storage/run-store";
 
 export type { DecisionInput, DecisionOutcome, DecisionView };
-
-export function decisionView(row: DecisionRow): DecisionView {
-  return {
-    requestId: row.request_id,
-    decision: row.decision,
-    answer: answerOfRow(row),
-    channel: row.channel,
-    decidedBy: row.decided_by,
-    webhookId: row.webhook_id,
-    decidedAt: new Date(row.decided_at).toISOString(),
-    appliedAt: row.applied_at === null ? null : new Date(row.applied_at).toISOString(),
-  };
-}
-
-/** Every request the run is suspended on: the surfaced one and its halted siblings. */
-export function openRequests(store: RunStore, run: RunRow): Request[] {
-  const inline = parseJson<Request>(run.inline_request);
-  const active = run.status === "pending" || run.status === "running";
-  const inlineOpen = inline && active && !store.decision(inline.id) ? [inline] : [];
-  if (run.status !== "pending") {
-    return inlineOpen;
-  }
-  const surfaced = pendingOfRow(run);
-  const siblings = store.slots(run.run_id).flatMap((s) => (s.pending ? [s.pending] : []));
-  const all = surfaced ? [surfaced, ...siblings.filter((r) => r.id !== surfaced.id)] : siblings;
-  return [...all, ...inlineOpen.filter((r) => !all.some((a) => a.id === r.id))];
-}
 
 export function answerFor(
   input: Pick<DecisionInput, "requestId" | "decision" | "data" | "reason">,

@@ -11,7 +11,7 @@ import { eligibleMembers, quorumOf, rulesOf, type Rules } from "../../src/core/a
 import { decideVote, type Vote } from "../../src/core/approvers/vote";
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
-import { decisionView } from "./decisions";
+import { decisionView } from "../storage/decision-view";
 import { pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
 

@@ -8,7 +8,7 @@ import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import { currentArgs, liveApprovals } from "../../src/core/approvers/vote";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import type { NotificationSource, NotifyMessage } from "../../src/edge/protocol";
-import { openRequests } from "../ledger/decisions";
+import { openRequests } from "../storage/open-requests";
 import { parseJson } from "../storage/run-store";
 import type { ThreadContext } from "../thread/context";
 

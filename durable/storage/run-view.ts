@@ -3,7 +3,7 @@ import type { Request, Usage } from "../../src/core/types";
 import { currentArgs, liveApprovals, originalArgs } from "../../src/core/approvers/vote";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
-import { decisionView } from "../ledger/decisions";
+import { decisionView } from "./decision-view";
 import { parseJson, pendingOfRow, type EventRow, type RunRow, type RunStore } from "./run-store";
 import type { ApprovalRow, VoteStore } from "./vote-store";
 

@@ -6,7 +6,7 @@
 import type { Answer, Message, Request, RunResult } from "../../src/core/types";
 import type { RunEvent } from "../../src/core/events";
 import type { RunState } from "../../src/core/loop/run-loop";
-import type { DriverDeps, Work } from "./driver";
+import type { DriverDeps, Work } from "./driver-deps";
 import type { RunRow, ToolMessage } from "../storage/run-store";
 
 /** Kernel events → the run's event log (the SSE vocabulary). `done` is recorded by `finish`. */

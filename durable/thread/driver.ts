@@ -11,51 +11,15 @@ import { createToolkit, type Toolkit } from "../../src/core/toolkit";
 import { answerDeclined } from "../../src/core/answers";
 import { errorMessage } from "../../src/core/errors";
 import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../src/edge/agent";
-import type { EdgeConfig, EdgeEnv } from "../../src/edge/settings";
 import { edgeMetrics } from "../../src/edge/metrics";
-import type { ErrorInfo } from "../../src/edge/error-sink";
 import { refusalText } from "../../src/edge/approvals/refusal";
 import { closeOpenTurn } from "./close-turn";
 import { checkpointer } from "./checkpoint";
-import type { InboxHooks } from "../outbox/inbox";
-import { durableElicitation, type InlineDeps, type InlineWaiters } from "./elicitation";
-import {
-  answerOfRow,
-  pendingOfRow,
-  type DecisionRow,
-  type RunRow,
-  type RunStore,
-} from "../storage/run-store";
+import type { DriverDeps, Work } from "./driver-deps";
+import { durableElicitation, type InlineDeps } from "./elicitation";
+import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../storage/run-store";
 
-export interface DriverDeps {
-  store: RunStore;
-  agents: ReadonlyMap<string, AgentDefinition>;
-  config: EdgeConfig;
-  env: EdgeEnv;
-  fetch?: typeof fetch;
-  now(): number;
-  /** Groups synchronous writes into one atomic commit. */
-  transaction<T>(fn: () => T): T;
-  /** Appends to the run's event log and pushes to live listeners. */
-  record(runId: string, type: string, data: unknown): void;
-  /** The application's error sink (`createEdge({ onError })`). */
-  report?: (error: unknown, info: ErrorInfo) => void;
-  /** A run halted on `request`: notify its approver. */
-  halted(run: RunRow, request: Request): Promise<void>;
-  /** Decisions for MCP elicitations being waited for inline. */
-  waiters: InlineWaiters;
-  elicitationWindowMs: number;
-  /** ctx.suspendAfterMs for every call: how long an A2A call polls inline before `remote_task`. */
-  remoteTaskWindowMs?: number;
-  /** The driver started (true) or stopped (false) waiting inline for a decision (see durable/elicitation.ts). */
-  parked?: (waiting: boolean) => void;
-  /** The approvals inbox's outbox (durable/inbox-outbox.ts); each hook runs inside its change's transaction. */
-  inbox?: InboxHooks;
-}
-
-export type Work =
-  | { kind: "continue"; recovering: boolean }
-  | { kind: "answer"; decision: DecisionRow; request: Request; finalOnly: boolean };
+export type { DriverDeps, Work } from "./driver-deps";
 
 /** What the stored state says should happen next for this run, or undefined. */
 export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {

@@ -29,7 +29,7 @@ import type { SlackSource } from "../../src/edge/slack/sync";
 import type { RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
 import { loggedEvent, runSummary, runView } from "../storage/run-view";
-import { openRequests } from "../ledger/decisions";
+import { openRequests } from "../storage/open-requests";
 import { checkApprover, describeRequest } from "../ledger/request-view";
 import type { InboxOutbox } from "../outbox/inbox";
 import type { SlackMessages } from "../outbox/slack-messages";

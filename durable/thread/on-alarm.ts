@@ -4,7 +4,7 @@
  * retry both outboxes, and arm itself for the next timer.
  */
 import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
-import { openRequests } from "../ledger/decisions";
+import { openRequests } from "../storage/open-requests";
 import type { OutboxDelivery } from "../outbox/delivery";
 import { fireTimers } from "./reminders";
 import { drive } from "./drive";

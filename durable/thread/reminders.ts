@@ -8,7 +8,7 @@ import type { Request } from "../../src/core/types";
 import { parseDuration } from "../../src/core/approvers/duration";
 import { rulesOf } from "../../src/core/approvers/rules";
 import type { NotifyMessage } from "../../src/edge/protocol";
-import { openRequests } from "../ledger/decisions";
+import { openRequests } from "../storage/open-requests";
 import type { RunRow, RunStore } from "../storage/run-store";
 import type { ApprovalRow, VoteStore } from "../storage/vote-store";
 

@@ -2,6 +2,7 @@
  * The worker's configuration, read from its environment and checked up front so a
  * misconfiguration fails with a message that names the variable.
  */
+import { ConfigError } from "./config-error";
 import { type CallbackAllow, parseCallbackAllow } from "./notify/callback-url";
 import type { DriveMessage, NotifyMessage } from "./protocol";
 import { checkKeySecret } from "./secret-key";
@@ -66,9 +67,7 @@ export interface EdgeConfig {
   bindings: EdgeBindings;
 }
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
+export { ConfigError } from "./config-error";
 
 const parsed = new WeakMap<EdgeEnv, EdgeConfig>();
 

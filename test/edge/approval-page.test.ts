@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   type ApprovalPageView,
-  pageHeaders,
   renderApprovalPage,
   renderMessagePage,
 } from "../../src/edge/approvals/page";
+import { pageHeaders } from "../../src/edge/pages/layout";
 
 const VIEW: ApprovalPageView = {
   prompt: "Send the email?",

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { SELF } from "cloudflare:test";
 import { api, BASE, getRun, waitForStatus } from "../helpers/edge";
 import { startPending, until } from "../helpers/durable";
-import { renderInboxPage, relative } from "../../src/edge/inbox/page";
+import { renderInboxPage } from "../../src/edge/inbox/page";
+import { relative } from "../../src/edge/pages/layout";
 import type { InboxItem } from "../../src/edge/inbox/item";
 
 async function signIn(approver: string, base = BASE): Promise<string> {

@@ -6,7 +6,7 @@
  * the identity. Both variables or neither; neither ⇒ Access is not used.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
-import { ConfigError } from "../settings";
+import { ConfigError } from "../config-error";
 
 export interface AccessEnv {
   ACCESS_TEAM_DOMAIN?: string;

@@ -4,7 +4,7 @@
  * model and from tools, so they are attacker-controlled as far as the page is concerned.
  */
 
-import { relative } from "../inbox/page";
+import { esc, layout, prettyJson, utcAndRelative } from "../pages/layout";
 
 /** What the approval page shows for one pending request. */
 export interface ApprovalPageView {
@@ -40,18 +40,6 @@ export interface ApprovalPageView {
   /** The render time, for "in 14 minutes" (default: now). */
   now?: number;
 }
-
-const STYLE = `
-body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
-h1{font-size:1.4rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}
-dt{color:#555}dd{margin:0;word-break:break-all}
-pre{background:#f4f4f4;padding:.75rem;overflow:auto;white-space:pre-wrap;word-break:break-word}
-label{display:block;margin-top:.75rem;font-weight:600}
-input,textarea{width:100%;box-sizing:border-box;font:inherit;padding:.4rem}
-.hint{font-weight:400;color:#555}.actions{margin-top:1rem;display:flex;gap:.75rem}
-button{font:inherit;padding:.5rem 1.25rem;border-radius:.3rem;border:1px solid #888;cursor:pointer}
-.approve{background:#1b6e2e;color:#fff;border-color:#1b6e2e}
-.ok{color:#1b6e2e}.error{color:#a61b1b}`;
 
 /**
  * The approval page: prompt, tool, arguments, expiry, and ONE POST form whose two submit
@@ -128,23 +116,6 @@ export function renderMessagePage(
 }
 
 /**
- * Headers for both pages: no caching (they hold a bearer token in the URL), no referrer
- * leak of that URL, no framing (clickjacking an Approve button), nothing but inline CSS.
- */
-export function pageHeaders(): Record<string, string> {
-  return {
-    "content-type": "text/html; charset=utf-8",
-    "Referrer-Policy": "no-referrer",
-    "Content-Security-Policy":
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    "X-Frame-Options": "DENY",
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-  };
-}
-
-/** One labelled text input per property of a flat JSON Schema object; unknown shapes render nothing. */
-/**
  * "Edit arguments": one JSON field per editable key, prefilled with the current value. Left
  * as they are, the fields change nothing (unchanged keys are not edits).
  */
@@ -167,6 +138,7 @@ ${fields}
 `;
 }
 
+/** One labelled text input per property of a flat JSON Schema object; unknown shapes render nothing. */
 function renderFields(schema: unknown): string {
   if (!isRecord(schema) || !isRecord(schema.properties)) {
     return "";
@@ -190,24 +162,6 @@ function renderFields(schema: unknown): string {
     .join("");
 }
 
-/** The page skeleton every server-rendered page shares (inline CSS only, no script). */
-export function layout(title: string, body: string, extraStyle = ""): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${esc(title)}</title>
-<style>${STYLE}${extraStyle}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`;
-}
-
 function renderVotes(view: ApprovalPageView): string {
   const items = (view.votes ?? []).map(
     (v) =>
@@ -218,44 +172,10 @@ function renderVotes(view: ApprovalPageView): string {
 ${items.length ? `<ul>${items.join("")}</ul>` : "<p>No votes yet.</p>"}`;
 }
 
-/** "2026-11-30 20:10:00 UTC (in 14 minutes)", computed at render. */
-function utcAndRelative(iso: string, now: number): string {
-  const at = Date.parse(iso);
-  if (!Number.isFinite(at)) {
-    return iso;
-  }
-  const utc = new Date(at)
-    .toISOString()
-    .replace(/\.\d{3}Z$/, "")
-    .replace("T", " ");
-  return `${utc} UTC (${relative(at, now)})`;
-}
-
 function row(term: string, definition: string): string {
   return `<dt>${term}</dt><dd>${definition}</dd>`;
 }
 
-export function prettyJson(value: unknown): string {
-  if (value === undefined) {
-    return "(no arguments)";
-  }
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value); // cycles or BigInt: still show something rather than fail the page
-  }
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Escapes text for both element content and double- or single-quoted attributes. */
-export function esc(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
 }

@@ -7,7 +7,8 @@ import {
   verifyApprovalToken,
   type ApprovalClaims,
 } from "./approval-token";
-import { pageHeaders, renderApprovalPage, renderMessagePage } from "./page";
+import { renderApprovalPage, renderMessagePage } from "./page";
+import { pageHeaders } from "../pages/layout";
 import { threadStub } from "../http/threads";
 import { approvalSubject } from "./links";
 import type { DecisionOutcome, RequestDescription } from "../protocol";

@@ -5,7 +5,8 @@
  * approval page's headers and CSP apply. Times are UTC plus "in 14 minutes", computed at
  * render, so the page needs no clock of its own.
  */
-import { esc, layout, prettyJson } from "../approvals/page";
+import { esc, layout, prettyJson, time } from "../pages/layout";
+
 import type { InboxItem } from "./item";
 import { editableKeys, editedArgs } from "../approvals/arg-edits";
 
@@ -138,33 +139,6 @@ function edited(item: InboxItem): string {
 
 function expiry(item: InboxItem, now: number): string {
   return item.expiresAt ? `expires ${time(Date.parse(item.expiresAt), now)}` : "no expiry";
-}
-
-/** `<time>` with the UTC instant and how far it is from the render. */
-export function time(at: number, now: number): string {
-  const utc = new Date(at)
-    .toISOString()
-    .replace(/\.\d{3}Z$/, "Z")
-    .replace("T", " ");
-  return `<time datetime="${esc(new Date(at).toISOString())}">${esc(utc.replace("Z", " UTC"))} (${esc(relative(at, now))})</time>`;
-}
-
-/** "in 14 minutes", "3 hours ago", "just now". */
-export function relative(at: number, now: number): string {
-  const seconds = Math.round((at - now) / 1000);
-  const abs = Math.abs(seconds);
-  if (abs < 45) {
-    return "just now";
-  }
-  const units: Array<[number, string]> = [
-    [86_400, "day"],
-    [3600, "hour"],
-    [60, "minute"],
-  ];
-  const [size, unit] = units.find(([size]) => abs >= size) ?? [60, "minute"];
-  const n = Math.round(abs / size);
-  const phrase = `${n} ${unit}${n === 1 ? "" : "s"}`;
-  return seconds > 0 ? `in ${phrase}` : `${phrase} ago`;
 }
 
 function clip(text: string, max: number): string {

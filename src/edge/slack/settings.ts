@@ -3,7 +3,7 @@
  * buttons nobody can press, a signing secret without the token could not update a message.
  * Neither ⇒ Slack is off: nothing is posted and `/slack/interactions` answers 404.
  */
-import { ConfigError } from "../settings";
+import { ConfigError } from "../config-error";
 
 export const SLACK_DEFAULT_API_URL = "https://slack.com/api/";
 
