@@ -22,8 +22,8 @@ import { NotifyOutbox } from "../outbox/notify";
 import { NotifyDelivered } from "../outbox/notify-delivered";
 import { notifySends, type NotifySends } from "../outbox/notify-sends";
 import { EventHub } from "./event-hub";
-import { InlineWaiters } from "./elicitation";
-import { DriveLock } from "./drive-lock";
+import { InlineWaiters } from "./drive/elicitation";
+import { DriveLock } from "./drive/drive-lock";
 import { RemoteTaskWaits, withoutRemoteTasks } from "./remote-tasks";
 
 export interface ThreadObjectOptions {

@@ -7,7 +7,7 @@ import type { CancelOutcome, StartInput, StartOutcome } from "../../src/edge/pro
 import { pendingOfRow } from "../storage/run-store";
 import { runView } from "../storage/run-view";
 import type { OutboxDelivery } from "../outbox/delivery";
-import { closeOpenTurn } from "./close-turn";
+import { closeOpenTurn } from "./drive/close-turn";
 import { armAlarm } from "./alarms";
 import { sendResume, type ThreadContext } from "./context";
 

@@ -3,7 +3,7 @@
  * and a definition it is a sub-agent of this runtime (SPEC §7D: `agent.run`, `agent.asTool()`);
  * with `{ card }` it is a remote A2A agent whose skills become tools (SPEC §7A).
  */
-import { agent as remoteAgent, type A2AAgent, type AgentOptions } from "./a2a/index";
+import { agent as remoteAgent, type A2AAgent, type AgentOptions } from "./a2a";
 import { agent as localAgent, type Agent } from "./agents/agent";
 import type { AgentDef } from "./agents/types";
 

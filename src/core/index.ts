@@ -53,8 +53,8 @@ export {
   parseAgentsConfig,
   DEFAULT_A2A_POLL_MS,
   DEFAULT_A2A_TIMEOUT_MS,
-} from "./a2a/index";
-export type { A2AAgent, A2AAgentConfig, AgentOptions } from "./a2a/index";
+} from "./a2a";
+export type { A2AAgent, A2AAgentConfig, AgentOptions } from "./a2a";
 export type { Toolkit, ToolkitOptions, ToolSource, ToolSourceLoader } from "./toolkit";
 export {
   parseMcpConfig,
@@ -91,7 +91,7 @@ export type {
   ChatMessage,
   ChatTool,
   ChatToolChoice,
-} from "./translate";
+} from "./client/translate";
 export type { ResumeInput } from "./loop/resume";
 export type { Hooks } from "./hooks";
 export type { RunEvent } from "./events";

@@ -4,13 +4,8 @@
  * that cannot be reached named by its URL (never its credentials) and the cause.
  */
 import { describe, expect, it } from "vitest";
-import {
-  ProviderError,
-  createClient,
-  createInProcessClient,
-  createToolkit,
-} from "../../src/core/index";
-import { endpointLabel, failureCause } from "../../src/core/client/endpoint-label";
+import { ProviderError, createClient, createInProcessClient, createToolkit } from "../../src/core";
+import { endpointLabel, failureCause } from "../../src/core/providers/endpoint-label";
 
 const noSleep = async () => {};
 

@@ -14,7 +14,7 @@ import {
   pendingOf,
   questionTool,
   renderQuestions,
-} from "../../src/core/index";
+} from "../../src/core";
 
 const questions = [
   { question: "Which plan?", header: "Plan", options: ["basic", "pro", "team"] },

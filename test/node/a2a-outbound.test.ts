@@ -12,12 +12,7 @@ import {
   type AgentExecutor,
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
-import {
-  agent,
-  remoteTaskAnswer,
-  remoteTaskData,
-  remoteTaskPoller,
-} from "../../src/core/a2a/index";
+import { agent, remoteTaskAnswer, remoteTaskData, remoteTaskPoller } from "../../src/core/a2a";
 import { pendingOf } from "../../src/core/answers";
 import { createToolkit } from "../../src/core/toolkit";
 import { createInProcessClient } from "../../src/core/client";

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createClient, createToolkit, defineTool, requireApproval } from "../../src/core/index";
+import { createClient, createToolkit, defineTool, requireApproval } from "../../src/core";
 import { scriptedReply, startFakeModel } from "../../scripts/lib/fake-model.mjs";
 
 let model: { url: string; close(): Promise<void> };

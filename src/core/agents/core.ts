@@ -7,11 +7,11 @@ import type { Answer, RefusalText, WaitFor } from "../types";
 import type { Hooks } from "../hooks";
 import type { MetricEvent } from "../metrics";
 import type { ConversationStore } from "../client/conversation-store";
-import type { Clock } from "./clock";
-import type { TurnGate } from "./gates";
+import type { Clock } from "./limits/clock";
+import type { TurnGate } from "./limits/gates";
 import type { Registry } from "./registry";
 import type { AgentModelBackend } from "./model";
-import type { HandleRecord, Live } from "./handle";
+import type { HandleRecord, Live } from "./tree/handle";
 import type {
   AgentDef,
   AgentResult,

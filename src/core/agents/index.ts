@@ -12,11 +12,11 @@ export {
   type HandleRef,
 } from "./runtime";
 export { AgentConfigError } from "./registry";
-export { systemClock, virtualClock, type Clock, type VirtualClock } from "./clock";
+export { systemClock, virtualClock, type Clock, type VirtualClock } from "./limits/clock";
 export type { AgentModelBackend } from "./model";
 export type { TransitionEvent } from "./core";
-export type { RuntimeSnapshot } from "./snapshot";
-export type { HandleRecord, HaltedTurn, Spent } from "./handle";
+export type { RuntimeSnapshot } from "./tree/snapshot";
+export type { HandleRecord, HaltedTurn, Spent } from "./tree/handle";
 export { AGENT_STATUSES } from "./types";
 export type {
   AgentDef,

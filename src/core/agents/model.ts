@@ -14,7 +14,7 @@ import {
   type CommonClientOptions,
   type InProcessClientOptions,
 } from "../client";
-import type { TurnGate } from "./gates";
+import type { TurnGate } from "./limits/gates";
 
 /** How to reach the model: a local `generate` (tests, rule-based agents) or a wire endpoint. */
 export type AgentModelBackend =

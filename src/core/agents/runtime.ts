@@ -14,18 +14,25 @@ import type { Hooks } from "../hooks";
 import type { MetricEvent } from "../metrics";
 import { memoryConversationStore, type ConversationStore } from "../client/conversation-store";
 import { ResumeError } from "../errors";
-import { systemClock, type Clock } from "./clock";
-import { turnGate } from "./gates";
+import { systemClock, type Clock } from "./limits/clock";
+import { turnGate } from "./limits/gates";
 import { AgentConfigError, buildRegistry } from "./registry";
 import type { AgentModelBackend } from "./model";
-import { describeExhausted, carve, exhausted, spawnRefusal } from "./budget";
-import { DEFAULT_INBOX_CAP, admit, normalizeItem } from "./inbox";
-import { ROOT_ID, newLive, newRecord, nextChildId, type HandleRecord, type Live } from "./handle";
+import { describeExhausted, carve, exhausted, spawnRefusal } from "./limits/budget";
+import { DEFAULT_INBOX_CAP, admit, normalizeItem } from "./limits/inbox";
+import {
+  ROOT_ID,
+  newLive,
+  newRecord,
+  nextChildId,
+  type HandleRecord,
+  type Live,
+} from "./tree/handle";
 import { chainOf, get, transition, viewOf, type RuntimeCore, type TransitionEvent } from "./core";
-import { resultOf, runTurn } from "./turn";
-import { close, interrupt } from "./lifecycle";
-import { answerTree } from "./resume";
-import { restoreRecords, type RuntimeSnapshot } from "./snapshot";
+import { resultOf, runTurn } from "./tree/turn";
+import { close, interrupt } from "./tree/lifecycle";
+import { answerTree } from "./tree/resume";
+import { restoreRecords, type RuntimeSnapshot } from "./tree/snapshot";
 import type {
   AgentDef,
   AgentResult,

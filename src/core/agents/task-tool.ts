@@ -13,7 +13,7 @@
 import type { Context, Request, Tool, ToolResult } from "../types";
 import { errorMessage } from "../errors";
 import type { AgentDef, AgentResult, CloseReason } from "./types";
-import type { Live } from "./handle";
+import type { Live } from "./tree/handle";
 import type { RuntimeCore } from "./core";
 
 export function taskTool(core: RuntimeCore, parent: Live, team: AgentDef[]): Tool {

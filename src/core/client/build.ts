@@ -9,7 +9,7 @@ import { MetricsRegistry, type MetricEvent } from "../metrics";
 import { memoryConversationStore } from "./conversation-store";
 import { shapeRequestParams } from "./request-params";
 import { runTurns, type LoopConfig, type ModelCaller, type RunState } from "../loop/run-loop";
-import { translateOnce, type TranslateSend } from "../translate";
+import { translateOnce, type TranslateSend } from "./translate";
 import { eventStream, refusedStream } from "../streaming/event-stream";
 import { continueRun, resumeRun, type ContinueInput, type ResumeInput } from "../loop/resume";
 import type { Client, CommonClientOptions, RunOptions } from "./options";

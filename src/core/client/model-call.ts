@@ -11,7 +11,7 @@ import { ProviderError, RunAbortedError, excerpt, errorMessage } from "../errors
 import { RETRYABLE_STATUS, backoffDelay, parseRetryAfter, sleep as defaultSleep } from "./retry";
 import { StreamInterruptedError, readSseEvents } from "../streaming/sse";
 import { fetchSignal } from "../streaming/fetch-signal";
-import { endpointLabel, failureCause } from "./endpoint-label";
+import { endpointLabel, failureCause } from "../providers/endpoint-label";
 
 export interface WireCallOptions {
   style: WireStyle;

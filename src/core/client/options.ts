@@ -11,7 +11,7 @@ import type { RunEvent } from "../events";
 import type { MetricEvent } from "../metrics";
 import type { ConversationStore } from "./conversation-store";
 import type { CallCheckpoint, RunState } from "../loop/run-loop";
-import type { TranslateRequest, TranslateResult } from "../translate";
+import type { TranslateRequest, TranslateResult } from "./translate";
 import type { ContinueInput, ResumeInput } from "../loop/resume";
 
 export interface CommonClientOptions {

@@ -30,9 +30,10 @@ import {
   InboxItemSchema,
 } from "../../inbox/schemas";
 import { INBOX_PATHS } from "./inbox";
-import { PROTOCOL_PATHS } from "../../protocols/openapi";
-import { AGENT_PROTOCOL_PATHS } from "../../protocols/agent-openapi";
-import { error, html, json, ref } from "./parts";
+import { APPROVAL_PAGE_PATHS } from "./approval-page";
+import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
+import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
+import { error, json, ref } from "./parts";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
@@ -80,13 +81,6 @@ function components() {
   return schemas;
 }
 
-/** The approval page answers every problem with a page, never a stack trace. */
-const PAGE_RESPONSES = {
-  400: html("Invalid link (altered, or signed with another key), or an invalid form"),
-  404: html("Unknown run or request"),
-  409: html("Already decided, or the run has nothing left to decide"),
-  410: html("The link has expired"),
-};
 const bearer = [{ bearer: [] }];
 /** Open routes say so: no credential (the page and inbox routes check their own tokens and cookies). */
 const open: never[] = [];
@@ -289,37 +283,7 @@ function openApiDocument(): unknown {
           },
         },
       },
-      "/approve/{token}": {
-        get: {
-          operationId: "showApprovalPage",
-          summary: "Approval page (renders only)",
-          security: open,
-          parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
-          responses: { 200: html("The request with Approve / Decline"), ...PAGE_RESPONSES },
-        },
-        post: {
-          operationId: "decideOnApprovalPage",
-          summary:
-            "Decide from the approval page (form: decision=approve|decline, reason, field:<name>)",
-          security: open,
-          parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
-          requestBody: {
-            required: true,
-            content: {
-              "application/x-www-form-urlencoded": { schema: { type: "object" } },
-              "multipart/form-data": { schema: { type: "object" } },
-            },
-          },
-          responses: {
-            200: html("Decided (or an identical repeat)"),
-            ...PAGE_RESPONSES,
-            403: html(
-              "Not recorded: an anonymous link on a request with approver rules (a personal link or Access sign-in is needed), or this approver may not decide it (not_an_approver, own_request)",
-            ),
-            413: html("The form is over 16 KiB (reading stops there); nothing decided"),
-          },
-        },
-      },
+      ...APPROVAL_PAGE_PATHS,
       ...INBOX_PATHS,
       ...PROTOCOL_PATHS,
       ...AGENT_PROTOCOL_PATHS,

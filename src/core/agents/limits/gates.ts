@@ -6,7 +6,7 @@
  * holder's signal, so a model call that never settles cannot keep the slot.
  * (Gate 1, the inbox, is in inbox.ts; gate 2, per-parent concurrency, in the runtime's wake.)
  */
-import { RunAbortedError } from "../errors";
+import { RunAbortedError } from "../../errors";
 
 export interface TurnGate {
   run<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T>;

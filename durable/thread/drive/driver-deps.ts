@@ -3,13 +3,13 @@
  * log, its hooks) and the work it finds in storage. Its own module, so the checkpoint writer
  * and the driver both read these types without importing each other.
  */
-import type { Request } from "../../src/core/types";
-import type { AgentDefinition } from "../../src/edge/agent";
-import type { EdgeConfig, EdgeEnv } from "../../src/edge/settings";
-import type { ErrorInfo } from "../../src/edge/error-sink";
-import type { InboxHooks } from "../outbox/inbox";
+import type { Request } from "../../../src/core/types";
+import type { AgentDefinition } from "../../../src/edge/agent";
+import type { EdgeConfig, EdgeEnv } from "../../../src/edge/settings";
+import type { ErrorInfo } from "../../../src/edge/error-sink";
+import type { InboxHooks } from "../../outbox/inbox";
 import type { InlineWaiters } from "./elicitation";
-import type { DecisionRow, RunRow, RunStore } from "../storage/run-store";
+import type { DecisionRow, RunRow, RunStore } from "../../storage/run-store";
 
 export interface DriverDeps {
   store: RunStore;
@@ -31,7 +31,7 @@ export interface DriverDeps {
   elicitationWindowMs: number;
   /** ctx.suspendAfterMs for every call: how long an A2A call polls inline before `remote_task`. */
   remoteTaskWindowMs?: number;
-  /** The driver started (true) or stopped (false) waiting inline for a decision (see thread/elicitation.ts). */
+  /** The driver started (true) or stopped (false) waiting inline for a decision (see drive/elicitation.ts). */
   parked?: (waiting: boolean) => void;
   /** The approvals inbox's outbox (outbox/inbox.ts); each hook runs inside its change's transaction. */
   inbox?: InboxHooks;

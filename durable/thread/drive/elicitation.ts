@@ -14,10 +14,10 @@
  *
  * Every decision goes through the ledger, so none is lost and none applies twice.
  */
-import type { Answer, Request } from "../../src/core/types";
-import { suspendCall, type ElicitationHandler } from "../../src/core/mcp/bridge";
-import type { RunStore } from "../storage/run-store";
-import type { InboxHooks } from "../outbox/inbox";
+import type { Answer, Request } from "../../../src/core/types";
+import { suspendCall, type ElicitationHandler } from "../../../src/core/mcp/bridge";
+import type { RunStore } from "../../storage/run-store";
+import type { InboxHooks } from "../../outbox/inbox";
 
 export const DEFAULT_ELICITATION_WINDOW_MS = 20_000;
 

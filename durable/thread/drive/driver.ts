@@ -4,20 +4,20 @@
  * with a fresh client, and persists at every turn boundary. Nothing is kept in
  * memory across a suspension: every step starts from storage.
  */
-import type { Request, RunResult, Usage } from "../../src/core/types";
-import type { RunEvent } from "../../src/core/events";
-import { createClient, createInProcessClient, type Client } from "../../src/core/client";
-import { createToolkit, type Toolkit } from "../../src/core/toolkit";
-import { answerDeclined } from "../../src/core/answers";
-import { errorMessage } from "../../src/core/errors";
-import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../src/edge/agent";
-import { edgeMetrics } from "../../src/edge/metrics";
-import { refusalText } from "../../src/edge/approvals/refusal";
+import type { Request, RunResult, Usage } from "../../../src/core/types";
+import type { RunEvent } from "../../../src/core/events";
+import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
+import { createToolkit, type Toolkit } from "../../../src/core/toolkit";
+import { answerDeclined } from "../../../src/core/answers";
+import { errorMessage } from "../../../src/core/errors";
+import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../../src/edge/agent";
+import { edgeMetrics } from "../../../src/edge/metrics";
+import { refusalText } from "../../../src/edge/approvals/refusal";
 import { closeOpenTurn } from "./close-turn";
 import { checkpointer } from "./checkpoint";
 import type { DriverDeps, Work } from "./driver-deps";
 import { durableElicitation, type InlineDeps } from "./elicitation";
-import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../storage/run-store";
+import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../../storage/run-store";
 
 export type { DriverDeps, Work } from "./driver-deps";
 

@@ -4,11 +4,11 @@
  * execution, no state: a toolkit given here is only declared to the model.
  */
 import * as z from "zod";
-import type { Tool, Usage } from "./types";
-import type { Toolkit } from "./toolkit";
-import type { Hooks } from "./hooks";
-import type { ModelRequest, ModelTurn } from "./providers/model";
-import { toOpenAIMessages } from "./providers/openai/messages";
+import type { Tool, Usage } from "../types";
+import type { Toolkit } from "../toolkit";
+import type { Hooks } from "../hooks";
+import type { ModelRequest, ModelTurn } from "../providers/model";
+import { toOpenAIMessages } from "../providers/openai/messages";
 import {
   ChatMessageSchema,
   ChatToolChoiceSchema,
@@ -20,7 +20,7 @@ import {
   type ChatRequest,
   type ChatTool,
   type ChatToolChoice,
-} from "./providers/chat";
+} from "../providers/chat";
 
 export type { ChatMessage, ChatTool, ChatToolChoice };
 

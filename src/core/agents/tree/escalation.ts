@@ -7,10 +7,10 @@
  * hop per level, until the root returns `pending`. Either way the request leaving its
  * handle carries `data.path`: the path of the handle that asked.
  */
-import type { Request, WaitFor } from "../types";
-import { raceAbort } from "./gates";
+import type { Request, WaitFor } from "../../types";
+import { raceAbort } from "../limits/gates";
 import { ROOT_ID, type Live } from "./handle";
-import { chainOf, transition, type RuntimeCore } from "./core";
+import { chainOf, transition, type RuntimeCore } from "../core";
 
 /** The request with `data.path` naming the handle that asked (a deeper path already set wins). */
 export function withPath(request: Request, path: string): Request {

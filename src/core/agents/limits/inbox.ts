@@ -5,7 +5,7 @@
  * ticks collapse into one counted entry; items from outside the receiver's chain of command
  * (another branch of the tree, or `external`) sit inside an explicitly untrusted block.
  */
-import type { InboxItem, PostResult } from "./types";
+import type { InboxItem, PostResult } from "../types";
 
 export const DEFAULT_INBOX_CAP = 64;
 /** The sender name the runtime's own timers use. */

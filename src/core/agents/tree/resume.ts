@@ -7,13 +7,13 @@
  * `idle→running` (the replay wake). If a level suspends again, the levels above stay parked
  * (zero tokens) and now wait on the new request.
  */
-import type { Answer } from "../types";
-import { AnswerSchema, isPlainAnswer } from "../wire";
-import { ResumeError } from "../errors";
+import type { Answer } from "../../types";
+import { AnswerSchema, isPlainAnswer } from "../../wire";
+import { ResumeError } from "../../errors";
 import { ROOT_ID, type Live } from "./handle";
-import { get, transition, type RuntimeCore } from "./core";
+import { get, transition, type RuntimeCore } from "../core";
 import { resultOf, runTurn, type TurnMode } from "./turn";
-import type { AgentResult } from "./types";
+import type { AgentResult } from "../types";
 
 export async function answerTree(
   core: RuntimeCore,

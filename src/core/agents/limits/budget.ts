@@ -3,10 +3,10 @@
  * every turn and spawn (a carve alone misses what siblings spent since), and the usage
  * roll-up that is the ledger both read.
  */
-import type { Usage } from "../types";
-import type { Budget, BudgetLimit } from "./types";
-import type { HandleRecord, Spent } from "./handle";
-import { addUsage } from "../providers/model";
+import type { Usage } from "../../types";
+import type { Budget, BudgetLimit } from "../types";
+import type { HandleRecord, Spent } from "../tree/handle";
+import { addUsage } from "../../providers/model";
 
 const POOLS = ["maxTurns", "maxTokens", "maxToolCalls"] as const;
 type Pool = (typeof POOLS)[number];

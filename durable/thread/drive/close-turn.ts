@@ -4,9 +4,9 @@
  * balanced transcript. Suspended calls are refused with reason "cancelled"; calls
  * that never ran say so; results already computed are kept.
  */
-import type { Message } from "../../src/core/types";
-import { declinedResult } from "../../src/core/suspension";
-import type { RunStore, ToolMessage } from "../storage/run-store";
+import type { Message } from "../../../src/core/types";
+import { declinedResult } from "../../../src/core/suspension";
+import type { RunStore, ToolMessage } from "../../storage/run-store";
 
 export function closeOpenTurn(store: RunStore, runId: string): void {
   const committed = store.committedMessages();

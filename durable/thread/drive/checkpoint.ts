@@ -3,11 +3,11 @@
  * SSE vocabulary), and each turn boundary into storage. Committed messages are
  * appended, never rewritten; the halted turn's results live in `slots`.
  */
-import type { Answer, Message, Request, RunResult } from "../../src/core/types";
-import type { RunEvent } from "../../src/core/events";
-import type { RunState } from "../../src/core/loop/run-loop";
+import type { Answer, Message, Request, RunResult } from "../../../src/core/types";
+import type { RunEvent } from "../../../src/core/events";
+import type { RunState } from "../../../src/core/loop/run-loop";
 import type { DriverDeps, Work } from "./driver-deps";
-import type { RunRow, ToolMessage } from "../storage/run-store";
+import type { RunRow, ToolMessage } from "../../storage/run-store";
 
 /** Kernel events → the run's event log (the SSE vocabulary). `done` is recorded by `finish`. */
 export function forward(deps: DriverDeps, runId: string, event: RunEvent): void {

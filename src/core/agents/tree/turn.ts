@@ -9,18 +9,18 @@
  * the placeholder never reaches it, so a replayed parent re-invokes `task` (and reattaches) —
  * and keeps the halted run in the record for the deepest handle's resume.
  */
-import type { Answer, Message, RunResult, Usage } from "../types";
-import type { RunState } from "../loop/run-loop";
-import { createToolkit, type Toolkit } from "../toolkit";
-import { errorMessage } from "../errors";
-import { buildHandleClient } from "./model";
+import type { Answer, Message, RunResult, Usage } from "../../types";
+import type { RunState } from "../../loop/run-loop";
+import { createToolkit, type Toolkit } from "../../toolkit";
+import { errorMessage } from "../../errors";
+import { buildHandleClient } from "../model";
 import { escalatingWaitFor, withPath } from "./escalation";
-import { describeExhausted, exhausted, remaining, spend } from "./budget";
-import { renderTurnInput } from "./inbox";
+import { describeExhausted, exhausted, remaining, spend } from "../limits/budget";
+import { renderTurnInput } from "../limits/inbox";
 import { ROOT_ID, type HandleRecord, type Live } from "./handle";
-import { chainOf, transition, type RuntimeCore } from "./core";
-import { taskTool } from "./task-tool";
-import type { AgentResult, AgentStatus } from "./types";
+import { chainOf, transition, type RuntimeCore } from "../core";
+import { taskTool } from "../task-tool";
+import type { AgentResult, AgentStatus } from "../types";
 
 export type TurnMode =
   | { kind: "fresh"; prompt: string | undefined }

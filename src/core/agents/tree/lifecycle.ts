@@ -5,11 +5,11 @@
  * closes the children leaf-first, lets a running turn finish within `shutdownMs` (then
  * interrupts it), calls `onClose`, and keeps the final state queryable.
  */
-import { errorMessage } from "../errors";
-import { get, transition, viewOf, type RuntimeCore } from "./core";
+import { errorMessage } from "../../errors";
+import { get, transition, viewOf, type RuntimeCore } from "../core";
 import { resultOf } from "./turn";
 import type { Live } from "./handle";
-import type { AgentResult, CloseReason } from "./types";
+import type { AgentResult, CloseReason } from "../types";
 
 export async function interrupt(core: RuntimeCore, id: string): Promise<void> {
   const live = get(core, id);

@@ -3,7 +3,7 @@
  * MCP server. Their bodies are JSON-RPC 2.0 envelopes, described as such (each method's
  * params follow the A2A v0.3 / 1.0 and MCP specifications, not repeated here).
  */
-import { error } from "../http/openapi/parts";
+import { error } from "../../http/openapi/parts";
 
 const bearer = [{ bearer: [] }];
 

@@ -26,10 +26,10 @@
  * Transcripts are not in the record: they live in the runtime's ConversationStore under the
  * handle id, and hold the pre-turn transcript while a handle is suspended (the §7D rewind).
  */
-import type { Message, Request, RunResult, Usage } from "../types";
-import type { Toolkit } from "../toolkit";
-import type { AgentDef, AgentResult, Budget, HandleState, InboxItem } from "./types";
-import { emptyUsage } from "../providers/model";
+import type { Message, Request, RunResult, Usage } from "../../types";
+import type { Toolkit } from "../../toolkit";
+import type { AgentDef, AgentResult, Budget, HandleState, InboxItem } from "../types";
+import { emptyUsage } from "../../providers/model";
 
 export interface Spent {
   turns: number;

@@ -3,22 +3,22 @@
  * lock, each run with work gets one unit at a time (`driveOnce`: a turn to its checkpoint,
  * or one applied decision), the watchdog armed before each, until no run progresses.
  */
-import type { Request as AgentRequest } from "../../src/core/types";
-import { errorMessage } from "../../src/core/errors";
-import { rulesOf } from "../../src/core/approvers/rules";
-import type { NotifyMessage } from "../../src/edge/protocol";
-import type { RunRow } from "../storage/run-store";
-import { toolOf } from "../ledger/votes";
-import type { OutboxDelivery } from "../outbox/delivery";
+import type { Request as AgentRequest } from "../../../src/core/types";
+import { errorMessage } from "../../../src/core/errors";
+import { rulesOf } from "../../../src/core/approvers/rules";
+import type { NotifyMessage } from "../../../src/edge/protocol";
+import type { RunRow } from "../../storage/run-store";
+import { toolOf } from "../../ledger/votes";
+import type { OutboxDelivery } from "../../outbox/delivery";
 import { driveOnce, type DriverDeps } from "./driver";
-import { startTimers } from "./reminders";
+import { startTimers } from "../reminders";
 import { DEFAULT_ELICITATION_WINDOW_MS } from "./elicitation";
-import { armAlarm, WATCHDOG_MS } from "./alarms";
-import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
+import { armAlarm, WATCHDOG_MS } from "../alarms";
+import { isRemoteTaskRequest } from "../../../src/core/a2a/remote-task";
 
 /** How long an A2A call polls a working remote task inline before suspending (remote_task). */
 export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
-import type { ThreadContext } from "./context";
+import type { ThreadContext } from "../context";
 
 /**
  * Units of work (turns to a checkpoint, applied decisions) one drive call does before it

@@ -1,5 +1,5 @@
 /** The chat protocols' part of /openapi.json (src/edge/http/openapi/document.ts spreads it in). */
-import { error } from "../http/openapi/parts";
+import { error } from "../../http/openapi/parts";
 
 const agent = { name: "agent", in: "path", required: true, schema: { type: "string" } };
 const conversationId = {
