@@ -21,6 +21,7 @@ import type { ErrorInfo } from "../../src/edge/error-sink";
 import { refusalText } from "../../src/edge/approvals/refusal";
 import { closeOpenTurn } from "./close-turn";
 import { checkpointer } from "./checkpoint";
+import { HALTED_SIGNAL } from "./event-hub";
 import type { InboxHooks } from "../outbox/inbox";
 import { durableElicitation, type InlineDeps, type InlineWaiters } from "./elicitation";
 import {
@@ -324,6 +325,10 @@ async function finish(
       );
       if (surfacing || surfacedInline) {
         deps.inbox?.surfaced(deps.store.requireRun(runId), request); // now with its expiry
+      }
+      if (!deps.store.decision(request.id)) {
+        // Live streams learn of the halt now (not logged: see durable/thread/event-hub.ts).
+        deps.record(runId, HALTED_SIGNAL, { requestId: request.id });
       }
     });
     if (surfacing) {

@@ -17,6 +17,7 @@ export const APPROVAL_PAYLOAD_SCHEMA = {
     approved: { type: "boolean" },
     reason: { type: "string" },
     editedArgs: { type: "object" },
+    argsHash: { type: "string" },
   },
   required: ["approved"],
   additionalProperties: false,
@@ -31,15 +32,10 @@ export interface RunIds {
 
 export class AgUiTranslator {
   #text: string | undefined;
-  #segments = 0;
   readonly #openCalls: string[] = [];
   readonly #callOf = new Map<string, string>();
 
-  constructor(
-    private readonly ids: RunIds,
-    /** Our run id: message ids derive from it, so a replay repeats them. */
-    private readonly ourRunId: string,
-  ) {}
+  constructor(private readonly ids: RunIds) {}
 
   prime(events: LoggedEvent[]): void {
     for (const event of events) {
@@ -64,7 +60,7 @@ export class AgUiTranslator {
     const data = event.data;
     switch (event.type) {
       case "text":
-        return this.#delta(String(data.delta ?? ""));
+        return this.#delta(String(data.delta ?? ""), event.id);
       case "tool_call": {
         const id = String(data.id);
         this.#openCalls.push(id);
@@ -89,10 +85,9 @@ export class AgUiTranslator {
           ...this.#closeText(),
           {
             type: EventType.TOOL_CALL_RESULT,
-            messageId: `r-${id}`,
+            messageId: `r${event.id}`,
             toolCallId: id,
             content: String(data.output),
-            role: "tool",
             ...(data.isError === true ? { metadata: { toolnexus: { isError: true } } } : {}),
           },
         ];
@@ -149,8 +144,12 @@ export class AgUiTranslator {
     ];
   }
 
-  /** One open request as an interrupt: approvals take `{ approved, reason?, editedArgs? }`, inputs their schema. */
-  interruptOf(request: Request, expiresAt: string | null): Interrupt {
+  /**
+   * One open request as an interrupt: approvals take `{ approved, reason?, editedArgs?,
+   * argsHash? }` (their `metadata.argsHash` is the version of the arguments shown, which an
+   * approval may echo so that a stale one is refused), inputs their schema.
+   */
+  interruptOf(request: Request, expiresAt: string | null, argsHash?: string): Interrupt {
     const schema = request.data?.schema;
     const toolCallId = this.#callOf.get(request.id);
     const expiry = expiresAt ?? request.expiresAt;
@@ -164,6 +163,7 @@ export class AgUiTranslator {
           ? APPROVAL_PAYLOAD_SCHEMA
           : (schema as Record<string, unknown>),
       ...(expiry ? { expiresAt: expiry } : {}),
+      ...(argsHash && request.kind === "approval" ? { metadata: { argsHash } } : {}),
     };
   }
 
@@ -196,14 +196,14 @@ export class AgUiTranslator {
     ];
   }
 
-  #delta(delta: string): AgUiEvent[] {
+  /** Message ids come from event ids: unique in the thread, the same on replay. */
+  #delta(delta: string, eventId: number): AgUiEvent[] {
     if (!delta) {
       return [];
     }
     const events: AgUiEvent[] = [];
     if (this.#text === undefined) {
-      this.#segments += 1;
-      this.#text = `m-${this.ourRunId}-${this.#segments}`;
+      this.#text = `m${eventId}`;
       events.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text, role: "assistant" });
     }
     events.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text, delta });

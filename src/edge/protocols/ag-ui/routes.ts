@@ -222,18 +222,19 @@ function answerOf(entry: ResumeBody, request: Request, n: number): Answer {
     throw new ApiError(
       400,
       "invalid_body",
-      "an approval's payload is { approved: boolean, reason?: string, editedArgs?: object }",
+      "an approval's payload is { approved: boolean, reason?: string, editedArgs?: object, argsHash?: string }",
       parsed.error.issues.map((issue) => ({
         path: [`resume[${n}].payload`, ...issue.path.map(String)].join("."),
         message: issue.message,
       })),
     );
   }
-  const { approved, reason, editedArgs } = parsed.data;
+  const { approved, reason, editedArgs, argsHash } = parsed.data;
   return {
     requestId: request.id,
     decision: approved ? "approve" : "decline",
     ...(reason === undefined ? {} : { reason }),
     ...(approved && editedArgs ? { args: editedArgs } : {}),
+    ...(approved && argsHash ? { argsHash } : {}),
   };
 }

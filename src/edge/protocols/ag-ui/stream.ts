@@ -49,7 +49,7 @@ async function send(sink: FrameSink, events: AgUiEvent[]): Promise<boolean> {
 
 async function pumpAgUi(options: AgUiStreamOptions, sink: FrameSink): Promise<void> {
   const { stub, runId, user, base } = options;
-  const translator = new AgUiTranslator(options.ids, runId);
+  const translator = new AgUiTranslator(options.ids);
   translator.prime(options.before ?? []);
   if (!(await send(sink, translator.started(options.state)))) {
     return;
@@ -99,8 +99,9 @@ async function answerable(
     if (described.state !== "open") {
       continue;
     }
-    if ((await decidableBy(stub, runId, request, user, base)).decidable) {
-      interrupts.push(translator.interruptOf(request, described.expiresAt));
+    const who = await decidableBy(stub, runId, request, user, base);
+    if (who.decidable) {
+      interrupts.push(translator.interruptOf(request, described.expiresAt, who.argsHash));
     }
   }
   return interrupts;

@@ -25,6 +25,8 @@ export interface ChatStreamOptions {
   base: string;
   /** Requests this caller just answered: if they still wait (a quorum), the stream waits too. */
   answered?: ReadonlySet<string>;
+  /** The client's last message is this run's assistant message: `start` names no message. */
+  continuing?: boolean;
   /** Chunks sent right after `start` (where a request just voted on waits). */
   initial?: UiChunk[];
   signal?: AbortSignal;
@@ -50,12 +52,14 @@ async function send(sink: FrameSink, chunks: UiChunk[]): Promise<boolean> {
   return true;
 }
 
-async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Promise<void> {
+export async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Promise<void> {
   const { stub, runId, user, base } = options;
-  const translator = new ChunkTranslator(runId);
+  const translator = new ChunkTranslator();
   translator.prime(options.before ?? []);
   const opening: UiChunk[] = [
-    { type: "start", messageId: assistantMessageId(runId) },
+    options.continuing
+      ? { type: "start" }
+      : { type: "start", messageId: assistantMessageId(runId) },
     ...(options.initial ?? []),
   ];
   if (!(await send(sink, opening))) {
@@ -74,7 +78,9 @@ async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Promise<vo
       // A request this caller just voted on (a quorum still open) waits for the others.
       const reader = options.answered?.has(request.id) ? null : user;
       const who = await decidableBy(stub, runId, request, reader, base);
-      chunks = translator.pending(item.event, who.decidable ? undefined : who.waiting).chunks;
+      chunks = who.decidable
+        ? translator.pending(item.event, undefined, who.argsHash).chunks
+        : translator.pending(item.event, who.waiting).chunks;
     } else if (item.type === "event") {
       chunks = translator.event(item.event);
     } else if (item.type === "halted") {
@@ -93,7 +99,7 @@ async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Promise<vo
 }
 
 /** Does an open, undecided request wait on this reader? Then the response ends for them to answer. */
-async function readerMustAct(
+export async function readerMustAct(
   stub: ThreadRpc,
   runId: string,
   open: Parameters<typeof decidableBy>[2][],
