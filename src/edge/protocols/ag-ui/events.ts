@@ -9,6 +9,7 @@ import { EventType, type BaseEvent, type Interrupt } from "@ag-ui/core";
 import type { Request } from "../../../core/types";
 import type { LoggedEvent } from "../../protocol";
 import type { Waiting } from "../answers";
+import { agUiSubagentEvent, handleOf } from "../subagents";
 
 /** The schema of a resolved approval's payload, as interrupts advertise it. */
 export const APPROVAL_PAYLOAD_SCHEMA = {
@@ -56,7 +57,14 @@ export class AgUiTranslator {
     return events;
   }
 
+  /** One event's AG-UI events; a child's carry its handle as `subagentRunId` (src/edge/protocols/subagents.ts). */
   event(event: LoggedEvent): AgUiEvent[] {
+    const events = this.#eventOf(event);
+    const handle = handleOf(event);
+    return handle ? events.map((e) => ({ subagentRunId: handle, ...e })) : events;
+  }
+
+  #eventOf(event: LoggedEvent): AgUiEvent[] {
     const data = event.data;
     switch (event.type) {
       case "text":
@@ -107,6 +115,9 @@ export class AgUiTranslator {
               },
             ]
           : [];
+      case "subagent_started":
+      case "subagent_finished":
+        return [...this.#closeText(), ...(agUiSubagentEvent(event) as AgUiEvent[])];
       case "done":
         return [...this.#closeText(), ...this.#finished(data)];
       case "error":
@@ -153,6 +164,7 @@ export class AgUiTranslator {
     const schema = request.data?.schema;
     const toolCallId = this.#callOf.get(request.id);
     const expiry = expiresAt ?? request.expiresAt;
+    const handle = (request as { handle?: unknown }).handle;
     return {
       id: request.id,
       reason: request.kind === "approval" ? "tool_approval" : request.kind,
@@ -164,6 +176,7 @@ export class AgUiTranslator {
           : (schema as Record<string, unknown>),
       ...(expiry ? { expiresAt: expiry } : {}),
       ...(argsHash && request.kind === "approval" ? { metadata: { argsHash } } : {}),
+      ...(typeof handle === "string" && handle.includes("/") ? { subagentRunId: handle } : {}),
     };
   }
 

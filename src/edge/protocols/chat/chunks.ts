@@ -10,6 +10,7 @@
 import type { Request } from "../../../core/types";
 import type { LoggedEvent } from "../../protocol";
 import type { Waiting } from "../answers";
+import { chatSubagentPart } from "../subagents";
 
 export type UiChunk =
   | { type: "start"; messageId?: string }
@@ -29,6 +30,11 @@ export type UiChunk =
       approvalDescriptor?: { argsHash: string };
     }
   | { type: "data-toolnexus-waiting"; id: string; data: Waiting }
+  | {
+      type: "data-toolnexus-subagent";
+      id: string;
+      data: { handle: string; name?: string; status: string; requestIds?: string[] };
+    }
   | {
       type: "data-toolnexus-decision";
       id: string;
@@ -101,6 +107,11 @@ export class ChunkTranslator {
       }
       case "resumed":
         return this.#resumed(data);
+      case "subagent_started":
+      case "subagent_finished": {
+        const part = chatSubagentPart(event);
+        return part ? [...this.#closeText(), part] : [];
+      }
       case "done":
         return [
           ...this.#closeText(),

@@ -124,8 +124,16 @@ export function foldChunks(chunks: UiChunk[]): UiPart[] {
         Object.assign(tools.get(chunk.toolCallId) ?? {}, { state: "output-denied" });
         break;
       case "data-toolnexus-waiting":
-        parts.push({ type: chunk.type, id: chunk.id, data: chunk.data });
+      case "data-toolnexus-subagent": {
+        // A data part with an id is updated in place, as the AI SDK client does.
+        const same = parts.find((p) => p.type === chunk.type && p.id === chunk.id);
+        if (same) {
+          same.data = chunk.data;
+        } else {
+          parts.push({ type: chunk.type, id: chunk.id, data: chunk.data });
+        }
         break;
+      }
       default:
         break;
     }
