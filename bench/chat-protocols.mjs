@@ -168,7 +168,7 @@ const live = {
       }
     }
     if (!text.includes("event: done")) {
-      throw new Error("the /events run did not finish");
+      throw new Error(`the /events run did not finish: ${text.slice(-400)}`);
     }
     return bytes;
   },
