@@ -114,7 +114,7 @@ describe("edited input", () => {
       .map((b) => JSON.parse(b.slice(6)) as Frame);
     const input = seen.find((f) => f.type === "tool-input-available");
     const waiting = seen.find((f) => f.type === "data-toolnexus-waiting");
-    const requestId = String((waiting?.data as { requestId: string }).requestId);
+    const requestId = String((waiting?.data as { requestId?: string } | undefined)?.requestId);
     const own = await chatPost(
       {
         id: big,
