@@ -90,3 +90,17 @@ export function parseFrame(frame: string): LoggedEvent | undefined {
     ? undefined
     : { id, type, data: JSON.parse(data) as Record<string, unknown> };
 }
+
+/**
+ * A finished run's complete log (one `runEvents` call) as a feed: the same items a live
+ * follow would give, without holding a stream open — a replay is then written in one piece.
+ */
+export async function* logFeed(events: LoggedEvent[]): AsyncGenerator<FeedItem> {
+  for (const event of events) {
+    yield { type: "event", event };
+  }
+  yield { type: "finished", status: events.at(-1)?.type ?? "" };
+}
+
+/** Statuses after which a run's log never grows. */
+export const FINISHED = new Set(["done", "incomplete", "failed", "cancelled"]);

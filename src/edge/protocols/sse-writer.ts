@@ -5,15 +5,55 @@
  * ends it quietly. While the run waits (a group deciding, for hours maybe) the stream
  * sends an SSE comment every {@link KEEPALIVE_MS}, so proxies do not cut an idle
  * connection; every SSE parser (the AI SDK's, AG-UI's) skips comments.
+ *
+ * Frames are coalesced: while one write is in flight, the frames sent meanwhile wait and go
+ * out together in the next write (a replay's backlog leaves in a few chunks, not one per
+ * frame, which measured ≈ 0.5 ms per frame under workerd). A sender waits only when more
+ * than {@link MAX_PENDING_CHARS} are queued, so a slow reader still slows the pump down.
  */
 const encoder = new TextEncoder();
 
 export const KEEPALIVE_MS = 15_000;
-const KEEPALIVE = encoder.encode(": keep-alive\n\n");
+const KEEPALIVE = ": keep-alive\n\n";
+const MAX_PENDING_CHARS = 64 * 1024;
 
 export interface FrameSink {
   /** Writes one `data:` frame; false once the reader is gone. */
   send(frame: string): Promise<boolean>;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/**
+ * The same frames as {@link sseResponse}, for a pump that never waits on the run (a finished
+ * run's log): collected first, answered as one body.
+ */
+export async function sseWhole(
+  headers: Record<string, string>,
+  pump: (sink: FrameSink) => Promise<void>,
+  onFailure: (error: unknown, sink: FrameSink) => Promise<void>,
+  trailer?: string,
+): Promise<Response> {
+  let body = "";
+  const sink: FrameSink = {
+    async send(frame) {
+      body += `data: ${frame}\n\n`;
+      return true;
+    },
+  };
+  try {
+    await pump(sink);
+  } catch (error) {
+    await onFailure(error, sink).catch(() => {});
+  }
+  if (trailer !== undefined) {
+    await sink.send(trailer);
+  }
+  return new Response(body, { headers: { ...SSE_HEADERS, ...headers } });
 }
 
 export function sseResponse(
@@ -26,25 +66,39 @@ export function sseResponse(
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   let open = true;
+  let pending = "";
+  let flushing: Promise<void> | undefined;
+  const flush = async () => {
+    while (open && pending) {
+      const chunk = pending;
+      pending = "";
+      try {
+        await writer.write(encoder.encode(chunk));
+      } catch {
+        open = false;
+      }
+    }
+    flushing = undefined;
+  };
+  const enqueue = (text: string) => {
+    pending += text;
+    flushing ??= flush();
+  };
   const sink: FrameSink = {
     async send(frame) {
       if (!open) {
         return false;
       }
-      try {
-        await writer.write(encoder.encode(`data: ${frame}\n\n`));
-        return true;
-      } catch {
-        open = false;
-        return false;
+      enqueue(`data: ${frame}\n\n`);
+      if (pending.length > MAX_PENDING_CHARS) {
+        await flushing;
       }
+      return open;
     },
   };
   const keepAlive = setInterval(() => {
     if (open) {
-      writer.write(KEEPALIVE).catch(() => {
-        open = false;
-      });
+      enqueue(KEEPALIVE);
     }
   }, keepAliveMs);
   void (async () => {
@@ -58,14 +112,8 @@ export function sseResponse(
     if (open && trailer !== undefined) {
       await sink.send(trailer);
     }
+    await flushing;
     await writer.close().catch(() => {});
   })();
-  return new Response(readable, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      "x-accel-buffering": "no",
-      ...headers,
-    },
-  });
+  return new Response(readable, { headers: { ...SSE_HEADERS, ...headers } });
 }

@@ -34,6 +34,7 @@ import {
 import { chatStream } from "./stream";
 import { assistantMessageId, type UiChunk } from "./chunks";
 import { followUpStream } from "./follow-up";
+import { FINISHED } from "../run-feed";
 
 const ACTIVE = new Set(["running", "pending"]);
 
@@ -60,7 +61,14 @@ export function chatRoutes(deps: ProtocolDeps) {
       const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
 
       if (turn.user && latest && chatMessageOf(latest) === turn.user.messageId) {
-        return streamFrom(c, conv, latest.runId, 0); // the same message again: its run, not a second one
+        // The same message again: its run, not a second one (a finished one in one piece).
+        return streamFrom(
+          c,
+          conv,
+          latest.runId,
+          0,
+          FINISHED.has(latest.status) ? { log: await conv.stub.runEvents(latest.runId) } : {},
+        );
       }
       const start = () =>
         startConversationRun(c.env, deps, {
@@ -268,9 +276,9 @@ function streamFrom(
   after: number,
   extra: Pick<
     Parameters<typeof chatStream>[0],
-    "before" | "answered" | "initial" | "continuing"
+    "before" | "answered" | "initial" | "continuing" | "log"
   > = {},
-): Response {
+): Response | Promise<Response> {
   return chatStream({
     stub: conv.stub,
     runId,

@@ -8,8 +8,8 @@
  */
 import type { LoggedEvent, ThreadRpc } from "../../protocol";
 import { decidableBy } from "../answers";
-import { followRun } from "../run-feed";
-import { sseResponse, type FrameSink } from "../sse-writer";
+import { followRun, logFeed } from "../run-feed";
+import { sseResponse, sseWhole, type FrameSink } from "../sse-writer";
 import { assistantMessageId, ChunkTranslator, type UiChunk } from "./chunks";
 
 export const UI_STREAM_HEADERS = { "x-vercel-ai-ui-message-stream": "v1" };
@@ -29,11 +29,13 @@ export interface ChatStreamOptions {
   continuing?: boolean;
   /** Chunks sent right after `start` (where a request just voted on waits). */
   initial?: UiChunk[];
+  /** A finished run's log after `after`: the stream is then written in one piece. */
+  log?: LoggedEvent[];
   signal?: AbortSignal;
 }
 
-export function chatStream(options: ChatStreamOptions): Response {
-  return sseResponse(
+export function chatStream(options: ChatStreamOptions): Response | Promise<Response> {
+  return (options.log ? sseWhole : sseResponse)(
     UI_STREAM_HEADERS,
     (sink) => pumpChat(options, sink),
     async (error, sink) => {
@@ -65,12 +67,14 @@ export async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Pro
   if (!(await send(sink, opening))) {
     return;
   }
-  const feed = followRun({
-    stub,
-    runId,
-    after: options.after,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const feed = options.log
+    ? logFeed(options.log)
+    : followRun({
+        stub,
+        runId,
+        after: options.after,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
   for await (const item of feed) {
     let chunks: UiChunk[];
     if (item.type === "event" && item.event.type === "pending") {
