@@ -19,6 +19,8 @@ export default defineConfig({
     index: "src/index.ts",
     core: "src/core/index.ts",
     client: "src/api-client/index.ts",
+    // The `toolnexus-edge` bin (Node): `sign-decision`.
+    cli: "src/cli/bin.ts",
   },
   format: "esm",
   platform: "neutral",
@@ -27,6 +29,6 @@ export default defineConfig({
   clean: true,
   tsconfig: "tsconfig.build.json",
   dts: { tsgo: { path: getExePath() } },
-  deps: { neverBundle: [/^cloudflare:/] },
+  deps: { neverBundle: [/^cloudflare:/, /^node:/] },
   sourcemap: false,
 });

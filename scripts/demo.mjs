@@ -7,7 +7,8 @@
  *   1. approve — "Please delete my account": suspend, signed notification, signed approve, done
  *   2. decline — "Refund order 42 for $120": suspend, signed decline with a reason, done
  *   3. expiry  — a refund on a thread of our choosing: the request carries expiresAt and
- *                the thread's alarm will decline it as "expired" (not waited for: 15 min)
+ *                the thread's alarm will decline it as "expired" (not waited for: 15 min,
+ *                or DEMO_APPROVAL_TIMEOUT in .dev.vars)
  *   4. four eyes — "Refund order 42 for $2000": two of finance; an outsider is refused, the
  *                first vote waits, an edit of the amount resets it, the second vote applies it
  *   5. inbox   — the approvals inbox across threads, and a sign-in link for a demo approver
@@ -148,10 +149,10 @@ try {
 
     say("");
     say(
-      `The request expires at ${run.expiresAt} (in ${minutes} min: the support agent's approvalTimeout is 15 min).`,
+      `The request expires at ${run.expiresAt} (in ${minutes} min: the support agent's approvalTimeout, 15 min unless DEMO_APPROVAL_TIMEOUT is set).`,
     );
     say(
-      "There is no API to shorten that, so the demo does not wait. What happens then: the thread's",
+      "The demo does not wait (to watch it: DEMO_APPROVAL_TIMEOUT=1m in .dev.vars, restart wrangler dev). Then the thread's",
     );
     say(
       'Durable Object armed an alarm for expiresAt; when it fires it records the decision "expire"',

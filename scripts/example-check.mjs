@@ -4,7 +4,8 @@
  * Packs this library (`npm pack` builds it), installs the tarball into examples/worker
  * (`npm install <tarball>`, not a lockfile entry), runs the example's strict `tsc` and
  * `wrangler types --check`, then one suspend → decide → done flow under `wrangler dev`,
- * driven by the installed `toolnexus-edge/client`. wrangler, workerd, TypeScript and
+ * driven by the installed `toolnexus-edge/client`, decided by its installed
+ * `toolnexus-edge sign-decision` bin. wrangler, workerd, TypeScript and
  * workers-types are the repository's (the example's devDependencies name the same
  * pinned versions for a project of its own). Prints how long each step took.
  */
@@ -110,11 +111,22 @@ try {
     if (request?.prompt !== "Close the account of ann@example.com?") {
       throw new Error(`unexpected pending request ${JSON.stringify(request)}`);
     }
-    await api.decisions.send(VARS.WEBHOOK_SECRET, {
-      runId,
-      requestId: request.id,
-      decision: "approve",
-    });
+    // Signed and sent by the installed bin, as the README shows: `npx toolnexus-edge sign-decision`.
+    const sent = execFileSync(
+      path.join(EXAMPLE, "node_modules/.bin/toolnexus-edge"),
+      ["sign-decision", "--run", runId, "--request", request.id, "--decision", "approve"].concat([
+        "--send",
+        server.url,
+      ]),
+      {
+        cwd: EXAMPLE,
+        encoding: "utf8",
+        env: { ...process.env, WEBHOOK_SECRET: VARS.WEBHOOK_SECRET },
+      },
+    );
+    if (!sent.startsWith("202 ")) {
+      throw new Error(`toolnexus-edge sign-decision --send answered ${sent}`);
+    }
     let done;
     for await (const event of api.runs.events(runId)) {
       done = event;

@@ -29,7 +29,7 @@ export interface Edge<Env = unknown> {
  */
 export function createEdge<Env = unknown>(options: EdgeOptions<Env>): Edge<Env> {
   // The edge reads only its own variables and bindings (checked at run time, see
-  // src/edge/config.ts); the application's Env type reaches its agents' tools.
+  // src/edge/settings.ts); the application's Env type reaches its agents' tools.
   const edgeOptions = options as unknown as WorkerOptions;
   return {
     worker: createWorker(edgeOptions) as unknown as ExportedHandler<Env>,

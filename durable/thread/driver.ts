@@ -10,11 +10,7 @@ import { createClient, createInProcessClient, type Client } from "../../src/core
 import { createToolkit, type Toolkit } from "../../src/core/toolkit";
 import { answerDeclined } from "../../src/core/answers";
 import { errorMessage } from "../../src/core/errors";
-import {
-  agentTools,
-  DEFAULT_APPROVAL_TIMEOUT_MS,
-  type AgentDefinition,
-} from "../../src/edge/agent";
+import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../src/edge/agent";
 import type { EdgeConfig } from "../../src/edge/settings";
 import { edgeMetrics } from "../../src/edge/metrics";
 import type { ErrorInfo } from "../../src/edge/error-sink";
@@ -164,6 +160,7 @@ export async function driveOnce(
     toolkit = await createToolkit({
       tools: await agentTools(agent, deps.env),
       env: deps.env,
+      ...(agent.builtins ? { builtins: agent.builtins } : {}),
       ...(agent.mcp === undefined
         ? {}
         : {
@@ -309,7 +306,7 @@ async function finish(
     const request = result.pending;
     const expires = request.expiresAt
       ? Date.parse(request.expiresAt)
-      : deps.now() + (agent.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT_MS);
+      : deps.now() + approvalTimeoutOf(agent, deps.env);
     // A suspended elicitation was surfaced (and notified) when its window opened.
     const surfacedInline =
       run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;

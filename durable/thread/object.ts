@@ -628,6 +628,13 @@ export function createThreadObjectClass(
       return true;
     }
 
+    /** A configuration mistake the worker found while handling this run's messages. */
+    async configProblem(runId: string, message: string): Promise<void> {
+      if (this.store.run(runId)) {
+        this.events.record(runId, "error", { code: "config_error", message, recoverable: true });
+      }
+    }
+
     #isFinished(runId: string): boolean {
       const status = this.store.run(runId)?.status;
       return (

@@ -1,6 +1,6 @@
 /**
  * The client's types, inferred from the zod schemas that validate the routes and
- * generate /openapi.json (src/edge/schemas.ts): one source, no second list to keep.
+ * generate /openapi.json (src/edge/http/schemas.ts): one source, no second list to keep.
  * Type-only imports: the client bundle carries no zod.
  */
 import type * as z from "zod";

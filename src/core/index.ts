@@ -36,6 +36,8 @@ export type { DefineToolOptions } from "./tools/define";
 export { httpTool } from "./tools/http";
 export type { HttpToolOptions } from "./tools/http";
 export { relayTool } from "./tools/relay";
+export { questionTool, renderQuestions, QUESTION_TOOL } from "./tools/question";
+export type { Question } from "./tools/question";
 export { requireApproval, approvalGate, describeApproval } from "./tools/approval";
 export type {
   RequireApprovalOptions,
@@ -46,7 +48,13 @@ export * from "./approvers";
 export { canonicalJson } from "./schema/canonical-json";
 export { createToolkit } from "./toolkit";
 export type { Toolkit, ToolkitOptions, ToolSource, ToolSourceLoader } from "./toolkit";
-export { parseMcpConfig, sanitizeName, mcpToolName, DEFAULT_MCP_TIMEOUT_MS } from "./mcp/config";
+export {
+  parseMcpConfig,
+  normalizeMcpConfig,
+  sanitizeName,
+  mcpToolName,
+  DEFAULT_MCP_TIMEOUT_MS,
+} from "./mcp/config";
 export type { McpServerConfig } from "./mcp/config";
 export { requestFromElicitation, resultFromAnswer, elicitationNote } from "./mcp/elicitation";
 export type { ElicitationParams, ElicitationOrigin, ElicitationOutcome } from "./mcp/elicitation";

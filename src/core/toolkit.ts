@@ -3,6 +3,7 @@ import type { EnvLike } from "./env";
 import type { ElicitationHandler } from "./mcp/bridge";
 import type { McpServerStatus } from "./mcp";
 import { errorMessage } from "./errors";
+import { builtinTools } from "./tools/question";
 import { toOpenAITools } from "./providers/openai/tools";
 import { toAnthropicTools } from "./providers/anthropic/tools";
 
@@ -45,7 +46,11 @@ export interface ToolkitOptions {
   /** The fetch MCP transports use (default: the global fetch). */
   fetch?: typeof fetch;
   env?: EnvLike;
-  /** Accepted and ignored: there are no filesystem built-ins at the edge. */
+  /**
+   * Built-in tools by name, opt-in: `["question"]` adds the SPEC's `question` tool (the
+   * model asks the user; suspends with `kind: "question"`). There are no filesystem or
+   * shell built-ins at the edge: other names and shapes are accepted and ignored.
+   */
   builtins?: unknown;
   /** Where duplicate-name warnings go; default console.warn. */
   warn?: (message: string) => void;
@@ -90,7 +95,11 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       byName.set(tool.name, tool);
     }
   };
-  register(...(options.tools ?? []), ...(options.extraTools ?? []));
+  register(
+    ...(options.tools ?? []),
+    ...(options.extraTools ?? []),
+    ...builtinTools(options.builtins),
+  );
 
   const mcpConfig = options.mcp ?? options.mcpConfig;
   if (mcpConfig !== undefined) {

@@ -1,7 +1,7 @@
 import type { Tool } from "../core/types";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
-import { parseMcpConfig } from "../core/mcp/config";
+import { normalizeMcpConfig } from "../core/mcp/config";
 import { toJsonSchema } from "../core/schema";
 import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
 
@@ -17,8 +17,11 @@ export interface AgentDefinition<Env = unknown> {
   /** Overrides `LLM_MODEL` for this agent. */
   model?: string;
   maxTurns?: number;
-  /** Milliseconds a pending request waits before it expires (declined with "expired"). Default 24 h. */
-  approvalTimeout?: number;
+  /**
+   * Milliseconds a pending request waits before it expires (declined with "expired"). Default
+   * 24 h. A function reads it from the worker's environment per suspension (undefined: the default).
+   */
+  approvalTimeout?: number | ((env: Env) => number | undefined);
   /**
    * The model used when no `LLM_BASE_URL` is configured: a deterministic function
    * of the transcript, so `wrangler dev` and tests work offline.
@@ -26,6 +29,11 @@ export interface AgentDefinition<Env = unknown> {
   demoModel?: (request: ModelRequest) => GeneratedMessage | Promise<GeneratedMessage>;
   /** Remote MCP servers, in the common config shape (see the MCP docs). */
   mcp?: unknown;
+  /**
+   * Built-in tools by name, opt-in (none by default): `["question"]` lets the model ask the
+   * user (SPEC §4A; the run suspends with `kind: "question"`, answered like any request).
+   */
+  builtins?: string[];
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -51,16 +59,33 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
   ) {
     throw new TypeError(`defineAgent(${definition.name}): maxTurns must be a positive integer`);
   }
-  if (definition.approvalTimeout !== undefined && !(definition.approvalTimeout > 0)) {
+  if (typeof definition.approvalTimeout === "number" && !(definition.approvalTimeout > 0)) {
     throw new TypeError(
       `defineAgent(${definition.name}): approvalTimeout must be a positive number of milliseconds`,
     );
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.
   if (definition.mcp !== undefined) {
-    parseMcpConfig(definition.mcp);
+    normalizeMcpConfig(definition.mcp);
   }
   return Object.freeze({ ...definition });
+}
+
+/** The agent's approval timeout in this environment (a function's answer is checked too). */
+export function approvalTimeoutOf(agent: AgentDefinition, env: unknown): number {
+  const timeout =
+    typeof agent.approvalTimeout === "function"
+      ? agent.approvalTimeout(env)
+      : agent.approvalTimeout;
+  if (timeout === undefined) {
+    return DEFAULT_APPROVAL_TIMEOUT_MS;
+  }
+  if (!(Number.isFinite(timeout) && timeout > 0)) {
+    throw new TypeError(
+      `agent ${agent.name}: approvalTimeout must be a positive number of milliseconds, got ${timeout}`,
+    );
+  }
+  return timeout;
 }
 
 export async function agentTools(agent: AgentDefinition, env: unknown): Promise<Tool[]> {

@@ -11,6 +11,7 @@ import { defineTool } from "../core/tools/define";
 import { requireApproval } from "../core/tools/approval";
 import { answerDeclined, pending } from "../core/answers";
 import { declinedResult } from "../core/suspension";
+import { parseDuration } from "../core/approvers/duration";
 import { defineAgent } from "./agent";
 import { demoSupportModel } from "./demo-model";
 
@@ -142,6 +143,19 @@ const askUser = defineTool<{ question: string }>({
   },
 });
 
+/**
+ * 15 minutes, or `DEMO_APPROVAL_TIMEOUT` ("90s", "2m" or milliseconds) to watch an expiry
+ * without waiting that long. A malformed value fails the run with an error naming it.
+ */
+export function demoApprovalTimeout(env: unknown): number {
+  const value = (env as { DEMO_APPROVAL_TIMEOUT?: unknown } | undefined)?.DEMO_APPROVAL_TIMEOUT;
+  if (value === undefined || value === "") {
+    return 15 * 60_000;
+  }
+  const text = String(value).trim();
+  return parseDuration(/^\d+$/.test(text) ? Number(text) : text, "DEMO_APPROVAL_TIMEOUT");
+}
+
 /** The demo agent; with no `LLM_BASE_URL` it is driven by `demoSupportModel`. */
 export const supportAgent = defineAgent({
   name: "support",
@@ -152,6 +166,6 @@ export const supportAgent = defineAgent({
     "refund_order for refunds, delete_account only when the user asks to delete their account, " +
     "and ask_user when you need information from the user. Be brief.",
   tools: [lookupOrder, refundOrder, deleteAccount, askUser],
-  approvalTimeout: 15 * 60_000,
+  approvalTimeout: demoApprovalTimeout,
   demoModel: demoSupportModel,
 });

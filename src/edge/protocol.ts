@@ -37,16 +37,24 @@ export interface NotifyMessage {
   escalated?: boolean;
 }
 
-/** Where a vote came from (docs/architecture.md §6 "Identity"). */
-export type Channel =
-  | "webhook"
-  | "page"
-  | "inbox"
-  | "slack"
-  | "policy"
-  | "expiry"
-  | "chat"
-  | "ag-ui";
+/**
+ * Where a vote came from (docs/architecture.md §6 "Identity"), with this wave's protocol
+ * channels (DESIGN §7): MCP sign-in, AI SDK chat, AG-UI, A2A and our MCP server.
+ */
+export const CHANNELS = [
+  "webhook",
+  "page",
+  "inbox",
+  "slack",
+  "policy",
+  "expiry",
+  "oauth",
+  "chat",
+  "ag-ui",
+  "a2a",
+  "mcp",
+] as const;
+export type Channel = (typeof CHANNELS)[number];
 
 /** One ledger entry: the decision, the answer it became, and its audit trail. */
 export interface DecisionView {
@@ -246,5 +254,7 @@ export interface ThreadRpc extends SlackThread {
   /** False when it was no failure after all: a late attempt got through (nothing recorded). */
   notificationFailed(message: NotifyMessage, reason: string): Promise<boolean>;
   notificationDelivered(message: NotifyMessage): Promise<void>;
+  /** Puts a configuration mistake that touched this run on its events (`error`, code `config_error`). */
+  configProblem(runId: string, message: string): Promise<void>;
   fetch(input: string, init?: RequestInit): Promise<Response>;
 }

@@ -4,7 +4,7 @@
  */
 import { type CallbackAllow, parseCallbackAllow } from "./notify/callback-url";
 import type { DriveMessage, NotifyMessage } from "./protocol";
-import { parseWebhookSecret } from "./notify/webhooks";
+import { checkKeySecret } from "./secret-key";
 import type { SlackEnv } from "./slack/settings";
 import type { AccessEnv } from "./approvals/access";
 
@@ -123,14 +123,13 @@ function parseConfig(env: EdgeEnv): EdgeConfig {
   };
 }
 
-/** Space-separated `whsec_` values, each checked; empty when the variable is unset. */
+/** Space-separated `whsec_` values, each checked (secret-key.ts); empty when the variable is unset. */
 function readSecrets(env: EdgeEnv, name: "WEBHOOK_SECRET" | "NOTIFY_SECRET"): string[] {
   const secrets = (env[name] ?? "").split(/\s+/).filter(Boolean);
   for (const secret of secrets) {
-    try {
-      parseWebhookSecret(secret);
-    } catch (error) {
-      throw new ConfigError(`${name} is malformed: ${(error as Error).message}`);
+    const checked = checkKeySecret(name, secret);
+    if (!checked.ok) {
+      throw new ConfigError(checked.reason);
     }
   }
   return secrets;

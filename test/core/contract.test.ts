@@ -360,7 +360,7 @@ describe("limits and the run metric", () => {
     ).rejects.toThrow();
     const run = events.find((e) => e.type === "run");
     expect(run).toMatchObject({ type: "run", status: "failed", turns: 0, toolCalls: 0 });
-    expect(run && "error" in run && run.error).toContain("HTTP 400");
+    expect(run && "error" in run && run.error).toContain("LLM 400: bad");
   });
 });
 
@@ -400,7 +400,9 @@ describe("small edges", () => {
 
   it("createInProcessClient without generate throws at construction", () => {
     expect(() => createInProcessClient({ model: "m" } as any)).toThrow(TypeError);
-    expect(() => createInProcessClient({ model: "m" } as any)).toThrow(/generate/);
+    expect(() => createInProcessClient({ model: "m" } as any)).toThrow(
+      "createInProcessClient requires a `generate` function",
+    );
   });
 
   it.each(["2147483648", "99999999999999999999"])(

@@ -7,7 +7,7 @@ import {
   answerDeclined,
   answerOutput,
   mcpToolName,
-  parseMcpConfig,
+  normalizeMcpConfig,
   requestFromElicitation,
   resultFromAnswer,
   sanitizeName,
@@ -17,7 +17,7 @@ import {
 import { keepTool } from "../../src/core/mcp/config";
 import { fromCallResult } from "../../src/core/mcp/tools";
 
-describe("parseMcpConfig", () => {
+describe("normalizeMcpConfig", () => {
   const entry = { url: "https://docs.example.com/mcp" };
   const normalized = {
     name: "docs",
@@ -36,12 +36,12 @@ describe("parseMcpConfig", () => {
       { mcp: { docs: entry } },
       { docs: entry },
     ]) {
-      expect(parseMcpConfig(config)).toEqual([normalized]);
+      expect(normalizeMcpConfig(config)).toEqual([normalized]);
     }
   });
 
   it("infers remote from url and local from command; maps the common type names", () => {
-    const parsed = parseMcpConfig({
+    const parsed = normalizeMcpConfig({
       mcpServers: {
         a: { type: "http", url: entry.url },
         b: { type: "streamable-http", url: entry.url },
@@ -62,7 +62,7 @@ describe("parseMcpConfig", () => {
   });
 
   it("keeps headers, timeout, tools and enabled/disabled", () => {
-    const [off, on] = parseMcpConfig({
+    const [off, on] = normalizeMcpConfig({
       servers: {
         off: { ...entry, disabled: true },
         on: {
@@ -82,7 +82,7 @@ describe("parseMcpConfig", () => {
       headers: { authorization: "Bearer ${T}" },
       tools: { search: true },
     });
-    expect(parseMcpConfig({ servers: { x: { ...entry, enabled: false } } })[0]).toMatchObject({
+    expect(normalizeMcpConfig({ servers: { x: { ...entry, enabled: false } } })[0]).toMatchObject({
       enabled: false,
     });
   });
@@ -120,14 +120,14 @@ describe("parseMcpConfig", () => {
       [null, /^mcp config: must be an object/],
     ];
     for (const [config, message] of bad) {
-      expect(() => parseMcpConfig(config), JSON.stringify(config)).toThrow(message);
+      expect(() => normalizeMcpConfig(config), JSON.stringify(config)).toThrow(message);
     }
-    expect(() => parseMcpConfig({ mcpServers: { docs: { url: "x" } } })).toThrow(TypeError);
+    expect(() => normalizeMcpConfig({ mcpServers: { docs: { url: "x" } } })).toThrow(TypeError);
   });
 
   it("tolerates keys meant for other clients", () => {
     expect(
-      parseMcpConfig({ mcpServers: { docs: { ...entry, oauth: {}, description: "d" } } })[0],
+      normalizeMcpConfig({ mcpServers: { docs: { ...entry, oauth: {}, description: "d" } } })[0],
     ).toMatchObject({ name: "docs", type: "remote" });
   });
 });

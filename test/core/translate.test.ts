@@ -229,8 +229,18 @@ describe("anthropic: converted from OpenAI format", () => {
     });
   });
 
+  it("toolChoice auto (Anthropic's default) is left out of the body, as upstream does", async () => {
+    const { llm, client } = setup("anthropic", [{ content: "ok" }]);
+    await client.translate({
+      messages: [{ role: "user", content: "hi" }],
+      tools: [WEATHER],
+      toolChoice: "auto",
+    });
+    expect(llm.bodies[0]).not.toHaveProperty("tool_choice");
+    expect(llm.bodies[0].tools).toHaveLength(1);
+  });
+
   it.each([
-    ["auto", { type: "auto" }],
     ["none", { type: "none" }],
     ["required", { type: "any" }],
     [

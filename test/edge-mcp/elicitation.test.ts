@@ -437,7 +437,8 @@ describe("the approval page of the inline request", () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain(ELICIT_MESSAGE);
-    const inputs = html.match(/<input\b[^>]*>/g) ?? [];
+    // The form also carries the arguments' version (a hidden argsHash): count the visible fields.
+    const inputs = (html.match(/<input\b[^>]*>/g) ?? []).filter((i) => !/type="hidden"/.test(i));
     expect(inputs).toHaveLength(1);
     expect(inputs[0]).toMatch(/name="field:address"/);
     expect(inputs[0]).toMatch(/\brequired\b/);
@@ -468,7 +469,9 @@ describe("the approval page of the inline request", () => {
     expect(run.approvalUrl).toBeTruthy();
     const page = await SELF.fetch(run.approvalUrl!);
     expect(page.status).toBe(200);
-    const inputs = (await page.text()).match(/<input\b[^>]*>/g) ?? [];
+    const inputs = ((await page.text()).match(/<input\b[^>]*>/g) ?? []).filter(
+      (i) => !/type="hidden"/.test(i),
+    );
     expect(inputs).toHaveLength(1);
     expect(inputs[0]).toMatch(/name="field:address"/);
     const response = await decide(runId, run.pending!.id, "cancel");

@@ -59,9 +59,12 @@ describe("readConfig", () => {
     });
     expect(readConfig({ ...bindings, ...good }).llm).toBeUndefined();
     expect(
-      readConfig({ ...bindings, ...good, NOTIFY_SECRET: ` ${NOTIFY}  whsec_b2xkZXIta2V5 ` })
-        .notifySecrets,
-    ).toEqual([NOTIFY, "whsec_b2xkZXIta2V5"]);
+      readConfig({
+        ...bindings,
+        ...good,
+        NOTIFY_SECRET: ` ${NOTIFY}  whsec_b2xkZXIta2V5LXN0aWxsLXZlcmlmaWVkLWJ5LXJlY2VpdmVycw== `,
+      }).notifySecrets,
+    ).toEqual([NOTIFY, "whsec_b2xkZXIta2V5LXN0aWxsLXZlcmlmaWVkLWJ5LXJlY2VpdmVycw=="]);
   });
 
   it("never puts a secret's value in the error", () => {
@@ -71,6 +74,41 @@ describe("readConfig", () => {
     } catch (error) {
       expect(String(error)).not.toContain("not*base64*value");
     }
+  });
+});
+
+describe("key strength (WEBHOOK_SECRET, NOTIFY_SECRET)", () => {
+  // 8 bytes once decoded as base64, 5 bytes, 23 bytes: each below the 24 the docs require.
+  const weak = ["supersecret", "whsec_c2hvcnQ=", `whsec_${btoa("x".repeat(23))}`];
+  it.each(["WEBHOOK_SECRET", "NOTIFY_SECRET"])(
+    "%s: a short key is a config_error saying how to make one",
+    (name) => {
+      for (const value of weak) {
+        const vars = { ...bindings, ...good, [name]: value };
+        let error: unknown;
+        try {
+          readConfig(vars);
+        } catch (thrown) {
+          error = thrown;
+        }
+        expect(error).toBeInstanceOf(ConfigError);
+        const message = (error as Error).message;
+        expect(message).toMatch(new RegExp(`^${name} is too short: \\d+ bytes once decoded`));
+        expect(message).toContain("at least 24 random bytes");
+        expect(message).toContain("openssl rand -base64 32");
+        expect(message).not.toContain(value);
+      }
+    },
+  );
+
+  it("a short key among rotated ones is refused too; 24 bytes is enough", () => {
+    expect(() =>
+      readConfig({ ...bindings, ...good, WEBHOOK_SECRET: `${good.WEBHOOK_SECRET} whsec_c2hvcnQ=` }),
+    ).toThrow(/WEBHOOK_SECRET is too short: 5 bytes/);
+    const exactly24 = `whsec_${btoa("y".repeat(24))}`;
+    expect(readConfig({ ...bindings, ...good, NOTIFY_SECRET: exactly24 }).notifySecrets).toEqual([
+      exactly24,
+    ]);
   });
 });
 

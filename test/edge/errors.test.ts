@@ -174,6 +174,31 @@ describe("an agent without a model", () => {
   });
 });
 
+describe("a model endpoint that is down", () => {
+  it("fails the run with the URL (no credentials) and the cause, in its error and event", async () => {
+    const { edge, reported } = recordingEdge({
+      fetch: async () => {
+        throw new Error("Network connection lost.");
+      },
+    });
+    const { run, events } = await driveInObject(edge, "support", {
+      env: {
+        LLM_BASE_URL: "https://gateway-user:gateway-pw@llm.down.test",
+        LLM_STYLE: "anthropic",
+        LLM_MODEL: "claude-test",
+        LLM_API_KEY: "sk-ant-never-shown",
+      },
+    });
+    const expected =
+      "anthropic: request to https://llm.down.test/v1/messages failed: Network connection lost.";
+    expect((run as RunView).status).toBe("failed");
+    expect((run as RunView).error).toBe(expected);
+    expect(events).toContain(`event: error\ndata: ${JSON.stringify({ message: expected })}`);
+    expect(events).not.toMatch(/gateway-pw|sk-ant-never-shown/);
+    expect(reported.at(-1)!.error.message).toBe(expected);
+  });
+});
+
 describe("the error sink", () => {
   it("receives a driver failure with its run and thread; the run ends failed", async () => {
     const { edge, reported } = recordingEdge();
@@ -391,7 +416,8 @@ describe("the error sink", () => {
     ]);
     const ctx = createExecutionContext();
     await edge.worker.queue!(batch, env, ctx);
-    expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(true);
+    // A body that says nothing is retried (test/edge/queue-mismatch.test.ts: the rest is handled).
+    expect((await getQueueResult(batch, ctx)).retryMessages).toHaveLength(1);
     expect(reported[0]!.error.message).toMatch(
       /"my-resume-queue" is not one of this edge's queues \(toolnexus-resume,.*createEdge\(\{ queues \}\)/,
     );

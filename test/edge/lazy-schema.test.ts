@@ -64,10 +64,12 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
-      state.storage.sql.exec("DROP TABLE notify_outbox"); // added by version 6
-      state.storage.sql.exec("UPDATE meta SET value = '5' WHERE key = 'schema_version'");
+      // added by version 7: each vote's argsHash, and the index of deliveries
+      state.storage.sql.exec("DROP INDEX votes_webhook");
+      state.storage.sql.exec("ALTER TABLE votes DROP COLUMN args_hash");
+      state.storage.sql.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(6);
+    expect(SCHEMA_VERSION).toBe(7);
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });

@@ -50,6 +50,7 @@ describe("npm pack", { timeout: 120_000 }, () => {
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/core.js");
     expect(files).toContain("dist/client.js");
+    expect(files).toContain("dist/cli.js");
     expect(files).toContain("dist/core.d.ts");
     expect(files).toContain("dist/client.d.ts");
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
@@ -65,6 +66,28 @@ describe("npm pack", { timeout: 120_000 }, () => {
     for (const entry of [".", "./core", "./client"]) {
       expect(manifest.exports[entry].types).toMatch(/\.d\.ts$/);
     }
+  });
+
+  it("ships the toolnexus-edge bin, and it runs from the unpacked package", () => {
+    expect(files).toContain("dist/cli.js");
+    const manifest = JSON.parse(
+      readFileSync(path.join(dir, "node_modules/toolnexus-edge/package.json"), "utf8"),
+    );
+    expect(manifest.bin).toEqual({ "toolnexus-edge": "dist/cli.js" });
+    const bin = path.join(dir, "node_modules/toolnexus-edge", manifest.bin["toolnexus-edge"]);
+    expect(readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+    const curl = execFileSync(
+      "node",
+      [bin, "sign-decision", "--run", "th_a.run_b", "--request", "req_1", "--decision", "approve"],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    expect(curl).toMatch(/^curl -s 'http:\/\/localhost:8787\/v1\/decisions'/);
+    expect(curl).toContain("-H 'webhook-signature: v1,");
   });
 
   it("plain Node imports ./core and ./client and runs them", () => {

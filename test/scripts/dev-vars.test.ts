@@ -17,6 +17,8 @@ function paths(existing?: string) {
 }
 
 const WHSEC = /^whsec_[A-Za-z0-9+/]{43}=$/;
+/** RECEIPT_KEY: base64 of a 32-byte Ed25519 seed, no prefix. */
+const SEED = /^[A-Za-z0-9+/]{43}=$/;
 
 describe("ensureDevVars", () => {
   it("creates .dev.vars from the example with fresh, distinct secrets", () => {
@@ -25,13 +27,19 @@ describe("ensureDevVars", () => {
       "created .dev.vars from .dev.vars.example",
       "generated WEBHOOK_SECRET into .dev.vars",
       "generated NOTIFY_SECRET into .dev.vars",
+      "generated MCP_TOKEN_KEY into .dev.vars",
+      "generated RECEIPT_KEY into .dev.vars",
       "added CALLBACK_ALLOW=127.0.0.1 localhost to .dev.vars",
     ]);
     const vars = parseDotenv(readFileSync(file, "utf8"));
     expect(vars.API_TOKEN).toBe("dev-token");
     expect(vars.WEBHOOK_SECRET).toMatch(WHSEC);
     expect(vars.NOTIFY_SECRET).toMatch(WHSEC);
-    expect(vars.NOTIFY_SECRET).not.toBe(vars.WEBHOOK_SECRET);
+    expect(vars.MCP_TOKEN_KEY).toMatch(WHSEC);
+    expect(vars.RECEIPT_KEY).toMatch(SEED);
+    expect(Buffer.from(vars.RECEIPT_KEY!, "base64")).toHaveLength(32);
+    const keys = [vars.WEBHOOK_SECRET, vars.NOTIFY_SECRET, vars.MCP_TOKEN_KEY, vars.RECEIPT_KEY];
+    expect(new Set(keys.map((k) => k!.replace(/^whsec_/, ""))).size).toBe(4);
     expect(ensureDevVars({ file, example })).toEqual([]); // idempotent
     expect(parseDotenv(readFileSync(file, "utf8"))).toEqual(vars);
   });
@@ -41,6 +49,8 @@ describe("ensureDevVars", () => {
     const { file, example } = paths(before);
     expect(ensureDevVars({ file, example })).toEqual([
       "generated NOTIFY_SECRET into .dev.vars",
+      "generated MCP_TOKEN_KEY into .dev.vars",
+      "generated RECEIPT_KEY into .dev.vars",
       "added CALLBACK_ALLOW=127.0.0.1 localhost to .dev.vars",
     ]);
     const after = readFileSync(file, "utf8");
@@ -59,6 +69,8 @@ describe("ensureDevVars", () => {
     expect(ensureDevVars({ file, example })).toEqual([
       "generated WEBHOOK_SECRET into .dev.vars",
       "generated NOTIFY_SECRET into .dev.vars",
+      "generated MCP_TOKEN_KEY into .dev.vars",
+      "generated RECEIPT_KEY into .dev.vars",
       "added CALLBACK_ALLOW=127.0.0.1 localhost to .dev.vars",
       "added NEW_FLAG=on to .dev.vars (new in .dev.vars.example)",
     ]);
@@ -74,7 +86,7 @@ describe("ensureDevVars", () => {
 
   it("an empty value counts as missing; the appended line wins", () => {
     const { file, example } = paths(
-      "API_TOKEN=t\nWEBHOOK_SECRET=\nNOTIFY_SECRET=whsec_bm90aWZ5\nCALLBACK_ALLOW=\n",
+      "API_TOKEN=t\nWEBHOOK_SECRET=\nNOTIFY_SECRET=whsec_bm90aWZ5\nCALLBACK_ALLOW=\nMCP_TOKEN_KEY=whsec_x\nRECEIPT_KEY=y\n",
     );
     // An empty secret is generated; an empty CALLBACK_ALLOW is a choice (allow nothing extra).
     expect(ensureDevVars({ file, example })).toEqual(["generated WEBHOOK_SECRET into .dev.vars"]);

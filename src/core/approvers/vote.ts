@@ -18,8 +18,11 @@ export type VoteChannel =
   | "slack"
   | "policy"
   | "expiry"
+  | "oauth"
   | "chat"
-  | "ag-ui";
+  | "ag-ui"
+  | "a2a"
+  | "mcp";
 
 /** A vote as the ledger keeps it. `args` is set on an edit; `reset` when a later edit voided it. */
 export interface Vote {

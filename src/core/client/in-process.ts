@@ -24,7 +24,7 @@ export interface InProcessClientOptions extends CommonClientOptions {
 }
 
 const IN_PROCESS_STREAM_REFUSAL =
-  "createInProcessClient: stream() is not supported: an in-process model returns a whole answer, not a stream. " +
+  "createInProcessClient: an in-process client does not support streaming: its model returns a whole answer, not a stream. " +
   "Use run(), or ask() with onText (called once per model turn with that turn's whole text).";
 
 /**
@@ -34,7 +34,7 @@ const IN_PROCESS_STREAM_REFUSAL =
  */
 export function createInProcessClient(options: InProcessClientOptions): Client {
   if (typeof options.generate !== "function") {
-    throw new TypeError("createInProcessClient: generate must be a function");
+    throw new TypeError("createInProcessClient requires a `generate` function");
   }
   return buildClient(options, (metric) => {
     const call: ModelCaller = async (request) => {

@@ -11,6 +11,7 @@ import { ProviderError, RunAbortedError, excerpt, errorMessage } from "../errors
 import { RETRYABLE_STATUS, backoffDelay, parseRetryAfter, sleep as defaultSleep } from "./retry";
 import { StreamInterruptedError, readSseEvents } from "../streaming/sse";
 import { fetchSignal } from "../streaming/fetch-signal";
+import { endpointLabel, failureCause } from "./endpoint-label";
 
 export interface WireCallOptions {
   style: WireStyle;
@@ -62,6 +63,8 @@ export function createWireCaller(options: WireCallOptions) {
   const { style } = options;
   const sleep = options.sleep ?? defaultSleep;
   const url = style.url(options.baseUrl);
+  // For error messages: where the request went, without credentials.
+  const endpoint = endpointLabel(url);
   // A caller's header replaces the built-in one of the same name, whatever its case.
   // Kept as a plain object of lowercase names: fetch copies it cheaply on every request.
   // (The styles' own names are lowercase already; no Headers object per client.)
@@ -197,7 +200,7 @@ export function createWireCaller(options: WireCallOptions) {
         record("error");
         if (!(await retryAfterFailure({ error, attempt, retryable: true }))) {
           throw new ProviderError(
-            `${style.name}: request failed: ${errorMessage(error)}`,
+            `${style.name}: request to ${endpoint} failed: ${failureCause(error)}`,
             undefined,
             undefined,
             true,
@@ -219,7 +222,8 @@ export function createWireCaller(options: WireCallOptions) {
           continue;
         }
         throw new ProviderError(
-          `${style.name}: HTTP ${response.status}: ${excerpt(text)}`,
+          // "LLM <status>: <body>" is the SPEC's wording (after the style, as every error here).
+          `${style.name}: LLM ${response.status}: ${excerpt(text)}`,
           response.status,
           excerpt(text, 2000),
           retryable,

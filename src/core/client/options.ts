@@ -30,8 +30,9 @@ export interface CommonClientOptions {
   store?: ConversationStore;
   /**
    * Merged into every request body, winning over the client's defaults (`max_tokens`, …).
-   * The members the client builds (`model`, `messages`, `system`, `tools`, `tool_choice`,
+   * The members the client owns (`model`, `messages`, `system`, `tools`, `tool_choice`,
    * `stream`, `stream_options`) are dropped with a warning; `bodyTransform` may change them.
+   * A run sends no `tool_choice` (the provider's default, auto); `translate({ toolChoice })` does.
    */
   requestParams?: Record<string, unknown>;
   /** Called at every turn boundary with the run's state, so a host can persist it (the edge does). */

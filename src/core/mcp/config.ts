@@ -51,12 +51,24 @@ const EntrySchema = z.looseObject({
 });
 
 /**
- * Normalizes a config object into one entry per server, in declaration order.
+ * The raw server map of a config, as the SPEC's `parseMcpConfig` returns it: the value of
+ * `mcpServers`, `servers` or `mcp`, or the object itself when it is a bare map of servers.
+ * Entries are returned as written (not checked: {@link normalizeMcpConfig} does that).
  * @example
- * parseMcpConfig({ mcpServers: { github: { url: "https://api.example.com/mcp", headers: { authorization: "Bearer ${GH_TOKEN}" } } } });
+ * parseMcpConfig({ mcpServers: { github: { url: "https://api.example.com/mcp" } } });
+ * // { github: { url: "https://api.example.com/mcp" } }
+ */
+export function parseMcpConfig(config: unknown): Record<string, unknown> {
+  return serverMap(config);
+}
+
+/**
+ * Checks a config and normalizes it into one entry per server, in declaration order.
+ * @example
+ * normalizeMcpConfig({ mcpServers: { github: { url: "https://api.example.com/mcp", headers: { authorization: "Bearer ${GH_TOKEN}" } } } });
  * // [{ name: "github", type: "remote", transport: "auto", url: "…", headers: {…}, enabled: true, timeout: 30000 }]
  */
-export function parseMcpConfig(config: unknown): McpServerConfig[] {
+export function normalizeMcpConfig(config: unknown): McpServerConfig[] {
   const servers = serverMap(config);
   return Object.entries(servers).map(([name, raw]) => parseEntry(name, raw));
 }

@@ -24,7 +24,7 @@ import type { EnvLike } from "../env";
 import { errorMessage } from "../errors";
 import { elicitationHandler, type ElicitationHandler } from "./bridge";
 import { CallRegistry } from "./calls";
-import { keepTool, parseMcpConfig, type McpServerConfig } from "./config";
+import { keepTool, normalizeMcpConfig, type McpServerConfig } from "./config";
 import { connectServer, type McpConnection, type McpTransportKind } from "./connect";
 import { withDeadline } from "./deadline";
 import { listAllTools, mcpTool } from "./tools";
@@ -68,7 +68,7 @@ interface Loaded {
 
 /** Connects the configured servers. Throws a `TypeError` only for a malformed config. */
 export async function loadMcp(options: LoadMcpOptions): Promise<McpSource> {
-  const configs = parseMcpConfig(options.config);
+  const configs = normalizeMcpConfig(options.config);
   const handler = elicitationHandler(options);
   const loaded = await Promise.all(configs.map((config) => loadServer(config, options, handler)));
   return {
@@ -130,7 +130,13 @@ function failed(name: string, reason: string): Loaded {
   return { name, state: { status: "failed", reason, tools: [] }, tools: [] };
 }
 
-export { parseMcpConfig, sanitizeName, mcpToolName, DEFAULT_MCP_TIMEOUT_MS } from "./config";
+export {
+  parseMcpConfig,
+  normalizeMcpConfig,
+  sanitizeName,
+  mcpToolName,
+  DEFAULT_MCP_TIMEOUT_MS,
+} from "./config";
 export type { McpServerConfig } from "./config";
 export { requestFromElicitation, resultFromAnswer, elicitationNote } from "./elicitation";
 export type { ElicitationParams, ElicitationOrigin, ElicitationOutcome } from "./elicitation";

@@ -7,6 +7,10 @@ import { threadOf, threadStub } from "./threads";
 import { verifyWebhook, WebhookVerificationError } from "../notify/webhooks";
 import type { DecisionOutcome } from "../protocol";
 
+/** How the signing key is derived, for whoever signs by hand (never the key itself). */
+const KEY_HINT =
+  ': sign with the bytes the base64 after whsec_ in WEBHOOK_SECRET decodes to (not the text itself): v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">, or use `npx toolnexus-edge sign-decision`';
+
 /**
  * POST /v1/decisions — the approvers' webhook, signed per Standard Webhooks. The body is
  * read by hand, not through `bodyLimit` + a validator: the signature covers the exact bytes,
@@ -22,7 +26,11 @@ export function decisionRoutes() {
       ({ id: webhookId } = await verifyWebhook(webhookSecrets, c.req.raw.headers, raw));
     } catch (error) {
       if (error instanceof WebhookVerificationError) {
-        throw new ApiError(401, error.code, error.message);
+        throw new ApiError(
+          401,
+          error.code,
+          error.code === "bad_signature" ? `${error.message}${KEY_HINT}` : error.message,
+        );
       }
       throw error;
     }

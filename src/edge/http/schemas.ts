@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { AnswerSchema, RequestSchema } from "../../core/wire";
+import { CHANNELS } from "../protocol";
 
 export const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 export const MAX_INPUT_CHARS = 32_000;
@@ -146,7 +147,7 @@ const UsageSchema = z.object({
   totalTokens: z.number(),
 });
 
-const ChannelSchema = z.enum(["webhook", "page", "inbox", "slack", "policy", "expiry"]);
+const ChannelSchema = z.enum(CHANNELS);
 
 export const DecisionRecordSchema = z
   .object({

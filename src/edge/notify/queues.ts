@@ -13,6 +13,7 @@ import { isSlackSync, syncSlack, type SlackSyncMessage } from "../slack/sync";
 import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notification";
 import { handleNotification } from "./consumer";
 import type { ErrorInfo } from "../error-sink";
+import { messageKind, mismatchReporter, unknownQueueMessage } from "./queue-kinds";
 
 export interface QueueNames {
   resume: string;
@@ -38,6 +39,28 @@ export function createQueueHandler(options: {
 }) {
   const names = { ...DEFAULT_QUEUES, ...options.queues };
   const { report } = options;
+  const handleResume = async (message: Message<DriveMessage>, env: EdgeEnv) => {
+    await threadStub(env, message.body.threadId).drive(message.body.runId);
+    message.ack();
+  };
+  const handleNotify = async (
+    message: Message<NotifyMessage | SlackSyncMessage>,
+    env: EdgeEnv,
+    ctx: ExecutionContext | undefined,
+  ) => {
+    if (isSlackSync(message.body)) {
+      await slackSync(env, message.body, options.approverGroups);
+      return message.ack();
+    }
+    return handleNotification(message as Message<NotifyMessage>, env, ctx, readConfig(env), {
+      fetch: options.fetch,
+      notifyTimeoutMs: options.notifyTimeoutMs,
+      notifyHoldMs: options.notifyHoldMs,
+      report,
+    });
+  };
+  // Set once per consumer: a queue wrangler.toml names but createEdge({ queues }) does not.
+  let mismatch: ReturnType<typeof mismatchReporter> | undefined;
   return async function queue(
     batch: MessageBatch<unknown>,
     env: EdgeEnv,
@@ -46,25 +69,11 @@ export function createQueueHandler(options: {
     const each = eachMessage(report);
     switch (batch.queue) {
       case names.resume:
-        return each(batch, async (message: Message<DriveMessage>) => {
-          await threadStub(env, message.body.threadId).drive(message.body.runId);
-          message.ack();
-        });
-      case names.notify: {
-        const config = readConfig(env);
-        return each(batch, async (message: Message<NotifyMessage | SlackSyncMessage>) => {
-          if (isSlackSync(message.body)) {
-            await slackSync(env, message.body, options.approverGroups);
-            return message.ack();
-          }
-          return handleNotification(message as Message<NotifyMessage>, env, ctx, config, {
-            fetch: options.fetch,
-            notifyTimeoutMs: options.notifyTimeoutMs,
-            notifyHoldMs: options.notifyHoldMs,
-            report,
-          });
-        });
-      }
+        return each(batch, (message: Message<DriveMessage>) => handleResume(message, env));
+      case names.notify:
+        return each(batch, (message: Message<NotifyMessage | SlackSyncMessage>) =>
+          handleNotify(message, env, ctx),
+        );
       case names.notifyDeadLetter:
         return each(batch, async (message: Message<NotifyMessage>) => {
           // `message.attempts` counts deliveries from this dead-letter queue, not the sends.
@@ -94,14 +103,27 @@ export function createQueueHandler(options: {
           });
           message.ack();
         });
-      default:
-        report(
-          new Error(
-            `queue ${JSON.stringify(batch.queue)} is not one of this edge's queues (${Object.values(names).join(", ")}): set createEdge({ queues }) to the names in wrangler.toml; messages retried`,
-          ),
-          { source: "queue", recoverable: true },
+      default: {
+        // Misnamed: each message is handled by what its body says (a dead letter of an
+        // unknown queue is handled like a fresh message: driving and notifying are idempotent).
+        mismatch ??= mismatchReporter(report, (threadId, runId, text) =>
+          threadStub(env, threadId).configProblem(runId, text),
         );
-        batch.retryAll();
+        const told = mismatch;
+        const text = unknownQueueMessage(batch.queue, Object.values(names));
+        return each(batch, async (message: Message<unknown>) => {
+          const kind = messageKind(message.body);
+          if (kind === "unknown") {
+            await told(batch.queue, text);
+            // Nothing to go on: retried, so a fixed configuration can still pick it up.
+            return message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+          }
+          await told(batch.queue, text, message.body as DriveMessage);
+          return kind === "resume"
+            ? handleResume(message as Message<DriveMessage>, env)
+            : handleNotify(message as Message<NotifyMessage | SlackSyncMessage>, env, ctx);
+        });
+      }
     }
   };
 }

@@ -1,4 +1,4 @@
-/** The chat protocols' part of /openapi.json (src/edge/openapi.ts spreads it in). */
+/** The chat protocols' part of /openapi.json (src/edge/http/openapi/document.ts spreads it in). */
 import { error } from "../http/openapi/parts";
 
 const agent = { name: "agent", in: "path", required: true, schema: { type: "string" } };
@@ -20,11 +20,18 @@ const sse = (description: string) => ({
   description,
   content: { "text/event-stream": { schema: { type: "string" } } },
 });
-const looseBody = (description: string, required: string[]) => ({
+/** A body of the protocol's own shape: its required members named, the rest passed through. */
+const looseBody = (description: string, required: Record<string, Record<string, unknown>>) => ({
   required: true,
   content: {
     "application/json": {
-      schema: { type: "object", description, required, additionalProperties: true },
+      schema: {
+        type: "object",
+        description,
+        required: Object.keys(required),
+        properties: required,
+        additionalProperties: true,
+      },
     },
   },
 });
@@ -41,13 +48,17 @@ const security = [{ bearer: [] }];
 export const PROTOCOL_PATHS = {
   "/v1/chat/{agent}": {
     post: {
+      operationId: "chatStream",
       summary:
         "AI SDK UI message stream (useChat / DefaultChatTransport): a new user message starts a run; approval responses (approval.descriptor.argsHash: the version shown; older is 409 args_changed) and tool outputs answer its requests (channel chat); a new message in a body that also answers the active run waits behind it instead of 409 thread_busy",
       security,
       parameters: [agent, user],
       requestBody: looseBody(
         "{ id, messages: [{ id, role, parts }], trigger?, messageId?, edits?: { <approvalId>: args } }",
-        ["id", "messages"],
+        {
+          id: { type: "string", description: "The chat id" },
+          messages: { type: "array", items: { type: "object" }, description: "UI messages" },
+        },
       ),
       responses: {
         200: sse(
@@ -59,6 +70,7 @@ export const PROTOCOL_PATHS = {
   },
   "/v1/chat/{agent}/{id}/stream": {
     get: {
+      operationId: "chatResumeStream",
       summary: "Resume the conversation's active run's stream (useChat({ resume: true }))",
       security,
       parameters: [agent, conversationId, user],
@@ -72,6 +84,7 @@ export const PROTOCOL_PATHS = {
   },
   "/v1/chat/{agent}/{id}/messages": {
     get: {
+      operationId: "chatMessages",
       summary: "The conversation as UI messages (the active run's answer is its stream)",
       security,
       parameters: [agent, conversationId, user],
@@ -95,13 +108,18 @@ export const PROTOCOL_PATHS = {
   },
   "/v1/ag-ui/{agent}": {
     post: {
+      operationId: "agUiRun",
       summary:
         "AG-UI 1.0: RunAgentInput in, events out; a paused run ends with an interrupt outcome (metadata.argsHash on approvals) and the next input's resume answers it (channel ag-ui; payload { approved, reason?, editedArgs?, argsHash? }, an older argsHash is 409 args_changed)",
       security,
       parameters: [agent, user],
       requestBody: looseBody(
         "RunAgentInput { threadId, runId, messages, tools?, context?, state?, forwardedProps?, resume? }",
-        ["threadId", "runId", "messages"],
+        {
+          threadId: { type: "string" },
+          runId: { type: "string" },
+          messages: { type: "array", items: { type: "object" } },
+        },
       ),
       responses: {
         200: sse(

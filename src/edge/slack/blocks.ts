@@ -55,7 +55,7 @@ export interface SlackMessage {
 }
 
 const MAX_SECTION = 2900; // Slack allows 3000 characters per text object
-/** As on every channel (src/edge/schemas.ts MAX_REASON_CHARS). */
+/** As on every channel (src/edge/http/schemas.ts MAX_REASON_CHARS). */
 export const MAX_REASON = 1000;
 const MAX_HEADER = 150;
 

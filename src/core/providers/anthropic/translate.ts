@@ -38,7 +38,8 @@ export function chatToAnthropicRequest(request: ChatRequest): ModelRequest {
   if (request.maxTokens !== undefined) {
     params.max_tokens = request.maxTokens;
   }
-  if (request.toolChoice !== undefined) {
+  // "auto" is Anthropic's default: left out, as upstream does (one body for the same intent).
+  if (request.toolChoice !== undefined && request.toolChoice !== "auto") {
     params.tool_choice = toAnthropicToolChoice(request.toolChoice);
   }
   return {

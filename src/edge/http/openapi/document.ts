@@ -1,6 +1,6 @@
 /**
  * /openapi.json, generated from the zod schemas that validate the requests
- * (src/edge/schemas.ts), so the document and the code cannot disagree.
+ * (src/edge/http/schemas.ts), so the document and the code cannot disagree.
  */
 import * as z from "zod";
 import {
@@ -87,13 +87,15 @@ const PAGE_RESPONSES = {
   410: html("The link has expired"),
 };
 const bearer = [{ bearer: [] }];
+/** Open routes say so: no credential (the page and inbox routes check their own tokens and cookies). */
+const open: never[] = [];
 const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
 
 const EVENTS = `Server-Sent Events. Each event has an \`id\` (replay with Last-Event-ID), an \`event\` type and JSON \`data\`:
 text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError}; pending {request, id} (id: the suspended tool call);
 resumed {requestId, decision, channel} or {reason}; done {status, text?, usage?, turns?}; error {message}
-(the run failed) or {message, requestId?, recoverable: true} (the run goes on: a retried driver, a
-notification not delivered, an approver group not defined). The stream closes after done or an
+(the run failed) or {message, requestId?, code?, recoverable: true} (the run goes on: a retried driver, a
+notification not delivered, an approver group not defined, a queue name createEdge({ queues }) lacks: code config_error). The stream closes after done or an
 error without recoverable: true.`;
 
 let cached: unknown;
@@ -111,6 +113,13 @@ function openApiDocument(): unknown {
       schemas: components(),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "API_TOKEN" },
+        notifySignature: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description:
+            "Standard Webhooks, as on decisions, but signed with NOTIFY_SECRET: receivers verify notifications with it",
+        },
         standardWebhooks: {
           type: "apiKey",
           in: "header",
@@ -123,6 +132,7 @@ function openApiDocument(): unknown {
     paths: {
       "/v1/agents": {
         get: {
+          operationId: "listAgents",
           summary: "List agents",
           security: bearer,
           responses: {
@@ -136,6 +146,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs": {
         post: {
+          operationId: "startRun",
           summary: "Start a run",
           security: bearer,
           requestBody: {
@@ -159,10 +170,18 @@ function openApiDocument(): unknown {
             runPending: {
               "{$request.body#/callbackUrl}": {
                 post: {
+                  operationId: "notifyRunPending",
                   summary:
                     "A run is waiting for a decision (Standard Webhooks, signed with NOTIFY_SECRET — not the decisions key; retried with backoff)",
+                  security: [{ notifySignature: [] }],
                   requestBody: { content: { "application/json": { schema: ref("Notification") } } },
-                  responses: { 200: { description: "Any 2xx acknowledges" } },
+                  responses: {
+                    200: { description: "Any 2xx acknowledges" },
+                    "4XX": {
+                      description:
+                        "Any other answer (or none within the timeout) is retried with backoff, then dead-lettered after 5 deliveries",
+                    },
+                  },
                 },
               },
             },
@@ -171,6 +190,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs/{runId}": {
         get: {
+          operationId: "getRun",
           summary: "Get a run (status, pending request, text, usage, tool calls, decisions)",
           security: bearer,
           parameters: [runId, { name: "transcript", in: "query", schema: { type: "boolean" } }],
@@ -183,6 +203,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs/{runId}/events": {
         get: {
+          operationId: "streamRunEvents",
           summary: "Stream a run's events",
           security: bearer,
           parameters: [runId, { name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
@@ -198,6 +219,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs/{runId}/cancel": {
         post: {
+          operationId: "cancelRun",
           summary: "Cancel a run (a decision recorded earlier still applies to its call)",
           security: bearer,
           parameters: [runId],
@@ -211,6 +233,7 @@ function openApiDocument(): unknown {
       },
       "/v1/runs/{runId}/links": {
         post: {
+          operationId: "createRunLink",
           summary:
             "A personal approval-page link for one approver of one pending request (valid until the request expires)",
           security: bearer,
@@ -231,6 +254,7 @@ function openApiDocument(): unknown {
       },
       "/v1/decisions": {
         post: {
+          operationId: "recordDecision",
           summary:
             "Record an approver's decision (Standard Webhooks signature). Order of checks: signature 401 → body 400 → unknown run/request 404 → no longer pending or expired 409 → not an approver / own request 403 → arguments changed 409 → edited args 400. A vote is bound to the version of the arguments it was cast on (`argsHash`); a webhook-id is remembered for the request's lifetime, so a replay is always the identical repeat (200)",
           security: [{ standardWebhooks: [] }],
@@ -266,13 +290,17 @@ function openApiDocument(): unknown {
       },
       "/approve/{token}": {
         get: {
+          operationId: "showApprovalPage",
           summary: "Approval page (renders only)",
+          security: open,
           parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
           responses: { 200: html("The request with Approve / Decline"), ...PAGE_RESPONSES },
         },
         post: {
+          operationId: "decideOnApprovalPage",
           summary:
             "Decide from the approval page (form: decision=approve|decline, reason, field:<name>)",
+          security: open,
           parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
           requestBody: {
             required: true,
@@ -284,6 +312,9 @@ function openApiDocument(): unknown {
           responses: {
             200: html("Decided (or an identical repeat)"),
             ...PAGE_RESPONSES,
+            403: html(
+              "Not recorded: an anonymous link on a request with approver rules (a personal link or Access sign-in is needed), or this approver may not decide it (not_an_approver, own_request)",
+            ),
             413: html("The form is over 16 KiB (reading stops there); nothing decided"),
           },
         },
@@ -292,7 +323,9 @@ function openApiDocument(): unknown {
       ...PROTOCOL_PATHS,
       "/metrics": {
         get: {
+          operationId: "getMetrics",
           summary: "Prometheus metrics of this isolate",
+          security: open,
           responses: {
             200: {
               description: "Prometheus text exposition",
@@ -305,7 +338,9 @@ function openApiDocument(): unknown {
       },
       "/openapi.json": {
         get: {
+          operationId: "getOpenApiDocument",
           summary: "This document (its `servers` entry is the base this worker is reached at)",
+          security: open,
           responses: {
             200: {
               description: "OpenAPI 3.1",
@@ -316,7 +351,9 @@ function openApiDocument(): unknown {
       },
       "/healthz": {
         get: {
+          operationId: "getHealth",
           summary: "Liveness",
+          security: open,
           responses: {
             200: {
               description: "ok",

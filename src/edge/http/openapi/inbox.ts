@@ -1,4 +1,4 @@
-/** The approvals inbox's part of /openapi.json (src/edge/openapi.ts spreads it in). */
+/** The approvals inbox's part of /openapi.json (src/edge/http/openapi/document.ts spreads it in). */
 import { error, html, json, ref } from "./parts";
 const query = (
   name: string,
@@ -16,6 +16,7 @@ const query = (
 export const INBOX_PATHS = {
   "/v1/approvals": {
     get: {
+      operationId: "listApprovals",
       summary:
         "One approver group's inbox: open requests oldest first, or decided ones newest first, page by page",
       security: [{ bearer: [] }],
@@ -49,6 +50,7 @@ export const INBOX_PATHS = {
   },
   "/v1/approvers/links": {
     post: {
+      operationId: "createApproverLink",
       summary: "A sign-in link to /inbox for one approver (valid 24 hours)",
       security: [{ bearer: [] }],
       requestBody: {
@@ -64,13 +66,18 @@ export const INBOX_PATHS = {
   },
   "/inbox": {
     get: {
+      operationId: "showInbox",
       summary: "The signed-in approver's inbox page (HTML, no script)",
+      // Open to the network: the session cookie (or Cloudflare Access) identifies the approver.
+      security: [],
       responses: { 200: html("The inbox"), 401: html("Not signed in") },
     },
   },
   "/inbox/signin/{token}": {
     get: {
+      operationId: "signInToInbox",
       summary: "Sign in from an approver link: sets the session cookie, redirects to /inbox",
+      security: [],
       parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
       responses: {
         303: { description: "To /inbox" },
@@ -80,12 +87,14 @@ export const INBOX_PATHS = {
   },
   "/inbox/decide": {
     post: {
+      operationId: "decideInInbox",
       summary:
         "Decide from the inbox page (form: csrf, runId, requestId, decision=approve|decline, reason; ≤ 16 KiB)",
       requestBody: {
         required: true,
         content: { "application/x-www-form-urlencoded": { schema: { type: "object" } } },
       },
+      security: [],
       responses: {
         200: html("The outcome and the updated inbox"),
         400: html("Invalid form"),
@@ -99,6 +108,7 @@ export const INBOX_PATHS = {
   },
   "/slack/interactions": {
     post: {
+      operationId: "handleSlackInteraction",
       summary:
         "Slack interactivity: Approve / Decline buttons and the decline-reason modal (v0 signature over the raw body)",
       requestBody: {
@@ -112,6 +122,8 @@ export const INBOX_PATHS = {
           },
         },
       },
+      // No API credential: Slack's v0 signature over the raw body is checked instead.
+      security: [],
       responses: {
         200: {
           description:

@@ -1,4 +1,4 @@
-/** Response-object builders shared by the OpenAPI document's parts (src/edge/openapi.ts, inbox/openapi.ts). */
+/** Response-object builders shared by the OpenAPI document's parts (src/edge/http/openapi/document.ts, openapi/inbox.ts). */
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 export const json = (id: string, description: string) => ({
   description,
