@@ -1,19 +1,27 @@
 /**
- * What the chat protocols cost over our own event log: one finished two-turn run (the
- * support agent's "refund $120 on order 42": a tool call that waits for approval, approved
- * through the chat route, the refund, the answer) streamed three ways under `wrangler dev` —
- * `GET /v1/runs/:id/events` (the baseline), `POST /v1/chat/support` (the same message again
- * replays its run as a UI message stream) and `POST /v1/ag-ui/support` (the same message as
- * RunAgentInput replays it as AG-UI events). Each sample reads the whole body; routes are
- * interleaved per round, so drift hits all three alike. Ratios are against /events.
+ * What the chat protocols cost over our own event log, for the support agent's two-turn run
+ * ("refund $120 on order 42": a tool call that waits for approval, the approval, the refund,
+ * the answer), under `wrangler dev`, two ways:
  *
- *   node bench/chat-protocols.mjs [--runs 5] [--rounds 20]
+ * 1. Live: the run itself, streamed as it happens. Baseline: `POST /v1/runs`, read
+ *    `/v1/runs/:id/events` to the `pending` event, approve with a signed `POST
+ *    /v1/decisions`, read on to `done`. Chat: `POST /v1/chat/support` (read to its finish
+ *    at the halt), then the follow-up carrying the approval (read to the end). AG-UI: a
+ *    RunAgentInput (read to the interrupt), then one with `resume`. Time is the whole
+ *    exchange, first request to last byte; bytes are every response body read.
+ * 2. Replay: one finished run streamed whole (the same message again replays it).
+ *
+ * Routes are interleaved per round, so drift hits all three alike. Ratios are against /events.
+ *
+ *   node bench/chat-protocols.mjs [--runs 5] [--rounds 20] [--live 20]
  */
 import { startDevServer } from "../scripts/lib/dev-server.mjs";
+import { webhookHeaders } from "../scripts/lib/webhooks.mjs";
 import { arg, machine, ms, ratio, summarize, table } from "./lib/stats.mjs";
 
 const RUNS = Number(arg("runs", 5));
 const ROUNDS = Number(arg("rounds", 20));
+const LIVE = Number(arg("live", 20));
 
 const server = await startDevServer({ timeoutMs: 90_000 });
 const auth = { authorization: `Bearer ${server.apiToken}` };
@@ -87,6 +95,155 @@ const routes = {
     }),
 };
 
+const TEXT = "refund $120 on order 42";
+const userOf = () => ({
+  id: `m_${crypto.randomUUID()}`,
+  role: "user",
+  parts: [{ type: "text", text: TEXT }],
+});
+
+/** Reads an SSE body until `stop(frameText)` or its end; returns the bytes read. */
+async function readUntil(response, stop = () => false) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) {
+      return { text, bytes };
+    }
+    bytes += value.byteLength;
+    text += decoder.decode(value, { stream: true });
+    if (stop(text)) {
+      await reader.cancel();
+      return { text, bytes };
+    }
+  }
+}
+
+const dataFrames = (text) =>
+  text
+    .split("\n\n")
+    .filter((b) => b.startsWith("data: {"))
+    .map((b) => JSON.parse(b.slice(6)));
+
+const live = {
+  async events() {
+    const started = await fetch(`${server.url}/v1/runs`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ agent: "support", input: TEXT }),
+    });
+    const { runId } = await started.json();
+    const stream = await fetch(`${server.url}/v1/runs/${runId}/events`, { headers: auth });
+    const reader = stream.body.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let bytes = 0;
+    let decided = false;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        break;
+      }
+      bytes += value.byteLength;
+      text += decoder.decode(value, { stream: true });
+      const pending = /event: pending\ndata: (.*)\n\n/.exec(text);
+      if (pending && !decided) {
+        decided = true;
+        const body = JSON.stringify({
+          runId,
+          requestId: JSON.parse(pending[1]).request.id,
+          decision: "approve",
+        });
+        const answer = await fetch(`${server.url}/v1/decisions`, {
+          method: "POST",
+          headers: webhookHeaders(server.webhookSecrets[0], body),
+          body,
+        });
+        if (answer.status !== 202) {
+          throw new Error(`decision answered ${answer.status}`);
+        }
+      }
+    }
+    if (!text.includes("event: done")) {
+      throw new Error(`the /events run did not finish: ${text.slice(-400)}`);
+    }
+    return bytes;
+  },
+  async chat() {
+    const id = `live-${crypto.randomUUID()}`;
+    const user = userOf();
+    const post = (messages) =>
+      fetch(`${server.url}/v1/chat/support`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ id, messages }),
+      });
+    const first = await readUntil(await post([user]));
+    const frames = dataFrames(first.text);
+    const start = frames.find((f) => f.type === "start");
+    const input = frames.find((f) => f.type === "tool-input-available");
+    const request = frames.find((f) => f.type === "tool-approval-request");
+    const assistant = {
+      id: start.messageId,
+      role: "assistant",
+      parts: [
+        {
+          type: `tool-${input.toolName}`,
+          toolCallId: input.toolCallId,
+          state: "approval-responded",
+          input: input.input,
+          approval: {
+            id: request.approvalId,
+            descriptor: request.approvalDescriptor,
+            approved: true,
+          },
+        },
+      ],
+    };
+    const second = await readUntil(await post([user, assistant]));
+    if (dataFrames(second.text).at(-1)?.finishReason !== "stop") {
+      throw new Error("the chat run did not finish");
+    }
+    return first.bytes + second.bytes;
+  },
+  async "ag-ui"() {
+    const threadId = `live-${crypto.randomUUID()}`;
+    const messages = [{ id: `m_${crypto.randomUUID()}`, role: "user", content: TEXT }];
+    const post = (extra) =>
+      fetch(`${server.url}/v1/ag-ui/support`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ threadId, runId: `r_${crypto.randomUUID()}`, messages, ...extra }),
+      });
+    const first = await readUntil(await post({}));
+    const [interrupt] = dataFrames(first.text).at(-1).outcome.interrupts;
+    const second = await readUntil(
+      await post({
+        resume: [
+          {
+            interruptId: interrupt.id,
+            status: "resolved",
+            payload: { approved: true, argsHash: interrupt.metadata.argsHash },
+          },
+        ],
+      }),
+    );
+    if (dataFrames(second.text).at(-1)?.outcome?.type !== "success") {
+      throw new Error("the AG-UI run did not finish");
+    }
+    return first.bytes + second.bytes;
+  },
+};
+
+async function liveSample(route) {
+  const started = performance.now();
+  const bytes = await live[route]();
+  return { ms: performance.now() - started, bytes };
+}
+
 async function sample(route, conversation) {
   const started = performance.now();
   const response = await routes[route](conversation);
@@ -137,7 +294,45 @@ try {
       ratio(b.median, baseBytes.median),
     ];
   });
+  const liveTimes = { events: [], chat: [], "ag-ui": [] };
+  const liveBytes = { events: [], chat: [], "ag-ui": [] };
+  for (const route of Object.keys(live)) {
+    await liveSample(route); // warm-up
+  }
+  for (let round = 0; round < LIVE; round += 1) {
+    const order = Object.keys(live);
+    if (round % 2 === 1) {
+      order.reverse();
+    }
+    for (const route of order) {
+      const s = await liveSample(route);
+      liveTimes[route].push(s.ms);
+      liveBytes[route].push(s.bytes);
+    }
+  }
+  const liveBase = summarize(liveTimes.events);
+  const liveBaseBytes = summarize(liveBytes.events);
+  const liveRows = Object.keys(live).map((route) => {
+    const t = summarize(liveTimes[route]);
+    const b = summarize(liveBytes[route]);
+    return [
+      route,
+      t.n,
+      ms(t.median),
+      ms(t.p95),
+      ratio(t.median, liveBase.median),
+      b.median,
+      ratio(b.median, liveBaseBytes.median),
+    ];
+  });
   console.log(machine());
+  console.log(
+    table(
+      `The two-turn run streamed live: start, halt, approve, finish (${LIVE} rounds, wrangler dev)`,
+      ["route", "n", "median ms", "p95 ms", "time vs /events", "bytes", "bytes vs /events"],
+      liveRows,
+    ),
+  );
   console.log(
     table(
       `One finished two-turn run streamed whole (${RUNS} runs × ${ROUNDS} rounds, wrangler dev)`,

@@ -2,12 +2,20 @@
  * The run's event log and its live listeners. Every event is appended to storage
  * first (so it can be replayed with Last-Event-ID), then pushed to connected
  * Server-Sent Events streams of the same run.
+ *
+ * A halt is a state, not an event: the log's vocabulary is public and has no word for it.
+ * So listeners learn of it from an SSE comment (`: halted`, ignored by every SSE parser),
+ * sent live when the driver signals it and after the backlog when a stream opens on a run
+ * that is pending — the chat protocols end their responses on it without polling.
  */
 import type { EventRow, RunStore } from "../storage/run-store";
 import { currentEventData } from "../storage/run-view";
 
 const TERMINAL = new Set(["done", "error"]);
 const KEEPALIVE_MS = 15_000;
+/** What the driver records when a run halts: pushed to listeners, never stored. */
+export const HALTED_SIGNAL = "halted";
+export const HALTED_COMMENT = ": halted\n\n";
 const encoder = new TextEncoder();
 
 export function formatSse(row: EventRow): string {
@@ -24,7 +32,13 @@ export class EventHub {
 
   constructor(private readonly store: RunStore) {}
 
-  record(runId: string, type: string, data: unknown): EventRow {
+  record(runId: string, type: string, data: unknown): EventRow | undefined {
+    if (type === HALTED_SIGNAL) {
+      for (const listener of this.#listeners.get(runId) ?? []) {
+        listener.write(HALTED_COMMENT);
+      }
+      return undefined;
+    }
     const row = this.store.appendEvent(runId, type, data, Date.now());
     for (const listener of this.#listeners.get(runId) ?? []) {
       listener.write(formatSse(row));
@@ -69,6 +83,10 @@ export class EventHub {
     if (finished()) {
       listener.close();
     } else {
+      // Read in the same synchronous step as the backlog, so the two agree.
+      if (this.store.run(runId)?.status === "pending") {
+        listener.write(HALTED_COMMENT);
+      }
       listeners.add(listener);
       keepalive = setInterval(() => listener.write(": keep-alive\n\n"), KEEPALIVE_MS);
     }

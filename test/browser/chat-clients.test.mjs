@@ -101,6 +101,47 @@ test("ai's DefaultChatTransport: the approval card, the approved refund, the ans
   assert.equal(run.requestedBy, "carol@example.com");
 });
 
+test("ai's transport: approve, then type a new message before sending: one request, no 409, the new message answered", async () => {
+  const chat = transport("dave@example.com");
+  const chatId = `c_${crypto.randomUUID()}`;
+  const user = userMessage("refund $120 on order 42");
+  const asked = await send(chat, chatId, [user]);
+  const tool = asked.parts.find((p) => p.type === "tool-refund_order");
+  // ai keeps the stream's approvalDescriptor (the argsHash shown) on the part it answers.
+  assert.match(tool.approval.descriptor.argsHash, /^[A-Za-z0-9_-]{43}$/);
+  const answered = respond(asked, tool.approval.id, true);
+
+  // Edits travel in the request body (addToolApprovalResponse's options.body): this
+  // request has no approver rules, so they are refused before anything is written.
+  const edited = chat.sendMessages({
+    chatId,
+    messages: [user, answered],
+    trigger: "submit-message",
+    messageId: undefined,
+    abortSignal: undefined,
+    body: { edits: { [tool.approval.id]: { orderId: "42", amount: 60 } } },
+  });
+  await assert.rejects(edited, /not_editable/);
+
+  const next = userMessage("what is the status of order 7?");
+  const reply = await send(chat, chatId, [user, answered, next]);
+  assert.notEqual(reply.id, asked.id);
+  const text = reply.parts
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join("");
+  assert.ok(text.length > 0);
+  const first = await (
+    await fetch(`${server.url}/v1/runs/${asked.id.slice(2)}`, { headers: auth })
+  ).json();
+  assert.equal(first.status, "done");
+  assert.equal(first.decisions[0].decidedBy, "dave@example.com");
+  const second = await (
+    await fetch(`${server.url}/v1/runs/${reply.id.slice(2)}`, { headers: auth })
+  ).json();
+  assert.equal(second.input, "what is the status of order 7?");
+});
+
 test("@ag-ui/client's HttpAgent: an interrupt outcome, then resume approves it", async () => {
   const agent = new HttpAgent({
     url: `${server.url}/v1/ag-ui/support`,

@@ -20,7 +20,10 @@ export interface DriverDeps {
   now(): number;
   /** Groups synchronous writes into one atomic commit. */
   transaction<T>(fn: () => T): T;
-  /** Appends to the run's event log and pushes to live listeners. */
+  /**
+   * Appends to the run's event log and pushes to live listeners; `HALTED_SIGNAL` is only
+   * pushed, never stored (thread/event-hub.ts).
+   */
   record(runId: string, type: string, data: unknown): void;
   /** The application's error sink (`createEdge({ onError })`). */
   report?: (error: unknown, info: ErrorInfo) => void;

@@ -16,6 +16,7 @@ import { refusalText } from "../../../src/edge/approvals/refusal";
 import { closeOpenTurn } from "./close-turn";
 import { checkpointer } from "./checkpoint";
 import type { DriverDeps, Work } from "./driver-deps";
+import { HALTED_SIGNAL } from "../event-hub";
 import { durableElicitation, type InlineDeps } from "./elicitation";
 import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../../storage/run-store";
 
@@ -288,6 +289,10 @@ async function finish(
       );
       if (surfacing || surfacedInline) {
         deps.inbox?.surfaced(deps.store.requireRun(runId), request); // now with its expiry
+      }
+      if (!deps.store.decision(request.id)) {
+        // Live streams learn of the halt now (not logged: see durable/thread/event-hub.ts).
+        deps.record(runId, HALTED_SIGNAL, { requestId: request.id });
       }
     });
     if (surfacing) {

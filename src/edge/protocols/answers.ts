@@ -6,7 +6,9 @@
  * request with rules included) → 403, a bad edit → 400 (the ledger's own check).
  */
 import { statusOf } from "../http/status";
+import { argsHash as versionOf } from "../../core/approvers/args-hash";
 import { rulesOf } from "../../core/approvers/rules";
+import { originalArgs } from "../../core/approvers/vote";
 import type { Request } from "../../core/types";
 import { ApiError } from "../http/errors";
 import type { Channel, DecisionOutcome, ThreadRpc } from "../protocol";
@@ -18,6 +20,8 @@ export interface Answer {
   reason?: string;
   /** Edited tool arguments (approve only; the rule must allow the edit). */
   args?: Record<string, unknown>;
+  /** The version of the arguments the caller was shown (approve only): older is 409 args_changed. */
+  argsHash?: string;
 }
 
 /** Where a request the caller cannot decide waits: the `data-toolnexus-waiting` payload. */
@@ -98,6 +102,9 @@ export async function recordAnswer(
     ...(answer.data === undefined ? {} : { data: answer.data }),
     ...(answer.reason === undefined ? {} : { reason: answer.reason }),
     ...(answer.args === undefined ? {} : { args: answer.args }),
+    ...(answer.argsHash === undefined || answer.decision !== "approve"
+      ? {}
+      : { argsHash: answer.argsHash }),
     ...(user === null ? {} : { decidedBy: user }),
     channel,
   });
@@ -114,7 +121,9 @@ export async function recordAnswer(
 
 /**
  * Whether this caller may decide the request (no rules, or an eligible member who did not
- * ask for it); otherwise where it waits, for the stream to say so.
+ * ask for it) and the version of its arguments they are shown (what their approval then
+ * carries); otherwise where it waits, for the stream to say so. A request without rules
+ * cannot be edited, so its version is its own arguments' (no round trip).
  */
 export async function decidableBy(
   stub: ThreadRpc,
@@ -122,16 +131,20 @@ export async function decidableBy(
   request: Request,
   user: string | null,
   base: string,
-): Promise<{ decidable: true } | { decidable: false; waiting: Waiting }> {
+): Promise<{ decidable: true; argsHash: string } | { decidable: false; waiting: Waiting }> {
   const rules = rulesOf(request);
   if (!rules) {
-    return { decidable: true };
-  }
-  if (user !== null && (await stub.checkApprover(runId, request.id, user)).ok) {
-    return { decidable: true };
+    return { decidable: true, argsHash: versionOf(originalArgs(request)) };
   }
   const described = await stub.describeRequest(runId, request.id);
-  const approval = described.state === "open" ? described.approval : null;
+  const open = described.state === "open" ? described : undefined;
+  if (user !== null && (await stub.checkApprover(runId, request.id, user)).ok) {
+    return {
+      decidable: true,
+      argsHash: open?.argsHash ?? versionOf(originalArgs(request)),
+    };
+  }
+  const approval = open?.approval ?? null;
   return {
     decidable: false,
     waiting: {

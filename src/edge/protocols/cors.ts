@@ -45,7 +45,9 @@ export function protocolCors(): MiddlewareHandler<{ Bindings: EdgeEnv & CorsEnv 
     const credentials = allowed && readAccessSettings(c.env) !== undefined;
     const decorate = (headers: Headers) => {
       headers.set("access-control-allow-origin", origin ?? "");
-      headers.append("vary", "origin");
+      if (!/\borigin\b/i.test(headers.get("vary") ?? "")) {
+        headers.append("vary", "origin");
+      }
       if (credentials) {
         headers.set("access-control-allow-credentials", "true");
       }

@@ -1,12 +1,13 @@
 /**
  * A run's event log as the chat protocols read it: the thread object's SSE stream (replay
- * after a cursor, then live), plus the one thing that stream does not say — that the run
- * has halted. A halt records no event (`done` is only for finished runs), so when the log
- * goes quiet after a suspension, a decision or a tool result, the feed asks the object for
- * the run's status (backing off while the turn's other calls run) and reports `halted`
- * with the requests the run waits on.
+ * after a cursor, then live), plus the one thing the log does not say — that the run has
+ * halted. The object says that with an SSE comment (`: halted`, durable/thread/event-hub.ts),
+ * live when the run halts and after the backlog when the run is already pending, so the
+ * feed never polls: on the comment it asks once for the requests the run waits on.
+ *
+ * The object writes one fixed frame shape (`id:`, `event:`, one `data:` line of JSON, or a
+ * comment), so the frames are split here directly instead of through a general SSE parser.
  */
-import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { Request } from "../../core/types";
 import type { LoggedEvent, ThreadRpc } from "../protocol";
 
@@ -14,9 +15,6 @@ export type FeedItem =
   | { type: "event"; event: LoggedEvent }
   | { type: "halted"; open: Request[] }
   | { type: "finished"; status: string };
-
-const FIRST_CHECK_MS = 10;
-const MAX_CHECK_MS = 1_000;
 
 export interface FollowOptions {
   stub: ThreadRpc;
@@ -40,56 +38,69 @@ export async function* followRun(options: FollowOptions): AsyncGenerator<FeedIte
   if (!response.ok || !response.body) {
     throw new Error(`the event log of ${options.runId} answered ${response.status}`);
   }
-  const reader = response.body
-    .pipeThrough(new TextDecoderStream())
-    .pipeThrough(new EventSourceParserStream())
-    .getReader();
-  let read: ReturnType<typeof reader.read> | undefined;
-  let checkIn: number | undefined; // set while a halt may be on its way
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
   let lastType = "";
   try {
     for (;;) {
-      read ??= reader.read();
-      const next = checkIn === undefined ? await read : await timed(read, checkIn);
-      if (next === "timeout") {
-        const run = await options.stub.getRun(options.runId);
-        if (run?.status === "pending") {
-          checkIn = undefined;
-          yield { type: "halted", open: await options.stub.openRequests(options.runId) };
-        } else if (run?.status === "running") {
-          checkIn = Math.min((checkIn ?? FIRST_CHECK_MS) * 2, MAX_CHECK_MS);
-        } else {
-          checkIn = undefined; // finished: its last event is on its way
-        }
-        continue;
-      }
-      read = undefined;
+      const next = await reader.read();
       if (next.done) {
         yield { type: "finished", status: lastType };
         return;
       }
-      const event: LoggedEvent = {
-        id: Number(next.value.id),
-        type: next.value.event ?? "message",
-        data: JSON.parse(next.value.data) as Record<string, unknown>,
-      };
-      lastType = event.type;
-      // A halt may follow a suspension, or a resumed turn whose sibling call still waits;
-      // text deltas keep the current pace (no status check per token).
-      if (event.type === "pending" || event.type === "resumed" || event.type === "tool_result") {
-        checkIn = FIRST_CHECK_MS;
+      buffer += next.value;
+      let end = buffer.indexOf("\n\n");
+      while (end >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        end = buffer.indexOf("\n\n");
+        if (frame.startsWith(":")) {
+          if (frame === ": halted") {
+            yield { type: "halted", open: await options.stub.openRequests(options.runId) };
+          }
+          continue; // connected, keep-alive
+        }
+        const event = parseFrame(frame);
+        if (event) {
+          lastType = event.type;
+          yield { type: "event", event };
+        }
       }
-      yield { type: "event", event };
     }
   } finally {
     await reader.cancel().catch(() => {});
   }
 }
 
-function timed<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** One `id:` / `event:` / `data:` frame as the object writes it (durable/thread/event-hub.ts). */
+export function parseFrame(frame: string): LoggedEvent | undefined {
+  let id = 0;
+  let type = "message";
+  let data: string | undefined;
+  for (const line of frame.split("\n")) {
+    if (line.startsWith("data: ")) {
+      data = line.slice(6);
+    } else if (line.startsWith("event: ")) {
+      type = line.slice(7);
+    } else if (line.startsWith("id: ")) {
+      id = Number(line.slice(4));
+    }
+  }
+  return data === undefined
+    ? undefined
+    : { id, type, data: JSON.parse(data) as Record<string, unknown> };
 }
+
+/**
+ * A finished run's complete log (one `runEvents` call) as a feed: the same items a live
+ * follow would give, without holding a stream open — a replay is then written in one piece.
+ */
+export async function* logFeed(events: LoggedEvent[]): AsyncGenerator<FeedItem> {
+  for (const event of events) {
+    yield { type: "event", event };
+  }
+  yield { type: "finished", status: events.at(-1)?.type ?? "" };
+}
+
+/** Statuses after which a run's log never grows. */
+export const FINISHED = new Set(["done", "incomplete", "failed", "cancelled"]);

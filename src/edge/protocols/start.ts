@@ -36,6 +36,17 @@ export function runnableAgent(deps: ProtocolDeps, env: EdgeEnv, name: string): A
   return agent;
 }
 
+/** A message the model may read (400 above {@link MAX_INPUT_CHARS}). */
+export function checkMessageLength(input: string): void {
+  if (input.length > MAX_INPUT_CHARS) {
+    throw new ApiError(
+      400,
+      "invalid_body",
+      `the message is longer than ${MAX_INPUT_CHARS} characters`,
+    );
+  }
+}
+
 export async function startConversationRun(
   env: EdgeEnv,
   deps: ProtocolDeps,
@@ -49,13 +60,7 @@ export async function startConversationRun(
     metadata: Record<string, unknown>;
   },
 ): Promise<RunView> {
-  if (target.input.length > MAX_INPUT_CHARS) {
-    throw new ApiError(
-      400,
-      "invalid_body",
-      `the message is longer than ${MAX_INPUT_CHARS} characters`,
-    );
-  }
+  checkMessageLength(target.input);
   // A rule naming a group nobody defined would leave its requests undecidable: say so now.
   const directory = approverDirectory(env, deps.approverGroups);
   for (const tool of await agentTools(target.agent, env)) {

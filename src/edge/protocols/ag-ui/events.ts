@@ -9,6 +9,7 @@ import { EventType, type BaseEvent, type Interrupt } from "@ag-ui/core";
 import type { Request } from "../../../core/types";
 import type { LoggedEvent } from "../../protocol";
 import type { Waiting } from "../answers";
+import { agUiSubagentEvent, handleOf } from "../subagents";
 
 /** The schema of a resolved approval's payload, as interrupts advertise it. */
 export const APPROVAL_PAYLOAD_SCHEMA = {
@@ -17,6 +18,7 @@ export const APPROVAL_PAYLOAD_SCHEMA = {
     approved: { type: "boolean" },
     reason: { type: "string" },
     editedArgs: { type: "object" },
+    argsHash: { type: "string" },
   },
   required: ["approved"],
   additionalProperties: false,
@@ -31,15 +33,10 @@ export interface RunIds {
 
 export class AgUiTranslator {
   #text: string | undefined;
-  #segments = 0;
   readonly #openCalls: string[] = [];
   readonly #callOf = new Map<string, string>();
 
-  constructor(
-    private readonly ids: RunIds,
-    /** Our run id: message ids derive from it, so a replay repeats them. */
-    private readonly ourRunId: string,
-  ) {}
+  constructor(private readonly ids: RunIds) {}
 
   prime(events: LoggedEvent[]): void {
     for (const event of events) {
@@ -60,11 +57,18 @@ export class AgUiTranslator {
     return events;
   }
 
+  /** One event's AG-UI events; a child's carry its handle as `subagentRunId` (src/edge/protocols/subagents.ts). */
   event(event: LoggedEvent): AgUiEvent[] {
+    const events = this.#eventOf(event);
+    const handle = handleOf(event);
+    return handle ? events.map((e) => ({ subagentRunId: handle, ...e })) : events;
+  }
+
+  #eventOf(event: LoggedEvent): AgUiEvent[] {
     const data = event.data;
     switch (event.type) {
       case "text":
-        return this.#delta(String(data.delta ?? ""));
+        return this.#delta(String(data.delta ?? ""), event.id);
       case "tool_call": {
         const id = String(data.id);
         this.#openCalls.push(id);
@@ -89,10 +93,9 @@ export class AgUiTranslator {
           ...this.#closeText(),
           {
             type: EventType.TOOL_CALL_RESULT,
-            messageId: `r-${id}`,
+            messageId: `r${event.id}`,
             toolCallId: id,
             content: String(data.output),
-            role: "tool",
             ...(data.isError === true ? { metadata: { toolnexus: { isError: true } } } : {}),
           },
         ];
@@ -112,6 +115,9 @@ export class AgUiTranslator {
               },
             ]
           : [];
+      case "subagent_started":
+      case "subagent_finished":
+        return [...this.#closeText(), ...(agUiSubagentEvent(event) as AgUiEvent[])];
       case "done":
         return [...this.#closeText(), ...this.#finished(data)];
       case "error":
@@ -149,11 +155,16 @@ export class AgUiTranslator {
     ];
   }
 
-  /** One open request as an interrupt: approvals take `{ approved, reason?, editedArgs? }`, inputs their schema. */
-  interruptOf(request: Request, expiresAt: string | null): Interrupt {
+  /**
+   * One open request as an interrupt: approvals take `{ approved, reason?, editedArgs?,
+   * argsHash? }` (their `metadata.argsHash` is the version of the arguments shown, which an
+   * approval may echo so that a stale one is refused), inputs their schema.
+   */
+  interruptOf(request: Request, expiresAt: string | null, argsHash?: string): Interrupt {
     const schema = request.data?.schema;
     const toolCallId = this.#callOf.get(request.id);
     const expiry = expiresAt ?? request.expiresAt;
+    const handle = (request as { handle?: unknown }).handle;
     return {
       id: request.id,
       reason: request.kind === "approval" ? "tool_approval" : request.kind,
@@ -164,6 +175,8 @@ export class AgUiTranslator {
           ? APPROVAL_PAYLOAD_SCHEMA
           : (schema as Record<string, unknown>),
       ...(expiry ? { expiresAt: expiry } : {}),
+      ...(argsHash && request.kind === "approval" ? { metadata: { argsHash } } : {}),
+      ...(typeof handle === "string" && handle.includes("/") ? { subagentRunId: handle } : {}),
     };
   }
 
@@ -196,14 +209,14 @@ export class AgUiTranslator {
     ];
   }
 
-  #delta(delta: string): AgUiEvent[] {
+  /** Message ids come from event ids: unique in the thread, the same on replay. */
+  #delta(delta: string, eventId: number): AgUiEvent[] {
     if (!delta) {
       return [];
     }
     const events: AgUiEvent[] = [];
     if (this.#text === undefined) {
-      this.#segments += 1;
-      this.#text = `m-${this.ourRunId}-${this.#segments}`;
+      this.#text = `m${eventId}`;
       events.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text, role: "assistant" });
     }
     events.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text, delta });

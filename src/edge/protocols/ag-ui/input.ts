@@ -52,11 +52,18 @@ export const RunAgentInputSchema = z.looseObject({
 export type RunAgentBody = z.infer<typeof RunAgentInputSchema>;
 export type ResumeBody = z.infer<typeof ResumeEntrySchema>;
 
-/** A resolved approval's payload (`{ approved, reason?, editedArgs? }`). */
+/**
+ * A resolved approval's payload (`{ approved, reason?, editedArgs?, argsHash? }`);
+ * `argsHash` echoes the interrupt's `metadata.argsHash` (the version approved).
+ */
 export const ApprovalPayloadSchema = z.strictObject({
   approved: z.boolean(),
   reason: z.string().max(2_000).optional(),
   editedArgs: z.record(z.string(), z.unknown()).optional(),
+  argsHash: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, "must be an argsHash (43 base64url characters)")
+    .optional(),
 });
 
 /** The text of the last message when it is the user's (string content, or its text parts). */

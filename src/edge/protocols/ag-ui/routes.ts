@@ -27,6 +27,7 @@ import {
 } from "./input";
 import type { Request } from "../../../core/types";
 import { agUiStream } from "./stream";
+import { FINISHED } from "../run-feed";
 
 const ACTIVE = new Set(["running", "pending"]);
 
@@ -49,8 +50,10 @@ export function agUiRoutes(deps: ProtocolDeps) {
         runId: string,
         after: number,
         before = [] as Awaited<ReturnType<typeof conv.stub.runEvents>>,
+        log?: Awaited<ReturnType<typeof conv.stub.runEvents>>,
       ) =>
         agUiStream({
+          ...(log ? { log } : {}),
           stub: conv.stub,
           ids: { threadId: body.threadId, runId: body.runId },
           runId,
@@ -116,7 +119,10 @@ export function agUiRoutes(deps: ProtocolDeps) {
         return stream(run.runId, 0);
       }
       if (latest && message) {
-        return stream(latest.runId, 0); // the same input again: its run, replayed
+        // The same input again: its run, replayed (a finished one in one piece).
+        return FINISHED.has(latest.status)
+          ? stream(latest.runId, 0, [], await conv.stub.runEvents(latest.runId))
+          : stream(latest.runId, 0);
       }
       throw new ApiError(
         400,
@@ -222,18 +228,19 @@ function answerOf(entry: ResumeBody, request: Request, n: number): Answer {
     throw new ApiError(
       400,
       "invalid_body",
-      "an approval's payload is { approved: boolean, reason?: string, editedArgs?: object }",
+      "an approval's payload is { approved: boolean, reason?: string, editedArgs?: object, argsHash?: string }",
       parsed.error.issues.map((issue) => ({
         path: [`resume[${n}].payload`, ...issue.path.map(String)].join("."),
         message: issue.message,
       })),
     );
   }
-  const { approved, reason, editedArgs } = parsed.data;
+  const { approved, reason, editedArgs, argsHash } = parsed.data;
   return {
     requestId: request.id,
     decision: approved ? "approve" : "decline",
     ...(reason === undefined ? {} : { reason }),
     ...(approved && editedArgs ? { args: editedArgs } : {}),
+    ...(approved && argsHash ? { argsHash } : {}),
   };
 }

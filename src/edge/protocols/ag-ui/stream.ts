@@ -10,8 +10,8 @@ import { EventType, omitOptionalNulls } from "@ag-ui/core";
 import type { Request } from "../../../core/types";
 import type { LoggedEvent, ThreadRpc } from "../../protocol";
 import { decidableBy } from "../answers";
-import { followRun } from "../run-feed";
-import { sseResponse, type FrameSink } from "../sse-writer";
+import { followRun, logFeed } from "../run-feed";
+import { sseResponse, sseWhole, type FrameSink } from "../sse-writer";
 import { AgUiTranslator, type AgUiEvent, type RunIds } from "./events";
 
 export interface AgUiStreamOptions {
@@ -24,11 +24,13 @@ export interface AgUiStreamOptions {
   state?: unknown;
   user: string | null;
   base: string;
+  /** A finished run's log after `after`: the stream is then written in one piece. */
+  log?: LoggedEvent[];
   signal?: AbortSignal;
 }
 
-export function agUiStream(options: AgUiStreamOptions): Response {
-  return sseResponse(
+export function agUiStream(options: AgUiStreamOptions): Response | Promise<Response> {
+  return (options.log ? sseWhole : sseResponse)(
     {},
     (sink) => pumpAgUi(options, sink),
     async (error, sink) => {
@@ -49,17 +51,19 @@ async function send(sink: FrameSink, events: AgUiEvent[]): Promise<boolean> {
 
 async function pumpAgUi(options: AgUiStreamOptions, sink: FrameSink): Promise<void> {
   const { stub, runId, user, base } = options;
-  const translator = new AgUiTranslator(options.ids, runId);
+  const translator = new AgUiTranslator(options.ids);
   translator.prime(options.before ?? []);
   if (!(await send(sink, translator.started(options.state)))) {
     return;
   }
-  const feed = followRun({
-    stub,
-    runId,
-    after: options.after,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const feed = options.log
+    ? logFeed(options.log)
+    : followRun({
+        stub,
+        runId,
+        after: options.after,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
   for await (const item of feed) {
     let events: AgUiEvent[];
     if (item.type === "event" && item.event.type === "pending") {
@@ -99,8 +103,9 @@ async function answerable(
     if (described.state !== "open") {
       continue;
     }
-    if ((await decidableBy(stub, runId, request, user, base)).decidable) {
-      interrupts.push(translator.interruptOf(request, described.expiresAt));
+    const who = await decidableBy(stub, runId, request, user, base);
+    if (who.decidable) {
+      interrupts.push(translator.interruptOf(request, described.expiresAt, who.argsHash));
     }
   }
   return interrupts;

@@ -10,9 +10,10 @@
 import type { Request } from "../../../core/types";
 import type { LoggedEvent } from "../../protocol";
 import type { Waiting } from "../answers";
+import { chatSubagentPart } from "../subagents";
 
 export type UiChunk =
-  | { type: "start"; messageId: string }
+  | { type: "start"; messageId?: string }
   | { type: "text-start"; id: string }
   | { type: "text-delta"; id: string; delta: string }
   | { type: "text-end"; id: string }
@@ -20,8 +21,20 @@ export type UiChunk =
   | { type: "tool-output-available"; toolCallId: string; output: unknown }
   | { type: "tool-output-error"; toolCallId: string; errorText: string }
   | { type: "tool-output-denied"; toolCallId: string }
-  | { type: "tool-approval-request"; approvalId: string; toolCallId: string; reason?: string }
+  | {
+      type: "tool-approval-request";
+      approvalId: string;
+      toolCallId: string;
+      reason?: string;
+      /** `ai` keeps it as the part's `approval.descriptor`: the version of the arguments shown. */
+      approvalDescriptor?: { argsHash: string };
+    }
   | { type: "data-toolnexus-waiting"; id: string; data: Waiting }
+  | {
+      type: "data-toolnexus-subagent";
+      id: string;
+      data: { handle: string; name?: string; status: string; requestIds?: string[] };
+    }
   | {
       type: "data-toolnexus-decision";
       id: string;
@@ -44,13 +57,10 @@ const FINISH_REASONS: Record<string, Extract<UiChunk, { type: "finish" }>["finis
 
 export class ChunkTranslator {
   #text: string | undefined;
-  #segments = 0;
   /** Tool calls not answered yet, latest last: an old `pending` event without an id names the latest. */
   readonly #openCalls: string[] = [];
   readonly #callOf = new Map<string, string>();
   readonly #denied = new Set<string>();
-
-  constructor(private readonly runId: string) {}
 
   /** Follows events without producing chunks: what came before a continuation's cursor. */
   prime(events: LoggedEvent[]): void {
@@ -68,7 +78,7 @@ export class ChunkTranslator {
     const data = event.data;
     switch (event.type) {
       case "text":
-        return this.#delta(String(data.delta ?? ""));
+        return this.#delta(String(data.delta ?? ""), event.id);
       case "tool_call": {
         const id = String(data.id);
         this.#openCalls.push(id);
@@ -97,6 +107,11 @@ export class ChunkTranslator {
       }
       case "resumed":
         return this.#resumed(data);
+      case "subagent_started":
+      case "subagent_finished": {
+        const part = chatSubagentPart(event);
+        return part ? [...this.#closeText(), part] : [];
+      }
       case "done":
         return [
           ...this.#closeText(),
@@ -118,6 +133,7 @@ export class ChunkTranslator {
   pending(
     event: LoggedEvent,
     waiting: Waiting | undefined,
+    argsHash?: string,
   ): { chunks: UiChunk[]; request: Request; toolCallId: string | undefined } {
     const { request, toolCallId } = this.#remember(event);
     const chunks = this.#closeText();
@@ -129,6 +145,9 @@ export class ChunkTranslator {
         approvalId: request.id,
         toolCallId,
         reason: request.prompt,
+        ...(argsHash === undefined || request.kind !== "approval"
+          ? {}
+          : { approvalDescriptor: { argsHash } }),
       });
     }
     return { chunks, request, toolCallId };
@@ -176,14 +195,14 @@ export class ChunkTranslator {
     return chunks;
   }
 
-  #delta(delta: string): UiChunk[] {
+  /** A text segment is named by its first event's id: unique in the thread, the same on replay. */
+  #delta(delta: string, eventId: number): UiChunk[] {
     if (!delta) {
       return [];
     }
     const chunks: UiChunk[] = [];
     if (this.#text === undefined) {
-      this.#segments += 1;
-      this.#text = `t-${this.runId}-${this.#segments}`;
+      this.#text = `t${eventId}`;
       chunks.push({ type: "text-start", id: this.#text });
     }
     chunks.push({ type: "text-delta", id: this.#text, delta });

@@ -31,7 +31,7 @@ export async function conversationMessages(stub: ThreadRpc): Promise<UiMessage[]
       messages.push({
         id: assistantMessageId(run.runId),
         role: "assistant",
-        parts: foldChunks(chunksOf(run.runId, await stub.runEvents(run.runId))),
+        parts: foldChunks(chunksOf(await stub.runEvents(run.runId))),
       });
     }
   }
@@ -39,8 +39,8 @@ export async function conversationMessages(stub: ThreadRpc): Promise<UiMessage[]
 }
 
 /** Every chunk a finished run's log streams, each request shown as an approval request. */
-export function chunksOf(runId: string, events: LoggedEvent[]): UiChunk[] {
-  const translator = new ChunkTranslator(runId);
+export function chunksOf(events: LoggedEvent[]): UiChunk[] {
+  const translator = new ChunkTranslator();
   return events.flatMap((event) =>
     event.type === "pending"
       ? translator.pending(event, undefined).chunks
@@ -91,7 +91,10 @@ export function foldChunks(chunks: UiChunk[]): UiPart[] {
         const part = tools.get(chunk.toolCallId);
         if (part) {
           part.state = "approval-requested";
-          part.approval = { id: chunk.approvalId };
+          part.approval = {
+            id: chunk.approvalId,
+            ...(chunk.approvalDescriptor ? { descriptor: chunk.approvalDescriptor } : {}),
+          };
           byApproval.set(chunk.approvalId, part);
         }
         break;
@@ -121,8 +124,16 @@ export function foldChunks(chunks: UiChunk[]): UiPart[] {
         Object.assign(tools.get(chunk.toolCallId) ?? {}, { state: "output-denied" });
         break;
       case "data-toolnexus-waiting":
-        parts.push({ type: chunk.type, id: chunk.id, data: chunk.data });
+      case "data-toolnexus-subagent": {
+        // A data part with an id is updated in place, as the AI SDK client does.
+        const same = parts.find((p) => p.type === chunk.type && p.id === chunk.id);
+        if (same) {
+          same.data = chunk.data;
+        } else {
+          parts.push({ type: chunk.type, id: chunk.id, data: chunk.data });
+        }
         break;
+      }
       default:
         break;
     }

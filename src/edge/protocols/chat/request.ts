@@ -3,8 +3,10 @@
  * trigger, messageId, … }`). The stored transcript is authoritative: of the client's
  * message list only the new user message (the last message, when it is the user's) and
  * the answers in the latest assistant message are read — approval responses
- * (`approval-responded` tool parts) and tool outputs (`addToolOutput`, the answer to an
- * input request); anything else the client changed in its history is ignored.
+ * (`approval-responded` tool parts, with the version of the arguments the approval part
+ * showed: `approval.descriptor.argsHash`, which `ai` keeps from the stream's
+ * `approvalDescriptor`) and tool outputs (`addToolOutput`, the answer to an input
+ * request); anything else the client changed in its history is ignored.
  */
 import * as z from "zod";
 import { MAX_CONVERSATION_ID_CHARS } from "../conversation";
@@ -37,6 +39,8 @@ export interface ApprovalResponse {
   approvalId: string;
   approved: boolean;
   reason?: string;
+  /** The version of the arguments the approval part showed (`approval.descriptor.argsHash`). */
+  argsHash?: string;
   /** Where in the body, for error messages. */
   path: string;
 }
@@ -99,9 +103,12 @@ export function readChatTurn(body: ChatBody): ChatTurn {
           `${path}.approval`,
         );
       }
+      const descriptor = approval.descriptor as { argsHash?: unknown } | undefined;
+      const shown = typeof descriptor?.argsHash === "string" ? descriptor.argsHash : undefined;
       turn.responses.push({
         approvalId: approval.id,
         approved: approval.approved,
+        ...(shown === undefined ? {} : { argsHash: shown }),
         ...(typeof approval.reason === "string" && approval.reason
           ? { reason: approval.reason }
           : {}),

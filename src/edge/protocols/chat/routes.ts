@@ -17,7 +17,12 @@ import { readProtocolBody } from "../body";
 import { conversation, type Conversation } from "../conversation";
 import { protocolCors } from "../cors";
 import { protocolAuth, protocolBase, type ProtocolVars } from "../identity";
-import { runnableAgent, startConversationRun, type ProtocolDeps } from "../start";
+import {
+  checkMessageLength,
+  runnableAgent,
+  startConversationRun,
+  type ProtocolDeps,
+} from "../start";
 import { conversationMessages } from "./history";
 import {
   ChatBodySchema,
@@ -27,7 +32,9 @@ import {
   type ChatBody,
 } from "./request";
 import { chatStream } from "./stream";
-import type { UiChunk } from "./chunks";
+import { assistantMessageId, type UiChunk } from "./chunks";
+import { followUpStream } from "./follow-up";
+import { FINISHED } from "../run-feed";
 
 const ACTIVE = new Set(["running", "pending"]);
 
@@ -54,31 +61,62 @@ export function chatRoutes(deps: ProtocolDeps) {
       const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
 
       if (turn.user && latest && chatMessageOf(latest) === turn.user.messageId) {
-        return streamFrom(c, conv, latest.runId, 0); // the same message again: its run, not a second one
-      }
-      if (turn.user && active) {
-        throw new ApiError(
-          409,
-          "thread_busy",
-          `this conversation's run ${active.runId} is ${active.status}; answer its request or wait for it to finish`,
+        // The same message again: its run, not a second one (a finished one in one piece).
+        return streamFrom(
+          c,
+          conv,
+          latest.runId,
+          0,
+          FINISHED.has(latest.status) ? { log: await conv.stub.runEvents(latest.runId) } : {},
         );
       }
-      if (turn.user) {
-        // No active run, so any approval responses alongside are history (already settled).
-        const run = await startConversationRun(c.env, deps, {
+      const start = () =>
+        startConversationRun(c.env, deps, {
           publicUrl: protocolBase(c),
           agent,
           threadId: conv.threadId,
           stub: conv.stub,
-          input: turn.user.text,
+          input: turn.user?.text ?? "",
           user,
-          metadata: { chat: { id: body.id, messageId: turn.user.messageId } },
+          metadata: { chat: { id: body.id, messageId: turn.user?.messageId } },
         });
-        return streamFrom(c, conv, run.runId, 0);
+      if (turn.user && !active) {
+        // No active run, so any approval responses alongside are history (already settled).
+        return streamFrom(c, conv, (await start()).runId, 0);
       }
       // Everything is checked before anything is written.
-      const answers = await collectAnswers(conv, active, turn, body, user);
-      if (!active || answers.length === 0) {
+      const answers = active ? await collectAnswers(conv, active, turn, body, user) : undefined;
+      if (turn.user && active) {
+        if (!answers || answers.all.length === 0) {
+          throw new ApiError(
+            409,
+            "thread_busy",
+            `this conversation's run ${active.runId} is ${active.status}; answer its request or wait for it to finish`,
+          );
+        }
+        // The new message waits behind the run its answers continue (chat/follow-up.ts).
+        checkMessageLength(turn.user.text);
+        await recordAll(conv, active.runId, answers.toRecord, user);
+        return followUpStream({
+          stub: conv.stub,
+          runningId: active.runId,
+          startNext: start,
+          user,
+          base: protocolBase(c),
+          answered: new Set(answers.all),
+          signal: c.req.raw.signal,
+        });
+      }
+      if (!active || !answers || answers.all.length === 0) {
+        if (turn.responses.length > 0 && !active) {
+          const [first] = turn.responses;
+          throw new ApiError(
+            404,
+            "request_not_found",
+            `no open request ${first?.approvalId} in this conversation`,
+            [{ path: `${first?.path}.approval.id`, message: "unknown approval id" }],
+          );
+        }
         throw new ApiError(
           400,
           "nothing_to_answer",
@@ -86,36 +124,21 @@ export function chatRoutes(deps: ProtocolDeps) {
           [{ path: "messages", message: "no new user message, approval response or tool output" }],
         );
       }
-      const initial: UiChunk[] = [];
-      for (const answer of answers) {
-        const outcome = await recordAnswer(conv.stub, active.runId, answer, user, "chat");
-        if (outcome.decision === null && outcome.votes !== undefined) {
-          initial.push({
-            type: "data-toolnexus-waiting",
-            id: answer.requestId,
-            data: {
-              requestId: answer.requestId,
-              group: null,
-              needed: outcome.needed ?? 1,
-              votes: outcome.votes,
-              inboxUrl: `${protocolBase(c)}/inbox`,
-            },
-          });
-        }
-      }
+      const initial = await recordAll(conv, active.runId, answers.toRecord, user, protocolBase(c));
       const events = await conv.stub.runEvents(active.runId);
+      const answered = new Set(answers.all);
       const cursor = Math.max(
         0,
         ...events
-          .filter(
-            (e) => e.type === "pending" && answers.some((a) => a.requestId === requestIdOf(e.data)),
-          )
+          .filter((e) => e.type === "pending" && answered.has(requestIdOf(e.data) ?? ""))
           .map((e) => e.id),
       );
+      const last = body.messages[body.messages.length - 1];
       return streamFrom(c, conv, active.runId, cursor, {
         before: events.filter((e) => e.id <= cursor),
-        answered: new Set(answers.map((a) => a.requestId)),
+        answered,
         initial,
+        continuing: last?.role === "assistant" && last.id === assistantMessageId(active.runId),
       });
     })
     .get("/chat/:agent/:id/stream", async (c) => {
@@ -159,49 +182,91 @@ function requestIdOf(data: Record<string, unknown>): string | undefined {
 }
 
 /**
- * The answers the body carries, each checked (404 unknown, 409 settled, 403 not theirs).
+ * The answers the body carries, each checked (404 unknown, 409 settled, 403 not theirs);
+ * the caller's own identical answer, already recorded, is a repeat (nothing to record).
  */
 async function collectAnswers(
   conv: Conversation,
-  active: RunSummary | undefined,
+  active: RunSummary,
   turn: ReturnType<typeof readChatTurn>,
   body: ChatBody,
   user: string | null,
-): Promise<Answer[]> {
-  const answers: Answer[] = [];
-  const runId = active?.runId;
+): Promise<{ toRecord: Answer[]; all: string[] }> {
+  const toRecord: Answer[] = [];
+  const all: string[] = [];
+  const runId = active.runId;
   for (const response of turn.responses) {
-    if (!runId) {
-      throw new ApiError(
-        404,
-        "request_not_found",
-        `no open request ${response.approvalId} in this conversation`,
-        [{ path: `${response.path}.approval.id`, message: "unknown approval id" }],
-      );
+    const decision = response.approved ? "approve" : "decline";
+    let checked: Awaited<ReturnType<typeof checkAnswerable>>;
+    try {
+      checked = await checkAnswerable(conv.stub, runId, response.approvalId, user, {
+        decision,
+        channel: "chat",
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "request_not_found") {
+        throw new ApiError(404, error.code, error.message, [
+          { path: `${response.path}.approval.id`, message: "unknown approval id" },
+        ]);
+      }
+      throw error;
     }
-    await checkAnswerable(conv.stub, runId, response.approvalId, user);
+    all.push(response.approvalId);
+    if (checked === "repeat") {
+      continue;
+    }
     const edit = body.edits?.[response.approvalId];
-    answers.push({
+    toRecord.push({
       requestId: response.approvalId,
-      decision: response.approved ? "approve" : "decline",
+      decision,
       ...(response.reason === undefined ? {} : { reason: response.reason }),
       ...(edit && response.approved ? { args: edit } : {}),
+      ...(response.argsHash === undefined ? {} : { argsHash: response.argsHash }),
     });
   }
-  if (runId && turn.outputs.length > 0) {
+  if (turn.outputs.length > 0) {
     const open = await conv.stub.openRequests(runId);
     const events = open.length > 0 ? await conv.stub.runEvents(runId) : [];
     for (const output of turn.outputs) {
       const pending = events.find((e) => e.type === "pending" && e.data.id === output.toolCallId);
       const requestId = pending && requestIdOf(pending.data);
       const request = open.find((r) => r.id === requestId);
-      if (request && !answers.some((a) => a.requestId === request.id)) {
+      if (request && !all.includes(request.id)) {
         await checkAnswerable(conv.stub, runId, request.id, user);
-        answers.push({ requestId: request.id, decision: "approve", data: output.output });
+        all.push(request.id);
+        toRecord.push({ requestId: request.id, decision: "approve", data: output.output });
       }
     }
   }
-  return answers;
+  return { toRecord, all };
+}
+
+/** Records checked answers; a vote that leaves a quorum open becomes a waiting part. */
+async function recordAll(
+  conv: Conversation,
+  runId: string,
+  answers: Answer[],
+  user: string | null,
+  base?: string,
+): Promise<UiChunk[]> {
+  const initial: UiChunk[] = [];
+  for (const answer of answers) {
+    const outcome = await recordAnswer(conv.stub, runId, answer, user, "chat");
+    if (base !== undefined && outcome.decision === null && outcome.votes !== undefined) {
+      initial.push({
+        type: "data-toolnexus-waiting",
+        id: answer.requestId,
+        data: {
+          requestId: answer.requestId,
+          group: null,
+          needed: outcome.needed ?? 1,
+          votes: outcome.votes,
+          inboxUrl: `${base}/inbox`,
+        },
+      });
+    }
+  }
+  return initial;
 }
 
 function streamFrom(
@@ -209,8 +274,11 @@ function streamFrom(
   conv: Conversation,
   runId: string,
   after: number,
-  extra: Pick<Parameters<typeof chatStream>[0], "before" | "answered" | "initial"> = {},
-): Response {
+  extra: Pick<
+    Parameters<typeof chatStream>[0],
+    "before" | "answered" | "initial" | "continuing" | "log"
+  > = {},
+): Response | Promise<Response> {
   return chatStream({
     stub: conv.stub,
     runId,

@@ -8,8 +8,8 @@
  */
 import type { LoggedEvent, ThreadRpc } from "../../protocol";
 import { decidableBy } from "../answers";
-import { followRun } from "../run-feed";
-import { sseResponse, type FrameSink } from "../sse-writer";
+import { followRun, logFeed } from "../run-feed";
+import { sseResponse, sseWhole, type FrameSink } from "../sse-writer";
 import { assistantMessageId, ChunkTranslator, type UiChunk } from "./chunks";
 
 export const UI_STREAM_HEADERS = { "x-vercel-ai-ui-message-stream": "v1" };
@@ -25,13 +25,17 @@ export interface ChatStreamOptions {
   base: string;
   /** Requests this caller just answered: if they still wait (a quorum), the stream waits too. */
   answered?: ReadonlySet<string>;
+  /** The client's last message is this run's assistant message: `start` names no message. */
+  continuing?: boolean;
   /** Chunks sent right after `start` (where a request just voted on waits). */
   initial?: UiChunk[];
+  /** A finished run's log after `after`: the stream is then written in one piece. */
+  log?: LoggedEvent[];
   signal?: AbortSignal;
 }
 
-export function chatStream(options: ChatStreamOptions): Response {
-  return sseResponse(
+export function chatStream(options: ChatStreamOptions): Response | Promise<Response> {
+  return (options.log ? sseWhole : sseResponse)(
     UI_STREAM_HEADERS,
     (sink) => pumpChat(options, sink),
     async (error, sink) => {
@@ -50,23 +54,27 @@ async function send(sink: FrameSink, chunks: UiChunk[]): Promise<boolean> {
   return true;
 }
 
-async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Promise<void> {
+export async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Promise<void> {
   const { stub, runId, user, base } = options;
-  const translator = new ChunkTranslator(runId);
+  const translator = new ChunkTranslator();
   translator.prime(options.before ?? []);
   const opening: UiChunk[] = [
-    { type: "start", messageId: assistantMessageId(runId) },
+    options.continuing
+      ? { type: "start" }
+      : { type: "start", messageId: assistantMessageId(runId) },
     ...(options.initial ?? []),
   ];
   if (!(await send(sink, opening))) {
     return;
   }
-  const feed = followRun({
-    stub,
-    runId,
-    after: options.after,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const feed = options.log
+    ? logFeed(options.log)
+    : followRun({
+        stub,
+        runId,
+        after: options.after,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
   for await (const item of feed) {
     let chunks: UiChunk[];
     if (item.type === "event" && item.event.type === "pending") {
@@ -74,7 +82,9 @@ async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Promise<vo
       // A request this caller just voted on (a quorum still open) waits for the others.
       const reader = options.answered?.has(request.id) ? null : user;
       const who = await decidableBy(stub, runId, request, reader, base);
-      chunks = translator.pending(item.event, who.decidable ? undefined : who.waiting).chunks;
+      chunks = who.decidable
+        ? translator.pending(item.event, undefined, who.argsHash).chunks
+        : translator.pending(item.event, who.waiting).chunks;
     } else if (item.type === "event") {
       chunks = translator.event(item.event);
     } else if (item.type === "halted") {
@@ -93,7 +103,7 @@ async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Promise<vo
 }
 
 /** Does an open, undecided request wait on this reader? Then the response ends for them to answer. */
-async function readerMustAct(
+export async function readerMustAct(
   stub: ThreadRpc,
   runId: string,
   open: Parameters<typeof decidableBy>[2][],

@@ -50,7 +50,7 @@ export const PROTOCOL_PATHS = {
     post: {
       operationId: "chatStream",
       summary:
-        "AI SDK UI message stream (useChat / DefaultChatTransport): a new user message starts a run; approval responses and tool outputs answer its requests (channel chat)",
+        "AI SDK UI message stream (useChat / DefaultChatTransport): a new user message starts a run; approval responses (approval.descriptor.argsHash: the version shown; older is 409 args_changed) and tool outputs answer its requests (channel chat); a new message in a body that also answers the active run waits behind it instead of 409 thread_busy",
       security,
       parameters: [agent, user],
       requestBody: looseBody(
@@ -62,7 +62,7 @@ export const PROTOCOL_PATHS = {
       ),
       responses: {
         200: sse(
-          "UI message stream (x-vercel-ai-ui-message-stream: v1): start, text-*, tool-input-available, tool-output-*, tool-approval-request, data-toolnexus-waiting, data-toolnexus-decision, finish, error",
+          "UI message stream (x-vercel-ai-ui-message-stream: v1): start, text-*, tool-input-available, tool-output-*, tool-approval-request (approvalDescriptor: { argsHash }), data-toolnexus-waiting, data-toolnexus-decision, data-toolnexus-subagent, finish, error; `: keep-alive` comments every 15 s while it waits",
         ),
         ...errors,
       },
@@ -110,7 +110,7 @@ export const PROTOCOL_PATHS = {
     post: {
       operationId: "agUiRun",
       summary:
-        "AG-UI 1.0: RunAgentInput in, events out; a paused run ends with an interrupt outcome and the next input's resume answers it (channel ag-ui)",
+        "AG-UI 1.0: RunAgentInput in, events out; a paused run ends with an interrupt outcome (metadata.argsHash on approvals) and the next input's resume answers it (channel ag-ui; payload { approved, reason?, editedArgs?, argsHash? }, an older argsHash is 409 args_changed)",
       security,
       parameters: [agent, user],
       requestBody: looseBody(
@@ -123,7 +123,7 @@ export const PROTOCOL_PATHS = {
       ),
       responses: {
         200: sse(
-          "AG-UI events: RUN_STARTED, STATE_SNAPSHOT, TEXT_MESSAGE_*, TOOL_CALL_*, CUSTOM toolnexus.decision / toolnexus.waiting, RUN_FINISHED (success, cancelled or interrupt), RUN_ERROR",
+          "AG-UI events: RUN_STARTED, STATE_SNAPSHOT, TEXT_MESSAGE_*, TOOL_CALL_*, CUSTOM toolnexus.decision / toolnexus.waiting, SUBAGENT_* (runs with a team), RUN_FINISHED (success, cancelled or interrupt), RUN_ERROR; `: keep-alive` comments every 15 s while it waits",
         ),
         ...errors,
       },
