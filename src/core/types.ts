@@ -3,6 +3,7 @@
  * Wire types (`Request`, `Answer`) cross process boundaries; their JSON keys are fixed.
  */
 import type { ZodType } from "zod";
+import type { TraceCarrier } from "./tracing/options";
 
 /** A question a suspended tool puts to a person or a policy. `kind` is open. */
 export interface Request {
@@ -110,6 +111,8 @@ export interface RunResult {
   pending?: Request;
   /** Identifies the run across a durable halt; used as `Context.runId`. */
   runId: string;
+  /** With a `tracer`: the run span's W3C trace context, so a resume continues the same trace. */
+  trace?: TraceCarrier;
 }
 
 export type WaitFor = (request: Request) => Promise<Answer> | Answer;
