@@ -96,3 +96,19 @@ export { StreamInterruptedError } from "./sse";
 export { parseRetryAfter } from "./retry";
 export * from "./agents/index";
 export * from "./compaction/index";
+export type {
+  TracingOptions,
+  TraceCarrier,
+  TracerLike,
+  SpanLike,
+  SpanContextLike,
+  SpanOptionsLike,
+  ContextLike,
+} from "./tracing/index";
+export {
+  GENAI_SEMCONV_VERSION,
+  formatTraceparent,
+  parseTraceparent,
+  traceIdOf,
+  deciderHash,
+} from "./tracing/index";
