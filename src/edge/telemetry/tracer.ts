@@ -154,8 +154,10 @@ class EdgeSpan implements SpanLike {
     }
     this.#ended = true;
     const end = toNanos(endTime ?? this.now());
-    this.#record.endTimeUnixNano =
-      end < this.#record.startTimeUnixNano ? this.#record.startTimeUnixNano : end;
+    // A span never ends before it starts (bigints: no Math.max).
+    if (end > this.#record.startTimeUnixNano) {
+      this.#record.endTimeUnixNano = end;
+    }
     try {
       this.onEnd(this.#record);
     } catch {
