@@ -7,7 +7,7 @@
  */
 import { parseWebhookSecret } from "./webhooks";
 
-export type KeyPurpose = "approval-link" | "approver-link" | "inbox-session" | "csrf";
+export type KeyPurpose = "approval-link" | "approver-link" | "inbox-session" | "csrf" | "run-view";
 
 const encoder = new TextEncoder();
 
@@ -20,6 +20,7 @@ const LABELS: Record<KeyPurpose, string> = {
   "approver-link": "toolnexus-edge approver-link v1",
   "inbox-session": "toolnexus-edge inbox-session v1",
   csrf: "toolnexus-edge csrf v1",
+  "run-view": "toolnexus-edge run-view v1",
 };
 
 // Keyed by purpose and secret; holds the promise so concurrent first uses derive once.
