@@ -47,6 +47,8 @@ export interface RunSegment {
   fail(error: unknown): void;
 }
 
+const same = (toolkit: Toolkit): Toolkit => toolkit;
+
 export function beginSegment(
   settings: SegmentSettings,
   plain: LoopConfig,
@@ -74,6 +76,27 @@ export function beginSegment(
     },
     carried ? contextWithRemoteParent(carried) : undefined,
   );
+  // Sampled out, or a no-op tracer: record nothing, allocate little; a carried context
+  // (and its open waits) passes on untouched, so the next segment stays in the same trace.
+  if (!segment.isRecording()) {
+    return {
+      config: plain,
+      toolkit: same,
+      end(result) {
+        if (from?.trace && parseTraceparent(from.trace.traceparent)) {
+          result.trace = from.trace;
+        } else {
+          const traceparent = formatTraceparent(segment.spanContext());
+          if (traceparent) {
+            result.trace = { traceparent };
+          }
+        }
+        segment.end();
+      },
+      fail: () => segment.end(),
+    };
+  }
+
   const runContext = carried ?? segment.spanContext();
   const carrier = (waiting: Map<string, number>): TraceCarrier | undefined => {
     const traceparent = formatTraceparent(runContext);
@@ -88,22 +111,6 @@ export function beginSegment(
     };
   };
   const waiting = carriedWaits(from?.trace);
-
-  // Sampled out, or a no-op tracer: keep the trace context for the next segment, record nothing.
-  if (!segment.isRecording()) {
-    return {
-      config: plain,
-      toolkit: (toolkit) => toolkit,
-      end(result) {
-        const trace = carrier(waiting);
-        if (trace) {
-          result.trace = trace;
-        }
-        segment.end(new Date(now()));
-      },
-      fail: () => segment.end(new Date(now())),
-    };
-  }
 
   const segmentContext = contextWithSpan(segment);
   const runParent = carried ? contextWithRemoteParent(carried) : segmentContext;
