@@ -75,9 +75,7 @@ const runs = {
 };
 // `--only none,again,noop` measures a subset (the baseline is always in).
 const only = arg("only", "");
-const names = Object.keys(runs).filter(
-  (n) => !only || n === "none" || only.split(",").includes(n),
-);
+const names = Object.keys(runs).filter((n) => !only || n === "none" || only.split(",").includes(n));
 // The mock's first answer depends on the question text; check every variant ends right once.
 for (const name of names) {
   const text = await runs[name]();
@@ -103,10 +101,11 @@ for (let i = 0; i < WARMUP + RUNS; i++) {
 const stats = Object.fromEntries(names.map((n) => [n, summarize(samples[n])]));
 const base = stats.none.median;
 const us = (v) => (v * 1000).toFixed(2);
-const perSpan = (n) =>
-  spansPerRun && stats[n] ? us((stats[n].median - base) / spansPerRun) : "–";
+const perSpan = (n) => (spansPerRun && stats[n] ? us((stats[n].median - base) / spansPerRun) : "–");
 const rowOf = (label, n, r, span = "–") =>
-  stats[n] ? [label, us(stats[n].median), us(stats[n].p95), r(stats[n].median, base), span] : [label, "–", "–", "–", "–"];
+  stats[n]
+    ? [label, us(stats[n].median), us(stats[n].p95), r(stats[n].median, base), span]
+    : [label, "–", "–", "–", "–"];
 console.log(machine());
 console.log(`spans per run (recording): ${spansPerRun}; edge tracer spans seen: ${edgeSpans}`);
 console.log(
@@ -136,9 +135,13 @@ console.log(
     model: "m",
   };
   const N = 200_000;
-  for (let i = 0; i < N; i++) tracing.begin(config, undefined).end(result);
+  for (let i = 0; i < N; i++) {
+    tracing.begin(config, undefined).end(result);
+  }
   const t0 = performance.now();
-  for (let i = 0; i < N; i++) tracing.begin(config, undefined).end(result);
+  for (let i = 0; i < N; i++) {
+    tracing.begin(config, undefined).end(result);
+  }
   const perRun = (performance.now() - t0) / N;
   console.log(
     `no-op tracer, one segment isolated: ${us(perRun)} µs per run = ${((perRun / base) * 100).toFixed(2)} % of the baseline median`,
