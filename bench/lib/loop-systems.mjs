@@ -41,7 +41,7 @@ export const RAW_IMPL = { get_weather: weather, add };
  * toolnexus' client and toolkit for scenario 1 (plain and streamed), with the tools' input
  * schemas as zod or, with `jsonSchemas`, as the JSON Schema zod gives for them.
  */
-export async function toolnexusSetup(origin, kernel, fetchImpl, jsonSchemas = false) {
+export async function toolnexusSetup(origin, kernel, fetchImpl, jsonSchemas = false, extra = {}) {
   const { createClient, createToolkit, defineTool } = kernel;
   const schema = (zodSchema) => (jsonSchemas ? z.toJSONSchema(zodSchema) : zodSchema);
   const toolkit = await createToolkit({
@@ -63,6 +63,7 @@ export async function toolnexusSetup(origin, kernel, fetchImpl, jsonSchemas = fa
     systemPrompt: SYSTEM,
     maxTurns: 10,
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    ...extra,
   });
   return { client, toolkit };
 }

@@ -112,3 +112,19 @@ export { StreamInterruptedError } from "./streaming/sse";
 export { parseRetryAfter } from "./client/retry";
 export * from "./agents";
 export * from "./compaction";
+export type {
+  TracingOptions,
+  TraceCarrier,
+  TracerLike,
+  SpanLike,
+  SpanContextLike,
+  SpanOptionsLike,
+  ContextLike,
+} from "./tracing/index";
+export {
+  GENAI_SEMCONV_VERSION,
+  formatTraceparent,
+  parseTraceparent,
+  traceIdOf,
+  deciderHash,
+} from "./tracing/index";

@@ -4,6 +4,7 @@
  */
 import type { EnvLike } from "./env";
 import type { ZodType } from "zod";
+import type { TraceCarrier } from "./tracing/options";
 
 /** A question a suspended tool puts to a person or a policy. `kind` is open. */
 export interface Request {
@@ -117,6 +118,8 @@ export interface RunResult {
   pending?: Request;
   /** Identifies the run across a durable halt; used as `Context.runId`. */
   runId: string;
+  /** With a `tracer`: the run span's W3C trace context, so a resume continues the same trace. */
+  trace?: TraceCarrier;
 }
 
 export type WaitFor = (request: Request) => Promise<Answer> | Answer;

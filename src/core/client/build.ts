@@ -15,6 +15,12 @@ import { continueRun, resumeRun, type ContinueInput, type ResumeInput } from "..
 import type { Client, CommonClientOptions, RunOptions } from "./options";
 import { NO_LISTENERS, loopConfigs, type Listeners } from "./loop-config";
 import { anySignal, failed, runMetric, runSignal, startState, type Progress } from "./run-support";
+import type { Toolkit } from "../toolkit";
+import { runTracing } from "../tracing/index";
+import type { RunSegment, SegmentStart } from "../tracing/run-trace";
+
+type Traced = (toolkit: Toolkit) => Toolkit;
+const untraced: Traced = (toolkit) => toolkit;
 
 /** How a client produces model turns. */
 export interface Backend {
@@ -59,6 +65,7 @@ export function buildClient(
   }
 
   const streaming = options.streaming ?? false;
+  const tracing = runTracing(options);
 
   /**
    * Runs one entry point of the loop under the guard (as `guarded`, written out: one async
@@ -68,19 +75,30 @@ export function buildClient(
   async function drive(
     signal: AbortSignal | undefined,
     listeners: Listeners,
-    body: (config: LoopConfig, signal?: AbortSignal) => Promise<RunResult>,
+    body: (
+      config: LoopConfig,
+      signal: AbortSignal | undefined,
+      toolkit: Traced,
+    ) => Promise<RunResult>,
     progress: () => Progress | undefined,
     stream = streaming,
+    from?: SegmentStart,
   ): Promise<RunResult> {
     const started = Date.now();
     const combined = runSignal(options.timeoutMs, signal);
+    let segment: RunSegment | undefined;
     try {
-      const config = loopConfig(listeners, stream);
-      const result = await body(config, combined);
+      const plain = loopConfig(listeners, stream);
+      // With a tracer, the run is one traced segment (src/core/tracing): the loop is unchanged.
+      segment = tracing?.begin(plain, from);
+      const config = segment?.config ?? plain;
+      const result = await body(config, combined, segment ? segment.toolkit : untraced);
+      segment?.end(result);
       config.emit?.({ type: "done", result });
       runMetric(metric, options.model, result.status, result, started);
       return result;
     } catch (error) {
+      segment?.fail(error);
       throw failed(metric, options.model, error, combined, started, progress());
     }
   }
@@ -104,13 +122,13 @@ export function buildClient(
       runOptions.signal,
       listeners,
       conversation === undefined
-        ? (config, signal) => {
+        ? (config, signal, traced) => {
             state = startState(options, prompt, runOptions.history);
-            return runTurns(config, state, toolkit, signal);
+            return runTurns(config, state, traced(toolkit), signal);
           }
-        : async (config, signal) => {
+        : async (config, signal, traced) => {
             state = startState(options, prompt, (await store.get(conversation)) ?? []);
-            const result = await runTurns(config, state, toolkit, signal);
+            const result = await runTurns(config, state, traced(toolkit), signal);
             await store.set(conversation, result.messages);
             return result;
           },
@@ -122,15 +140,21 @@ export function buildClient(
     drive(
       input.signal,
       NO_LISTENERS,
-      (config, signal) => resumeRun(config, withSignal(input, signal)),
+      (config, signal, traced) =>
+        resumeRun(config, withSignal({ ...input, toolkit: traced(input.toolkit) }, signal)),
       () => input,
+      streaming,
+      input,
     );
   const carryOn = (input: ContinueInput) =>
     drive(
       input.signal,
       NO_LISTENERS,
-      (config, signal) => continueRun(config, withSignal(input, signal)),
+      (config, signal, traced) =>
+        continueRun(config, withSignal({ ...input, toolkit: traced(input.toolkit) }, signal)),
       () => input,
+      streaming,
+      input,
     );
 
   return {

@@ -13,8 +13,10 @@ import type { ConversationStore } from "./conversation-store";
 import type { CallCheckpoint, RunState } from "../loop/run-loop";
 import type { TranslateRequest, TranslateResult } from "./translate";
 import type { ContinueInput, ResumeInput } from "../loop/resume";
+import type { TracedClientOptions } from "../tracing/options";
 
-export interface CommonClientOptions {
+/** `tracer` / `tracing`: OpenTelemetry spans per run (docs/traces.md). */
+export interface CommonClientOptions extends TracedClientOptions {
   model: string;
   systemPrompt?: string;
   maxTurns?: number;

@@ -30,6 +30,9 @@ export interface ResumeInput extends Partial<Omit<RunResult, "pending" | "messag
   pending: Request;
   answer: Answer;
   signal?: AbortSignal;
+  /** Who decided and through which channel, for the trace's wait span (never read by the loop). */
+  decidedBy?: string;
+  channel?: string;
 }
 
 interface HaltedTurn {

@@ -12,7 +12,8 @@ export type KeyPurpose =
   | "approver-link"
   | "inbox-session"
   | "csrf"
-  | "conversation";
+  | "conversation"
+  | "run-view";
 
 const encoder = new TextEncoder();
 
@@ -26,6 +27,7 @@ const LABELS: Record<KeyPurpose, string> = {
   "inbox-session": "toolnexus-edge inbox-session v1",
   csrf: "toolnexus-edge csrf v1",
   conversation: "toolnexus-edge conversation v1",
+  "run-view": "toolnexus-edge run-view v1",
 };
 
 // Keyed by purpose and secret; holds the promise so concurrent first uses derive once.
