@@ -45,7 +45,9 @@ async function threeReceipts(seed = SEED_A): Promise<string[]> {
       }),
       later(2000),
     );
-    if (!key) throw new Error("no key");
+    if (!key) {
+      throw new Error("no key");
+    }
     const signed = await receipts.signPending(key);
     expect(signed.map((s) => s.seq)).toEqual([1, 2, 3]);
     expect(await receipts.signPending(key)).toEqual([]); // nothing left to sign
@@ -148,7 +150,9 @@ describe("thread receipts", () => {
       // The same first receipt (signing is deterministic: the same JWS), another second one.
       receipts.append(draft({ argsHash: argsHash({ orderId: "A1", amount: 1500 }) }), T0);
       receipts.append(draft({ requestId: "apr_call_2", decision: "approved" }), later(1000));
-      if (key) await receipts.signPending(key);
+      if (key) {
+        await receipts.signPending(key);
+      }
       return receipts.forRun(draft().runId);
     });
     expect(other[0]).toBe(list[0]);
@@ -169,7 +173,9 @@ describe("thread receipts", () => {
       expect(receipts.append(draft({ requestId: "apr_call_2" }), T0).at).toBe(
         later(5000).toISOString(),
       );
-      if (!key) throw new Error("no key");
+      if (!key) {
+        throw new Error("no key");
+      }
       // Two signers at once (a delivery and a read): one chain, each receipt written once.
       const [first, second] = await Promise.all([
         receipts.signPending(key),
@@ -191,9 +197,13 @@ describe("thread receipts", () => {
     const list = await withScratchSql(async (sql) => {
       const receipts = new ThreadReceipts(sql, "th_1");
       receipts.append(draft(), T0);
-      if (oldKey) await receipts.signPending(oldKey);
+      if (oldKey) {
+        await receipts.signPending(oldKey);
+      }
       receipts.append(draft({ requestId: "apr_call_2" }), later(1000));
-      if (rotated[0]) await receipts.signPending(rotated[0]);
+      if (rotated[0]) {
+        await receipts.signPending(rotated[0]);
+      }
       return receipts.forRun(draft().runId);
     });
     expect(list.map((jws) => decodeProtectedHeader(jws).kid)).toEqual([
