@@ -14,7 +14,7 @@ const { default: getExePath } = (await import(
   pathToFileURL(path.join(typescript, "lib/getExePath.js")).href
 )) as { default: () => string };
 
-export default defineConfig({
+const library = {
   entry: {
     index: "src/index.ts",
     core: "src/core/index.ts",
@@ -29,4 +29,19 @@ export default defineConfig({
   dts: { tsgo: { path: getExePath() } },
   deps: { neverBundle: [/^cloudflare:/] },
   sourcemap: false,
-});
+} as const;
+
+/** The `toolnexus-edge` bin (package.json "bin"): Node only, no declarations. */
+const bin = {
+  entry: { "bin/toolnexus-edge": "src/bin/toolnexus-edge.ts" },
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outDir: "dist",
+  clean: false,
+  tsconfig: "tsconfig.build.json",
+  dts: false,
+  sourcemap: false,
+} as const;
+
+export default defineConfig([library, bin]);

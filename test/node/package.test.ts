@@ -52,6 +52,7 @@ describe("npm pack", { timeout: 120_000 }, () => {
     expect(files).toContain("dist/client.js");
     expect(files).toContain("dist/core.d.ts");
     expect(files).toContain("dist/client.d.ts");
+    expect(files).toContain("dist/bin/toolnexus-edge.mjs"); // package.json "bin"
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
     expect(files.filter((f) => !f.startsWith("dist/"))).toEqual(
       expect.arrayContaining(["package.json", "README.md"]),

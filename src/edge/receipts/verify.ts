@@ -154,7 +154,7 @@ function linkProblem(head: { seq: number; hash: string }, receipt: Receipt): str
     return `seq ${receipt.seq} after seq ${head.seq} (reordered or repeated)`;
   }
   if (receipt.seq > head.seq + 1) {
-    return `seq ${receipt.seq} after seq ${head.seq} (${receipt.seq - head.seq - 1} missing)`;
+    return `seq ${receipt.seq} after seq ${head.seq} (${receipt.seq - head.seq - 1} missing, or out of order)`;
   }
   if (receipt.prev !== head.hash) {
     return `prev of seq ${receipt.seq} is not the hash of seq ${head.seq} (a receipt was replaced)`;

@@ -123,7 +123,7 @@ describe("thread receipts", () => {
     expect(await verifyReceiptChain([a, c], keys)).toEqual({
       ok: false,
       index: 1,
-      problem: "thread th_1: seq 3 after seq 1 (1 missing)",
+      problem: "thread th_1: seq 3 after seq 1 (1 missing, or out of order)",
     });
     expect(await verifyReceiptChain([a, c, b], keys)).toMatchObject({ ok: false, index: 1 });
     expect(await verifyReceiptChain([b, a, c], keys)).toEqual({
