@@ -96,9 +96,10 @@ export class ThreadReceipts {
       const head = before?.jws ? { seq: row.seq - 1, jws: before.jws } : null;
       const receipt = nextReceipt(head, JSON.parse(row.draft) as ReceiptDraft, row.at);
       const jws = await signReceipt(receipt, key);
-      // Still unsigned? (Another signer may have written it while this one awaited.)
+      // Still unsigned? (Another signer may have written it while this one awaited.) The JWS
+      // carries the draft, so the draft's copy is dropped.
       const written = this.sql<{ seq: number }>`
-        UPDATE receipts SET jws = ${jws} WHERE seq = ${row.seq} AND jws IS NULL RETURNING seq`;
+        UPDATE receipts SET jws = ${jws}, draft = '' WHERE seq = ${row.seq} AND jws IS NULL RETURNING seq`;
       if (written.length > 0) {
         signed.push({ threadId: this.threadId, seq: row.seq, runId: row.run_id, at: row.at, jws });
       }

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { errorHandler } from "../../../src/edge/http-errors";
 import { receiptJwks, receiptKeys } from "../../../src/edge/receipts/receipt-keys";
 import type { ReceiptPageQuery } from "../../../src/edge/receipts/receipt-store";
+import { RECEIPT_PATHS } from "../../../src/edge/receipts/openapi";
 import { receiptRoutes, type ReceiptRouteEnv } from "../../../src/edge/receipts/routes";
 import { SEED_A } from "./helpers";
 
@@ -92,5 +93,13 @@ describe("receipt routes", () => {
     expect(await unset.json()).toMatchObject({
       error: { code: "config_error", message: expect.stringMatching(/^RECEIPT_KEY is not set/) },
     });
+  });
+
+  it("are the routes its OpenAPI part documents", () => {
+    const served = app.routes.map((r) => `${r.method} ${r.path}`).filter((r) => !r.includes("*"));
+    const documented = Object.entries(RECEIPT_PATHS).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+    );
+    expect([...new Set(served)].sort()).toEqual(documented.sort());
   });
 });
