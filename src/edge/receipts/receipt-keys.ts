@@ -83,7 +83,7 @@ export function receiptKeys(value: string | undefined): Promise<ReceiptKey[]> {
   if (seeds.length === 0) {
     return Promise.reject(
       new ConfigError(
-        "RECEIPT_KEY is not set: add base64 of a 32-byte Ed25519 seed as a secret (`openssl rand -base64 32 | wrangler secret put RECEIPT_KEY`); npm start generates one into .dev.vars",
+        "RECEIPT_KEY is not set: add base64 of a 32-byte Ed25519 seed as a secret (`openssl rand -base64 32 | wrangler secret put RECEIPT_KEY`), or for wrangler dev a RECEIPT_KEY line in .dev.vars",
       ),
     );
   }
