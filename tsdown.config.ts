@@ -14,13 +14,11 @@ const { default: getExePath } = (await import(
   pathToFileURL(path.join(typescript, "lib/getExePath.js")).href
 )) as { default: () => string };
 
-export default defineConfig({
+const library = {
   entry: {
     index: "src/index.ts",
     core: "src/core/index.ts",
     client: "src/api-client/index.ts",
-    // The `toolnexus-edge` bin (Node): `sign-decision`.
-    cli: "src/cli/bin.ts",
   },
   format: "esm",
   platform: "neutral",
@@ -31,4 +29,19 @@ export default defineConfig({
   dts: { tsgo: { path: getExePath() } },
   deps: { neverBundle: [/^cloudflare:/, /^node:/] },
   sourcemap: false,
-});
+} as const;
+
+/** The `toolnexus-edge` bin (package.json "bin": sign-decision, verify-receipts): Node only, no declarations. */
+const bin = {
+  entry: { cli: "src/cli/bin.ts" },
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outDir: "dist",
+  clean: false,
+  tsconfig: "tsconfig.build.json",
+  dts: false,
+  sourcemap: false,
+} as const;
+
+export default defineConfig([library, bin]);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The package's `toolnexus-edge` bin (built to dist/cli.js): see src/cli/main.ts. */
+/** The package's `toolnexus-edge` bin (built to dist/cli.mjs): see src/cli/main.ts. */
 import { main } from "./main";
 
 process.exitCode = await main(process.argv.slice(2), {

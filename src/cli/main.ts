@@ -1,6 +1,7 @@
 /**
  * The `toolnexus-edge` command (package bin): `sign-decision` signs a decision for
- * POST /v1/decisions. The Node side lives here — where the key comes from, printing,
+ * POST /v1/decisions; `verify-receipts` checks exported decision receipts
+ * (src/cli/verify-receipts.ts). The Node side lives here — where the key comes from, printing,
  * sending; src/cli/sign-decision.ts does the signing. `io` is injectable for tests.
  */
 import { readFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import {
   parseSignDecisionArgs,
   signDecision,
 } from "./sign-decision";
+import { verifyReceipts } from "./verify-receipts";
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -24,7 +26,8 @@ export interface CliIo {
 
 const USAGE = `usage: toolnexus-edge <command>
 commands:
-  sign-decision   sign a decision for POST /v1/decisions (prints curl, or --send)
+  sign-decision     sign a decision for POST /v1/decisions (prints curl, or --send)
+  verify-receipts   check the signatures and chains of exported decision receipts
 
 ${SIGN_DECISION_USAGE}`;
 
@@ -34,6 +37,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.out(USAGE);
     return command === undefined ? 2 : 0;
+  }
+  if (command === "verify-receipts") {
+    return verifyReceipts(rest, io);
   }
   if (command !== "sign-decision") {
     io.err(`toolnexus-edge: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);

@@ -4,6 +4,7 @@ import type { ModelRequest } from "../core/providers/model";
 import { normalizeMcpConfig } from "../core/mcp/config";
 import { toJsonSchema } from "../core/schema";
 import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
+import type { OnVersionChange } from "./versions/types";
 
 /** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
 export type AgentTools<Env = unknown> = Tool[] | ((env: Env) => Tool[] | Promise<Tool[]>);
@@ -39,10 +40,19 @@ export interface AgentDefinition<Env = unknown> {
    * run directly without a run (SPEC §7C). Tools with approval rules are refused (config_error).
    */
   mcpServerTools?: string[];
+  /**
+   * This agent's version, recorded with every run and request. Default: a hash over what
+   * changes its behaviour (src/edge/versions/agent-version.ts).
+   */
+  version?: string;
+  /** What a request suspended under another version meets on resume; default `"continue"`. */
+  onVersionChange?: OnVersionChange;
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+// A version is a map key (`pendingByVersion`) and shown in reasons: printable, no spaces.
+const VERSION = /^[\x21-\x7e]{1,128}$/;
 
 /**
  * Declares an agent the edge can run.
@@ -78,6 +88,25 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
   ) {
     throw new TypeError(
       `defineAgent(${definition.name}): mcpServerTools must be an array of tool names`,
+    );
+  }
+  if (
+    definition.version !== undefined &&
+    !(typeof definition.version === "string" && VERSION.test(definition.version))
+  ) {
+    throw new TypeError(
+      `defineAgent(${definition.name}): version must be 1–128 printable characters without spaces`,
+    );
+  }
+  const change = definition.onVersionChange;
+  if (
+    change !== undefined &&
+    change !== "continue" &&
+    change !== "decline" &&
+    typeof change !== "function"
+  ) {
+    throw new TypeError(
+      `defineAgent(${definition.name}): onVersionChange must be "continue", "decline" or a function`,
     );
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.

@@ -50,9 +50,10 @@ describe("npm pack", { timeout: 120_000 }, () => {
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/core.js");
     expect(files).toContain("dist/client.js");
-    expect(files).toContain("dist/cli.js");
+    expect(files).toContain("dist/cli.mjs");
     expect(files).toContain("dist/core.d.ts");
     expect(files).toContain("dist/client.d.ts");
+    expect(files).toContain("dist/cli.mjs"); // package.json "bin"
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
     expect(files.filter((f) => !f.startsWith("dist/"))).toEqual(
       expect.arrayContaining(["package.json", "README.md"]),
@@ -69,11 +70,11 @@ describe("npm pack", { timeout: 120_000 }, () => {
   });
 
   it("ships the toolnexus-edge bin, and it runs from the unpacked package", () => {
-    expect(files).toContain("dist/cli.js");
+    expect(files).toContain("dist/cli.mjs");
     const manifest = JSON.parse(
       readFileSync(path.join(dir, "node_modules/toolnexus-edge/package.json"), "utf8"),
     );
-    expect(manifest.bin).toEqual({ "toolnexus-edge": "dist/cli.js" });
+    expect(manifest.bin).toEqual({ "toolnexus-edge": "dist/cli.mjs" });
     const bin = path.join(dir, "node_modules/toolnexus-edge", manifest.bin["toolnexus-edge"]);
     expect(readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
     const curl = execFileSync(

@@ -1,0 +1,213 @@
+/**
+ * What happens to a request suspended under one version of its agent when it is decided or
+ * resumed under another (docs/receipts.md, "Upgrading agents with runs in flight"). One pure
+ * decision, so the ledger (a decision arriving) and the driver (a resume) agree by construction:
+ * neither lets a tool run with arguments its current schema rejects.
+ *
+ * Under `"continue"` the rules stored with the request keep governing it; only migrated
+ * arguments are put to the current gate again (policy and approver rules).
+ */
+import { canonicalJson } from "../../core/schema/canonical-json";
+import { argsHash } from "../../core/approvers/args-hash";
+import { rulesOf, type Rules } from "../../core/approvers/rules";
+import { mcpToolName } from "../../core/mcp/config";
+import { validateArgs } from "../../core/schema";
+import { approvalGate } from "../../core/tools/approval";
+import type { Request, Tool } from "../../core/types";
+import type { AgentDefinition } from "../agent";
+import { foldReason } from "../approvals/refusal";
+import { mcpServers } from "./agent-version";
+import type { OnVersionChange, VersionChangeVerdict } from "./types";
+
+export interface VersionCheckInput {
+  /** The agent as deployed now. */
+  agent: Pick<AgentDefinition, "name" | "mcp" | "onVersionChange">;
+  /** `agentVersion(agent, env)` now (the caller computes and may cache it). */
+  currentVersion: string;
+  /**
+   * The tools as deployed now: `agentTools(agent, env)`, or the run's toolkit's tools (which
+   * include connected MCP tools, so their schemas are checked too).
+   */
+  tools: readonly Tool[];
+  /** The request as stored at suspension. */
+  request: Request;
+  /** The version recorded with the request; null for one suspended before versions existed. */
+  requestVersion: string | null;
+  /** The suspended call's tool. */
+  tool: string;
+  /** The arguments up for decision: the stored ones, or the approved edit. */
+  args: Record<string, unknown>;
+}
+
+/** Fields every outcome but `same` carries: which versions met. */
+interface Versions {
+  from: string | null;
+  to: string;
+}
+
+/**
+ * What the ledger or driver does with the request:
+ * - `same`: the version did not change; apply as always.
+ * - `continue`: changed, compatible; resume with `args` as they are.
+ * - `migrate`: resume with `args` (the migration's), whose version is `argsHash`; the answer
+ *   carries them as `data.args`, and the receipt's `argsHash` is this one.
+ * - `reask`: the migrated arguments need other approvers (`rules`) than the request has: the
+ *   old request is withdrawn and the call asks anew with `args`; no receipt says "approved".
+ * - `decline`: decline the request with `reason` (it starts with `agent_changed: `); a
+ *   decision arriving for it is answered `409 agent_changed`.
+ */
+export type VersionCheck =
+  | { kind: "same" }
+  | (Versions & { kind: "continue"; args: Record<string, unknown> })
+  | (Versions & { kind: "migrate"; args: Record<string, unknown>; argsHash: string })
+  | (Versions & {
+      kind: "reask";
+      args: Record<string, unknown>;
+      argsHash: string;
+      rules: Rules | undefined;
+    })
+  | (Versions & { kind: "decline"; reason: string });
+
+/** The reasons' common prefix, and the code a decision for such a request is refused with. */
+export const AGENT_CHANGED = "agent_changed";
+
+/**
+ * Decides, per the agent's `onVersionChange`, whether a request suspended under
+ * `requestVersion` may go on under `currentVersion`.
+ * @example
+ * const check = await checkVersionChange({ agent, currentVersion, tools, request, requestVersion, tool, args });
+ * if (check.kind === "decline") return answerDeclined(request.id, check.reason);
+ */
+export async function checkVersionChange(input: VersionCheckInput): Promise<VersionCheck> {
+  const from = input.requestVersion;
+  const to = input.currentVersion;
+  if (from === to) {
+    return { kind: "same" };
+  }
+  const versions: Versions = { from, to };
+  const mode: OnVersionChange = input.agent.onVersionChange ?? "continue";
+  const current = input.tools.find((t) => t.name === input.tool);
+  const remote = !current && isConfiguredMcpTool(input.agent, input.tool);
+  if (!current && !remote) {
+    return decline(versions, `the tool ${input.tool} no longer exists`);
+  }
+  // A request from before versions were recorded cannot be said to have met another version:
+  // "decline" would refuse every run paused across the upgrade that introduced versions.
+  if (mode === "decline" && from !== null) {
+    return decline(
+      versions,
+      `agent ${input.agent.name} is now version ${to}, the request was made under ${from}`,
+    );
+  }
+  let verdict: VersionChangeVerdict = "continue";
+  if (typeof mode === "function") {
+    try {
+      verdict = await mode({ from, to, request: input.request, args: input.args });
+    } catch (error) {
+      return decline(versions, `onVersionChange failed: ${(error as Error).message}`);
+    }
+  }
+  if (verdict === "decline") {
+    return decline(versions, `onVersionChange declined the request (version ${from} → ${to})`);
+  }
+  if (verdict === "continue") {
+    const problems = current ? schemaProblems(current, input.args) : [];
+    return problems.length > 0
+      ? decline(versions, `the input schema of ${input.tool} rejects the arguments: ${problems}`)
+      : { ...versions, kind: "continue", args: input.args };
+  }
+  if (!isArgs(verdict)) {
+    return decline(
+      versions,
+      `onVersionChange returned ${describe(verdict)}; expected "continue", "decline" or { args }`,
+    );
+  }
+  return migrated(versions, input, current, verdict.args);
+}
+
+/** Migrated arguments: checked against the current schema, policy and rules like an edit. */
+function migrated(
+  versions: Versions,
+  input: VersionCheckInput,
+  tool: Tool | undefined,
+  raw: Record<string, unknown>,
+): VersionCheck {
+  // A JSON copy: the arguments are stored and hashed, so they must survive a round trip as they are.
+  let args: Record<string, unknown>;
+  try {
+    args = JSON.parse(JSON.stringify(raw)) as Record<string, unknown>;
+  } catch (error) {
+    return decline(versions, `the migrated arguments are not JSON: ${(error as Error).message}`);
+  }
+  const hash = argsHash(args);
+  if (!tool) {
+    // A remote MCP tool not connected here: its server validates the arguments when it runs.
+    return { ...versions, kind: "migrate", args, argsHash: hash };
+  }
+  const problems = schemaProblems(tool, args);
+  if (problems.length > 0) {
+    return decline(
+      versions,
+      `the input schema of ${tool.name} rejects the migrated arguments: ${problems}`,
+    );
+  }
+  const gate = approvalGate(tool);
+  if (!gate) {
+    return { ...versions, kind: "migrate", args, argsHash: hash };
+  }
+  let rules: Rules | undefined;
+  try {
+    const answer = gate.policy(args, input.request);
+    if (answer && !answer.ok) {
+      return decline(
+        versions,
+        `the policy refuses the migrated arguments: ${answer.reason ?? "declined"}`,
+      );
+    }
+    if (!gate.needsApproval(args)) {
+      return { ...versions, kind: "migrate", args, argsHash: hash };
+    }
+    rules = gate.rulesFor(args);
+  } catch (error) {
+    return decline(
+      versions,
+      `the migrated arguments could not be checked: ${(error as Error).message}`,
+    );
+  }
+  if (canonicalJson(rules ?? null) !== canonicalJson(rulesOf(input.request) ?? null)) {
+    return { ...versions, kind: "reask", args, argsHash: hash, rules };
+  }
+  return { ...versions, kind: "migrate", args, argsHash: hash };
+}
+
+function schemaProblems(tool: Tool, args: Record<string, unknown>): string {
+  const valid = validateArgs(tool.inputSchema, args);
+  return valid.ok ? "" : valid.problems.join("; ");
+}
+
+/** Whether `name` is a tool of an MCP server the agent is still configured with. */
+function isConfiguredMcpTool(agent: Pick<AgentDefinition, "mcp">, name: string): boolean {
+  return mcpServers(agent).some(
+    (server) => server.enabled && name.startsWith(mcpToolName(server.name, "")),
+  );
+}
+
+function decline(versions: Versions, what: string): VersionCheck {
+  return { ...versions, kind: "decline", reason: foldReason(`${AGENT_CHANGED}: ${what}`) };
+}
+
+function isArgs(value: unknown): value is { args: Record<string, unknown> } {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const args = (value as { args?: unknown }).args;
+  return typeof args === "object" && args !== null && !Array.isArray(args);
+}
+
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 80) ?? String(value);
+  } catch {
+    return typeof value;
+  }
+}
