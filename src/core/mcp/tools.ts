@@ -12,6 +12,8 @@ import { type CallRegistry, newCallKey, type McpCall } from "./calls";
 import { mcpToolName } from "./config";
 import { NO_SDK_TIMEOUT, PausableDeadline } from "./deadline";
 import { CALL_KEY_META } from "./link";
+import { finishSignIn, signInSuspension } from "./oauth/call-auth";
+import type { OAuthSession } from "./oauth/session";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Awaited<ReturnType<McpClient["callTool"]>>;
@@ -55,6 +57,8 @@ export interface McpToolOptions {
   calls: CallRegistry;
   /** Milliseconds a call may take, not counting time spent waiting on elicitations. */
   timeout: number;
+  /** The server's OAuth session, when its entry has `oauth` (see ./oauth/call-auth). */
+  auth?: OAuthSession;
 }
 
 /** One server tool as a toolkit tool named `sanitize(server)_sanitize(tool)`, source `mcp:<server>`. */
@@ -78,6 +82,10 @@ async function callTool(
 ): Promise<ToolResult> {
   if (ctx.signal?.aborted) {
     return { output: `${name} aborted`, isError: true };
+  }
+  const signIn = await finishSignIn(name, options.auth, ctx);
+  if (signIn.failure) {
+    return signIn.failure;
   }
   const limit = Math.min(options.timeout, ctx.timeout ?? Infinity);
   const controller = new AbortController();
@@ -136,7 +144,13 @@ async function callTool(
     }
     result = first === undefined ? { output: "", isError: false } : fromCallResult(name, first);
   } catch (error) {
-    if (timedOut) {
+    const signInPending = await signInSuspension(name, options.auth, error, {
+      ctx,
+      signedIn: signIn.signedIn,
+    });
+    if (signInPending) {
+      result = signInPending;
+    } else if (timedOut) {
       result = { output: `${name} timed out after ${limit} ms`, isError: true };
     } else if (ctx.signal?.aborted) {
       result = { output: `${name} aborted`, isError: true };
