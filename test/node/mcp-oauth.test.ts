@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { answerOutput, pendingOf } from "../../src/core/answers";
 import { memoryTokenStore, type TokenStore } from "../../src/core/mcp/oauth/store";
 import { createToolkit, type Toolkit } from "../../src/core/toolkit";
+import { createInProcessClient } from "../../src/core/client";
 import type { Request } from "../../src/core/types";
 import {
   consent,
@@ -300,5 +301,67 @@ describe("MCP OAuth: a server without oauth", () => {
       authorizationServer: server.origin,
     });
     expect(status?.reason).toContain(server.url);
+  });
+});
+
+describe("MCP OAuth: through the run loop", () => {
+  const script = (calls: string[], waitFor?: (request: Request) => Promise<unknown>) => {
+    let turn = 0;
+    return createInProcessClient({
+      model: "scripted",
+      ...(waitFor ? { waitFor } : {}),
+      generate: async () => {
+        const name = calls[turn++];
+        return name
+          ? {
+              role: "assistant",
+              content: "",
+              toolCalls: [{ id: `c${turn}`, name, arguments: "{}" }],
+            }
+          : { role: "assistant", content: "done" };
+      },
+    } as never);
+  };
+
+  it("with a client waitFor the person's sign-in happens inline and the next turn uses the server's tools", async () => {
+    const server = await serve();
+    const toolkit = await toolkitFor(server);
+    const asked: Request[] = [];
+    const result = await script(["docs_sign_in", "docs_whoami"], async (request) => {
+      asked.push(request);
+      return answerOutput(request.id, { callbackUrl: await consent(request.url as string) });
+    }).run("who am I?", { toolkit } as never);
+    expect(result.status).toBe("done");
+    expect(asked.map((r) => r.kind)).toEqual(["authorization"]);
+    expect(result.toolCalls.map((c) => [c.name, c.isError])).toEqual([
+      ["docs_sign_in", false],
+      ["docs_whoami", false],
+    ]);
+  });
+
+  it("without waitFor the run halts; a fresh process with the same store resumes it and the call goes on", async () => {
+    const server = await serve();
+    const store = memoryTokenStore();
+    const first = await toolkitFor(server, {}, store);
+    const halted = await script(["docs_sign_in"]).run("sign me in", { toolkit: first } as never);
+    expect(halted.status).toBe("pending");
+    expect(halted.pending?.kind).toBe("authorization");
+    const saved = JSON.parse(JSON.stringify(halted)) as typeof halted;
+    // No secret of the sign-in in the halted run: only the store knows the verifier.
+    const record = await store.get("docs", "default");
+    expect(JSON.stringify(saved)).not.toContain(record?.pending?.codeVerifier as string);
+    await first.close();
+
+    const fresh = await toolkitFor(server, {}, store);
+    const request = saved.pending as Request;
+    const resumed = await script([]).runWithAnswer({
+      toolkit: fresh,
+      history: saved.messages,
+      pending: request,
+      answer: answerOutput(request.id, { callbackUrl: await consent(request.url as string) }),
+    } as never);
+    expect(resumed.status).toBe("done");
+    expect(fresh.get("docs_whoami")).toBeDefined();
+    expect((await store.get("docs", "default"))?.tokens?.accessToken).toMatch(/^at-/);
   });
 });
