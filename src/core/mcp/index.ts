@@ -24,7 +24,7 @@ import type { EnvLike } from "../env";
 import { errorMessage } from "../errors";
 import { elicitationHandler, type ElicitationHandler } from "./bridge";
 import { CallRegistry } from "./calls";
-import { keepTool, normalizeMcpConfig, type McpServerConfig } from "./config";
+import { normalizeMcpConfig, type McpServerConfig } from "./config";
 import { connectServer, type McpConnection, type McpTransportKind } from "./connect";
 import { withDeadline } from "./deadline";
 import { listAllTools, mcpTool } from "./tools";
@@ -34,6 +34,9 @@ import { OAuthSession, type OAuthStateMaker } from "./oauth/session";
 import { signInTool } from "./oauth/sign-in-tool";
 import { DEFAULT_SUBJECT, memoryTokenStore, type TokenStore } from "./oauth/store";
 import { mcpToolName } from "./config";
+import { offeredTools } from "./catalog/offered";
+import { unreachableReason } from "./reasons";
+import { toolNames } from "./catalog/tool-names";
 
 export interface LoadMcpOptions {
   /** `{ mcpServers | servers | mcp: { NAME: { url, headers?, enabled?, disabled?, timeout?, tools? } } }`. */
@@ -64,6 +67,10 @@ export interface McpServerStatus {
   transport?: McpTransportKind;
   /** The authorization server found for a server that `needs_authorization`. */
   authorizationServer?: string;
+  /** Toolkit name → the server's tool name, for tools renamed to fit 64 characters or to stay unique. */
+  renamed?: Record<string, string>;
+  /** Tools the server listed that are not offered, and why (malformed, task-only). */
+  skipped?: Array<{ tool: string; reason: string }>;
 }
 
 export interface McpSource {
@@ -137,26 +144,37 @@ async function loadServer(
     });
     try {
       const client = connection.client;
-      const definitions = await withDeadline("tools/list", config.timeout, (signal) =>
+      const listed = await withDeadline("tools/list", config.timeout, (signal) =>
         listAllTools(client, signal),
       );
-      const tools = definitions
-        .filter((definition) => keepTool(config.tools, definition.name))
-        .map((definition) =>
-          mcpTool(definition, {
-            server: name,
-            client,
-            calls,
-            timeout: config.timeout,
-            ...(session ? { auth: session } : {}),
-          }),
-        );
+      const { offered, skipped } = offeredTools(listed, config.tools);
+      const names = toolNames(
+        name,
+        offered.map((d) => d.name),
+      );
+      const renamed: Record<string, string> = {};
+      const tools = offered.map((definition) => {
+        const toolkitName = names.get(definition.name) as string;
+        if (toolkitName !== mcpToolName(name, definition.name)) {
+          renamed[toolkitName] = definition.name;
+        }
+        return mcpTool(definition, {
+          server: name,
+          client,
+          calls,
+          timeout: config.timeout,
+          name: toolkitName,
+          ...(session ? { auth: session } : {}),
+        });
+      });
       server.connection = connection;
       server.tools = tools;
       server.state = {
         status: "connected",
         tools: tools.map((t) => t.name),
         transport: connection.transport,
+        ...(Object.keys(renamed).length > 0 ? { renamed } : {}),
+        ...(skipped.length > 0 ? { skipped } : {}),
       };
       return tools;
     } catch (error) {
@@ -172,7 +190,7 @@ async function loadServer(
     if (refused) {
       return needsAuthorization(server, refused, { config, options, session, connect });
     }
-    return failed(name, errorMessage(error));
+    return failed(name, unreachableReason(config.url, error) ?? errorMessage(error));
   }
 }
 

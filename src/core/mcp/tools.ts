@@ -22,13 +22,14 @@ const MAX_PAGES = 1000;
 /** How long a suspended call waits for the server to finish after its elicitation was cancelled. */
 export const SUSPEND_GRACE_MS = 1000;
 
-/** Every tool the server lists, following `nextCursor`. */
+/** Every tool the server lists, following `nextCursor`; malformed ones are set apart. */
 export async function listAllTools(
   client: McpClient,
   signal: AbortSignal,
-): Promise<McpToolDefinition[]> {
+): Promise<{ tools: McpToolDefinition[]; malformed: Array<{ tool: string; problem: string }> }> {
+  const malformed: Array<{ tool: string; problem: string }> = [];
   if (!client.getServerCapabilities()?.tools) {
-    return [];
+    return { tools: [], malformed };
   }
   const tools: McpToolDefinition[] = [];
   const seen = new Set<string>();
@@ -39,9 +40,10 @@ export async function listAllTools(
       timeout: NO_SDK_TIMEOUT,
     });
     tools.push(...result.tools);
+    malformed.push(...result.malformed);
     cursor = result.nextCursor;
     if (cursor === undefined) {
-      return tools;
+      return { tools, malformed };
     }
     if (seen.has(cursor)) {
       throw new Error(`tools/list: the server repeated cursor ${JSON.stringify(cursor)}`);
@@ -59,11 +61,13 @@ export interface McpToolOptions {
   timeout: number;
   /** The server's OAuth session, when its entry has `oauth` (see ./oauth/call-auth). */
   auth?: OAuthSession;
+  /** The toolkit name (see ./catalog/tool-names); default `sanitize(server)_sanitize(tool)`. */
+  name?: string;
 }
 
 /** One server tool as a toolkit tool named `sanitize(server)_sanitize(tool)`, source `mcp:<server>`. */
 export function mcpTool(definition: McpToolDefinition, options: McpToolOptions): Tool {
-  const name = mcpToolName(options.server, definition.name);
+  const name = options.name ?? mcpToolName(options.server, definition.name);
   return {
     name,
     description: definition.description ?? definition.title ?? "",
