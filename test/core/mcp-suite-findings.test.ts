@@ -94,3 +94,44 @@ describe("2.7 one malformed tool", () => {
     ]);
   });
 });
+
+describe("2.5 SEP-1034 defaults", () => {
+  it("fields an answer omits get the schema's default before the result is sent; given fields win", async () => {
+    const server = track(
+      streamableServer({
+        tools: [
+          {
+            name: "setup",
+            run: async (_args, io) => {
+              const result = await io.elicit({
+                message: "Preferences?",
+                requestedSchema: {
+                  type: "object",
+                  properties: {
+                    name: { type: "string", default: "Ada" },
+                    verbose: { type: "boolean", default: true },
+                    count: { type: "integer", default: 3 },
+                    colour: { type: "string", enum: ["red", "blue"], default: "blue" },
+                  },
+                },
+              });
+              return text(JSON.stringify(result));
+            },
+          },
+        ],
+      }),
+    );
+    const toolkit = track(
+      await createToolkit({
+        mcp: { mcpServers: { docs: { url: `${ALPHA}/mcp` } } },
+        fetch: routeFetch({ [ALPHA]: server.fetch }),
+        waitFor: (request) => ({ id: request.id, ok: true, data: { count: 7 } }),
+      }),
+    );
+    const result = await toolkit.execute("docs_setup", {});
+    expect(JSON.parse(result.output)).toEqual({
+      action: "accept",
+      content: { name: "Ada", verbose: true, count: 7, colour: "blue" },
+    });
+  });
+});
