@@ -2,6 +2,8 @@ import type { Context, Tool, ToolResult, WaitFor } from "./types";
 import type { EnvLike } from "./env";
 import type { ElicitationHandler } from "./mcp/bridge";
 import type { McpServerStatus } from "./mcp";
+import type { OAuthStateMaker } from "./mcp/oauth/session";
+import type { TokenStore } from "./mcp/oauth/store";
 import { type A2AAgent, type AgentOptions, agent } from "./a2a/agent";
 import { agentsFromConfig } from "./a2a/config";
 import { errorMessage } from "./errors";
@@ -22,6 +24,10 @@ export type ToolSourceLoader = (options: {
   waitFor?: WaitFor;
   onElicitation?: ElicitationHandler;
   fetch?: typeof fetch;
+  tokenStore?: TokenStore;
+  subject?: string;
+  oauthState?: OAuthStateMaker;
+  register?: (tools: Tool[]) => void;
 }) => Promise<ToolSource>;
 
 export interface ToolkitOptions {
@@ -55,6 +61,16 @@ export interface ToolkitOptions {
   suspendAfterMs?: number;
   /** The fetch MCP transports use (default: the global fetch). */
   fetch?: typeof fetch;
+  /**
+   * Where MCP servers' OAuth tokens (and sign-ins in progress) are kept, by server and
+   * subject; default in memory. A fresh process finishes a halted sign-in only with a
+   * store that outlives the first (the edge's TokenObject).
+   */
+  tokenStore?: TokenStore;
+  /** Whose tokens these are (default "default"). */
+  subject?: string;
+  /** Makes each OAuth sign-in's `state` (default: 32 random bytes; the edge signs one). */
+  oauthState?: OAuthStateMaker;
   env?: EnvLike;
   /**
    * Built-in tools by name, opt-in: `["question"]` adds the SPEC's `question` tool (the
@@ -123,6 +139,10 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       waitFor: options.waitFor,
       onElicitation: options.onElicitation,
       fetch: options.fetch,
+      ...(options.tokenStore ? { tokenStore: options.tokenStore } : {}),
+      ...(options.subject ? { subject: options.subject } : {}),
+      ...(options.oauthState ? { oauthState: options.oauthState } : {}),
+      register: (tools) => register(...tools),
     });
     sources.push(source);
     register(...source.tools());

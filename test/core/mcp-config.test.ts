@@ -127,8 +127,24 @@ describe("normalizeMcpConfig", () => {
 
   it("tolerates keys meant for other clients", () => {
     expect(
-      normalizeMcpConfig({ mcpServers: { docs: { ...entry, oauth: {}, description: "d" } } })[0],
+      normalizeMcpConfig({ mcpServers: { docs: { ...entry, auth: {}, description: "d" } } })[0],
     ).toMatchObject({ name: "docs", type: "remote" });
+  });
+
+  // `oauth` is ours since issue 25: checked, its unknown keys tolerated.
+  it("oauth: redirectUrl is required and URLs must be http(s)", () => {
+    const oauth = { redirectUrl: "https://agent.example/oauth/callback", callbackPort: 1 };
+    expect(normalizeMcpConfig({ mcpServers: { docs: { ...entry, oauth } } })[0]).toMatchObject({
+      oauth: { redirectUrl: oauth.redirectUrl },
+    });
+    expect(() => normalizeMcpConfig({ mcpServers: { docs: { ...entry, oauth: {} } } })).toThrow(
+      'mcp server "docs": oauth.redirectUrl',
+    );
+    expect(() =>
+      normalizeMcpConfig({
+        mcpServers: { docs: { ...entry, oauth: { ...oauth, clientMetadataUrl: "ftp://x" } } },
+      }),
+    ).toThrow("oauth.clientMetadataUrl: must be an http(s) URL");
   });
 });
 

@@ -46,6 +46,8 @@ export interface TestTool {
   description?: string;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
+  /** More definition fields, sent as given (`execution`, or a deliberately malformed field). */
+  definition?: Record<string, unknown>;
   run(args: Record<string, unknown>, io: ToolIo): Promise<CallToolResult> | CallToolResult;
 }
 
@@ -93,6 +95,7 @@ function buildServer(options: TestServerOptions, elicitResults: ElicitResult[]):
       description: t.description ?? `the ${t.name} tool`,
       inputSchema: (t.inputSchema ?? { type: "object", properties: {} }) as { type: "object" },
       ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: "object" } } : {}),
+      ...t.definition,
     }));
     const next = start + size;
     return next < options.tools.length

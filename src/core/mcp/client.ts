@@ -18,8 +18,8 @@ import {
   ErrorCode,
   InitializeResultSchema,
   LATEST_PROTOCOL_VERSION,
-  ListToolsResultSchema,
   McpError,
+  ToolSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequest,
   type ClientCapabilities,
@@ -37,7 +37,22 @@ import type {
   RequestHandlerExtra,
 } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import * as z from "zod";
 import { argsValidator, type ValidateResult } from "../schema";
+
+type ToolDefinition = z.infer<typeof ToolSchema>;
+// Each tool is checked on its own (see listTools): one malformed tool must not sink the page.
+const LenientListToolsResult = z.looseObject({
+  tools: z.array(z.unknown()),
+  nextCursor: z.string().optional(),
+});
+
+export interface ListedTools {
+  tools: ToolDefinition[];
+  nextCursor?: string;
+  /** Tools the server listed that do not fit the MCP schema: skipped, with why. */
+  malformed: Array<{ tool: string; problem: string }>;
+}
 
 type Extra = RequestHandlerExtra<ClientRequest, ClientNotification>;
 export type ElicitHandler = (
@@ -90,18 +105,38 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
   }
 
   /** One page of the server's tools; remembers each tool's output schema for `callTool`. */
-  async listTools(params: ListToolsRequest["params"], options?: RequestOptions) {
-    const result = await this.request(
+  async listTools(
+    params: ListToolsRequest["params"],
+    options?: RequestOptions,
+  ): Promise<ListedTools> {
+    const page = await this.request(
       { method: "tools/list", ...(params ? { params } : {}) },
-      ListToolsResultSchema,
+      LenientListToolsResult as never,
       options,
     );
-    for (const tool of result.tools) {
+    const { tools: raw, nextCursor } = page as z.infer<typeof LenientListToolsResult>;
+    const result: ListedTools = { tools: [], malformed: [] };
+    if (nextCursor !== undefined) {
+      result.nextCursor = nextCursor;
+    }
+    for (const [index, candidate] of raw.entries()) {
+      const parsed = ToolSchema.safeParse(candidate);
+      if (!parsed.success) {
+        const name = (candidate as { name?: unknown } | null)?.name;
+        const issue = parsed.error.issues[0];
+        result.malformed.push({
+          tool: typeof name === "string" ? name : `#${index}`,
+          problem: issue ? `${issue.path.join(".") || "(tool)"}: ${issue.message}` : "invalid",
+        });
+        continue;
+      }
+      const tool = parsed.data;
       if (tool.outputSchema) {
         this.#outputChecks.set(tool.name, argsValidator(tool.outputSchema));
       } else {
         this.#outputChecks.delete(tool.name);
       }
+      result.tools.push(tool);
     }
     return result;
   }

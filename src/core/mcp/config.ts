@@ -6,6 +6,7 @@
  * an error: it is reported as a failed server by the loader.
  */
 import * as z from "zod";
+import { type McpOAuthConfig, OAuthConfigSchema } from "./oauth/config";
 
 export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 
@@ -24,6 +25,8 @@ export type McpServerConfig =
       timeout: number;
       /** name → keep? keyed on the server's original tool names. */
       tools?: Record<string, boolean>;
+      /** The server needs sign-in (OAuth 2.1, MCP authorization): see ./oauth. */
+      oauth?: McpOAuthConfig;
     }
   | { name: string; type: "local"; enabled: boolean; timeout: number };
 
@@ -48,6 +51,7 @@ const EntrySchema = z.looseObject({
   disabled: z.boolean().optional(),
   timeout: z.number().int().positive().optional(),
   tools: z.record(z.string(), z.boolean({ error: "must map tool names to true/false" })).optional(),
+  oauth: OAuthConfigSchema.optional(),
 });
 
 /**
@@ -138,6 +142,15 @@ function parseEntry(name: string, raw: unknown): McpServerConfig {
   };
   if (entry.tools !== undefined) {
     out.tools = entry.tools;
+  }
+  if (entry.oauth !== undefined) {
+    const { redirectUrl, clientId, clientSecret, clientMetadataUrl, scope } = entry.oauth;
+    out.oauth = { redirectUrl, clientId, clientSecret, clientMetadataUrl, scope };
+    for (const key of Object.keys(out.oauth) as Array<keyof McpOAuthConfig>) {
+      if (out.oauth[key] === undefined) {
+        delete out.oauth[key];
+      }
+    }
   }
   return out;
 }

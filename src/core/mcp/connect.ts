@@ -18,6 +18,7 @@ import { McpClient } from "./client";
 import type { McpServerConfig } from "./config";
 import { McpTimeoutError, NO_SDK_TIMEOUT, withDeadline } from "./deadline";
 import { linkingFetch } from "./link";
+import { authorizingFetch, type BearerSource } from "./oauth/challenge";
 
 export type RemoteServerConfig = Extract<McpServerConfig, { type: "remote" }>;
 export type McpTransportKind = "streamable-http" | "sse";
@@ -34,6 +35,8 @@ export interface ConnectOptions {
   /** Present ⇒ the client advertises elicitation (form + url) and answers through it. */
   elicitation?: ElicitationHandler;
   calls: CallRegistry;
+  /** The server's access tokens (entries with `oauth`); a 401 throws `AuthorizationRequired` either way. */
+  bearer?: BearerSource;
 }
 
 const CLIENT_INFO = { name: "toolnexus-edge", version: "0.1.0" };
@@ -45,7 +48,11 @@ export async function connectServer(
 ): Promise<McpConnection> {
   const headers = expandHeaders(config.headers, options.env);
   const fetch = linkingFetch(
-    options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    authorizingFetch(
+      options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      config.name,
+      options.bearer,
+    ),
     options.calls,
   );
   const url = new URL(config.url);

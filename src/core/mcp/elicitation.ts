@@ -80,7 +80,7 @@ export function resultFromAnswer(answer: Answer, params: ElicitationParams): Eli
   if (params.mode === "url") {
     return { result: { action: "accept" } };
   }
-  const content = answer.data ?? {};
+  const content = withDefaults(answer.data ?? {}, params.requestedSchema);
   const problems = contentProblems(content);
   if (problems.length === 0) {
     const checked = validateArgs(params.requestedSchema as Record<string, unknown>, content);
@@ -92,6 +92,27 @@ export function resultFromAnswer(answer: Answer, params: ElicitationParams): Eli
     return { result: { action: "cancel" }, problems };
   }
   return { result: { action: "accept", content: content as NonNullable<ElicitResult["content"]> } };
+}
+
+/**
+ * SEP-1034: a field the answer leaves out gets the requested schema's `default` before
+ * the result is sent (an answer of `{}` to a form whose fields all have defaults accepts them).
+ */
+function withDefaults(
+  content: unknown,
+  schema: ElicitRequestFormParams["requestedSchema"],
+): unknown {
+  if (typeof content !== "object" || content === null || Array.isArray(content)) {
+    return content;
+  }
+  const filled: Record<string, unknown> = { ...(content as Record<string, unknown>) };
+  for (const [key, property] of Object.entries(schema?.properties ?? {})) {
+    const fallback = (property as { default?: unknown }).default;
+    if (!(key in filled) && fallback !== undefined) {
+      filled[key] = fallback;
+    }
+  }
+  return filled;
 }
 
 // What the protocol can carry, whatever the schema says: a flat object of primitives.

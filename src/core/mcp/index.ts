@@ -24,10 +24,19 @@ import type { EnvLike } from "../env";
 import { errorMessage } from "../errors";
 import { elicitationHandler, type ElicitationHandler } from "./bridge";
 import { CallRegistry } from "./calls";
-import { keepTool, normalizeMcpConfig, type McpServerConfig } from "./config";
+import { normalizeMcpConfig, type McpServerConfig } from "./config";
 import { connectServer, type McpConnection, type McpTransportKind } from "./connect";
 import { withDeadline } from "./deadline";
 import { listAllTools, mcpTool } from "./tools";
+import { authorizationRequiredIn, type AuthorizationRequired } from "./oauth/challenge";
+import { discover } from "./oauth/discover";
+import { OAuthSession, type OAuthStateMaker } from "./oauth/session";
+import { signInTool } from "./oauth/sign-in-tool";
+import { DEFAULT_SUBJECT, memoryTokenStore, type TokenStore } from "./oauth/store";
+import { mcpToolName } from "./config";
+import { offeredTools } from "./catalog/offered";
+import { unreachableReason } from "./reasons";
+import { toolNames } from "./catalog/tool-names";
 
 export interface LoadMcpOptions {
   /** `{ mcpServers | servers | mcp: { NAME: { url, headers?, enabled?, disabled?, timeout?, tools? } } }`. */
@@ -40,14 +49,28 @@ export interface LoadMcpOptions {
   onElicitation?: ElicitationHandler;
   /** The fetch the transports use (default: the global fetch). */
   fetch?: typeof fetch;
+  /** Where OAuth tokens are kept, per server and subject (default: in memory). */
+  tokenStore?: TokenStore;
+  /** Whose tokens (default "default"); the edge uses the run's `requestedBy`, else the thread. */
+  subject?: string;
+  /** Makes each sign-in's `state` (default: random). */
+  oauthState?: OAuthStateMaker;
+  /** Adds tools a server contributes later (after a sign-in) to the toolkit. */
+  register?: (tools: Tool[]) => void;
 }
 
 export interface McpServerStatus {
-  status: "connected" | "disabled" | "failed";
+  status: "connected" | "disabled" | "failed" | "needs_authorization";
   reason?: string;
   /** Toolkit names of the tools this server contributed. */
   tools: string[];
   transport?: McpTransportKind;
+  /** The authorization server found for a server that `needs_authorization`. */
+  authorizationServer?: string;
+  /** Toolkit name → the server's tool name, for tools renamed to fit 64 characters or to stay unique. */
+  renamed?: Record<string, string>;
+  /** Tools the server listed that are not offered, and why (malformed, task-only). */
+  skipped?: Array<{ tool: string; reason: string }>;
 }
 
 export interface McpSource {
@@ -70,6 +93,8 @@ interface Loaded {
 export async function loadMcp(options: LoadMcpOptions): Promise<McpSource> {
   const configs = normalizeMcpConfig(options.config);
   const handler = elicitationHandler(options);
+  // One store for the whole load, so servers share it (and the default is per toolkit).
+  options = { ...options, tokenStore: options.tokenStore ?? memoryTokenStore() };
   const loaded = await Promise.all(configs.map((config) => loadServer(config, options, handler)));
   return {
     tools: () => loaded.flatMap((server) => server.tools),
@@ -97,33 +122,124 @@ async function loadServer(
   }
 
   const calls = new CallRegistry();
-  let connection: McpConnection | undefined;
-  try {
-    connection = await connectServer(config, {
+  const session = config.oauth
+    ? new OAuthSession({
+        server: name,
+        serverUrl: config.url,
+        config: config.oauth,
+        store: options.tokenStore ?? memoryTokenStore(),
+        subject: options.subject ?? DEFAULT_SUBJECT,
+        fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+        ...(options.oauthState ? { makeState: options.oauthState } : {}),
+      })
+    : undefined;
+  const server: Loaded = { name, state: { status: "connected", tools: [] }, tools: [] };
+  const connect = async () => {
+    const connection = await connectServer(config, {
       env: options.env,
       fetch: options.fetch,
       elicitation: handler,
       calls,
+      ...(session ? { bearer: session } : {}),
     });
-    const client = connection.client;
-    const definitions = await withDeadline("tools/list", config.timeout, (signal) =>
-      listAllTools(client, signal),
-    );
-    const tools = definitions
-      .filter((definition) => keepTool(config.tools, definition.name))
-      .map((definition) =>
-        mcpTool(definition, { server: name, client, calls, timeout: config.timeout }),
+    try {
+      const client = connection.client;
+      const listed = await withDeadline("tools/list", config.timeout, (signal) =>
+        listAllTools(client, signal),
       );
-    const state: McpServerStatus = {
-      status: "connected",
-      tools: tools.map((t) => t.name),
-      transport: connection.transport,
-    };
-    return { name, state, tools, connection };
+      const { offered, skipped } = offeredTools(listed, config.tools);
+      const names = toolNames(
+        name,
+        offered.map((d) => d.name),
+      );
+      const renamed: Record<string, string> = {};
+      const tools = offered.map((definition) => {
+        const toolkitName = names.get(definition.name) as string;
+        if (toolkitName !== mcpToolName(name, definition.name)) {
+          renamed[toolkitName] = definition.name;
+        }
+        return mcpTool(definition, {
+          server: name,
+          client,
+          calls,
+          timeout: config.timeout,
+          name: toolkitName,
+          ...(session ? { auth: session } : {}),
+        });
+      });
+      server.connection = connection;
+      server.tools = tools;
+      server.state = {
+        status: "connected",
+        tools: tools.map((t) => t.name),
+        transport: connection.transport,
+        ...(Object.keys(renamed).length > 0 ? { renamed } : {}),
+        ...(skipped.length > 0 ? { skipped } : {}),
+      };
+      return tools;
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+  };
+  try {
+    await connect();
+    return server;
   } catch (error) {
-    await connection?.close();
-    return failed(name, errorMessage(error));
+    const refused = authorizationRequiredIn(error);
+    if (refused) {
+      return needsAuthorization(server, refused, { config, options, session, connect });
+    }
+    return failed(name, unreachableReason(config.url, error) ?? errorMessage(error));
   }
+}
+
+/** A server that answered 401: with `oauth`, a sign-in tool; without, a status saying what it wants. */
+async function needsAuthorization(
+  server: Loaded,
+  refused: AuthorizationRequired,
+  parts: {
+    config: Extract<McpServerConfig, { type: "remote" }>;
+    options: LoadMcpOptions;
+    session: OAuthSession | undefined;
+    connect: () => Promise<Tool[]>;
+  },
+): Promise<Loaded> {
+  const { config, options, session, connect } = parts;
+  if (!session) {
+    let found: string | undefined;
+    let why = "";
+    try {
+      found = (await discover(config.url, refused.challenge, options.fetch ?? globalThis.fetch))
+        .issuer;
+    } catch (error) {
+      why = ` (no usable authorization server: ${errorMessage(error)})`;
+    }
+    server.state = {
+      status: "needs_authorization",
+      reason: `${config.url} answered HTTP ${refused.challenge.status}: it needs sign-in; give the entry "oauth"${why}`,
+      tools: [],
+      ...(found ? { authorizationServer: found } : {}),
+    };
+    return server;
+  }
+  const tool = signInTool({
+    name: mcpToolName(server.name, "sign_in"),
+    session,
+    challenge: refused.challenge,
+    async connect() {
+      const tools = await connect();
+      options.register?.(tools);
+      return tools.map((t) => t.name);
+    },
+  });
+  server.tools = [tool];
+  server.state = {
+    status: "needs_authorization",
+    reason: `${config.url} needs sign-in: call ${tool.name}`,
+    tools: [tool.name],
+  };
+  return server;
 }
 
 function failed(name: string, reason: string): Loaded {

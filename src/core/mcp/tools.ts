@@ -12,6 +12,8 @@ import { type CallRegistry, newCallKey, type McpCall } from "./calls";
 import { mcpToolName } from "./config";
 import { NO_SDK_TIMEOUT, PausableDeadline } from "./deadline";
 import { CALL_KEY_META } from "./link";
+import { finishSignIn, signInSuspension } from "./oauth/call-auth";
+import type { OAuthSession } from "./oauth/session";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Awaited<ReturnType<McpClient["callTool"]>>;
@@ -20,13 +22,14 @@ const MAX_PAGES = 1000;
 /** How long a suspended call waits for the server to finish after its elicitation was cancelled. */
 export const SUSPEND_GRACE_MS = 1000;
 
-/** Every tool the server lists, following `nextCursor`. */
+/** Every tool the server lists, following `nextCursor`; malformed ones are set apart. */
 export async function listAllTools(
   client: McpClient,
   signal: AbortSignal,
-): Promise<McpToolDefinition[]> {
+): Promise<{ tools: McpToolDefinition[]; malformed: Array<{ tool: string; problem: string }> }> {
+  const malformed: Array<{ tool: string; problem: string }> = [];
   if (!client.getServerCapabilities()?.tools) {
-    return [];
+    return { tools: [], malformed };
   }
   const tools: McpToolDefinition[] = [];
   const seen = new Set<string>();
@@ -37,9 +40,10 @@ export async function listAllTools(
       timeout: NO_SDK_TIMEOUT,
     });
     tools.push(...result.tools);
+    malformed.push(...result.malformed);
     cursor = result.nextCursor;
     if (cursor === undefined) {
-      return tools;
+      return { tools, malformed };
     }
     if (seen.has(cursor)) {
       throw new Error(`tools/list: the server repeated cursor ${JSON.stringify(cursor)}`);
@@ -55,11 +59,15 @@ export interface McpToolOptions {
   calls: CallRegistry;
   /** Milliseconds a call may take, not counting time spent waiting on elicitations. */
   timeout: number;
+  /** The server's OAuth session, when its entry has `oauth` (see ./oauth/call-auth). */
+  auth?: OAuthSession;
+  /** The toolkit name (see ./catalog/tool-names); default `sanitize(server)_sanitize(tool)`. */
+  name?: string;
 }
 
 /** One server tool as a toolkit tool named `sanitize(server)_sanitize(tool)`, source `mcp:<server>`. */
 export function mcpTool(definition: McpToolDefinition, options: McpToolOptions): Tool {
-  const name = mcpToolName(options.server, definition.name);
+  const name = options.name ?? mcpToolName(options.server, definition.name);
   return {
     name,
     description: definition.description ?? definition.title ?? "",
@@ -78,6 +86,10 @@ async function callTool(
 ): Promise<ToolResult> {
   if (ctx.signal?.aborted) {
     return { output: `${name} aborted`, isError: true };
+  }
+  const signIn = await finishSignIn(name, options.auth, ctx);
+  if (signIn.failure) {
+    return signIn.failure;
   }
   const limit = Math.min(options.timeout, ctx.timeout ?? Infinity);
   const controller = new AbortController();
@@ -136,7 +148,13 @@ async function callTool(
     }
     result = first === undefined ? { output: "", isError: false } : fromCallResult(name, first);
   } catch (error) {
-    if (timedOut) {
+    const signInPending = await signInSuspension(name, options.auth, error, {
+      ctx,
+      signedIn: signIn.signedIn,
+    });
+    if (signInPending) {
+      result = signInPending;
+    } else if (timedOut) {
       result = { output: `${name} timed out after ${limit} ms`, isError: true };
     } else if (ctx.signal?.aborted) {
       result = { output: `${name} aborted`, isError: true };
