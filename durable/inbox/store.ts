@@ -6,6 +6,7 @@
  * Listing reads only the index and the page's rows: open requests oldest first (the one
  * waiting longest is on top), decided ones newest first.
  */
+import { decodeInboxItem } from "../storage/decode";
 import type { Sql } from "../storage/sql";
 import { encodeCursor, type InboxCursor, type InboxItem } from "../../src/edge/inbox/item";
 import type { InboxPage } from "../../src/edge/inbox/rpc";
@@ -82,7 +83,7 @@ export class InboxStore {
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
-      items: page.map((r) => JSON.parse(r.body) as InboxItem),
+      items: page.map((r) => decodeInboxItem(r.body)),
       nextCursor:
         rows.length > query.limit && last ? encodeCursor({ sort: last.sort, id: last.key }) : null,
       rowsRead: cursor.rowsRead,
@@ -96,7 +97,7 @@ export class InboxStore {
     const row = this.sql.one<{
       body: string;
     }>`SELECT body FROM items WHERE key = ${itemKey(runId, requestId)}`;
-    return row && (JSON.parse(row.body) as InboxItem);
+    return row && decodeInboxItem(row.body);
   }
 }
 

@@ -4,6 +4,7 @@
  * one is a conflict (409). Cancel and decision: whichever the object records first wins.
  * A request with approver rules is decided by votes (`votes.ts`) once it is found.
  */
+import { decodeRequest } from "../storage/decode";
 import type { Answer, Request } from "../../src/core/types";
 import { answerDeclined, answerOutput } from "../../src/core/answers";
 import { validateArgs } from "../../src/core/schema";
@@ -86,7 +87,7 @@ export function recordDecision(
       };
     }
     const kept = ruled.votes.approval(input.requestId);
-    const keptRequest = kept && (JSON.parse(kept.request) as Request);
+    const keptRequest = kept && decodeRequest(kept.request);
     if (keptRequest && rulesOf(keptRequest)) {
       return castVote(deps, { run, request: keptRequest, input, now, settled: existing });
     }

@@ -9,6 +9,7 @@
  * inbox can apply deliveries idempotently and out of order. A newer row for the same
  * request and group replaces an undelivered older one: the inbox only needs the latest.
  */
+import { decodeInboxItem, decodeStrings } from "../storage/decode";
 import type { Request } from "../../src/core/types";
 import {
   groupOfRequest,
@@ -98,9 +99,7 @@ export class InboxOutbox {
   record(run: RunRow, request: Request, change: InboxChange, now: number): InboxItem {
     const known = this.sql.one<{ version: number; groups: string; surfaced_at: number }>`
       SELECT version, groups, surfaced_at FROM inbox_requests WHERE request_id = ${request.id}`;
-    const groups = new Set<string>(
-      known ? (JSON.parse(known.groups) as string[]) : [groupOfRequest(request)],
-    );
+    const groups = new Set<string>(known ? decodeStrings(known.groups) : [groupOfRequest(request)]);
     if (change.escalatedTo) {
       groups.add(change.escalatedTo);
     }
@@ -122,7 +121,7 @@ export class InboxOutbox {
     const open = this.sql<{ item: string }>`
       SELECT item FROM inbox_requests WHERE run_id = ${runId} AND status = 'open'`;
     for (const row of open) {
-      const last = JSON.parse(row.item) as InboxItem;
+      const last = decodeInboxItem(row.item);
       this.#write({
         ...last,
         status: "decided",
@@ -160,7 +159,7 @@ export class InboxOutbox {
       SELECT seq, grp, item, attempts FROM inbox_outbox ORDER BY seq LIMIT ${limit}`.map((r) => ({
       seq: r.seq,
       grp: r.grp,
-      item: JSON.parse(r.item) as InboxItem,
+      item: decodeInboxItem(r.item),
       attempts: r.attempts,
     }));
   }

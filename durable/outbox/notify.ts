@@ -9,6 +9,7 @@
  * twice (the object stops after the send, before the row is removed); the queue is
  * at-least-once anyway, and the consumer asks the thread whether the request is still open.
  */
+import { decodeNotifyMessage } from "../storage/decode";
 import type { NotifyMessage } from "../../src/edge/protocol";
 import type { Sql } from "../storage/sql";
 
@@ -36,7 +37,7 @@ export class NotifyOutbox {
   due(now: number): PendingNotification[] {
     return this.sql<{ message: string; attempts: number }>`
       SELECT message, attempts FROM notify_outbox WHERE due_at <= ${now} ORDER BY due_at`.map(
-      (row) => ({ message: JSON.parse(row.message) as NotifyMessage, attempts: row.attempts }),
+      (row) => ({ message: decodeNotifyMessage(row.message), attempts: row.attempts }),
     );
   }
 

@@ -3,7 +3,7 @@
  * one row per request and channel, claimed before posting so two deliveries of the same
  * queue message cannot both post, and holding the message's `ts` once posted.
  */
-import type { InboxItem } from "../../src/edge/inbox/item";
+import { decodeInboxItem } from "../storage/decode";
 import type { SlackSource } from "../../src/edge/slack/sync";
 import type { Sql } from "../storage/sql";
 
@@ -21,7 +21,7 @@ export class SlackMessages {
     }
     const messages = this.sql<{ channel: string; ts: string }>`
       SELECT channel, ts FROM slack_messages WHERE request_id = ${requestId} AND ts IS NOT NULL`;
-    return { item: JSON.parse(row.item) as InboxItem, messages };
+    return { item: decodeInboxItem(row.item), messages };
   }
 
   claim(requestId: string, channel: string, now: number): boolean {

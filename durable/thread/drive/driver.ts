@@ -4,7 +4,8 @@
  * with a fresh client, and persists at every turn boundary. Nothing is kept in
  * memory across a suspension: every step starts from storage.
  */
-import type { Request, RunResult, Usage } from "../../../src/core/types";
+import { decodeRequest, decodeUsage } from "../../storage/decode";
+import type { Request, RunResult } from "../../../src/core/types";
 import type { RunEvent } from "../../../src/core/events";
 import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
 import { createToolkit, type Toolkit } from "../../../src/core/toolkit";
@@ -102,7 +103,7 @@ export async function driveOnce(
     runId,
     toolCalls: deps.store.toolCalls(runId),
     turns: run.turns,
-    usage: JSON.parse(run.usage) as Usage,
+    usage: decodeUsage(run.usage),
     model: run.model ?? undefined,
   };
   const persister = checkpointer(deps, run, committed, stored.toolCalls, work, signal);
@@ -273,7 +274,7 @@ async function finish(
       : deps.now() + approvalTimeoutOf(agent, deps.env);
     // A suspended elicitation was surfaced (and notified) when its window opened.
     const surfacedInline =
-      run.inline_request !== null && (JSON.parse(run.inline_request) as Request).id === request.id;
+      run.inline_request !== null && decodeRequest(run.inline_request).id === request.id;
     // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
     const surfacing = !deps.store.decision(request.id) && !surfacedInline;
     deps.transaction(() => {

@@ -14,6 +14,7 @@
  *
  * Every decision goes through the ledger, so none is lost and none applies twice.
  */
+import { decodeAnswer } from "../../storage/decode";
 import type { Answer, Request } from "../../../src/core/types";
 import { suspendCall, type ElicitationHandler } from "../../../src/core/mcp/bridge";
 import type { RunStore } from "../../storage/run-store";
@@ -73,7 +74,7 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
     const request: Request = { ...asked, id };
     const earlier = deps.store.decision(id);
     if (earlier && earlier.applied_at === null) {
-      return take(deps, runId, id, JSON.parse(earlier.answer) as Answer, asked.id);
+      return take(deps, runId, id, decodeAnswer(earlier.answer), asked.id);
     }
 
     deps.transaction(() => {

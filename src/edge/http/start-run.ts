@@ -85,7 +85,7 @@ export async function startAgentRun(
   }
   // A rule naming a group nobody defined would leave its requests undecidable: say so now.
   const directory = approverDirectory(env, approverGroups);
-  for (const tool of await agentTools(agent, env as unknown as Record<string, unknown>)) {
+  for (const tool of await agentTools(agent, env)) {
     const described = approvalGate(tool)?.describe();
     if (described && !described.rulesByArgs && (described.group || described.anyOf)) {
       directory.checkRules(described, { agent: agent.name, tool: tool.name });
