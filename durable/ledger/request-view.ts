@@ -1,5 +1,5 @@
 /**
- * What the approval page and personal links need from a thread (DESIGN.md §6
+ * What the approval page and personal links need from a thread (docs/architecture.md §6
  * "Identity"): the request with its run's context and votes so far, and whether a given
  * person may decide it (the same membership the vote rule uses).
  */
