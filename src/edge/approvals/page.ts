@@ -4,7 +4,7 @@
  * model and from tools, so they are attacker-controlled as far as the page is concerned.
  */
 
-import { esc, layout, prettyJson, utcAndRelative } from "../pages/layout";
+import { argEditFields, esc, layout, prettyJson, utcAndRelative } from "../pages/layout";
 
 /** What the approval page shows for one pending request. */
 export interface ApprovalPageView {
@@ -124,13 +124,7 @@ function renderArgEdits(view: ApprovalPageView): string {
   if (keys.length === 0) {
     return "";
   }
-  const args = view.args as Record<string, unknown>;
-  const fields = keys
-    .map(
-      (key, i) => `<label for="arg-${i}">${esc(key)}</label>
-<input type="text" id="arg-${i}" name="arg:${esc(key)}" value="${esc(JSON.stringify(args[key]) ?? "")}">`,
-    )
-    .join("\n");
+  const fields = argEditFields(view.args, keys, "arg");
   return `<details id="edit-args"><summary>Edit arguments</summary>
 ${fields}
 <p class="hint">Values are JSON (a bare word is taken as text). Approving edited arguments resets earlier approvals.</p>

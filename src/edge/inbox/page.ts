@@ -5,7 +5,7 @@
  * approval page's headers and CSP apply. Times are UTC plus "in 14 minutes", computed at
  * render, so the page needs no clock of its own.
  */
-import { esc, layout, prettyJson, time } from "../pages/layout";
+import { argEditFields, esc, layout, prettyJson, time } from "../pages/layout";
 
 import type { InboxItem } from "./item";
 import { editableKeys, editedArgs } from "../approvals/arg-edits";
@@ -101,13 +101,7 @@ function editForm(item: InboxItem, hidden: string): string {
   if (keys.length === 0) {
     return "";
   }
-  const args = item.args as Record<string, unknown>;
-  const fields = keys
-    .map(
-      (key, i) => `<label for="edit-${esc(item.requestId)}-${i}">${esc(key)}</label>
-<input type="text" id="edit-${esc(item.requestId)}-${i}" name="arg:${esc(key)}" value="${esc(JSON.stringify(args[key]) ?? "")}">`,
-    )
-    .join("\n");
+  const fields = argEditFields(item.args, keys, `edit-${item.requestId}`);
   return `<details class="edit"><summary>Edit arguments</summary>
 <form method="POST" action="/inbox/decide">
 ${hidden}

@@ -101,6 +101,21 @@ export function prettyJson(value: unknown): string {
   }
 }
 
+/**
+ * "Edit arguments" fields: one JSON text input per editable key (named `arg:<key>`),
+ * prefilled with the current value, so left as they are they change nothing. `idPrefix`
+ * keeps ids unique when a page shows several requests.
+ */
+export function argEditFields(args: unknown, keys: readonly string[], idPrefix: string): string {
+  const values = args as Record<string, unknown>;
+  return keys
+    .map(
+      (key, i) => `<label for="${esc(idPrefix)}-${i}">${esc(key)}</label>
+<input type="text" id="${esc(idPrefix)}-${i}" name="arg:${esc(key)}" value="${esc(JSON.stringify(values[key]) ?? "")}">`,
+    )
+    .join("\n");
+}
+
 /** Escapes text for both element content and double- or single-quoted attributes. */
 export function esc(text: string): string {
   return text
