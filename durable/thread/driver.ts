@@ -19,6 +19,9 @@ import { closeOpenTurn } from "./close-turn";
 import { checkpointer } from "./checkpoint";
 import type { InboxHooks } from "../outbox/inbox";
 import { durableElicitation, type InlineDeps, type InlineWaiters } from "./elicitation";
+import type { HandleStore } from "../agents/handle-store";
+import { agentHooks } from "../agents/child-client";
+import { routeAnswer, runTeamTools, treeOf } from "../agents/run-tree";
 import {
   answerOfRow,
   pendingOfRow,
@@ -51,6 +54,8 @@ export interface DriverDeps {
   parked?: (waiting: boolean) => void;
   /** The approvals inbox's outbox (durable/inbox-outbox.ts); each hook runs inside its change's transaction. */
   inbox?: InboxHooks;
+  /** The sub-agent tree of runs whose agent has a team (durable/agents/). */
+  handles?: HandleStore;
 }
 
 export type Work =
@@ -132,6 +137,11 @@ export async function driveOnce(
     return false;
   }
 
+  const tree = treeOf(deps, run, signal);
+  // A sub-agent's request: its tree takes the answer first and fills the run's task slot.
+  if (work.kind === "answer" && !work.finalOnly && tree) {
+    await routeAnswer(tree, work.request, answerOfRow(work.decision));
+  }
   const { messages, committed } = deps.store.transcript(runId);
   const stored = {
     runId,
@@ -156,7 +166,7 @@ export async function driveOnce(
       signal,
     );
     toolkit = await createToolkit({
-      tools: await agentTools(agent, deps.env),
+      tools: [...(await agentTools(agent, deps.env)), ...runTeamTools(tree, agent)],
       env: deps.env,
       ...(agent.builtins ? { builtins: agent.builtins } : {}),
       ...(deps.remoteTaskWindowMs === undefined ? {} : { suspendAfterMs: deps.remoteTaskWindowMs }),
@@ -267,6 +277,7 @@ function makeClient(
       persister.event(event);
     },
     onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
+    ...(agent.compaction ? { hooks: agentHooks(agent) } : {}),
   };
   const llm = deps.config.llm;
   if (llm) {

@@ -28,7 +28,8 @@ import type {
 import type { SlackSource } from "../../src/edge/slack/sync";
 import type { RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
-import { loggedEvent, runSummary, runView } from "../storage/run-view";
+import { loggedEvent, runSummary } from "../storage/run-view";
+import { runViewWithTree } from "../agents/tree-view";
 import { openRequests } from "../ledger/decisions";
 import { checkApprover, describeRequest } from "../ledger/request-view";
 import type { InboxOutbox } from "../outbox/inbox";
@@ -109,7 +110,7 @@ export function createThreadObjectClass(
 
     async getRun(runId: string, view: { transcript?: boolean } = {}): Promise<RunView | undefined> {
       const run = this.store.run(runId);
-      return run && runView(this.store, this.votes, run, view.transcript ?? false);
+      return run && runViewWithTree(this.#t, run, view.transcript ?? false);
     }
 
     /** Records a decision from any channel; the resume queue (or the backstop alarm) applies it. */

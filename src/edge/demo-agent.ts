@@ -52,7 +52,7 @@ export function fakeOrder(orderId: string) {
   };
 }
 
-const lookupOrder = defineTool<{ orderId: string }>({
+export const lookupOrder = defineTool<{ orderId: string }>({
   name: "lookup_order",
   description: "Look up an order by its number: status, items and total.",
   inputSchema: z.object({ orderId: z.string().describe('The order number, e.g. "42"') }),
@@ -66,7 +66,7 @@ const lookupOrder = defineTool<{ orderId: string }>({
 });
 
 type RefundArgs = { orderId: string; amount: number };
-const refundOrder = requireApproval<RefundArgs>(
+export const refundOrder = requireApproval<RefundArgs>(
   defineTool<RefundArgs>({
     name: "refund_order",
     description: "Refund an amount (in dollars) on an order. Refunds over $50 need approval.",

@@ -1,0 +1,55 @@
+/**
+ * What the sub-agent modules share for one drive of one run: the driver's dependencies,
+ * the handle table, the run, the drive's abort signal. Built by the driver per unit of work
+ * (nothing here outlives it: the tree lives in storage, see handle-store.ts).
+ */
+import type { AgentDefinition } from "../../src/edge/agent";
+import type { DriverDeps } from "../thread/driver";
+import type { RunRow } from "../storage/run-store";
+import type { HandleStore } from "./handle-store";
+
+export interface TreeContext {
+  deps: DriverDeps;
+  handles: HandleStore;
+  run: RunRow;
+  signal: AbortSignal;
+}
+
+/** One level of the tree as a `task` tool sees its caller: its handle and the agents above it. */
+export interface Caller {
+  handle: string;
+  agent: AgentDefinition;
+  depth: number;
+  /** The caller's ancestors' agents, nearest first (for budgets and `waitFor`). */
+  above: AgentDefinition[];
+}
+
+/** The run's own agent is the tree's top handle: `root/<agent>.1` (the kernel's spelling). */
+export const rootHandleOf = (run: Pick<RunRow, "agent">) => `root/${run.agent}.1`;
+
+/** A child handle path (`root/a.1/b.2`), as opposed to the run's own top handle. */
+export function isChildPath(path: unknown): path is string {
+  return typeof path === "string" && path.split("/").length > 2;
+}
+
+/** `root/coordinator.1/refunds.1` → "refunds, for coordinator" (who asked, on whose behalf). */
+export function askedByOf(path: unknown): string | undefined {
+  if (!isChildPath(path)) {
+    return undefined;
+  }
+  const names = path
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replace(/\.\d+$/, ""));
+  const asker = names[names.length - 1];
+  const behalf = names[names.length - 2];
+  return `${asker}, for ${behalf}`;
+}
+
+/** The handle path a request carries (`data.path`), if a sub-agent raised it. */
+export function pathOf(
+  request: { data?: Record<string, unknown> } | undefined,
+): string | undefined {
+  const path = request?.data?.path;
+  return isChildPath(path) ? path : undefined;
+}

@@ -1,0 +1,51 @@
+/**
+ * The demo delegation tree: a `coordinator` whose team is `lookup` (reads orders) and
+ * `refunds` (refunds with the support agent's approval rules: one approval above $50, two
+ * members of `finance` above $1,000). "Refund $1200 on order 42" makes the coordinator hand
+ * both jobs out in one turn; `lookup` finishes, `refunds` suspends on its four-eyes approval,
+ * and the coordinator waits in the thread's Durable Object until finance has decided.
+ * Offline models (no LLM_BASE_URL): demoSupportModel for the members, demoCoordinatorModel.
+ */
+import { defineAgent } from "./agent";
+import { demoSupportModel } from "./demo-model";
+import { demoCoordinatorModel } from "./demo-team-model";
+import { demoApprovalTimeout, lookupOrder, refundOrder } from "./demo-agent";
+import type { Message } from "../core/types";
+
+export const lookupAgent = defineAgent({
+  name: "lookup",
+  description: "Reads orders: status, items and total.",
+  systemPrompt: "You look up orders with lookup_order and report what you found. Be brief.",
+  tools: [lookupOrder],
+  demoModel: demoSupportModel,
+});
+
+export const refundsAgent = defineAgent({
+  name: "refunds",
+  description: "Issues refunds (large ones need approval).",
+  systemPrompt: "You issue refunds with refund_order and report the outcome. Be brief.",
+  tools: [refundOrder],
+  approvalTimeout: demoApprovalTimeout,
+  demoModel: demoSupportModel,
+});
+
+/** A deterministic summary: the earlier user requests, so nothing is asked of a model. */
+function summarizeRequests(older: Message[]): string {
+  const asked = older.filter((m) => m.role === "user").map((m) => m.content);
+  return `${older.length} earlier messages; the user asked: ${asked.join(" | ") || "nothing"}`;
+}
+
+export const coordinatorAgent = defineAgent({
+  name: "coordinator",
+  description: "Handles support tickets by delegating to the lookup and refunds agents.",
+  systemPrompt:
+    "You route support work: use task with agent lookup to read orders and agent refunds to " +
+    "refund them, at the same time when a ticket needs both. Then answer in one short message.",
+  tools: [],
+  team: ["lookup", "refunds"],
+  budget: { maxChildren: 8, maxDepth: 1 },
+  // Long threads: what is sent is compacted, what is stored stays whole.
+  compaction: { maxTokens: 1500, summarize: summarizeRequests },
+  approvalTimeout: demoApprovalTimeout,
+  demoModel: demoCoordinatorModel,
+});
