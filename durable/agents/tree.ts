@@ -7,6 +7,9 @@ import type { AgentDefinition } from "../../src/edge/agent";
 import type { DriverDeps } from "../thread/driver";
 import type { RunRow } from "../storage/run-store";
 import type { HandleStore } from "./handle-store";
+import { isChildPath } from "../../src/edge/agents/asked-by";
+
+export { askedByOf, isChildPath } from "../../src/edge/agents/asked-by";
 
 export interface TreeContext {
   deps: DriverDeps;
@@ -26,25 +29,6 @@ export interface Caller {
 
 /** The run's own agent is the tree's top handle: `root/<agent>.1` (the kernel's spelling). */
 export const rootHandleOf = (run: Pick<RunRow, "agent">) => `root/${run.agent}.1`;
-
-/** A child handle path (`root/a.1/b.2`), as opposed to the run's own top handle. */
-export function isChildPath(path: unknown): path is string {
-  return typeof path === "string" && path.split("/").length > 2;
-}
-
-/** `root/coordinator.1/refunds.1` → "refunds, for coordinator" (who asked, on whose behalf). */
-export function askedByOf(path: unknown): string | undefined {
-  if (!isChildPath(path)) {
-    return undefined;
-  }
-  const names = path
-    .split("/")
-    .slice(1)
-    .map((segment) => segment.replace(/\.\d+$/, ""));
-  const asker = names[names.length - 1];
-  const behalf = names[names.length - 2];
-  return `${asker}, for ${behalf}`;
-}
 
 /** The handle path a request carries (`data.path`), if a sub-agent raised it. */
 export function pathOf(

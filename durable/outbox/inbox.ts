@@ -9,6 +9,7 @@
  * inbox can apply deliveries idempotently and out of order. A newer row for the same
  * request and group replaces an undelivered older one: the inbox only needs the latest.
  */
+import { askedByOf } from "../../src/edge/agents/asked-by";
 import type { Request } from "../../src/core/types";
 import {
   groupOfRequest,
@@ -252,6 +253,7 @@ export function inboxItem(
     runId: run.run_id,
     threadId: run.thread_id,
     agent: run.agent,
+    ...(askedByOf(data.path) ? { askedBy: askedByOf(data.path) } : {}),
     input: run.input,
     requestedBy: typeof requestedBy === "string" ? requestedBy : null,
     tool: typeof data.tool === "string" ? data.tool : null,

@@ -21,6 +21,7 @@ export function demoCoordinatorModel(request: ModelRequest): GeneratedMessage {
     (m) => m.role === "system" && (m.content ?? "").startsWith(SUMMARY_PREFIX),
   );
   const note = compacted ? `${COMPACTED_NOTE} ` : "";
+  const noteAlone = compacted ? COMPACTED_NOTE : null;
   const last = messages[messages.length - 1];
   let content: string | null = null;
   let calls: Array<{ agent: string; prompt: string }> = [];
@@ -29,7 +30,7 @@ export function demoCoordinatorModel(request: ModelRequest): GeneratedMessage {
   } else if (last?.role === "user") {
     calls = delegate(last.content);
     content = calls.length
-      ? note || null
+      ? noteAlone
       : `${note}I route order questions and refunds: try "refund $1200 on order 42".`;
   } else {
     content = "I route order questions and refunds.";

@@ -10,7 +10,8 @@ import { defineAgent } from "./agent";
 import { demoSupportModel } from "./demo-model";
 import { demoCoordinatorModel } from "./demo-team-model";
 import { demoApprovalTimeout, lookupOrder, refundOrder } from "./demo-agent";
-import type { Message } from "../core/types";
+import type { Answer, Message, Request } from "../core/types";
+import { answerOutput } from "../core/answers";
 
 export const lookupAgent = defineAgent({
   name: "lookup",
@@ -35,6 +36,16 @@ function summarizeRequests(older: Message[]): string {
   return `${older.length} earlier messages; the user asked: ${asked.join(" | ") || "nothing"}`;
 }
 
+/**
+ * The coordinator's own authority (§7D escalation): it approves its team's refunds up to
+ * $100 itself. Only requests without approver rules ever reach it; the rest surface.
+ */
+export function coordinatorApproves(request: Request): Answer | undefined {
+  const args = request.data?.args as { amount?: unknown } | undefined;
+  const small = typeof args?.amount === "number" && args.amount <= 100;
+  return request.data?.tool === "refund_order" && small ? answerOutput(request.id) : undefined;
+}
+
 export const coordinatorAgent = defineAgent({
   name: "coordinator",
   description: "Handles support tickets by delegating to the lookup and refunds agents.",
@@ -46,6 +57,7 @@ export const coordinatorAgent = defineAgent({
   budget: { maxChildren: 8, maxDepth: 1 },
   // Long threads: what is sent is compacted, what is stored stays whole.
   compaction: { maxTokens: 1500, summarize: summarizeRequests },
+  waitFor: coordinatorApproves,
   approvalTimeout: demoApprovalTimeout,
   demoModel: demoCoordinatorModel,
 });
