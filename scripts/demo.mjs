@@ -12,6 +12,9 @@
  *   4. four eyes — "Refund order 42 for $2000": two of finance; an outsider is refused, the
  *                first vote waits, an edit of the amount resets it, the second vote applies it
  *   5. inbox   — the approvals inbox across threads, and a sign-in link for a demo approver
+ *   6. delegation — the `coordinator` hands a $1,200 refund to its `refunds` sub-agent and an
+ *                order lookup to `lookup`; the child's four-eyes approval is decided while the
+ *                coordinator waits, then it finishes with both results
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -19,6 +22,7 @@ import { createClient } from "./lib/api.mjs";
 import { DEV_VARS_EXAMPLE, devCredentials, parseDotenv } from "./lib/dev-vars.mjs";
 import { decideAndFinish, FlowError, startAndSuspend } from "./lib/flows.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
+import { delegationFlow } from "./lib/delegation.mjs";
 
 const baseUrl = (process.env.DEMO_URL ?? "http://localhost:8787").replace(/\/+$/, "");
 const credentials = devCredentials();
@@ -236,6 +240,17 @@ try {
     say(`a sign-in link for ${approver} (valid until ${expiresAt}); open it in a browser:`);
     say(`  ${url}`);
     say("It shows the open requests with Approve / Decline (and a reason), then what was decided.");
+  }
+
+  heading("6. Delegation: a sub-agent's four-eyes refund, decided while its coordinator waits");
+  {
+    const { request, done } = await delegationFlow({ client, say });
+    expect(
+      request.data?.path,
+      "root/coordinator.1/refunds.1",
+      "the request says which sub-agent asked",
+    );
+    expect(done.status, "done", "the coordinator finished with the child's result");
   }
 } catch (error) {
   await receiver.close();

@@ -2,6 +2,7 @@ import type { AgentDefinition } from "./edge/agent";
 import { createWorker, type WorkerOptions } from "./edge/create-worker";
 import { createThreadObjectClass, type ThreadObjectClass } from "../durable/thread/object";
 import { InboxObject } from "../durable/inbox/object";
+import { checkTeams } from "./edge/agents/team-check";
 import { createMcpSessionClass, type McpSessionObjectClass } from "../durable/mcp/session-object";
 
 /** `createEdge`'s options; `Env` is the worker's environment type (from `wrangler types`). */
@@ -35,6 +36,8 @@ export function createEdge<Env = unknown>(options: EdgeOptions<Env>): Edge<Env> 
   // The edge reads only its own variables and bindings (checked at run time, see
   // src/edge/settings.ts); the application's Env type reaches its agents' tools.
   const edgeOptions = options as unknown as WorkerOptions;
+  // A team naming an agent that is not deployed, or an unbounded cycle, fails here, by name.
+  checkTeams(options.agents as AgentDefinition[]);
   return {
     worker: createWorker(edgeOptions) as unknown as ExportedHandler<Env>,
     ThreadObject: createThreadObjectClass(edgeOptions) as unknown as ThreadObjectClass<Env>,

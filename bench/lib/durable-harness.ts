@@ -19,7 +19,7 @@ import { InboxOutbox, inboxHooks } from "../../durable/outbox/inbox";
 import { startTimers } from "../../durable/thread/reminders";
 import { InlineWaiters } from "../../durable/thread/drive/elicitation";
 import { approverDirectory } from "../../src/edge/approvals/groups";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { supportAgent } from "../../src/edge/demo/agent";
 import type { Message } from "../../src/core/types";
 
 /** The demo's approver groups, as in .dev.vars.example: deleting an account needs a support lead. */

@@ -10,6 +10,7 @@
  * request and group replaces an undelivered older one: the inbox only needs the latest.
  */
 import { decodeInboxItem, decodeStrings } from "../storage/decode";
+import { askedByOf } from "../../src/edge/agents/asked-by";
 import type { Request } from "../../src/core/types";
 import {
   groupOfRequest,
@@ -251,6 +252,7 @@ export function inboxItem(
     runId: run.run_id,
     threadId: run.thread_id,
     agent: run.agent,
+    ...(askedByOf(data.path) ? { askedBy: askedByOf(data.path) } : {}),
     input: run.input,
     requestedBy: typeof requestedBy === "string" ? requestedBy : null,
     tool: typeof data.tool === "string" ? data.tool : null,

@@ -42,3 +42,26 @@ export async function notificationSource(
     ...(rules ? { votes: { votes: liveApprovals(votes), needed: quorumOf(rules) } } : {}),
   };
 }
+
+/**
+ * Records that a notification could not be delivered (from the dead-letter consumer) as a
+ * recoverable `error` event; false when a late attempt got through after all, and nothing is
+ * recorded.
+ */
+export async function notificationFailed(
+  t: ThreadContext,
+  message: NotifyMessage,
+  reason: string,
+): Promise<boolean> {
+  if (await t.delivered.has(message)) {
+    return false;
+  }
+  if (t.store.run(message.runId)) {
+    t.events.record(message.runId, "error", {
+      message: `notification for ${message.requestId} failed: ${reason}`,
+      requestId: message.requestId,
+      recoverable: true,
+    });
+  }
+  return true;
+}

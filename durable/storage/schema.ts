@@ -22,10 +22,13 @@
  *   pending slot) and its reminder and escalation timers.
  * - notify_outbox: approver notifications not yet taken by the notify queue (v6; see
  *   notify-outbox.ts).
+ * - agent_handles, agent_messages: the sub-agent tree of a run whose agent has a team (v8;
+ *   see durable/agents/handle-store.ts).
  */
 import type { Sql } from "./sql";
+import { migrateHandles } from "../agents/handle-store";
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -180,6 +183,8 @@ export function migrate(sql: Sql): void {
     sql`ALTER TABLE votes ADD COLUMN args_hash TEXT`;
   }
   sql`CREATE INDEX IF NOT EXISTS votes_webhook ON votes (request_id, webhook_id)`;
+  // v8: sub-agent handles and their transcripts.
+  migrateHandles(sql);
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

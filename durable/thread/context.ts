@@ -16,6 +16,7 @@ import { createLazySql } from "../storage/sql";
 import { hasSchema, migrate } from "../storage/schema";
 import { RunStore } from "../storage/run-store";
 import { VoteStore } from "../storage/vote-store";
+import { HandleStore } from "../agents/handle-store";
 import { InboxOutbox, inboxHooks, type InboxHooks } from "../outbox/inbox";
 import { SlackMessages } from "../outbox/slack-messages";
 import { NotifyOutbox } from "../outbox/notify";
@@ -49,6 +50,8 @@ export interface ThreadContext {
   readonly report: (error: unknown, info: ErrorInfo) => void;
   readonly store: RunStore;
   readonly votes: VoteStore;
+  /** The sub-agent trees of this thread's runs (durable/agents/). */
+  readonly handles: HandleStore;
   readonly events: EventHub;
   readonly outbox: InboxOutbox;
   readonly slack: SlackMessages;
@@ -99,6 +102,7 @@ export function createThreadContext(
     report: shared.report,
     store,
     votes,
+    handles: new HandleStore(sql),
     events,
     outbox,
     slack,

@@ -28,14 +28,15 @@ import type {
 import type { SlackSource } from "../../src/edge/slack/sync";
 import type { RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
-import { loggedEvent, runSummary, runView } from "../storage/run-view";
+import { loggedEvent, runSummary } from "../storage/run-view";
+import { runViewWithTree } from "../agents/tree-view";
 import { openRequests } from "../storage/open-requests";
 import { checkApprover, describeRequest } from "../ledger/request-view";
 import type { InboxOutbox } from "../outbox/inbox";
 import type { SlackMessages } from "../outbox/slack-messages";
 import type { NotifyOutbox } from "../outbox/notify";
 import { OutboxDelivery } from "../outbox/delivery";
-import { notificationSource } from "../outbox/notification-source";
+import { notificationFailed, notificationSource } from "../outbox/notification-source";
 import type { EventHub } from "./event-hub";
 import { createThreadContext, type ThreadContext, type ThreadObjectOptions } from "./context";
 import { callbackUrl, cancelRun, startRun } from "./runs";
@@ -109,7 +110,7 @@ export function createThreadObjectClass(
 
     async getRun(runId: string, view: { transcript?: boolean } = {}): Promise<RunView | undefined> {
       const run = this.store.run(runId);
-      return run && runView(this.store, this.votes, run, view.transcript ?? false);
+      return run && runViewWithTree(this.#t, run, view.transcript ?? false);
     }
 
     /** Records a decision from any channel; the resume queue (or the backstop alarm) applies it. */
@@ -205,17 +206,7 @@ export function createThreadObjectClass(
      * false when a late attempt got through after all, and nothing is recorded.
      */
     async notificationFailed(message: NotifyMessage, reason: string): Promise<boolean> {
-      if (await this.#t.delivered.has(message)) {
-        return false;
-      }
-      if (this.store.run(message.runId)) {
-        this.events.record(message.runId, "error", {
-          message: `notification for ${message.requestId} failed: ${reason}`,
-          requestId: message.requestId,
-          recoverable: true,
-        });
-      }
-      return true;
+      return notificationFailed(this.#t, message, reason);
     }
 
     /** A configuration mistake the worker found while handling this run's messages. */

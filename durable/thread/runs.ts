@@ -95,6 +95,7 @@ export async function cancelRun(
       t.events.record(runId, "done", { status: "cancelled" });
     }
     t.outbox.closeRun(runId, "run cancelled", now);
+    t.handles.closeAll(runId, now); // its sub-agents: closed, their requests with them
   });
   delivery.soon();
   t.abort.abort(new Error("run cancelled"));

@@ -124,11 +124,11 @@ export type {
   SpanContextLike,
   SpanOptionsLike,
   ContextLike,
-} from "./tracing/index";
+} from "./tracing";
 export {
   GENAI_SEMCONV_VERSION,
   formatTraceparent,
   parseTraceparent,
   traceIdOf,
   deciderHash,
-} from "./tracing/index";
+} from "./tracing";

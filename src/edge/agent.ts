@@ -1,4 +1,6 @@
-import type { Tool } from "../core/types";
+import type { Answer, Request, Tool } from "../core/types";
+import type { Budget } from "../core/agents/types";
+import type { CompactorOptions } from "../core/compaction";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
 import { normalizeMcpConfig } from "../core/mcp/config";
@@ -47,6 +49,22 @@ export interface AgentDefinition<Env = unknown> {
   version?: string;
   /** What a request suspended under another version meets on resume; default `"continue"`. */
   onVersionChange?: OnVersionChange;
+  /**
+   * Agents (by name, each given to `createEdge` too) this one may delegate to through the
+   * `task { agent, prompt }` tool. The whole tree runs inside the thread's Durable Object
+   * (durable/agents/): a child's approval is the run's pending request, with `data.path`.
+   */
+  team?: string[];
+  /** Limits of this agent's handle and everything below it (SPEC §7D budgets). */
+  budget?: Budget;
+  /** Compacts what is sent to the model once the transcript is over `maxTokens` (SPEC §7F); what is stored stays whole. */
+  compaction?: CompactorOptions;
+  /**
+   * Answers its team's requests that carry no approver rules (the parent's §7D authority):
+   * return an Answer to decide, or undefined to let the run surface the request as usual.
+   * Requests with approver rules are never offered to it: those are decided by their group.
+   */
+  waitFor?: (request: Request) => Answer | undefined | Promise<Answer | undefined>;
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -108,6 +126,12 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
     throw new TypeError(
       `defineAgent(${definition.name}): onVersionChange must be "continue", "decline" or a function`,
     );
+  }
+  if (
+    definition.team !== undefined &&
+    !(Array.isArray(definition.team) && definition.team.every((n) => typeof n === "string" && n))
+  ) {
+    throw new TypeError(`defineAgent(${definition.name}): team must be an array of agent names`);
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.
   if (definition.mcp !== undefined) {

@@ -3,7 +3,7 @@
  * `runId` or by the `traceId` of its trace (docs/traces.md). The error sink's default
  * writer is meant to use this (not wired yet); any host can call it for its own lines.
  */
-import { traceIdOf } from "../core/tracing/index";
+import { traceIdOf } from "../core/tracing";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 

@@ -68,6 +68,16 @@ export interface DecisionView {
   appliedAt: string | null;
 }
 
+/** One handle of a run's sub-agent tree (SPEC §7D states); the run's own agent comes first. */
+export interface TreeHandleView {
+  handle: string;
+  agent: string;
+  state: "idle" | "running" | "suspended" | "closed";
+  turns: number;
+  usage: Usage;
+  pending?: Request;
+}
+
 export interface RunView {
   runId: string;
   threadId: string;
@@ -93,6 +103,8 @@ export interface RunView {
   createdAt: string;
   updatedAt: string;
   cancelledAt: string | null;
+  /** The sub-agent tree of an agent with a team (absent otherwise). */
+  tree?: TreeHandleView[];
   transcript?: Message[];
 }
 

@@ -11,8 +11,8 @@ import {
   type Tool,
   type WaitFor,
 } from "../../src/core";
-import { demoSupportModel } from "../../src/edge/demo-model";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { demoSupportModel } from "../../src/edge/demo/model";
+import { supportAgent } from "../../src/edge/demo/agent";
 import { refusalText } from "../../src/edge/approvals/refusal";
 
 const toolkit = () => createToolkit({ tools: supportAgent.tools as Tool[] });

@@ -16,8 +16,8 @@ import {
   defineTool,
   requireApproval,
   type RunResult,
-} from "../../src/core/index";
-import { deciderHash, type TracerLike, type TracingOptions } from "../../src/core/tracing/index";
+} from "../../src/core";
+import { deciderHash, type TracerLike, type TracingOptions } from "../../src/core/tracing";
 import { fakeLlm, type Step } from "../helpers/fake-llm";
 
 const HOUR = 3_600_000;

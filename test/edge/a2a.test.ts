@@ -47,7 +47,12 @@ describe("A2A agent card and auth", () => {
     const card = await response.json<any>();
     expect(card.protocolVersion).toBe("0.3.0");
     expect(card.url).toBe(`${BASE}/a2a`);
-    expect(card.skills.map((s: { id: string }) => s.id)).toEqual(["support"]);
+    expect(card.skills.map((s: { id: string }) => s.id)).toEqual([
+      "support",
+      "coordinator",
+      "lookup",
+      "refunds",
+    ]);
     expect(card.securitySchemes.apiToken).toMatchObject({ type: "http", scheme: "bearer" });
   });
 

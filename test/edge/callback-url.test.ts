@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import { checkCallbackUrl, parseCallbackAllow } from "../../src/edge/notify/callback-url";
 import { createWorker } from "../../src/edge/create-worker";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { supportAgent } from "../../src/edge/demo/agent";
 import { api } from "../helpers/edge";
 
 const NONE = parseCallbackAllow("");

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import { ConfigError, readConfig } from "../../src/edge/settings";
 import { createWorker } from "../../src/edge/create-worker";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { supportAgent } from "../../src/edge/demo/agent";
 
 const good = { API_TOKEN: "t", WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" };
 const NOTIFY = "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z";

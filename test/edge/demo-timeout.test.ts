@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { createEdge } from "../../src/create-edge";
 import { approvalTimeoutOf, defineAgent, DEFAULT_APPROVAL_TIMEOUT_MS } from "../../src/edge/agent";
-import { demoApprovalTimeout, supportAgent } from "../../src/edge/demo-agent";
+import { demoApprovalTimeout, supportAgent } from "../../src/edge/demo/agent";
 import type { RunView } from "../../src/edge/protocol";
 import { newRunId, newThreadId } from "../../src/edge/http/threads";
 import { BASE } from "../helpers/edge";

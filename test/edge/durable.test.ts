@@ -22,7 +22,7 @@ import type { EdgeEnv } from "../../src/edge/settings";
 import type { DriveMessage } from "../../src/edge/protocol";
 import type { Message, ToolCall } from "../../src/core/types";
 import { newRunId, newThreadId } from "../../src/edge/http/threads";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { supportAgent } from "../../src/edge/demo/agent";
 import { createApprovalToken, digestArgs } from "../../src/edge/approvals/approval-token";
 import {
   api,

@@ -14,7 +14,7 @@ import {
 import { createEdge } from "../../src/create-edge";
 import { defineAgent } from "../../src/edge/agent";
 import { defineTool, requireApproval } from "../../src/core";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { supportAgent } from "../../src/edge/demo/agent";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { DriveMessage, NotifyMessage, RunView } from "../../src/edge/protocol";
 import type { ThreadObjectInternals } from "../../durable/thread/object";

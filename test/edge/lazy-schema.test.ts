@@ -69,7 +69,7 @@ describe("upgrade", () => {
       state.storage.sql.exec("ALTER TABLE votes DROP COLUMN args_hash");
       state.storage.sql.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(7);
+    expect(SCHEMA_VERSION).toBe(8);
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });

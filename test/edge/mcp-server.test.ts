@@ -63,7 +63,13 @@ describe("MCP server", () => {
   it("lists each agent as a tool taking a prompt, plus get_run", async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["support", "get_run"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "support",
+      "coordinator",
+      "lookup",
+      "refunds",
+      "get_run",
+    ]);
     expect(tools[0]?.inputSchema.required).toEqual(["prompt"]);
     await client.close();
   });

@@ -13,7 +13,7 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { createEdge } from "../../src/create-edge";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { supportAgent } from "../../src/edge/demo/agent";
 import type { EdgeEnv } from "../../src/edge/settings";
 import type { NotifyMessage } from "../../src/edge/protocol";
 import { retryDelaySeconds } from "../../src/edge/notify/notification";

@@ -13,7 +13,7 @@ import {
   SELF,
 } from "cloudflare:test";
 import { createEdge } from "../../src/create-edge";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { supportAgent } from "../../src/edge/demo/agent";
 import { verifyWebhook } from "../../src/edge/notify/webhooks";
 import type { EdgeEnv } from "../../src/edge/settings";
 import type { NotifyMessage } from "../../src/edge/protocol";

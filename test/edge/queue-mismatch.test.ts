@@ -12,7 +12,7 @@ import {
   runInDurableObject,
 } from "cloudflare:test";
 import { createEdge } from "../../src/create-edge";
-import { supportAgent } from "../../src/edge/demo-agent";
+import { supportAgent } from "../../src/edge/demo/agent";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { DriveMessage, RunView } from "../../src/edge/protocol";
 import type { ThreadObjectInternals } from "../../durable/thread/object";

@@ -10,7 +10,7 @@ import {
   defineTool,
   requireApproval,
   type RunResult,
-} from "../../src/core/index";
+} from "../../src/core";
 import {
   edgeTelemetry,
   OtlpConfigError,
@@ -20,7 +20,7 @@ import {
   readOtlpSettings,
   telemetryMetrics,
   type FinishedSpan,
-} from "../../src/edge/telemetry/index";
+} from "../../src/edge/telemetry";
 import { fakeLlm } from "../helpers/fake-llm";
 
 interface Received {

@@ -8,6 +8,7 @@ import type { RunEvent } from "../../../src/core/events";
 import type { RunState } from "../../../src/core/loop/run-loop";
 import type { DriverDeps, Work } from "./driver-deps";
 import type { RunRow, ToolMessage } from "../../storage/run-store";
+import { pathOf } from "../../agents/tree";
 
 /** Kernel events → the run's event log (the SSE vocabulary). `done` is recorded by `finish`. */
 export function forward(deps: DriverDeps, runId: string, event: RunEvent): void {
@@ -31,6 +32,8 @@ export function forward(deps: DriverDeps, runId: string, event: RunEvent): void 
       deps.record(runId, "pending", {
         request: event.request,
         ...(event.id === undefined ? {} : { id: event.id }),
+        // A sub-agent's request: the handle that asked (durable/agents/).
+        ...(pathOf(event.request) ? { handle: pathOf(event.request) } : {}),
       });
       break;
     case "usage":

@@ -9,6 +9,7 @@ import type { EdgeConfig, EdgeEnv } from "../../../src/edge/settings";
 import type { ErrorInfo } from "../../../src/edge/error-sink";
 import type { InboxHooks } from "../../outbox/inbox";
 import type { InlineWaiters } from "./elicitation";
+import type { HandleStore } from "../../agents/handle-store";
 import type { DecisionRow, RunRow, RunStore } from "../../storage/run-store";
 
 export interface DriverDeps {
@@ -38,6 +39,8 @@ export interface DriverDeps {
   parked?: (waiting: boolean) => void;
   /** The approvals inbox's outbox (outbox/inbox.ts); each hook runs inside its change's transaction. */
   inbox?: InboxHooks;
+  /** The sub-agent tree of runs whose agent has a team (durable/agents/). */
+  handles?: HandleStore;
 }
 
 export type Work =

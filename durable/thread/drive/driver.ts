@@ -21,6 +21,9 @@ import { HALTED_SIGNAL } from "../event-hub";
 import { durableElicitation, type InlineDeps } from "./elicitation";
 import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../../storage/run-store";
 
+import { agentHooks } from "../../agents/child-client";
+import { routeAnswer, runTeamTools, treeOf } from "../../agents/run-tree";
+
 export type { DriverDeps, Work } from "./driver-deps";
 
 /** What the stored state says should happen next for this run, or undefined. */
@@ -98,6 +101,11 @@ export async function driveOnce(
     return false;
   }
 
+  const tree = treeOf(deps, run, signal);
+  // A sub-agent's request: its tree takes the answer first and fills the run's task slot.
+  if (work.kind === "answer" && !work.finalOnly && tree) {
+    await routeAnswer(tree, work.request, answerOfRow(work.decision));
+  }
   const { messages, committed } = deps.store.transcript(runId);
   const stored = {
     runId,
@@ -122,7 +130,7 @@ export async function driveOnce(
       signal,
     );
     toolkit = await createToolkit({
-      tools: await agentTools(agent, deps.env),
+      tools: [...(await agentTools(agent, deps.env)), ...runTeamTools(tree, agent)],
       env: deps.env,
       ...(agent.builtins ? { builtins: agent.builtins } : {}),
       ...(deps.remoteTaskWindowMs === undefined ? {} : { suspendAfterMs: deps.remoteTaskWindowMs }),
@@ -233,6 +241,7 @@ function makeClient(
       persister.event(event);
     },
     onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
+    ...(agent.compaction ? { hooks: agentHooks(agent) } : {}),
   };
   const llm = deps.config.llm;
   if (llm) {

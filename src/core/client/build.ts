@@ -16,7 +16,7 @@ import type { Client, CommonClientOptions, RunOptions } from "./options";
 import { NO_LISTENERS, loopConfigs, type Listeners } from "./loop-config";
 import { anySignal, failed, runMetric, runSignal, startState, type Progress } from "./run-support";
 import type { Toolkit } from "../toolkit";
-import { runTracing } from "../tracing/index";
+import { runTracing } from "../tracing";
 import type { RunSegment, SegmentStart } from "../tracing/run-trace";
 
 type Traced = (toolkit: Toolkit) => Toolkit;

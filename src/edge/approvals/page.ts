@@ -5,6 +5,7 @@
  */
 
 import { argEditFields, esc, layout, prettyJson, utcAndRelative } from "../pages/layout";
+import { askedByOf } from "../agents/asked-by";
 
 /** What the approval page shows for one pending request. */
 export interface ApprovalPageView {
@@ -56,6 +57,9 @@ export function renderApprovalPage(view: ApprovalPageView): string {
     row("Run", `<code>${esc(view.runId)}</code>`),
     row("Request", `<code>${esc(view.requestId)}</code>`),
     view.agent !== undefined ? row("Agent", `<code id="agent">${esc(view.agent)}</code>`) : "",
+    askedByOf(view.data?.path)
+      ? row("Asked by", `<span id="asked-by">${esc(askedByOf(view.data?.path) ?? "")}</span>`)
+      : "",
     view.requestedBy
       ? row("Requested by", `<span id="requested-by">${esc(view.requestedBy)}</span>`)
       : "",

@@ -204,6 +204,17 @@ export const ApprovalStateSchema = z
   })
   .meta({ id: "ApprovalState" });
 
+export const TreeHandleSchema = z
+  .object({
+    handle: z.string().describe('The handle path, e.g. "root/coordinator.1/refunds.1"'),
+    agent: z.string(),
+    state: z.enum(["idle", "running", "suspended", "closed"]),
+    turns: z.number(),
+    usage: UsageSchema,
+    pending: RequestSchema.optional().describe("The request a suspended handle waits on"),
+  })
+  .meta({ id: "TreeHandle" });
+
 export const RunViewSchema = z
   .object({
     runId: z.string(),
@@ -256,6 +267,12 @@ export const RunViewSchema = z
       .array(z.record(z.string(), z.unknown()))
       .optional()
       .describe("With ?transcript=true"),
+    tree: z
+      .array(TreeHandleSchema)
+      .optional()
+      .describe(
+        "The sub-agent tree of an agent with a team: the run's own agent first, then each child (absent otherwise)",
+      ),
   })
   .meta({ id: "Run" });
 

@@ -35,6 +35,8 @@ export interface InboxItem {
   runId: string;
   threadId: string;
   agent: string;
+  /** A sub-agent's request: which one asked, on whose behalf ("refunds, for coordinator"). */
+  askedBy?: string;
   /** The user's input that started the run. */
   input: string;
   requestedBy: string | null;

@@ -62,6 +62,10 @@ export const InboxItemSchema = z
       .describe(
         "Their version (base64url SHA-256 of their canonical JSON): an approval must carry it",
       ),
+    askedBy: z
+      .string()
+      .optional()
+      .describe('A sub-agent\'s request: which one asked, for whom ("refunds, for coordinator")'),
     editedBy: z
       .string()
       .nullable()

@@ -95,7 +95,7 @@ export function slackView(item: InboxItem): SlackRequestView {
   return {
     runId: item.runId,
     requestId: item.requestId,
-    agent: item.agent,
+    agent: item.askedBy ?? item.agent, // a sub-agent: "refunds, for coordinator"
     prompt: item.prompt,
     ...(item.tool ? { tool: item.tool } : {}),
     args: item.args,

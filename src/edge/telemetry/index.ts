@@ -4,8 +4,8 @@
  * nothing (no tracer, no cost). One exporter per isolate and settings, so spans of several
  * requests share batches; the caller hands `flush()` to `waitUntil` after its response.
  */
-import type { TracerLike } from "../../core/tracing/index";
-import { INSTRUMENTATION_SCOPE } from "../../core/tracing/index";
+import type { TracerLike } from "../../core/tracing";
+import { INSTRUMENTATION_SCOPE } from "../../core/tracing";
 import { createEdgeTracer } from "./tracer";
 import { OtlpExporter, type ExportStats } from "./exporter";
 import { readOtlpSettings } from "./settings";

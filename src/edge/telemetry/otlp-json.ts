@@ -3,7 +3,7 @@
  * `resourceSpans[].scopeSpans[].spans[]`, ids as lowercase hex, times as unix-nanosecond
  * decimal strings, attributes as `{ key, value: AnyValue }`, enums as their numbers.
  */
-import type { AttributeValue } from "../../core/tracing/index";
+import type { AttributeValue } from "../../core/tracing";
 import type { FinishedSpan } from "./tracer";
 
 export interface OtlpResource {

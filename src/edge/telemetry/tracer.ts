@@ -15,7 +15,7 @@ import type {
   SpanOptionsLike,
   TimeInput,
   TracerLike,
-} from "../../core/tracing/index";
+} from "../../core/tracing";
 
 const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
 /** Per span: attributes and events beyond these are dropped (and counted on the span). */

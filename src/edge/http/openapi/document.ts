@@ -22,6 +22,7 @@ import {
   VoteSchema,
   ApprovalStateSchema,
   ArgsChangedSchema,
+  TreeHandleSchema,
 } from "../schemas";
 import {
   ApprovalsPageSchema,
@@ -59,6 +60,7 @@ const SCHEMAS = {
   VoteSchema,
   ApprovalStateSchema,
   ArgsChangedSchema,
+  TreeHandleSchema,
 };
 
 function components() {

@@ -7,13 +7,13 @@
  * `APPROVER_GROUPS` (see .dev.vars.example).
  */
 import * as z from "zod";
-import { defineTool } from "../core/tools/define";
-import { requireApproval } from "../core/tools/approval";
-import { answerDeclined, pending } from "../core/answers";
-import { declinedResult } from "../core/suspension";
-import { parseDuration } from "../core/approvers/duration";
-import { defineAgent } from "./agent";
-import { demoSupportModel } from "./demo-model";
+import { defineTool } from "../../core/tools/define";
+import { requireApproval } from "../../core/tools/approval";
+import { answerDeclined, pending } from "../../core/answers";
+import { declinedResult } from "../../core/suspension";
+import { parseDuration } from "../../core/approvers/duration";
+import { defineAgent } from "../agent";
+import { demoSupportModel } from "./model";
 
 const CATALOG: ReadonlyArray<readonly [name: string, cents: number]> = [
   ["USB-C cable", 1299],
@@ -52,7 +52,7 @@ export function fakeOrder(orderId: string) {
   };
 }
 
-const lookupOrder = defineTool<{ orderId: string }>({
+export const lookupOrder = defineTool<{ orderId: string }>({
   name: "lookup_order",
   description: "Look up an order by its number: status, items and total.",
   inputSchema: z.object({ orderId: z.string().describe('The order number, e.g. "42"') }),
@@ -66,7 +66,7 @@ const lookupOrder = defineTool<{ orderId: string }>({
 });
 
 type RefundArgs = { orderId: string; amount: number };
-const refundOrder = requireApproval<RefundArgs>(
+export const refundOrder = requireApproval<RefundArgs>(
   defineTool<RefundArgs>({
     name: "refund_order",
     description: "Refund an amount (in dollars) on an order. Refunds over $50 need approval.",

@@ -2,10 +2,10 @@
  * The built-in offline "model" of the demo `support` agent: a pure, deterministic
  * function of the transcript, so `wrangler dev` and tests run without an LLM.
  */
-import type { Message, ToolCall } from "../core/types";
-import type { GeneratedMessage } from "../core/client";
-import type { ModelRequest } from "../core/providers/model";
-import { reasonOf } from "./approvals/refusal";
+import type { Message, ToolCall } from "../../core/types";
+import type { GeneratedMessage } from "../../core/client";
+import type { ModelRequest } from "../../core/providers/model";
+import { reasonOf } from "../approvals/refusal";
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
 type Call = { name: string; arguments: Record<string, unknown> };

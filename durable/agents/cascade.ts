@@ -1,0 +1,129 @@
+/**
+ * A decision on a request a sub-agent raised, routed to the deepest handle (the request's
+ * `data.path`) and carried up the tree, append-only (issue 24 item 2, the edge's reading of
+ * §7D pin 1): the handle resumes at its checkpoint with the answer; each level above gets
+ * the outcome in its halted turn's open `task` slot (the child's result, or the child's
+ * next request) and carries on from its checkpoint, so its completed calls (finished
+ * siblings) keep their stored results and never run again. At the top the run's own slot is
+ * filled; the driver then carries the run on (`continueRun`) as for any filled turn.
+ *
+ * Idempotent: after a crash half-way, the levels already settled are read, not re-run.
+ */
+import type { Answer, Message, Request } from "../../src/core/types";
+import type { ToolMessage } from "../storage/run-store";
+import { pendingOfHandle, type HandleRow } from "./handle-store";
+import { slotMessageOf, stepHandle } from "./child-step";
+import { pathOf, rootHandleOf, type TreeContext } from "./tree";
+
+/** True when the request was a sub-agent's (the run's slot now holds what its tree produced). */
+export async function routeAnswer(
+  tree: TreeContext,
+  request: Request,
+  answer: Answer,
+): Promise<boolean> {
+  const path = pathOf(request);
+  const deepest = path ? tree.handles.handle(tree.run.run_id, path) : undefined;
+  if (!deepest) {
+    return false;
+  }
+  let row = deepest;
+  if (row.status === "pending" && pendingOfHandle(row)?.id === request.id) {
+    tree.deps.record(tree.run.run_id, "resumed", { requestId: request.id, handle: row.handle });
+    row = await stepHandle(tree, row, { kind: "answer", request, answer });
+  }
+  const top = rootHandleOf(tree.run);
+  for (;;) {
+    const message = slotMessageOf(row);
+    if (row.parent === top) {
+      fillRunSlot(tree, message);
+      return true;
+    }
+    const parent = tree.handles.handle(tree.run.run_id, row.parent);
+    if (!parent) {
+      throw new Error(`handle ${row.handle} has no parent row ${row.parent}`);
+    }
+    if (parent.status !== "pending") {
+      row = parent; // settled before a crash: its outcome is already recorded
+      continue;
+    }
+    fillHandleSlot(tree, parent, message);
+    row = await stepHandle(tree, tree.handles.handle(tree.run.run_id, parent.handle) as HandleRow, {
+      kind: "continue",
+    });
+  }
+}
+
+function fillHandleSlot(tree: TreeContext, parent: HandleRow, message: ToolMessage): void {
+  const slots = parent.slots ? (JSON.parse(parent.slots) as ToolMessage[]) : [];
+  const next = slots.map((slot) => (slot.toolCallId === message.toolCallId ? message : slot));
+  const toolCalls = JSON.parse(parent.tool_calls) as Array<{ id: string }>;
+  tree.deps.transaction(() => {
+    tree.handles.update(
+      { runId: tree.run.run_id, handle: parent.handle },
+      {
+        slots: JSON.stringify(next),
+        ...(message.pending
+          ? {}
+          : { tool_calls: JSON.stringify([...toolCalls, callEntry(message)]) }),
+        updated_at: tree.deps.now(),
+      },
+    );
+  });
+}
+
+/** The run's own halted turn: the `task` slot replaced, its result logged like any call's. */
+function fillRunSlot(tree: TreeContext, message: ToolMessage): void {
+  const { deps, run } = tree;
+  const { messages } = deps.store.transcript(run.run_id);
+  const calls = lastCalls(messages);
+  const position = calls.findIndex((c) => c.id === message.toolCallId);
+  if (position < 0) {
+    throw new Error(`run ${run.run_id} has no open call ${message.toolCallId}`);
+  }
+  const call = calls[position];
+  deps.transaction(() => {
+    deps.store.putSlot(run.run_id, position, message);
+    if (message.pending || !call) {
+      return;
+    }
+    const args = parseArgs(call.arguments);
+    deps.store.appendToolCalls(run.run_id, [
+      {
+        id: call.id,
+        name: call.name,
+        args,
+        output: message.content,
+        isError: message.isError === true,
+      },
+    ]);
+    deps.record(run.run_id, "tool_result", {
+      id: call.id,
+      name: call.name,
+      output: message.content,
+      isError: message.isError === true,
+    });
+  });
+}
+
+function lastCalls(messages: Message[]) {
+  const assistant = messages.findLast((m) => m.role === "assistant");
+  return assistant?.role === "assistant" ? (assistant.toolCalls ?? []) : [];
+}
+
+function callEntry(message: ToolMessage) {
+  return {
+    id: message.toolCallId,
+    name: "task",
+    args: null,
+    output: message.content,
+    isError: message.isError === true,
+  };
+}
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * One step of one child handle, from storage: a fresh or interrupted handle carries on
+ * from its stored transcript (`continueRun`: calls with no result run, suspended slots stay
+ * suspended), a suspended one resumes with its answer (`runWithAnswer`). The outcome is
+ * written to the handle's row: suspended on a request (with `data.path`, the handle that
+ * asked), or closed with its result. A child's recorded result is final: it never runs again.
+ */
+import type { Answer, Request, RunResult, ToolResult } from "../../src/core/types";
+import { createToolkit, type Toolkit } from "../../src/core/toolkit";
+import { errorMessage } from "../../src/core/errors";
+import { agentTools } from "../../src/edge/agent";
+import type { ToolMessage } from "../storage/run-store";
+import { childClient } from "./child-client";
+import { childCheckpointer } from "./child-checkpoint";
+import { pendingOfHandle, storedRunOf, type HandleRow } from "./handle-store";
+import { callerOf } from "./callers";
+import type { TreeContext } from "./tree";
+
+export type Step = { kind: "continue" } | { kind: "answer"; request: Request; answer: Answer };
+
+export async function stepHandle(
+  tree: TreeContext,
+  row: HandleRow,
+  step: Step,
+): Promise<HandleRow> {
+  const { deps, handles, run } = tree;
+  const caller = callerOf(tree, row.handle);
+  if (!caller) {
+    return settle(tree, row, {
+      status: "failed",
+      text: `agent ${row.agent} is not deployed any more`,
+    });
+  }
+  const { messages, committed } = handles.transcript(run.run_id, row.handle);
+  const budget = JSON.parse(row.budget) as { maxTurns?: number };
+  const maxTurns = Math.min(
+    caller.agent.maxTurns ?? 10,
+    budget.maxTurns ?? Number.POSITIVE_INFINITY,
+  );
+  const stored = { runId: run.run_id, ...storedRunOf(row) };
+  let result: RunResult;
+  let toolkit: Toolkit | undefined;
+  try {
+    const client = childClient(
+      tree,
+      caller.agent,
+      maxTurns,
+      childCheckpointer(tree, row.handle, committed),
+    );
+    toolkit = await createToolkit({
+      tools: [...(await agentTools(caller.agent, deps.env)), ...tree.teamTools(caller)],
+      env: deps.env,
+      ...(caller.agent.builtins ? { builtins: caller.agent.builtins } : {}),
+    });
+    result =
+      step.kind === "answer"
+        ? await client.runWithAnswer({
+            ...stored,
+            toolkit,
+            history: messages,
+            pending: step.request,
+            answer: step.answer,
+            signal: tree.signal,
+          })
+        : await client.continueRun({ ...stored, toolkit, history: messages, signal: tree.signal });
+  } catch (error) {
+    if (tree.signal.aborted) {
+      throw error;
+    }
+    return settle(tree, row, { status: "failed", text: errorMessage(error) });
+  } finally {
+    await toolkit?.close();
+  }
+  if (result.status === "pending" && result.pending) {
+    return suspend(tree, row, result.pending);
+  }
+  return settle(tree, row, {
+    status: result.status === "incomplete" ? "incomplete" : "done",
+    text: result.text,
+    ...(result.limit ? { limit: result.limit } : {}),
+  });
+}
+
+/** The request with `data.path`: the deepest handle that asked (a grandchild's path is kept). */
+export function withPath(request: Request, handle: string): Request {
+  if (typeof request.data?.path === "string") {
+    return request;
+  }
+  return { ...request, data: { ...(request.data ?? {}), path: handle } };
+}
+
+function suspend(tree: TreeContext, row: HandleRow, raw: Request): HandleRow {
+  const request = withPath(raw, row.handle);
+  const key = { runId: tree.run.run_id, handle: row.handle };
+  tree.deps.transaction(() => {
+    tree.handles.update(key, {
+      state: "suspended",
+      status: "pending",
+      pending: JSON.stringify(request),
+      updated_at: tree.deps.now(),
+    });
+    tree.deps.record(tree.run.run_id, "subagent_finished", {
+      handle: row.handle,
+      status: "pending",
+      requestIds: [request.id],
+    });
+  });
+  return tree.handles.handle(key.runId, key.handle) as HandleRow;
+}
+
+function settle(
+  tree: TreeContext,
+  row: HandleRow,
+  outcome: { status: "done" | "incomplete" | "failed"; text: string; limit?: string },
+): HandleRow {
+  const key = { runId: tree.run.run_id, handle: row.handle };
+  tree.deps.transaction(() => {
+    tree.handles.update(key, {
+      state: "closed",
+      status: outcome.status,
+      text: outcome.text,
+      limit_reason: outcome.limit ?? null,
+      pending: null,
+      slots: null,
+      updated_at: tree.deps.now(),
+    });
+    tree.deps.record(tree.run.run_id, "subagent_finished", {
+      handle: row.handle,
+      status: outcome.status,
+      text: outcome.text,
+    });
+  });
+  return tree.handles.handle(key.runId, key.handle) as HandleRow;
+}
+
+/** What the caller's `task` slot gets from a settled or suspended child. */
+export function taskResultOf(row: HandleRow): ToolResult {
+  const metadata = { agent: row.agent, handle: row.handle, turns: row.turns, status: row.status };
+  const request = pendingOfHandle(row);
+  if (row.status === "pending" && request) {
+    return { output: `pending: ${request.prompt}`, isError: true, metadata: { pending: request } };
+  }
+  if (row.status === "done") {
+    return { output: row.text ?? "", isError: false, metadata };
+  }
+  if (row.status === "incomplete") {
+    const what = row.limit_reason ? ` (${row.limit_reason})` : "";
+    return { output: `incomplete${what}: ${row.text ?? ""}`, isError: true, metadata };
+  }
+  return { output: `${row.status}: ${row.text ?? ""}`, isError: true, metadata };
+}
+
+/** The same as the tool message that fills (or holds open) the caller's slot. */
+export function slotMessageOf(row: HandleRow): ToolMessage {
+  const result = taskResultOf(row);
+  const request = pendingOfHandle(row);
+  const base = {
+    role: "tool" as const,
+    toolCallId: row.call_id,
+    name: "task",
+    content: result.output,
+  };
+  if (row.status === "pending" && request) {
+    return { ...base, pending: request }; // the loop's placeholder shape
+  }
+  return result.isError ? { ...base, isError: true } : base;
+}

@@ -1,0 +1,221 @@
+/**
+ * The sub-agent tree of a run, stored next to it (schema v8). One `agent_handles` row per
+ * child handle (`root/coordinator.1/refunds.2`): its state, totals, budget, the request it
+ * is suspended on, the results of its halted turn (`slots`, the only part ever replaced),
+ * and its recorded result once it settled. `agent_messages` holds each child's transcript,
+ * append-only, one row per message, exactly like the run's own `messages`.
+ *
+ * The run's own agent is the tree's top handle (`root/<agent>.1`); it has no row here: its
+ * transcript and totals are the run's.
+ */
+import type { Message, Request, RunResult, Usage } from "../../src/core/types";
+import type { HandleState } from "../../src/core/agents/types";
+import type { Sql } from "../storage/sql";
+import type { ToolMessage } from "../storage/run-store";
+
+export type ChildStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
+
+export interface HandleRow {
+  run_id: string;
+  handle: string;
+  parent: string;
+  agent: string;
+  depth: number;
+  /** The parent's tool call that spawned it: the task key a re-invoked call reattaches by. */
+  call_id: string;
+  prompt: string;
+  state: HandleState;
+  status: ChildStatus;
+  turns: number;
+  usage: string;
+  tool_calls: string;
+  budget: string;
+  pending: string | null;
+  slots: string | null;
+  text: string | null;
+  limit_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewHandle {
+  runId: string;
+  handle: string;
+  parent: string;
+  agent: string;
+  depth: number;
+  callId: string;
+  prompt: string;
+  budget: Record<string, number>;
+  now: number;
+}
+
+export class HandleStore {
+  constructor(private readonly sql: Sql) {}
+
+  handles(runId: string): HandleRow[] {
+    return this.sql<
+      HandleRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM agent_handles WHERE run_id = ${runId} ORDER BY created_at, handle`;
+  }
+
+  handle(runId: string, handle: string): HandleRow | undefined {
+    return this.sql.one<
+      HandleRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM agent_handles WHERE run_id = ${runId} AND handle = ${handle}`;
+  }
+
+  /** The child a parent's tool call spawned, if it did. */
+  byCall(runId: string, parent: string, callId: string): HandleRow | undefined {
+    return this.sql.one<
+      HandleRow & Record<string, SqlStorageValue>
+    >`SELECT * FROM agent_handles WHERE run_id = ${runId} AND parent = ${parent} AND call_id = ${callId}`;
+  }
+
+  /** Children of `parent` running `agent`, for the next deterministic ordinal. */
+  countOf(runId: string, parent: string, agent: string): number {
+    return (
+      this.sql.one<{
+        n: number;
+      }>`SELECT COUNT(*) AS n FROM agent_handles WHERE run_id = ${runId} AND parent = ${parent} AND agent = ${agent}`
+        ?.n ?? 0
+    );
+  }
+
+  childrenOf(runId: string, parent: string): number {
+    return (
+      this.sql.one<{
+        n: number;
+      }>`SELECT COUNT(*) AS n FROM agent_handles WHERE run_id = ${runId} AND parent = ${parent}`
+        ?.n ?? 0
+    );
+  }
+
+  insert(row: NewHandle): void {
+    this
+      .sql`INSERT INTO agent_handles (run_id, handle, parent, agent, depth, call_id, prompt, state,
+      status, turns, usage, tool_calls, budget, created_at, updated_at)
+      VALUES (${row.runId}, ${row.handle}, ${row.parent}, ${row.agent}, ${row.depth}, ${row.callId},
+      ${row.prompt}, 'running', 'running', 0, ${JSON.stringify(zeroUsage())}, '[]',
+      ${JSON.stringify(row.budget)}, ${row.now}, ${row.now})`;
+  }
+
+  /** One checkpoint of a handle: its new messages appended, its row brought up to date. */
+  checkpoint(
+    key: { runId: string; handle: string },
+    fresh: Message[],
+    fields: Partial<Omit<HandleRow, "run_id" | "handle">>,
+  ): void {
+    for (const message of fresh) {
+      this
+        .sql`INSERT INTO agent_messages (run_id, handle, body) VALUES (${key.runId}, ${key.handle}, ${JSON.stringify(message)})`;
+    }
+    this.update(key, fields);
+  }
+
+  update(
+    key: { runId: string; handle: string },
+    fields: Partial<Omit<HandleRow, "run_id" | "handle">>,
+  ): void {
+    for (const column of Object.keys(fields)) {
+      // Column names come from the typed keys above, never from input.
+      if (!COLUMNS.has(column)) {
+        throw new Error(`agent_handles has no column ${column}`);
+      }
+    }
+    const current = this.handle(key.runId, key.handle);
+    if (!current) {
+      throw new Error(`no handle ${key.handle} in run ${key.runId}`);
+    }
+    const defined = Object.entries(fields).filter(([, value]) => value !== undefined);
+    const next = { ...current, ...Object.fromEntries(defined) } as HandleRow;
+    this.sql`UPDATE agent_handles SET state = ${next.state}, status = ${next.status},
+      turns = ${next.turns}, usage = ${next.usage}, tool_calls = ${next.tool_calls},
+      pending = ${next.pending}, slots = ${next.slots}, text = ${next.text},
+      limit_reason = ${next.limit_reason}, updated_at = ${next.updated_at}
+      WHERE run_id = ${key.runId} AND handle = ${key.handle}`;
+  }
+
+  /** A cancelled run: every open handle is closed, and the requests they waited on go with them. */
+  closeAll(runId: string, now: number): void {
+    this
+      .sql`UPDATE agent_handles SET state = 'closed', status = 'cancelled', pending = NULL, updated_at = ${now}
+      WHERE run_id = ${runId} AND state != 'closed'`;
+  }
+
+  /** The handle's committed transcript plus its halted turn's results. */
+  transcript(runId: string, handle: string): { messages: Message[]; committed: number } {
+    const rows = this.sql<{
+      body: string;
+    }>`SELECT body FROM agent_messages WHERE run_id = ${runId} AND handle = ${handle} ORDER BY seq`;
+    const row = this.handle(runId, handle);
+    const slots = row?.slots ? (JSON.parse(row.slots) as ToolMessage[]) : [];
+    return {
+      messages: [...rows.map((r) => JSON.parse(r.body) as Message), ...slots],
+      committed: rows.length,
+    };
+  }
+}
+
+const COLUMNS = new Set([
+  "parent",
+  "agent",
+  "depth",
+  "call_id",
+  "prompt",
+  "state",
+  "status",
+  "turns",
+  "usage",
+  "tool_calls",
+  "budget",
+  "pending",
+  "slots",
+  "text",
+  "limit_reason",
+  "created_at",
+  "updated_at",
+]);
+
+export const zeroUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+
+export function pendingOfHandle(row: HandleRow): Request | undefined {
+  return row.pending ? (JSON.parse(row.pending) as Request) : undefined;
+}
+
+export function storedRunOf(row: HandleRow): Pick<RunResult, "turns" | "usage" | "toolCalls"> {
+  return {
+    turns: row.turns,
+    usage: JSON.parse(row.usage) as Usage,
+    toolCalls: JSON.parse(row.tool_calls) as RunResult["toolCalls"],
+  };
+}
+
+/** Creates the tables (called from the schema's migration step). */
+export function migrateHandles(sql: Sql): void {
+  sql`CREATE TABLE IF NOT EXISTS agent_handles (
+    run_id TEXT NOT NULL,
+    handle TEXT NOT NULL,
+    parent TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    state TEXT NOT NULL,
+    status TEXT NOT NULL,
+    turns INTEGER NOT NULL,
+    usage TEXT NOT NULL,
+    tool_calls TEXT NOT NULL,
+    budget TEXT NOT NULL,
+    pending TEXT,
+    slots TEXT,
+    text TEXT,
+    limit_reason TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (run_id, handle)
+  )`;
+  sql`CREATE INDEX IF NOT EXISTS agent_handles_call ON agent_handles (run_id, parent, call_id)`;
+  sql`CREATE TABLE IF NOT EXISTS agent_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, handle TEXT NOT NULL, body TEXT NOT NULL)`;
+  sql`CREATE INDEX IF NOT EXISTS agent_messages_handle ON agent_messages (run_id, handle, seq)`;
+}

@@ -1,0 +1,221 @@
+/**
+ * The edge's `task { agent, prompt }` tool (SPEC §7D) for an agent with a `team`. Its task
+ * key is the caller's tool call id: a call re-invoked after a crash or on resume reattaches
+ * to the child that call spawned (settled ⇒ its recorded result, suspended ⇒ its pending
+ * request, interrupted ⇒ carried on from its checkpoint) and never spawns a duplicate.
+ * A child's request without approver rules is offered to the `waitFor` of the agents
+ * above it, nearest first, before it surfaces as the run's pending request.
+ */
+import type { Answer, Context, Request, Tool, ToolResult } from "../../src/core/types";
+import { rulesOf } from "../../src/core/approvers/rules";
+import type { AgentDefinition } from "../../src/edge/agent";
+import { pendingOfHandle, type HandleRow } from "./handle-store";
+import { stepHandle, taskResultOf } from "./child-step";
+import type { Caller, TreeContext } from "./tree";
+
+export function teamTools(tree: TreeContext | undefined, caller: Caller): Tool[] {
+  const team = caller.agent.team ?? [];
+  if (!tree || team.length === 0) {
+    return [];
+  }
+  const members = team.map((name) => tree.deps.agents.get(name));
+  const roster = team
+    .map((name, i) => `- ${name}: ${members[i]?.description ?? "(not deployed)"}`)
+    .join("\n");
+  return [
+    {
+      name: "task",
+      description:
+        "Delegate a piece of work to an agent of your team. It starts on a fresh transcript, " +
+        `sees only your prompt, and returns only its final answer.\nTeam:\n${roster}`,
+      inputSchema: {
+        type: "object",
+        properties: {
+          agent: { type: "string", enum: [...team], description: "The team member to delegate to" },
+          prompt: { type: "string", description: "Everything the agent needs to do the work" },
+        },
+        required: ["agent", "prompt"],
+      },
+      source: "agent",
+      execute: (args, ctx) => runTask(tree, caller, args, ctx ?? {}),
+    },
+  ];
+}
+
+async function runTask(
+  tree: TreeContext,
+  caller: Caller,
+  args: unknown,
+  ctx: Context,
+): Promise<ToolResult> {
+  const team = caller.agent.team ?? [];
+  const { agent, prompt } = (args ?? {}) as { agent?: unknown; prompt?: unknown };
+  if (typeof agent !== "string" || typeof prompt !== "string" || prompt.trim() === "") {
+    return failure(`task needs { agent, prompt } as non-empty strings; team: ${team.join(", ")}`);
+  }
+  if (!team.includes(agent)) {
+    return failure(
+      `task: "${agent}" is not on the team of ${caller.agent.name}; team: ${team.join(", ")}`,
+    );
+  }
+  const definition = tree.deps.agents.get(agent);
+  if (!definition) {
+    return failure(`task: agent "${agent}" is not deployed`);
+  }
+  if (!ctx.callId) {
+    return failure("task: no call id (the edge keys each child by the call that spawned it)");
+  }
+  const known = tree.handles.byCall(tree.run.run_id, caller.handle, ctx.callId);
+  let row: HandleRow;
+  if (known) {
+    if (known.status !== "running") {
+      return taskResultOf(known); // settled: its recorded result; suspended: its request
+    }
+    row = await stepHandle(tree, known, { kind: "continue" });
+  } else {
+    const refused = spawnRefusal(tree, caller);
+    if (refused) {
+      return failure(`task refused: ${refused}`);
+    }
+    row = await stepHandle(tree, spawn(tree, caller, definition, { prompt, callId: ctx.callId }), {
+      kind: "continue",
+    });
+  }
+  row = await offerToWaitFor(tree, caller, row);
+  return taskResultOf(row);
+}
+
+/** A new child: its row and its first two messages (system prompt, the caller's prompt) in one commit. */
+function spawn(
+  tree: TreeContext,
+  caller: Caller,
+  definition: AgentDefinition,
+  task: { prompt: string; callId: string },
+): HandleRow {
+  const { deps, handles, run } = tree;
+  const n = handles.countOf(run.run_id, caller.handle, definition.name) + 1;
+  const handle = `${caller.handle}/${definition.name}.${n}`;
+  const budget = carve(definition, caller);
+  deps.transaction(() => {
+    handles.insert({
+      runId: run.run_id,
+      handle,
+      parent: caller.handle,
+      agent: definition.name,
+      depth: caller.depth + 1,
+      callId: task.callId,
+      prompt: task.prompt,
+      budget,
+      now: deps.now(),
+    });
+    handles.checkpoint(
+      { runId: run.run_id, handle },
+      [
+        { role: "system", content: definition.systemPrompt },
+        { role: "user", content: task.prompt },
+      ],
+      {},
+    );
+    deps.record(run.run_id, "subagent_started", {
+      handle,
+      name: definition.name,
+      description: definition.description,
+      parentToolCallId: task.callId,
+    });
+  });
+  return handles.handle(run.run_id, handle) as HandleRow;
+}
+
+/** `maxChildren` of the caller, `maxDepth` of every agent above the new child (levels below it). */
+function spawnRefusal(tree: TreeContext, caller: Caller): string | undefined {
+  const maxChildren = caller.agent.budget?.maxChildren;
+  const children = tree.handles.childrenOf(tree.run.run_id, caller.handle);
+  if (maxChildren !== undefined && children >= maxChildren) {
+    return `maxChildren of ${caller.agent.name} (${children} of ${maxChildren})`;
+  }
+  const chain = [caller.agent, ...caller.above];
+  for (const [i, agent] of chain.entries()) {
+    const maxDepth = agent.budget?.maxDepth;
+    const below = i + 1; // the new child's depth below this agent
+    if (maxDepth !== undefined && below > maxDepth) {
+      return `maxDepth of ${agent.name} (${below} of ${maxDepth})`;
+    }
+  }
+  return undefined;
+}
+
+/** The child's own budget, its `maxTurns` no more than its caller's. */
+function carve(definition: AgentDefinition, caller: Caller): Record<string, number> {
+  const own = { ...(definition.budget ?? {}) } as Record<string, number>;
+  const limit = caller.agent.budget?.maxTurns;
+  if (limit !== undefined) {
+    own.maxTurns = Math.min(own.maxTurns ?? limit, limit);
+  }
+  return own;
+}
+
+/**
+ * The §7D escalation at the edge: a request with no approver rules goes to the nearest
+ * `waitFor` above the child that answers it. The decision is written to the ledger
+ * (channel `policy`, decided by `agent:<name>`) so the audit trail shows it.
+ */
+async function offerToWaitFor(
+  tree: TreeContext,
+  caller: Caller,
+  start: HandleRow,
+): Promise<HandleRow> {
+  let row = start;
+  // Each answer lets the child run on; a child asking again and again is bounded by its maxTurns.
+  for (let asked = 0; asked < 32; asked += 1) {
+    const request = row.status === "pending" ? pendingOfHandle(row) : undefined;
+    if (!request || rulesOf(request) || tree.deps.store.decision(request.id)) {
+      return row;
+    }
+    const answered = await askAbove(caller, request);
+    if (!answered) {
+      return row;
+    }
+    recordDecision(tree, request, answered);
+    row = await stepHandle(tree, row, { kind: "answer", request, answer: answered.answer });
+  }
+  return row;
+}
+
+async function askAbove(
+  caller: Caller,
+  request: Request,
+): Promise<{ answer: Answer; by: string } | undefined> {
+  for (const agent of [caller.agent, ...caller.above]) {
+    const answer = agent.waitFor ? await agent.waitFor(request) : undefined;
+    if (answer) {
+      return { answer: { ...answer, id: request.id }, by: agent.name };
+    }
+  }
+  return undefined;
+}
+
+function recordDecision(
+  tree: TreeContext,
+  request: Request,
+  answered: { answer: Answer; by: string },
+) {
+  const { deps, run } = tree;
+  const now = deps.now();
+  deps.transaction(() => {
+    deps.store.insertDecision({
+      request_id: request.id,
+      run_id: run.run_id,
+      decision: answered.answer.ok ? "approve" : "decline",
+      answer: JSON.stringify(answered.answer),
+      channel: "policy",
+      decided_by: `agent:${answered.by}`,
+      webhook_id: null,
+      decided_at: now,
+    });
+    deps.store.markApplied(request.id, now);
+  });
+}
+
+function failure(output: string): ToolResult {
+  return { output, isError: true };
+}

@@ -1,0 +1,45 @@
+/**
+ * What the sub-agent modules share for one drive of one run: the driver's dependencies,
+ * the handle table, the run, the drive's abort signal. Built by the driver per unit of work
+ * (nothing here outlives it: the tree lives in storage, see handle-store.ts).
+ */
+import type { Tool } from "../../src/core/types";
+import type { AgentDefinition } from "../../src/edge/agent";
+import type { DriverDeps } from "../thread/drive/driver-deps";
+import type { RunRow } from "../storage/run-store";
+import type { HandleStore } from "./handle-store";
+import { isChildPath } from "../../src/edge/agents/asked-by";
+
+export { askedByOf, isChildPath } from "../../src/edge/agents/asked-by";
+
+export interface TreeContext {
+  deps: DriverDeps;
+  handles: HandleStore;
+  run: RunRow;
+  signal: AbortSignal;
+  /**
+   * The `task` tools a caller gets (team-tool.ts), handed in where the tree is built so a
+   * child's step and the task tool, which call each other, do not import each other.
+   */
+  teamTools(caller: Caller): Tool[];
+}
+
+/** One level of the tree as a `task` tool sees its caller: its handle and the agents above it. */
+export interface Caller {
+  handle: string;
+  agent: AgentDefinition;
+  depth: number;
+  /** The caller's ancestors' agents, nearest first (for budgets and `waitFor`). */
+  above: AgentDefinition[];
+}
+
+/** The run's own agent is the tree's top handle: `root/<agent>.1` (the kernel's spelling). */
+export const rootHandleOf = (run: Pick<RunRow, "agent">) => `root/${run.agent}.1`;
+
+/** The handle path a request carries (`data.path`), if a sub-agent raised it. */
+export function pathOf(
+  request: { data?: Record<string, unknown> } | undefined,
+): string | undefined {
+  const path = request?.data?.path;
+  return isChildPath(path) ? path : undefined;
+}

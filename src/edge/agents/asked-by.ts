@@ -1,0 +1,21 @@
+/**
+ * Who asked, for a request a sub-agent raised: its `data.path` (`root/coordinator.1/refunds.1`)
+ * read as "refunds, for coordinator", the words the approval page, the inbox and Slack show.
+ */
+
+/** A child handle path (`root/a.1/b.2`), as opposed to a run's own top handle (`root/a.1`). */
+export function isChildPath(path: unknown): path is string {
+  return typeof path === "string" && path.startsWith("root/") && path.split("/").length > 2;
+}
+
+/** "refunds, for coordinator", or undefined when the request is not a sub-agent's. */
+export function askedByOf(path: unknown): string | undefined {
+  if (!isChildPath(path)) {
+    return undefined;
+  }
+  const names = path
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replace(/\.\d+$/, ""));
+  return `${names[names.length - 1]}, for ${names[names.length - 2]}`;
+}

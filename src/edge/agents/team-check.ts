@@ -1,0 +1,22 @@
+/**
+ * The team graph of the edge's agents, checked once when the edge is built (`createEdge`)
+ * with the kernel's registry checks (src/core/agents/registry.ts): a team that names an
+ * agent nobody gave to `createEdge` is an `AgentConfigError` listing the missing and the
+ * defined names; a cycle in the graph is refused unless an agent on it sets `budget.maxDepth`.
+ */
+import { buildRegistry } from "../../core/agents/registry";
+import type { AgentDef } from "../../core/agents/types";
+import type { AgentDefinition } from "../agent";
+
+export function checkTeams(agents: ReadonlyArray<AgentDefinition>): void {
+  if (!agents.some((agent) => agent.team?.length)) {
+    return;
+  }
+  const defs: AgentDef[] = agents.map((agent) => ({
+    name: agent.name,
+    does: agent.description,
+    ...(agent.team ? { team: [...agent.team] } : {}),
+    ...(agent.budget ? { budget: agent.budget } : {}),
+  }));
+  buildRegistry(defs, undefined);
+}
