@@ -143,7 +143,9 @@ export async function main() {
         fromRestart.push(Math.max(0, doneAt - readyAt));
       }
       await server.stop();
-      console.error(`  kill ${k + 1}/${kills}: ${fromKill.length} recovered so far`);
+      console.error(
+        `  kill ${k + 1}/${kills}: ${fromKill.length} recovered so far, ${undecided} undecided, ${problems.length} problems; restart took ${readyAt - killedAt} ms, the kill's runs settled ${Date.now() - readyAt} ms after it`,
+      );
     }
   } finally {
     await model.close();

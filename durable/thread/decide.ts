@@ -45,6 +45,11 @@ export async function decideAny(
   if (!outcome.ok || outcome.duplicate) {
     return outcome;
   }
+  if (outcome.decision) {
+    // First, before anything a dying process could stop half-way (the inbox delivery, the
+    // drive): a recorded decision is never left without something to apply it.
+    await armAlarm(t, Date.now() + DECISION_BACKSTOP_MS);
+  }
   await delivery.deliver();
   if (!outcome.decision) {
     return outcome; // a vote that waits for more
@@ -52,7 +57,6 @@ export async function decideAny(
   if (t.waiters.deliver(input.requestId, outcome.decision.answer)) {
     return outcome;
   }
-  await armAlarm(t, Date.now() + DECISION_BACKSTOP_MS);
   driveNow(t, delivery, input.runId);
   await sendResume(t, t.store.requireRun(input.runId));
   return outcome;
