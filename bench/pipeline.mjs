@@ -25,14 +25,14 @@ import { startProfile } from "./lib/inspector-profile.mjs";
 import fs from "node:fs";
 
 const vars = readVars(path.join(ROOT, ".dev.vars.example"));
-const API_TOKEN = vars.API_TOKEN;
+export const API_TOKEN = vars.API_TOKEN;
 // The demo agent's rules name these groups; without them every run is a config error.
-const APPROVER_GROUPS = vars.APPROVER_GROUPS.replace(/^'(.*)'$/, "$1");
+export const APPROVER_GROUPS = vars.APPROVER_GROUPS.replace(/^'(.*)'$/, "$1");
 // .dev.vars.example leaves the secrets for `npm start` to generate; the benchmark makes its own.
-const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+export const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
 
 /** Standard Webhooks headers for `body`: v1,base64(HMAC-SHA256(key, "id.timestamp.body")). */
-function signed(body) {
+export function signed(body) {
   const id = `msg_${randomBytes(12).toString("hex")}`;
   const timestamp = String(Math.floor(Date.now() / 1000));
   const key = Buffer.from(SECRET.replace(/^whsec_/, ""), "base64");
@@ -109,6 +109,7 @@ async function cycleOf(origin, signal, started_) {
   let t1;
   let t2;
   let t3;
+  let resumedAt;
   let decided;
   await readSse(events, (e) => {
     seen.push(e.event);
@@ -129,6 +130,9 @@ async function cycleOf(origin, signal, started_) {
       });
       decided.catch(() => {});
     }
+    if (e.event === "resumed" && decided && resumedAt === undefined) {
+      resumedAt = performance.now(); // the approved tool starts right after this event
+    }
     if (e.event === "done" || e.event === "error") {
       t3 = performance.now();
       if (e.event === "error" || JSON.parse(e.data).status !== "done") {
@@ -145,6 +149,8 @@ async function cycleOf(origin, signal, started_) {
     runId,
     startToPending: t1 - t0,
     decisionToDone: t3 - t2,
+    // The product only: its log says `resumed` as the approved call starts.
+    decisionToResumed: resumedAt === undefined ? undefined : resumedAt - t2,
     total: t3 - t0,
     started: t0,
     finished: t3,
@@ -350,12 +356,15 @@ export async function main() {
     }
   }
   const [base] = measured;
-  const stat = (m, key) => summarize(m.results.map((r) => r[key]));
+  const stat = (m, key) => summarize(m.results.map((r) => r[key]).filter((v) => v !== undefined));
   const perSecond = (m) => (m.results.length / m.wall) * 1000;
   const rows = measured.map((m) => {
     const sp = stat(m, "startToPending");
     const dd = stat(m, "decisionToDone");
     const total = stat(m, "total");
+    const dr = stat(m, "decisionToResumed");
+    const baseDone = stat(base, "decisionToDone").median;
+    const basePending = stat(base, "startToPending").median;
     return [
       m.label,
       `${m.results.length}/${m.runs}`,
@@ -363,8 +372,12 @@ export async function main() {
       ratio(perSecond(base), perSecond(m)),
       ms(sp.median),
       ms(sp.p95),
+      ratio(sp.median, basePending),
       ms(dd.median),
       ms(dd.p95),
+      m === base ? "–" : ms(dr.median),
+      m === base ? "–" : ms(dr.p95),
+      m === base ? "–" : ratio(dr.median, baseDone),
       ms(total.median),
       ms(total.p95),
       ratio(total.median, stat(base, "total").median),
@@ -381,8 +394,12 @@ export async function main() {
       "cycle cost ×baseline",
       "start→pending p50 ms",
       "p95 ms",
+      "start→pending p50 × bare start→pending",
       "decision→done p50 ms",
       "p95 ms",
+      "decision→resumed tool start p50 ms",
+      "p95 ms",
+      "decision→resumed p50 × bare decision→done",
       "cycle p50 ms",
       "cycle p95 ms",
       "cycle p50 ×baseline",

@@ -31,12 +31,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * @param {{ cwd: string, vars?: Record<string,string>, ready: string, timeoutMs?: number }} options
  *   `ready` is a path that answers (any status below 500) once the worker is up.
  */
-export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_000 }) {
+export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_000, persistTo }) {
   const bin = path.join(ROOT, "node_modules", ".bin", "wrangler");
   if (!fs.existsSync(bin)) {
     throw new Error("wrangler not found: run `npm ci` at the repository root first");
   }
-  const state = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bench-dev-"));
+  // `persistTo`: the caller's state folder, kept across restarts (bench/recovery.mjs).
+  const state = persistTo ?? fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bench-dev-"));
   const port = await freePort();
   const inspectorPort = await freePort();
   const args = [
@@ -93,7 +94,15 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
       await Promise.race([exit, sleep(5_000)]);
       kill("SIGKILL");
     }
-    fs.rmSync(state, { recursive: true, force: true });
+    if (!persistTo) {
+      fs.rmSync(state, { recursive: true, force: true });
+    }
+  };
+  /** The process dies at once (SIGKILL to workerd too), its state left as it was. */
+  const crash = async () => {
+    process.off("exit", onProcessExit);
+    kill("SIGKILL");
+    await exit;
   };
   const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
@@ -120,7 +129,7 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
     await stop();
     throw error;
   }
-  return { origin, inspectorPort, stop, output: () => output };
+  return { origin, inspectorPort, stop, crash, output: () => output };
 }
 
 /**

@@ -13,14 +13,14 @@
  * elicited is still open for the group, the inbox or the approval link.
  */
 import { DurableObject } from "cloudflare:workers";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { EdgeEnv } from "../../src/edge/settings";
 import type { WorkerOptions } from "../../src/edge/create-worker";
 import {
   NEW_SESSION_HEADER,
   SESSION_ID_HEADER,
 } from "../../src/edge/protocols/mcp-server/sessions";
-import { sessionServer } from "../../src/edge/protocols/mcp-server/server";
+import { openSession } from "./open-session";
 
 export type McpSessionObjectClass<Env = unknown> = new (
   ctx: DurableObjectState,
@@ -29,7 +29,8 @@ export type McpSessionObjectClass<Env = unknown> = new (
 
 export function createMcpSessionClass(options: WorkerOptions): McpSessionObjectClass<EdgeEnv> {
   return class McpSessionObject extends DurableObject<EdgeEnv> {
-    #transport: WebStandardStreamableHTTPServerTransport | undefined;
+    /** The session's transport, once `initialize` opened it (a promise: opening imports the SDK). */
+    #transport: Promise<WebStandardStreamableHTTPServerTransport> | undefined;
 
     override async fetch(request: Request): Promise<Response> {
       const sessionId = request.headers.get(SESSION_ID_HEADER) ?? "";
@@ -59,19 +60,21 @@ export function createMcpSessionClass(options: WorkerOptions): McpSessionObjectC
           );
         }
         const base = request.headers.get("x-toolnexus-base") ?? new URL(request.url).origin;
-        const transport = new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => sessionId,
-        });
-        const server = sessionServer({
+        const opening = openSession(sessionId, {
           env: this.env,
           agents: options.agents,
           approverGroups: options.approverGroups,
           base,
         });
-        await server.connect(transport);
-        this.#transport = transport;
+        this.#transport = opening;
+        // A session that failed to open is not kept: the next initialize tries again.
+        opening.catch(() => {
+          if (this.#transport === opening) {
+            this.#transport = undefined;
+          }
+        });
       }
-      return this.#transport.handleRequest(request);
+      return (await this.#transport).handleRequest(request);
     }
   };
 }

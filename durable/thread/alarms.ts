@@ -8,10 +8,14 @@ import { pendingOfRow, type RunRow } from "../storage/run-store";
 import { nextTimerAt } from "./reminders";
 import type { ThreadContext } from "./context";
 
-/** How long a run may go without a checkpoint before the watchdog alarm retries it. */
-export const WATCHDOG_MS = 60_000;
-/** A recorded decision whose queue message never arrives is applied by this backstop alarm. */
-export const DECISION_BACKSTOP_MS = 10_000;
+/**
+ * How long a running run may go without progress before the watchdog alarm retries it. The
+ * drive moves it on at each progress (watchdog.ts), so a process that dies mid-turn is
+ * resumed this soon after its last step; an alarm that finds the drive alive costs nothing.
+ */
+export const WATCHDOG_MS = 5_000;
+/** A recorded decision whose drive and queue message never come is applied by this backstop alarm. */
+export const DECISION_BACKSTOP_MS = WATCHDOG_MS;
 
 /** What the alarm may have to do, as storage says. */
 export interface AlarmSources {

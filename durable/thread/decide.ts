@@ -2,8 +2,8 @@
  * A decision arriving at the thread, from any channel: recorded by the ledger in one
  * synchronous pass (with the request's inbox row), the inbox delivered before answering (so
  * whoever decided reads the updated inbox), then applied: handed straight to a driver
- * waiting inline for it (an MCP elicitation), else through the `resume` queue with the
- * backstop alarm armed.
+ * waiting inline for it (an MCP elicitation), else driven at once by this object
+ * (drive-now.ts), with the `resume` queue message and the backstop alarm as the durable paths.
  */
 import { canonicalJson } from "../../src/core/schema/canonical-json";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
@@ -13,6 +13,7 @@ import type { EditCheck } from "../ledger/votes";
 import type { OutboxDelivery } from "../outbox/delivery";
 import { armAlarm, DECISION_BACKSTOP_MS } from "./alarms";
 import { sendResume, type ThreadContext } from "./context";
+import { driveNow } from "./drive/drive-now";
 import { configErrorOutcome } from "./config-error";
 import { pendingOfRow } from "../storage/run-store";
 import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
@@ -44,6 +45,11 @@ export async function decideAny(
   if (!outcome.ok || outcome.duplicate) {
     return outcome;
   }
+  if (outcome.decision) {
+    // First, before anything a dying process could stop half-way (the inbox delivery, the
+    // drive): a recorded decision is never left without something to apply it.
+    await armAlarm(t, Date.now() + DECISION_BACKSTOP_MS);
+  }
   await delivery.deliver();
   if (!outcome.decision) {
     return outcome; // a vote that waits for more
@@ -51,7 +57,7 @@ export async function decideAny(
   if (t.waiters.deliver(input.requestId, outcome.decision.answer)) {
     return outcome;
   }
-  await armAlarm(t, Date.now() + DECISION_BACKSTOP_MS);
+  driveNow(t, delivery, input.runId);
   await sendResume(t, t.store.requireRun(input.runId));
   return outcome;
 }

@@ -105,7 +105,7 @@ export function createThreadObjectClass(
 
     /** Starts a run in this thread; one active run per thread. */
     async start(input: StartInput): Promise<StartOutcome> {
-      return startRun(this.#t, input);
+      return startRun(this.#t, this.#delivery, input);
     }
 
     async getRun(runId: string, view: { transcript?: boolean } = {}): Promise<RunView | undefined> {
@@ -113,7 +113,7 @@ export function createThreadObjectClass(
       return run && runViewWithTree(this.#t, run, view.transcript ?? false);
     }
 
-    /** Records a decision from any channel; the resume queue (or the backstop alarm) applies it. */
+    /** Records a decision from any channel and applies it at once (the resume queue and the alarm are its backstops). */
     async decide(input: DecisionInput): Promise<DecisionOutcome> {
       return decide(this.#t, this.#delivery, input);
     }

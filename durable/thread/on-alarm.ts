@@ -1,6 +1,6 @@
 /**
  * What the thread's one alarm does when it fires: drive whatever storage says is due (a
- * watchdog retry, a backstop decision, an expiry), fire due reminders and escalations,
+ * watchdog retry, a backstop decision, an expiry) unless a drive already runs here, fire due reminders and escalations,
  * retry both outboxes, and arm itself for the next timer.
  */
 import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
@@ -13,7 +13,12 @@ import { armAlarm } from "./alarms";
 import type { ThreadContext } from "./context";
 
 export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promise<void> {
-  await drive(t, delivery);
+  // A drive running in this object is alive (the watchdog fired during a long step): it
+  // re-reads storage before it stops and arms the alarm for what is left, so the alarm
+  // does not wait for it; `armAlarm` below moves the watchdog on.
+  if (!t.lock.busy) {
+    await drive(t, delivery);
+  }
   await fireTimers({
     store: t.store,
     votes: t.votes,

@@ -1,7 +1,8 @@
 /**
  * Starting and cancelling a thread's runs. One active run per thread: a new run waits until
  * the last one finished (a cancelled run with a decision still to apply counts as active:
- * its call must settle first). Both hand the run to the `resume` queue, the durable path.
+ * its call must settle first). A started run is driven at once by this object (drive-now.ts);
+ * both also hand the run to the `resume` queue, the durable path.
  */
 import type { CancelOutcome, StartInput, StartOutcome } from "../../src/edge/protocol";
 import { pendingOfRow } from "../storage/run-store";
@@ -10,8 +11,13 @@ import type { OutboxDelivery } from "../outbox/delivery";
 import { closeOpenTurn } from "./drive/close-turn";
 import { armAlarm } from "./alarms";
 import { sendResume, type ThreadContext } from "./context";
+import { driveNow } from "./drive/drive-now";
 
-export async function startRun(t: ThreadContext, input: StartInput): Promise<StartOutcome> {
+export async function startRun(
+  t: ThreadContext,
+  delivery: OutboxDelivery,
+  input: StartInput,
+): Promise<StartOutcome> {
   const agent = t.agents.get(input.agent);
   if (!agent) {
     return {
@@ -36,8 +42,11 @@ export async function startRun(t: ThreadContext, input: StartInput): Promise<Sta
     t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }),
   );
   await armAlarm(t);
+  // The run as started: the drive below may take it further before this answer is sent.
+  const run = runView(t.store, t.votes, t.store.requireRun(input.runId), false);
+  driveNow(t, delivery, input.runId);
   await sendResume(t, { thread_id: input.threadId, run_id: input.runId });
-  return { ok: true, run: runView(t.store, t.votes, t.store.requireRun(input.runId), false) };
+  return { ok: true, run };
 }
 
 /**

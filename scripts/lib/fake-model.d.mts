@@ -9,4 +9,6 @@ export function startFakeModel(options?: {
   port?: number;
   host?: string;
   log?: (line: string) => void;
+  /** Each reply waits this long first (a slow model). */
+  delayMs?: number;
 }): Promise<{ url: string; port: number; close(): Promise<void> }>;

@@ -279,8 +279,12 @@ export function styleOfPath(pathname) {
  * Listens on 127.0.0.1 (`port` 0: any free port). Resolves to `{ url, port, close() }`;
  * `url` is the origin, the base URLs are `${url}/v1` for either style.
  */
-export function startFakeModel({ port = 0, host = "127.0.0.1", log = () => {} } = {}) {
+export function startFakeModel({ port = 0, host = "127.0.0.1", log = () => {}, delayMs = 0 } = {}) {
   const server = createServer(async (request, response) => {
+    if (delayMs > 0) {
+      // A slow model (bench/recovery.mjs): a drive is mid-turn for this long.
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
     const style = styleOfPath(new URL(request.url ?? "/", "http://x").pathname);
     if (request.method !== "POST" || !style) {
       response.writeHead(404, { "content-type": "application/json" });

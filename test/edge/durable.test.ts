@@ -45,6 +45,7 @@ import {
   transcriptOf,
   until,
 } from "../helpers/durable";
+import { recordOnly } from "../helpers/record-only";
 
 const REFUND = "Please refund $80 on order 42";
 const REFUND_PROMPT = "Refund $80 on order 42?";
@@ -174,10 +175,11 @@ describe("crashes", { timeout: 30_000 }, () => {
     expectBalanced(transcript);
   });
 
-  it("a recorded decision whose queue message never comes is applied by the backstop alarm", async () => {
+  it("a recorded decision whose drive and queue message never come is applied by the backstop alarm", async () => {
     const { runId, request, stub } = await startPending(REFUND);
     const before = Date.now();
-    const decided = await stub.decide({
+    // The process dies after the record, before its drive and its queue message.
+    const decided = await recordOnly({
       runId,
       requestId: request.id,
       decision: "approve",
@@ -189,7 +191,8 @@ describe("crashes", { timeout: 30_000 }, () => {
     expect(alarm!).toBeLessThanOrEqual(Date.now() + DECISION_BACKSTOP_MS);
     expect(alarm!).toBeGreaterThanOrEqual(before);
 
-    // Fire it now, before the queue's delivery (≈1 s): the alarm alone finishes the run.
+    // Nothing else drives it: the alarm alone finishes the run.
+    expect((await getRun(runId)).status).toBe("pending");
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const run = await getRun(runId);
     expect(run.status).toBe("done");
@@ -515,7 +518,8 @@ describe("cancel and decision ordering", { timeout: 30_000 }, () => {
 
   it("decision first: the approved call's result is recorded once, the run stays cancelled and the model is not called again", async () => {
     const { runId, request, stub } = await startPending(REFUND);
-    const decided = await stub.decide({
+    // Recorded, not applied yet (the object died before its drive), when the cancel comes.
+    const decided = await recordOnly({
       runId,
       requestId: request.id,
       decision: "approve",
@@ -586,11 +590,12 @@ describe("cancel and decision ordering", { timeout: 30_000 }, () => {
 
   it("a run started right after cancelling one whose decision is not applied yet: that decision still applies once, in order", async () => {
     const { runId, threadId, request, stub } = await startPending(REFUND);
+    // Recorded, not applied yet (the object died before its drive), when the cancel comes.
     expect(
-      await stub.decide({ runId, requestId: request.id, decision: "approve", channel: "webhook" }),
+      await recordOnly({ runId, requestId: request.id, decision: "approve", channel: "webhook" }),
     ).toMatchObject({ ok: true, duplicate: false });
     expect(await stub.cancel(runId)).toMatchObject({ ok: true });
-    // Before any queue delivery: the thread has no active run, so a new one may start (or be refused as busy).
+    // Before the decision is applied: the thread has no active run, so a new one may start (or be refused as busy).
     const nextRunId = newRunId(threadId);
     const started = await stub.start({
       runId: nextRunId,

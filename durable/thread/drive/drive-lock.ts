@@ -32,6 +32,11 @@ export class DriveLock {
     await Promise.race([driving, this.#settled()]);
   }
 
+  /** A driver runs now in this object (parked or not). */
+  get busy(): boolean {
+    return this.#driving !== undefined;
+  }
+
   /** The driver started (true) or stopped (false) waiting inline: waiting callers may go. */
   park(waiting: boolean): void {
     this.#parked = waiting;

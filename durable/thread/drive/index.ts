@@ -1,7 +1,8 @@
 /**
  * Driving a thread's runs: what the queue consumer and the alarm ask for. Under the drive
  * lock, each run with work gets one unit at a time (`driveOnce`: a turn to its checkpoint,
- * or one applied decision), the watchdog armed before each, until no run progresses.
+ * or one applied decision), the watchdog armed before each and moved on at each of its steps
+ * (watchdog.ts), until no run progresses.
  */
 import type { Request as AgentRequest } from "../../../src/core/types";
 import { errorMessage } from "../../../src/core/errors";
@@ -15,6 +16,7 @@ import { startTimers } from "../reminders";
 import { DEFAULT_ELICITATION_WINDOW_MS } from "./elicitation";
 import { armAlarm, WATCHDOG_MS } from "../alarms";
 import { isRemoteTaskRequest } from "../../../src/core/a2a/remote-task";
+import { progressWatchdog } from "./watchdog";
 
 /** How long an A2A call polls a working remote task inline before suspending (remote_task). */
 export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
@@ -37,7 +39,17 @@ export function drive(t: ThreadContext, delivery: OutboxDelivery, only?: string)
 }
 
 async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: string) {
-  const deps = driverDeps(t);
+  const watchdog = progressWatchdog(t);
+  const base = driverDeps(t);
+  const deps: DriverDeps = {
+    ...base,
+    record: (runId, type, data) => {
+      base.record(runId, type, data);
+      if (type !== "text") {
+        watchdog.progress(); // a step done: the watchdog moves on (text deltas are not steps)
+      }
+    },
+  };
   let work = 0;
   for (;;) {
     const runs = t.store.runsWithWork().filter((r) => !only || r.run_id === only);
@@ -62,6 +74,7 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
     }
   }
   delivery.soon();
+  await watchdog.settled(); // a refresh landing after the line below would re-arm a finished run
   await armAlarm(t);
 }
 

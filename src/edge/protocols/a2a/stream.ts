@@ -42,6 +42,10 @@ export function taskStream(
     await send(task);
     let last: TaskState = task.status.state;
     if (isInterrupted(last)) {
+      // Already waiting or finished (the thread drives a run as it starts): the stream still
+      // ends the way a caller waits for, with a final status.
+      const { contextId, status } = task;
+      await send({ kind: "status-update", taskId: runId, contextId, status, final: true });
       return;
     }
     // Each move is re-read as a state; the events carry no state of their own.

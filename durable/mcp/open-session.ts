@@ -1,0 +1,22 @@
+/**
+ * Opens one MCP session: the SDK's server (src/edge/protocols/mcp-server) connected to its
+ * web-standard streamable HTTP transport. Both are imported here, when a session starts,
+ * not when the worker starts: the SDK's server modules are a large part of the bundle and
+ * most invocations (runs, decisions, queues) never evaluate them (issue 26, cold start).
+ */
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { SessionOptions } from "../../src/edge/protocols/mcp-server/server";
+
+export async function openSession(
+  sessionId: string,
+  options: SessionOptions,
+): Promise<WebStandardStreamableHTTPServerTransport> {
+  const [{ WebStandardStreamableHTTPServerTransport: Transport }, { sessionServer }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      import("../../src/edge/protocols/mcp-server/server"),
+    ]);
+  const transport = new Transport({ sessionIdGenerator: () => sessionId });
+  await sessionServer(options).connect(transport);
+  return transport;
+}

@@ -1,0 +1,35 @@
+/**
+ * The state a thread object leaves when its process dies right after recording a decision
+ * and before driving it (issue 26's fault "between the record and the drive"): the ledger's
+ * row and its inbox item committed, the backstop alarm armed, no drive and no queue message.
+ * Tests that need a recorded, not yet applied decision use this, since the object itself
+ * drives a decision at once.
+ */
+import { env } from "cloudflare:test";
+import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
+import type { EdgeEnv } from "../../src/edge/settings";
+import { approverDirectory } from "../../src/edge/approvals/groups";
+import { recordDecisionInInbox } from "../../durable/ledger/decisions";
+import { DECISION_BACKSTOP_MS } from "../../durable/thread/alarms";
+import { inThread, threadOfRun } from "./durable";
+
+export function recordOnly(input: DecisionInput): Promise<DecisionOutcome> {
+  return inThread(threadOfRun(input.runId), async (instance, state) => {
+    const deps = {
+      store: instance.store,
+      votes: instance.votes,
+      outbox: instance.outbox,
+      directory: approverDirectory(env as EdgeEnv, undefined),
+    };
+    const outcome = state.storage.transactionSync(() =>
+      recordDecisionInInbox(deps, input, Date.now()),
+    );
+    if ("checkEdit" in outcome) {
+      throw new Error("recordOnly does not check edits");
+    }
+    if (outcome.ok && !outcome.duplicate && outcome.decision) {
+      await state.storage.setAlarm(Date.now() + DECISION_BACKSTOP_MS);
+    }
+    return outcome;
+  });
+}
