@@ -22,10 +22,11 @@
  *   pending slot) and its reminder and escalation timers.
  * - notify_outbox: approver notifications not yet taken by the notify queue (v6; see
  *   notify-outbox.ts).
+ * - runs.trace (v8): the halted run's W3C trace context (thread/drive/tracing.ts).
  */
 import type { Sql } from "./sql";
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -180,6 +181,10 @@ export function migrate(sql: Sql): void {
     sql`ALTER TABLE votes ADD COLUMN args_hash TEXT`;
   }
   sql`CREATE INDEX IF NOT EXISTS votes_webhook ON votes (request_id, webhook_id)`;
+  // v8: the trace context stored with a suspension, so the resumed half continues its trace.
+  if (!columns.includes("trace")) {
+    sql`ALTER TABLE runs ADD COLUMN trace TEXT`;
+  }
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

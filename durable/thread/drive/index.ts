@@ -105,6 +105,7 @@ export function driverDeps(t: ThreadContext): DriverDeps {
     elicitationWindowMs: t.options.elicitationWindowMs ?? DEFAULT_ELICITATION_WINDOW_MS,
     remoteTaskWindowMs: t.options.remoteTaskWindowMs ?? DEFAULT_REMOTE_TASK_WINDOW_MS,
     inbox: t.inbox,
+    waitUntil: (promise) => t.state.waitUntil(promise),
   };
 }
 

@@ -14,6 +14,7 @@ import { slackRoutes } from "../slack/routes";
 import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
+import { telemetryMetrics } from "../telemetry/index";
 import { readSlackSettings } from "../slack/settings";
 import { readAccessSettings } from "../approvals/access";
 import { inboxNamespace } from "../inbox/rpc";
@@ -43,7 +44,8 @@ export function createApp(
       .get("/healthz", (c) => c.json({ ok: true }))
       .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
       .get("/metrics", (c) =>
-        c.text(edgeMetrics.render(), 200, {
+        // The OTLP exporter's counters too: a failing collector shows here (docs/traces.md).
+        c.text(edgeMetrics.render() + telemetryMetrics(), 200, {
           "content-type": "text/plain; version=0.0.4; charset=utf-8",
         }),
       )

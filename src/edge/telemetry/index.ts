@@ -14,6 +14,7 @@ export { createEdgeTracer, toNanos, type FinishedSpan, type EdgeTracerOptions } 
 export { encodeTraces, type OtlpResource } from "./otlp-json";
 export { OtlpExporter, type OtlpExporterOptions, type ExportStats } from "./exporter";
 export { readOtlpSettings, parseOtlpHeaders, tracesUrl, OtlpConfigError } from "./settings";
+export { deciderSalt } from "./decider-salt";
 
 export interface EdgeTelemetry {
   tracer: TracerLike;
