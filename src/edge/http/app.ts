@@ -10,6 +10,7 @@ import { decisionRoutes } from "./decisions";
 import { approvalRoutes } from "../approvals/routes";
 import { approvalsRoutes } from "../inbox/api-routes";
 import { inboxRoutes } from "../inbox/routes";
+import { edgeTimelineRoutes } from "../timeline/edge-routes";
 import { slackRoutes } from "../slack/routes";
 import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
@@ -57,6 +58,7 @@ export function createApp(
       .route("/v1", runRoutes(agents, options.approverGroups))
       .route("/", approvalRoutes())
       .route("/", inboxRoutes(options))
+      .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
       .route("/", a2aRoutes(agents, options.approverGroups))
       .route("/", mcpRoutes())
