@@ -3,7 +3,6 @@
  * message bodies. Plain JSON, so both sides can change independently.
  */
 import type { Answer, Message, Request, RunResult, Usage } from "../core/types";
-import type { TimelineEvent } from "./timeline/model";
 import type { SlackThread } from "./slack/sync";
 
 export interface StartInput {
@@ -283,7 +282,12 @@ export interface ThreadRpc extends SlackThread {
   /** A run's logged events after `afterId` (0: all), as GET /events would replay them. */
   runEvents(runId: string, afterId?: number): Promise<LoggedEvent[]>;
   /** The run's view and every event with its stored time (the run timeline page), or undefined. */
-  timeline(runId: string): Promise<{ run: RunView; events: TimelineEvent[] } | undefined>;
+  timeline(
+    runId: string,
+  ): Promise<
+    | { run: RunView; events: Array<{ id: number; type: string; data: unknown; at: number }> }
+    | undefined
+  >;
   /** Every request the run is suspended on now (the surfaced one and its halted siblings). */
   openRequests(runId: string): Promise<Request[]>;
   /**

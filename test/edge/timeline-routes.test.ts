@@ -6,6 +6,8 @@ import { SELF } from "cloudflare:test";
 import { API_TOKEN, BASE, WEBHOOK_SECRET, api } from "../helpers/edge";
 import { absentRunId, pendingRun, SseReader } from "../helpers/http";
 import { createRunViewToken } from "../../src/edge/timeline/view-token";
+import { RunViewLinkSchema } from "../../src/edge/timeline/schemas";
+import { ApiRequestError, createApiClient } from "../../src/api-client";
 
 const XSS = `<img src=x onerror=alert(1)><script>alert(2)</script>`;
 
@@ -28,7 +30,7 @@ async function viewLink(runId: string): Promise<{ url: string; expiresAt: string
   const response = await api(`/v1/runs/${runId}/view-link`, { method: "POST" });
   expect(response.status).toBe(201);
   expect(response.headers.get("cache-control")).toBe("no-store");
-  return response.json();
+  return RunViewLinkSchema.strict().parse(await response.json());
 }
 
 /** A finance refund (quorum 2) whose input carries markup. */
@@ -152,5 +154,22 @@ describe("view links", () => {
       expect(stream.status).toBe(410);
     }
     expect(await (await page(`/runs/view/${expired}`)).text()).toContain("expired");
+  });
+});
+
+describe("the typed API client", () => {
+  it("links.view(runId) returns the view link; an unknown run rejects with 404", async () => {
+    const client = createApiClient({
+      baseUrl: BASE,
+      token: API_TOKEN,
+      fetch: (request: Request) => SELF.fetch(request),
+    });
+    const { runId } = await financeRun();
+    const link = await client.links.view(runId);
+    expect(new URL(link.url).pathname).toMatch(/^\/runs\/view\/v\./);
+    expect((await page(new URL(link.url).pathname)).status).toBe(200);
+    const failed = await client.links.view(absentRunId()).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ApiRequestError);
+    expect(failed).toMatchObject({ status: 404 });
   });
 });
