@@ -34,6 +34,8 @@ export interface RunRow {
   cancelled_at: number | null;
   /** Schema v4; null on runs stored before it (absent on rows built by hand). */
   requested_by?: string | null;
+  /** Schema v8: the halted result's trace context (`RunResult.trace` as JSON), null untraced. */
+  trace?: string | null;
 }
 
 export interface DecisionRow {

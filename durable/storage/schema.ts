@@ -24,11 +24,12 @@
  *   notify-outbox.ts).
  * - agent_handles, agent_messages: the sub-agent tree of a run whose agent has a team (v8;
  *   see durable/agents/handle-store.ts).
+ * - runs.trace (v9): the halted run's W3C trace context (thread/drive/tracing.ts).
  */
 import type { Sql } from "./sql";
 import { migrateHandles } from "../agents/handle-store";
 
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -185,6 +186,10 @@ export function migrate(sql: Sql): void {
   sql`CREATE INDEX IF NOT EXISTS votes_webhook ON votes (request_id, webhook_id)`;
   // v8: sub-agent handles and their transcripts.
   migrateHandles(sql);
+  // v9: the trace context stored with a suspension, so the resumed half continues its trace.
+  if (!columns.includes("trace")) {
+    sql`ALTER TABLE runs ADD COLUMN trace TEXT`;
+  }
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

@@ -41,6 +41,7 @@ import type { EventHub } from "./event-hub";
 import { createThreadContext, type ThreadContext, type ThreadObjectOptions } from "./context";
 import { callbackUrl, cancelRun, startRun } from "./runs";
 import { decide } from "./decide";
+import { runTimeline } from "./timeline";
 import { drive } from "./drive";
 import { onAlarm } from "./on-alarm";
 import { configErrorOutcome } from "./config-error";
@@ -141,6 +142,10 @@ export function createThreadObjectClass(
 
     async runEvents(runId: string, afterId = 0): Promise<LoggedEvent[]> {
       return this.store.eventsAfter(runId, afterId).map(loggedEvent);
+    }
+
+    async timeline(runId: string) {
+      return runTimeline(this.#t, runId);
     }
 
     async openRequests(runId: string): Promise<AgentRequest[]> {

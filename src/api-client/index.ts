@@ -14,6 +14,7 @@ import type {
   ApprovalsQuery,
   ApproverLink,
   ApproverLinkCreate,
+  RunViewLink,
   Decision,
   DecisionAccepted,
   ErrorBody,
@@ -164,6 +165,11 @@ export function createApiClient(options: ApiClientOptions) {
        */
       inbox: (body: ApproverLinkCreate): Promise<ApproverLink> =>
         json(call("POST", "/v1/approvers/links", { body })),
+      /**
+       * `POST /v1/runs/:runId/view-link` (`201`): a signed link to the run's timeline page,
+       * valid 24 hours, for anyone who holds it (it shows the run; it decides nothing).
+       */
+      view: (runId: string): Promise<RunViewLink> => json(call("POST", `${run(runId)}/view-link`)),
     },
     decisions: {
       /**

@@ -21,6 +21,7 @@ import type {
   ApproverLinkCreateSchema,
   ApproverLinkSchema,
 } from "../edge/inbox/schemas";
+import type { RunViewLinkSchema } from "../edge/timeline/schemas";
 
 /** The body of `POST /v1/runs`. */
 export type RunCreate = z.input<typeof RunCreateSchema>;
@@ -50,3 +51,5 @@ export type ApprovalsPage = z.output<typeof ApprovalsPageSchema>;
 export type ApproverLinkCreate = z.input<typeof ApproverLinkCreateSchema>;
 /** `201` of `POST /v1/approvers/links`: a sign-in link to the approver's `/inbox`. */
 export type ApproverLink = z.output<typeof ApproverLinkSchema>;
+/** `201` of `POST /v1/runs/:runId/view-link`: a signed link to the run's timeline page. */
+export type RunViewLink = z.output<typeof RunViewLinkSchema>;

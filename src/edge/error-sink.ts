@@ -4,13 +4,16 @@
  * `onError` an application can route to its own logging or alerting.
  */
 import { errorMessage } from "../core/errors";
+import { logLine } from "./log-line";
 
 export interface ErrorInfo {
   /** The part of the service that caught the error. */
-  source: "http" | "queue" | "driver" | "notify" | "inbox" | "slack";
+  source: "http" | "queue" | "driver" | "notify" | "inbox" | "slack" | "telemetry";
   runId?: string;
   threadId?: string;
   requestId?: string;
+  /** The run's trace id (32 hex digits), where the reporter knows it. */
+  traceId?: string;
   /**
    * True when the service retries on its own (a notification is redelivered, a driver is
    * retried by the queue or the watchdog alarm); false when the error ended something
@@ -22,21 +25,39 @@ export interface ErrorInfo {
 /** Receives every error the service swallows or logs; it must not throw (a throw is logged and ignored). */
 export type ErrorSink = (error: Error, info: ErrorInfo) => void;
 
-/** The default: logs as the service always has, with the run and thread it belongs to. */
+/**
+ * The default: one JSON object per line (log-line.ts) with the ids that are known, so a log
+ * search finds a run's errors by its run, thread, request or trace id. Retried errors are
+ * `warn` with the cause's message; the others `error` with the stack.
+ */
 export const logErrors: ErrorSink = (error, info) => {
-  const ids = [info.threadId && `thread=${info.threadId}`, info.runId && `run=${info.runId}`]
-    .concat(info.requestId ? `request=${info.requestId}` : [])
-    .filter(Boolean)
-    .join(" ");
-  const label = `toolnexus-edge ${info.source}${ids ? ` ${ids}` : ""}`;
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  const line = logLine({
+    level: info.recoverable ? "warn" : "error",
+    code: errorCode(info),
+    message: error.message,
+    source: info.source,
+    ...(info.runId ? { runId: info.runId } : {}),
+    ...(info.threadId ? { threadId: info.threadId } : {}),
+    ...(info.requestId ? { requestId: info.requestId } : {}),
+    ...(info.traceId ? { traceId: info.traceId } : {}),
+    extra: {
+      error: error.name,
+      ...(cause ? { cause } : {}),
+      ...(!info.recoverable && error.stack ? { stack: error.stack } : {}),
+    },
+  });
   if (info.recoverable) {
-    // Retried on its own: one line, no stack.
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    console.warn(`${label} (will retry): ${error.message}${cause}`);
+    console.warn(line);
   } else {
-    console.error(label, error);
+    console.error(line);
   }
 };
+
+/** `driver_retry`, `notify_failed`, `telemetry_retry`, …: the part of the service and whether it retries. */
+export function errorCode(info: Pick<ErrorInfo, "source" | "recoverable">): string {
+  return `${info.source}_${info.recoverable ? "retry" : "failed"}`;
+}
 
 /** A sink that never throws into the code reporting to it. */
 export function errorSink(sink: ErrorSink = logErrors): (error: unknown, info: ErrorInfo) => void {

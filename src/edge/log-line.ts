@@ -1,6 +1,6 @@
 /**
  * Structured log lines: one JSON object per line, so a log search finds a run's lines by
- * `runId` or by the `traceId` of its trace (docs/traces.md). The error sink's default
+ * `runId` or by the `traceId` of its trace (README, "Traces and the run timeline"). The error sink's default
  * writer is meant to use this (not wired yet); any host can call it for its own lines.
  */
 import { traceIdOf } from "../core/tracing";

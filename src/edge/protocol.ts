@@ -293,6 +293,13 @@ export interface ThreadRpc extends SlackThread {
   runs(): Promise<RunSummary[]>;
   /** A run's logged events after `afterId` (0: all), as GET /events would replay them. */
   runEvents(runId: string, afterId?: number): Promise<LoggedEvent[]>;
+  /** The run's view and every event with its stored time (the run timeline page), or undefined. */
+  timeline(
+    runId: string,
+  ): Promise<
+    | { run: RunView; events: Array<{ id: number; type: string; data: unknown; at: number }> }
+    | undefined
+  >;
   /** Every request the run is suspended on now (the surfaced one and its halted siblings). */
   openRequests(runId: string): Promise<Request[]>;
   /**

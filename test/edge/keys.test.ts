@@ -5,7 +5,15 @@ import { signWebhook } from "../../src/edge/notify/webhooks";
 
 const A = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const B = `whsec_${btoa("a second secret, rotated in later")}`;
-const PURPOSES: KeyPurpose[] = ["approval-link", "approver-link", "inbox-session", "csrf"];
+const PURPOSES: KeyPurpose[] = [
+  "approval-link",
+  "approver-link",
+  "inbox-session",
+  "csrf",
+  "conversation",
+  "run-view",
+  "trace-decider",
+];
 const bytes = new TextEncoder().encode("msg_1.1700000000.{}");
 
 const mac = async (key: CryptoKey) =>

@@ -64,12 +64,11 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
-      // added by version 7: each vote's argsHash, and the index of deliveries
-      state.storage.sql.exec("DROP INDEX votes_webhook");
-      state.storage.sql.exec("ALTER TABLE votes DROP COLUMN args_hash");
-      state.storage.sql.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+      // added by version 9: the trace context stored with a suspension
+      state.storage.sql.exec("ALTER TABLE runs DROP COLUMN trace");
+      state.storage.sql.exec("UPDATE meta SET value = '8' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(8);
+    expect(SCHEMA_VERSION).toBe(9);
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
@@ -77,6 +76,13 @@ describe("upgrade", () => {
     expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 42");
     const { tables } = await storageOf(threadId);
     expect(tables).toEqual(expect.arrayContaining(["notify_outbox"]));
+    const columns = await inThread(threadId, (_instance, state) =>
+      state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM pragma_table_info('runs')")
+        .toArray()
+        .map((c) => c.name),
+    );
+    expect(columns).toContain("trace");
     const version = await inThread(threadId, (_instance, state) =>
       state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one(),
     );

@@ -37,6 +37,8 @@ export interface DriverDeps {
   remoteTaskWindowMs?: number;
   /** The driver started (true) or stopped (false) waiting inline for a decision (see drive/elicitation.ts). */
   parked?: (waiting: boolean) => void;
+  /** Keeps the object alive for work after the response (the OTLP export). */
+  waitUntil?(promise: Promise<unknown>): void;
   /** The approvals inbox's outbox (outbox/inbox.ts); each hook runs inside its change's transaction. */
   inbox?: InboxHooks;
   /** The sub-agent tree of runs whose agent has a team (durable/agents/). */

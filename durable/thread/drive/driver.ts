@@ -7,6 +7,7 @@
 import { decodeRequest, decodeUsage } from "../../storage/decode";
 import type { Request, RunResult } from "../../../src/core/types";
 import type { RunEvent } from "../../../src/core/events";
+import type { TracedClientOptions } from "../../../src/core/tracing/index";
 import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
 import { createToolkit, type Toolkit } from "../../../src/core/toolkit";
 import { answerDeclined } from "../../../src/core/answers";
@@ -19,6 +20,13 @@ import { checkpointer } from "./checkpoint";
 import type { DriverDeps, Work } from "./driver-deps";
 import { HALTED_SIGNAL } from "../event-hub";
 import { durableElicitation, type InlineDeps } from "./elicitation";
+import {
+  driveTracing,
+  resumedTrace,
+  storedTrace,
+  traceIdOfRun,
+  type DriveTracing,
+} from "./tracing";
 import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../../storage/run-store";
 
 import { agentHooks } from "../../agents/child-client";
@@ -119,16 +127,17 @@ export async function driveOnce(
 
   let result: RunResult;
   let toolkit: Toolkit | undefined;
+  let tracing: DriveTracing | undefined;
   try {
+    tracing = await driveTracing(deps, run, agent);
     // Inside the try: a missing model or tools that fail to build end the run with their message.
-    const client = makeClient(
-      deps,
-      agent,
-      finalOnly,
-      finalOnly ? run.turns : undefined,
+    const client = makeClient(deps, agent, {
+      afterCancel: finalOnly,
+      maxTurns: finalOnly ? run.turns : undefined,
       persister,
       signal,
-    );
+      traced: tracing?.client ?? {},
+    });
     toolkit = await createToolkit({
       tools: [...(await agentTools(agent, deps.env)), ...runTeamTools(tree, agent)],
       env: deps.env,
@@ -168,6 +177,7 @@ export async function driveOnce(
       });
       result = await client.runWithAnswer({
         ...stored,
+        ...resumedTrace(run, work),
         toolkit,
         history: messages,
         pending: work.request,
@@ -178,7 +188,13 @@ export async function driveOnce(
       if (work.kind === "answer" || work.recovering) {
         deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
       }
-      result = await client.continueRun({ ...stored, toolkit, history: messages, signal });
+      result = await client.continueRun({
+        ...stored,
+        ...resumedTrace(run, work),
+        toolkit,
+        history: messages,
+        signal,
+      });
     }
   } catch (error) {
     const current = deps.store.run(runId);
@@ -192,6 +208,9 @@ export async function driveOnce(
     return true;
   } finally {
     await toolkit?.close();
+    if (tracing) {
+      deps.waitUntil?.(tracing.flush()); // after the response; flush never rejects
+    }
   }
   if (work.kind === "answer" && work.finalOnly) {
     settleCancelled(deps, runId);
@@ -215,16 +234,20 @@ function inlineDeps(deps: DriverDeps): InlineDeps {
   };
 }
 
-function makeClient(
-  deps: DriverDeps,
-  agent: AgentDefinition,
-  afterCancel: boolean,
-  maxTurns: number | undefined,
-  persister: ReturnType<typeof checkpointer>,
-  signal: AbortSignal,
-): Client {
+interface ClientSetup {
+  afterCancel: boolean;
+  maxTurns: number | undefined;
+  persister: ReturnType<typeof checkpointer>;
+  signal: AbortSignal;
+  /** `tracer` and `tracing`, or nothing (./tracing.ts). */
+  traced: TracedClientOptions;
+}
+
+function makeClient(deps: DriverDeps, agent: AgentDefinition, setup: ClientSetup): Client {
+  const { afterCancel, maxTurns, persister, signal } = setup;
   // No systemPrompt here: it is the thread's first stored message (see RunStore.insertRun).
   const common = {
+    ...setup.traced,
     maxTurns: maxTurns ?? agent.maxTurns ?? 10,
     // Text deltas reach the event log (and live SSE listeners) as the model produces them.
     streaming: true,
@@ -294,6 +317,7 @@ async function finish(
           pending: JSON.stringify(request),
           expires_at: expires,
           inline_request: null,
+          ...storedTrace(result.trace),
         },
         deps.now(),
       );
@@ -320,6 +344,7 @@ async function finish(
         inline_request: null,
         expires_at: null,
         limit_reason: result.limit ?? null,
+        ...storedTrace(result.trace),
       },
       deps.now(),
     );
@@ -355,10 +380,12 @@ function fail(deps: DriverDeps, run: RunRow, error: unknown): void {
     deps.inbox?.ended(run.run_id, "run failed");
     deps.record(run.run_id, "error", { message });
   });
+  const traceId = traceIdOfRun(run);
   deps.report?.(error, {
     source: "driver",
     runId: run.run_id,
     threadId: run.thread_id,
+    ...(traceId ? { traceId } : {}),
     recoverable: false,
   });
 }

@@ -13,7 +13,8 @@ export type KeyPurpose =
   | "inbox-session"
   | "csrf"
   | "conversation"
-  | "run-view";
+  | "run-view"
+  | "trace-decider";
 
 const encoder = new TextEncoder();
 
@@ -28,6 +29,7 @@ const LABELS: Record<KeyPurpose, string> = {
   csrf: "toolnexus-edge csrf v1",
   conversation: "toolnexus-edge conversation v1",
   "run-view": "toolnexus-edge run-view v1",
+  "trace-decider": "toolnexus-edge trace-decider v1",
 };
 
 // Keyed by purpose and secret; holds the promise so concurrent first uses derive once.

@@ -10,10 +10,12 @@ import { decisionRoutes } from "./decisions";
 import { approvalRoutes } from "../approvals/routes";
 import { approvalsRoutes } from "../inbox/api-routes";
 import { inboxRoutes } from "../inbox/routes";
+import { edgeTimelineRoutes } from "../timeline/edge-routes";
 import { slackRoutes } from "../slack/routes";
 import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
+import { telemetryMetrics } from "../telemetry/index";
 import { readSlackSettings } from "../slack/settings";
 import { readAccessSettings } from "../approvals/access";
 import { inboxNamespace } from "../inbox/rpc";
@@ -43,7 +45,8 @@ export function createApp(
       .get("/healthz", (c) => c.json({ ok: true }))
       .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
       .get("/metrics", (c) =>
-        c.text(edgeMetrics.render(), 200, {
+        // The OTLP exporter's counters too: a failing collector shows here (README, "Traces and the run timeline").
+        c.text(edgeMetrics.render() + telemetryMetrics(), 200, {
           "content-type": "text/plain; version=0.0.4; charset=utf-8",
         }),
       )
@@ -55,6 +58,7 @@ export function createApp(
       .route("/v1", runRoutes(agents, options.approverGroups))
       .route("/", approvalRoutes())
       .route("/", inboxRoutes(options))
+      .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
       .route("/", a2aRoutes(agents, options.approverGroups))
       .route("/", mcpRoutes())

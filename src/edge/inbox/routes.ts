@@ -7,15 +7,14 @@ import { pageHeaders } from "../pages/layout";
 import { ApiError } from "../http/errors";
 import { readRawBody } from "../http/body";
 import { threadOf, threadStub } from "../http/threads";
-import { inboxMember } from "./groups";
 import { inboxStub } from "./rpc";
 import type { InboxItem } from "./item";
 import { itemEditedArgs, renderInboxPage, type InboxPageView } from "./page";
-import { checkCsrf, csrfToken, readApproverLink, sessionIdentity, startSession } from "./session";
+import { checkCsrf, csrfToken, readApproverLink, startSession } from "./session";
 import type { DecisionOutcome } from "../protocol";
 import { MAX_REASON_CHARS } from "../http/schemas";
 import { NO_STORE_NO_REFERRER } from "../http/headers";
-import { accessIdentity, readAccessSettings } from "../approvals/access";
+import { inboxSignedIn, signInPage } from "./signed-in";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 
@@ -32,15 +31,7 @@ const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 | 404 | 409 | 
  * GET renders; only POST decides, with a CSRF token bound to the approver.
  */
 export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
-  const signedIn = async (c: Ctx) => {
-    // Cloudflare Access in front of the worker vouches first; else a sign-in link's session.
-    const identity =
-      (await accessIdentity(readAccessSettings(c.env), c.req.raw.headers)) ??
-      (await sessionIdentity(c));
-    return identity === undefined
-      ? undefined
-      : { identity, ...inboxMember(c.env, identity, options.approverGroups) };
-  };
+  const signedIn = (c: Ctx) => inboxSignedIn(c, options.approverGroups);
 
   const render = async (
     c: Ctx,
@@ -177,14 +168,6 @@ async function findItem(
     }
   }
   return undefined;
-}
-
-function signInPage(): string {
-  return renderMessagePage(
-    "Sign in",
-    "Open the sign-in link you were sent (or sign in through Cloudflare Access) to see your approvals.",
-    "error",
-  );
 }
 
 function unique(items: InboxItem[]): InboxItem[] {

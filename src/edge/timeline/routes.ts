@@ -1,6 +1,5 @@
 /**
- * The timeline's routes as a sub-app the edge mounts at `/` (not wired yet: the lead mounts
- * it once the thread object can hand out a run's event log with times):
+ * The timeline's routes as a sub-app the edge mounts at `/` (edge-routes.ts wires it):
  * - `GET /inbox/runs/:runId` — for a signed-in member of a group with a request in the run;
  *   no session → the sign-in page; anyone else, or an unknown run → `404` (the same page).
  * - `POST /v1/runs/:runId/view-link` (API token) → `201 { url, expiresAt }`, valid 24 h.

@@ -32,6 +32,8 @@ import {
 } from "../../inbox/schemas";
 import { INBOX_PATHS } from "./inbox";
 import { APPROVAL_PAGE_PATHS } from "./approval-page";
+import { TIMELINE_PATHS } from "./timeline";
+import { RunViewLinkSchema } from "../../timeline/schemas";
 import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
 import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
 import { error, json, ref } from "./parts";
@@ -61,6 +63,7 @@ const SCHEMAS = {
   ApprovalStateSchema,
   ArgsChangedSchema,
   TreeHandleSchema,
+  RunViewLinkSchema,
 };
 
 function components() {
@@ -287,6 +290,7 @@ function openApiDocument(): unknown {
       },
       ...APPROVAL_PAGE_PATHS,
       ...INBOX_PATHS,
+      ...TIMELINE_PATHS,
       ...PROTOCOL_PATHS,
       ...AGENT_PROTOCOL_PATHS,
       "/metrics": {
