@@ -10,4 +10,5 @@ const edge = createEdge<Env>({ agents: [supportAgent] });
 export class ThreadObject extends edge.ThreadObject {}
 export class InboxObject extends edge.InboxObject {}
 export class McpSessionObject extends edge.McpSessionObject {}
+export class TokenObject extends edge.TokenObject {}
 export default edge.worker;

@@ -1,7 +1,7 @@
 import type { Tool } from "../core/types";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
-import { normalizeMcpConfig } from "../core/mcp/config";
+import { normalizeEdgeMcpConfig } from "./oauth/settings";
 import { toJsonSchema } from "../core/schema";
 import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
 import type { OnVersionChange } from "./versions/types";
@@ -111,7 +111,7 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.
   if (definition.mcp !== undefined) {
-    normalizeMcpConfig(definition.mcp);
+    normalizeEdgeMcpConfig(definition.mcp); // an oauth redirectUrl may be left to the edge
   }
   return Object.freeze({ ...definition });
 }

@@ -18,6 +18,7 @@ import { checkpointer } from "./checkpoint";
 import type { DriverDeps, Work } from "./driver-deps";
 import { HALTED_SIGNAL } from "../event-hub";
 import { durableElicitation, type InlineDeps } from "./elicitation";
+import { runOAuth } from "../../tokens/run-oauth";
 import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../../storage/run-store";
 
 export type { DriverDeps, Work } from "./driver-deps";
@@ -128,7 +129,8 @@ export async function driveOnce(
       ...(agent.mcp === undefined
         ? {}
         : {
-            mcp: agent.mcp,
+            // An `oauth` server: the subject's durable tokens and a signed state (tokens/run-oauth.ts).
+            ...runOAuth(deps.env, run, agent.mcp),
             onElicitation: durableElicitation(inlineDeps(deps), runId),
             ...(deps.fetch ? { fetch: deps.fetch } : {}),
           }),
