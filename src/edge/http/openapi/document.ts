@@ -31,6 +31,7 @@ import {
 } from "../../inbox/schemas";
 import { INBOX_PATHS } from "./inbox";
 import { APPROVAL_PAGE_PATHS } from "./approval-page";
+import { OAUTH_PATHS } from "../../oauth/openapi";
 import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
 import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
 import { error, json, ref } from "./parts";
@@ -284,6 +285,7 @@ function openApiDocument(): unknown {
         },
       },
       ...APPROVAL_PAGE_PATHS,
+      ...OAUTH_PATHS,
       ...INBOX_PATHS,
       ...PROTOCOL_PATHS,
       ...AGENT_PROTOCOL_PATHS,
