@@ -4,7 +4,6 @@
  * uses `oauth`; a missing one is a `ConfigError` (`500 config_error`) naming it and the fix.
  */
 import { type McpServerConfig, normalizeMcpConfig, parseMcpConfig } from "../../core/mcp/config";
-import type { AgentDefinition } from "../agent";
 import { ConfigError } from "../config-error";
 import { checkKeySecret } from "../secret-key";
 
@@ -26,7 +25,7 @@ export function usesOAuth(mcp: unknown): boolean {
   );
 }
 
-export function anyAgentUsesOAuth(agents: readonly AgentDefinition[]): boolean {
+export function anyAgentUsesOAuth(agents: readonly { mcp?: unknown }[]): boolean {
   return agents.some((agent) => usesOAuth(agent.mcp));
 }
 
