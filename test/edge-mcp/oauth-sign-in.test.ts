@@ -37,6 +37,7 @@ const decoded = (bytes: ArrayBuffer) => new TextDecoder("latin1").decode(new Uin
 
 beforeEach(() => {
   fakeOAuth.deny = false;
+  fakeOAuth.lifetimeSeconds = 3600;
 });
 
 describe("MCP sign-in at the edge", () => {
@@ -103,6 +104,24 @@ describe("MCP sign-in at the edge", () => {
     expect(nextDone.text).toBe(`Found: ${SEARCH_RESULT}`);
     expect(fakeOAuth.authorizeCalls).toBe(authorizeCalls);
     expect(fakeOAuth.codeExchanges).toBe(exchanges);
+  });
+
+  it("refreshes an expired access token for the subject's next run without asking", async () => {
+    // A token that lives 1 s is past the kernel's 5 s safety margin at once: the next use refreshes.
+    fakeOAuth.lifetimeSeconds = 1;
+    const subject = `dan-${crypto.randomUUID()}`;
+    const { runId, request } = await startSignIn(subject);
+    expect((await callback(await consent(request.url!))).status).toBe(200);
+    expect((await waitForStatus(runId, ["done", "failed"])).status).toBe("done");
+    fakeOAuth.lifetimeSeconds = 3600;
+    const authorizeCalls = fakeOAuth.authorizeCalls;
+    const refreshes = fakeOAuth.refreshes;
+    const next = await startRun({ agent: DOCS_AGENT, input: "again", requestedBy: subject });
+    const done = await waitForStatus(next.runId, ["done", "failed", "pending"]);
+    expect(done.status).toBe("done");
+    expect(done.text).toBe(`Found: ${SEARCH_RESULT}`);
+    expect(fakeOAuth.refreshes).toBeGreaterThan(refreshes);
+    expect(fakeOAuth.authorizeCalls).toBe(authorizeCalls);
   });
 
   it("refuses a made-up or altered state with 400 and writes nothing", async () => {
