@@ -4,6 +4,7 @@ import { createThreadObjectClass, type ThreadObjectClass } from "../durable/thre
 import { InboxObject } from "../durable/inbox/object";
 import { checkTeams } from "./edge/agents/team-check";
 import { createMcpSessionClass, type McpSessionObjectClass } from "../durable/mcp/session-object";
+import { TokenObject } from "../durable/tokens/object";
 
 /** `createEdge`'s options; `Env` is the worker's environment type (from `wrangler types`). */
 export interface EdgeOptions<Env = unknown> extends Omit<WorkerOptions, "agents"> {
@@ -19,17 +20,20 @@ export interface Edge<Env = unknown> {
   InboxObject: typeof InboxObject;
   /** Export under the class name wrangler.toml binds as MCP_SESSIONS: `export class McpSessionObject extends edge.McpSessionObject {}`. */
   McpSessionObject: McpSessionObjectClass<Env>;
+  /** Export under the class name wrangler.toml binds as MCP_TOKENS (needed when an agent uses MCP `oauth`): `export class TokenObject extends edge.TokenObject {}`. */
+  TokenObject: typeof TokenObject;
 }
 
 /**
  * Builds a deployable edge from agent definitions: the worker's handlers and the
  * Durable Object classes: one per thread, one approvals inbox per approver group, one per MCP
- * session. Export all four from your worker module.
+ * session, one per MCP sign-in subject (its OAuth tokens). Export them from your worker module.
  * @example
  * const edge = createEdge<Env>({ agents: [supportAgent] });
  * export class ThreadObject extends edge.ThreadObject {}
  * export class InboxObject extends edge.InboxObject {}
  * export class McpSessionObject extends edge.McpSessionObject {}
+ * export class TokenObject extends edge.TokenObject {}
  * export default edge.worker;
  */
 export function createEdge<Env = unknown>(options: EdgeOptions<Env>): Edge<Env> {
@@ -43,5 +47,6 @@ export function createEdge<Env = unknown>(options: EdgeOptions<Env>): Edge<Env> 
     ThreadObject: createThreadObjectClass(edgeOptions) as unknown as ThreadObjectClass<Env>,
     InboxObject,
     McpSessionObject: createMcpSessionClass(edgeOptions) as unknown as McpSessionObjectClass<Env>,
+    TokenObject,
   };
 }

@@ -19,6 +19,7 @@ import { openRequests } from "../storage/open-requests";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import { originalArgs } from "../../src/core/approvers/vote";
 import type { VoteStore } from "../storage/vote-store";
+import { isMcpSignIn } from "../../src/edge/oauth/sign-in-request";
 import {
   answerOfRow,
   parseJson,
@@ -230,6 +231,9 @@ export function recordDecisionInInbox(
   const recorded = recordDecision(deps, input, now);
   if (!run || !request || "checkEdit" in recorded || !recorded.ok || recorded.duplicate) {
     return recorded;
+  }
+  if (isMcpSignIn(request)) {
+    return recorded; // the requester's own step: never in an approver group's inbox
   }
   const decision = store.decision(input.requestId);
   const rules = rulesOf(request);

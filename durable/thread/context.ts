@@ -26,6 +26,7 @@ import { EventHub } from "./event-hub";
 import { InlineWaiters } from "./drive/elicitation";
 import { DriveLock } from "./drive/drive-lock";
 import { RemoteTaskWaits, withoutRemoteTasks } from "./remote-tasks";
+import { withoutSignIns } from "../tokens/inbox-filter";
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
@@ -108,7 +109,8 @@ export function createThreadContext(
     slack,
     notifications,
     // A `remote_task` request never reaches an inbox or Slack: nobody decides it.
-    inbox: withoutRemoteTasks(inboxHooks(outbox, votes)),
+    // Nor does an MCP sign-in: it is the requester's own step (../tokens/inbox-filter.ts).
+    inbox: withoutSignIns(withoutRemoteTasks(inboxHooks(outbox, votes))),
     delivered: new NotifyDelivered(state.storage),
     sends: notifySends({
       env,

@@ -3,7 +3,7 @@
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src");
-		durableNamespaces: "ThreadObject" | "InboxObject" | "McpSessionObject";
+		durableNamespaces: "ThreadObject" | "InboxObject" | "McpSessionObject" | "TokenObject";
 	}
 	interface Env {
 		RESUME_QUEUE: Queue;
@@ -11,6 +11,7 @@ declare namespace Cloudflare {
 		THREADS: DurableObjectNamespace<import("./src").ThreadObject>;
 		INBOXES: DurableObjectNamespace<import("./src").InboxObject>;
 		MCP_SESSIONS: DurableObjectNamespace<import("./src").McpSessionObject>;
+		MCP_TOKENS: DurableObjectNamespace<import("./src").TokenObject>;
 	}
 }
 interface Env extends Cloudflare.Env {}

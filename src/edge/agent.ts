@@ -3,7 +3,7 @@ import type { Budget } from "../core/agents/types";
 import type { CompactorOptions } from "../core/compaction";
 import type { GeneratedMessage } from "../core/client";
 import type { ModelRequest } from "../core/providers/model";
-import { normalizeMcpConfig } from "../core/mcp/config";
+import { normalizeEdgeMcpConfig } from "./oauth/settings";
 import { toJsonSchema } from "../core/schema";
 import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
 import type { OnVersionChange } from "./versions/types";
@@ -135,7 +135,7 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
   }
   // A malformed MCP config is a programming error: report it where the agent is defined.
   if (definition.mcp !== undefined) {
-    normalizeMcpConfig(definition.mcp);
+    normalizeEdgeMcpConfig(definition.mcp); // an oauth redirectUrl may be left to the edge
   }
   return Object.freeze({ ...definition });
 }

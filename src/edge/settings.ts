@@ -185,7 +185,7 @@ const NEEDS = {
 } as const;
 
 /** Bindings of our own that are not typos of the ones above (checked where they are used). */
-const OTHER_BINDINGS: ReadonlySet<string> = new Set(["INBOXES", "MCP_SESSIONS"]);
+const OTHER_BINDINGS: ReadonlySet<string> = new Set(["INBOXES", "MCP_SESSIONS", "MCP_TOKENS"]);
 
 // A service binding answers any property with an RPC method, so it is told apart by its `fetch`.
 const isBinding = (value: unknown): value is Record<string, unknown> =>

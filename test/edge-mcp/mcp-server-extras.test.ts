@@ -165,7 +165,14 @@ describe("plain tools an agent exposes (mcpServerTools)", () => {
   it("lists them verbatim with their schema, ignores unknown names, and runs them without a run", async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["crm", "signin", "delegate", "get_run", "echo"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "crm",
+      "signin",
+      "delegate",
+      "docs",
+      "get_run",
+      "echo",
+    ]);
     const echo = tools.find((t) => t.name === "echo")!;
     expect(echo.inputSchema).toMatchObject({ type: "object", required: ["text"] });
     const result = await client.callTool({ name: "echo", arguments: { text: "héllo 👋" } });

@@ -63,6 +63,7 @@ describe("/openapi.json operations", () => {
         "GET /approve/{token}",
         "POST /approve/{token}",
         "GET /inbox",
+        "GET /oauth/callback",
       ]),
     );
     expect(open).not.toContain("POST /v1/runs");

@@ -27,6 +27,7 @@ import {
   traceIdOfRun,
   type DriveTracing,
 } from "./tracing";
+import { runOAuth } from "../../tokens/run-oauth";
 import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../../storage/run-store";
 
 import { agentHooks } from "../../agents/child-client";
@@ -146,7 +147,8 @@ export async function driveOnce(
       ...(agent.mcp === undefined
         ? {}
         : {
-            mcp: agent.mcp,
+            // An `oauth` server: the subject's durable tokens and a signed state (tokens/run-oauth.ts).
+            ...runOAuth(deps.env, run, agent.mcp),
             onElicitation: durableElicitation(inlineDeps(deps), runId),
             ...(deps.fetch ? { fetch: deps.fetch } : {}),
           }),

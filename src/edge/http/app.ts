@@ -24,6 +24,8 @@ import { agUiRoutes } from "../protocols/ag-ui/routes";
 import { a2aRoutes } from "../protocols/a2a/routes";
 import { mcpRoutes } from "../protocols/mcp-server/routes";
 import { mcpSessionNamespace } from "../protocols/mcp-server/sessions";
+import { oauthRoutes } from "../oauth/routes";
+import { anyAgentUsesOAuth, readOAuthSettings } from "../oauth/settings";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -31,6 +33,7 @@ export function createApp(
   report: (error: unknown, info: ErrorInfo) => void,
   options: { approverGroups?: ApproverGroupsInit } = {},
 ) {
+  const usesOAuth = anyAgentUsesOAuth(agents);
   return (
     new Hono<{ Bindings: EdgeEnv }>()
       .use("*", async (c, next) => {
@@ -40,6 +43,9 @@ export function createApp(
         inboxNamespace(c.env);
         mcpSessionNamespace(c.env);
         approverDirectory(c.env, options.approverGroups);
+        if (usesOAuth) {
+          readOAuthSettings(c.env); // MCP_TOKENS and MCP_TOKEN_KEY, only when an agent uses oauth
+        }
         await next();
       })
       .get("/healthz", (c) => c.json({ ok: true }))
@@ -62,6 +68,7 @@ export function createApp(
       .route("/", slackRoutes({ ...options, report }))
       .route("/", a2aRoutes(agents, options.approverGroups))
       .route("/", mcpRoutes())
+      .route("/", oauthRoutes({ enabled: usesOAuth }))
       .notFound(() => {
         throw new ApiError(404, "not_found", "no such route");
       })

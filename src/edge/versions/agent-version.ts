@@ -9,7 +9,7 @@
  * configured with (names and URLs) count. An agent that sets `version` is that string.
  */
 import { canonicalJson } from "../../core/schema/canonical-json";
-import { normalizeMcpConfig } from "../../core/mcp/config";
+import { normalizeEdgeMcpConfig } from "../oauth/settings";
 import { sha256 } from "../../core/schema/sha256";
 import type { Tool } from "../../core/types";
 import { agentTools, describeTool, type AgentDefinition } from "../agent";
@@ -65,7 +65,7 @@ export function mcpServers(agent: Pick<AgentDefinition, "mcp">): VersionInputs["
   if (agent.mcp === undefined) {
     return [];
   }
-  return normalizeMcpConfig(agent.mcp)
+  return normalizeEdgeMcpConfig(agent.mcp)
     .map((server) => ({
       name: server.name,
       url: server.type === "remote" ? server.url : null,

@@ -34,6 +34,7 @@ import { INBOX_PATHS } from "./inbox";
 import { APPROVAL_PAGE_PATHS } from "./approval-page";
 import { TIMELINE_PATHS } from "./timeline";
 import { RunViewLinkSchema } from "../../timeline/schemas";
+import { OAUTH_PATHS } from "../../oauth/openapi";
 import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
 import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
 import { error, json, ref } from "./parts";
@@ -289,6 +290,7 @@ function openApiDocument(): unknown {
         },
       },
       ...APPROVAL_PAGE_PATHS,
+      ...OAUTH_PATHS,
       ...INBOX_PATHS,
       ...TIMELINE_PATHS,
       ...PROTOCOL_PATHS,

@@ -1,0 +1,52 @@
+/**
+ * What the driver gives `createToolkit` for a run whose agent has an `oauth` MCP server:
+ * the durable token store, the subject (the run's `requestedBy` when given, else its
+ * thread), a `state` signed to name thread, run and request (so `GET /oauth/callback` knows
+ * where to record the answer), and the MCP config with the edge's callback as the default
+ * `redirectUrl` (`PUBLIC_URL`, else the origin the run was started on, + `/oauth/callback`).
+ */
+import type { OAuthStateMaker } from "../../src/core/mcp/oauth/session";
+import type { TokenStore } from "../../src/core/mcp/oauth/store";
+import {
+  CALLBACK_PATH,
+  readOAuthSettings,
+  usesOAuth,
+  withRedirectUrl,
+} from "../../src/edge/oauth/settings";
+import { createOAuthState } from "../../src/edge/oauth/state-token";
+import type { RunRow } from "../storage/run-store";
+import { durableTokenStore } from "./store";
+
+export interface RunOAuth {
+  mcp: unknown;
+  tokenStore?: TokenStore;
+  subject?: string;
+  oauthState?: OAuthStateMaker;
+}
+
+/** The subject whose tokens a run uses. */
+export function subjectOf(run: Pick<RunRow, "requested_by" | "thread_id">): string {
+  return run.requested_by ? run.requested_by : `thread:${run.thread_id}`;
+}
+
+/** The config unchanged when no server uses `oauth`; else with the binding and key (or a ConfigError). */
+export function runOAuth(env: object, run: RunRow, mcp: unknown): RunOAuth {
+  if (!usesOAuth(mcp)) {
+    return { mcp };
+  }
+  const { tokens, key } = readOAuthSettings(env);
+  const subject = subjectOf(run);
+  return {
+    mcp: withRedirectUrl(mcp, `${run.public_url.replace(/\/+$/, "")}${CALLBACK_PATH}`),
+    tokenStore: durableTokenStore(tokens),
+    subject,
+    oauthState: ({ server, requestId, runId }) =>
+      createOAuthState(key, {
+        threadId: run.thread_id,
+        runId: runId ?? run.run_id,
+        requestId,
+        server,
+        subject,
+      }),
+  };
+}
