@@ -16,6 +16,8 @@ const secrets = {
   API_TOKEN: "test-token",
   WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
   NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
+  // Signs decision receipts (an Ed25519 seed; test/edge/receipts-wiring.test.ts verifies with it).
+  RECEIPT_KEY: "F3HL9lvndctt0UUF3146arEoGToztgEFdYFQfT+IfcQ=",
   // The test receivers: an unreachable loopback port and the MCP fixture's hooks origin.
   CALLBACK_ALLOW: "127.0.0.1 http://hooks.test",
   // Browser origins the chat and AG-UI routes answer (test/edge/chat-cors.test.ts).

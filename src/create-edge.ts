@@ -2,6 +2,7 @@ import type { AgentDefinition } from "./edge/agent";
 import { createWorker, type WorkerOptions } from "./edge/create-worker";
 import { createThreadObjectClass, type ThreadObjectClass } from "../durable/thread/object";
 import { InboxObject } from "../durable/inbox/object";
+import { ReceiptObject } from "../durable/receipts/object";
 import { createMcpSessionClass, type McpSessionObjectClass } from "../durable/mcp/session-object";
 
 /** `createEdge`'s options; `Env` is the worker's environment type (from `wrangler types`). */
@@ -16,6 +17,8 @@ export interface Edge<Env = unknown> {
   ThreadObject: ThreadObjectClass<Env>;
   /** Export under the class name wrangler.toml binds as INBOXES: `export class InboxObject extends edge.InboxObject {}`. */
   InboxObject: typeof InboxObject;
+  /** Export under the class name wrangler.toml binds as RECEIPTS: `export class ReceiptObject extends edge.ReceiptObject {}`. */
+  ReceiptObject: typeof ReceiptObject;
   /** Export under the class name wrangler.toml binds as MCP_SESSIONS: `export class McpSessionObject extends edge.McpSessionObject {}`. */
   McpSessionObject: McpSessionObjectClass<Env>;
 }
@@ -23,11 +26,12 @@ export interface Edge<Env = unknown> {
 /**
  * Builds a deployable edge from agent definitions: the worker's handlers and the
  * Durable Object classes: one per thread, one approvals inbox per approver group, one per MCP
- * session. Export all four from your worker module.
+ * session, one store of every thread's decision receipts. Export all five from your worker module.
  * @example
  * const edge = createEdge<Env>({ agents: [supportAgent] });
  * export class ThreadObject extends edge.ThreadObject {}
  * export class InboxObject extends edge.InboxObject {}
+ * export class ReceiptObject extends edge.ReceiptObject {}
  * export class McpSessionObject extends edge.McpSessionObject {}
  * export default edge.worker;
  */
@@ -39,6 +43,7 @@ export function createEdge<Env = unknown>(options: EdgeOptions<Env>): Edge<Env> 
     worker: createWorker(edgeOptions) as unknown as ExportedHandler<Env>,
     ThreadObject: createThreadObjectClass(edgeOptions) as unknown as ThreadObjectClass<Env>,
     InboxObject,
+    ReceiptObject,
     McpSessionObject: createMcpSessionClass(edgeOptions) as unknown as McpSessionObjectClass<Env>,
   };
 }

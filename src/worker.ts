@@ -9,5 +9,6 @@ const edge = createEdge<Env>({ agents: [supportAgent] });
 
 export class ThreadObject extends edge.ThreadObject {}
 export class InboxObject extends edge.InboxObject {}
+export class ReceiptObject extends edge.ReceiptObject {}
 export class McpSessionObject extends edge.McpSessionObject {}
 export default edge.worker;

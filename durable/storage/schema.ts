@@ -22,10 +22,14 @@
  *   pending slot) and its reminder and escalation timers.
  * - notify_outbox: approver notifications not yet taken by the notify queue (v6; see
  *   notify-outbox.ts).
+ * - receipts: one signed decision receipt per applied decision, chained per thread (v8; see
+ *   src/edge/receipts/thread-receipts.ts); receipt_delivery: how far the receipts store has
+ *   acknowledged them (durable/outbox/receipts.ts). runs.agent_version (v8): the agent version
+ *   the run started, or last suspended, under.
  */
 import type { Sql } from "./sql";
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -180,6 +184,25 @@ export function migrate(sql: Sql): void {
     sql`ALTER TABLE votes ADD COLUMN args_hash TEXT`;
   }
   sql`CREATE INDEX IF NOT EXISTS votes_webhook ON votes (request_id, webhook_id)`;
+  // v8: agent versions and decision receipts (issue 30).
+  if (!columns.includes("agent_version")) {
+    sql`ALTER TABLE runs ADD COLUMN agent_version TEXT`;
+  }
+  sql`CREATE TABLE IF NOT EXISTS receipts (
+    seq INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    draft TEXT NOT NULL,
+    jws TEXT
+  )`;
+  sql`CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id, seq)`;
+  sql`CREATE TABLE IF NOT EXISTS receipt_delivery (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    acked_seq INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    retry_at INTEGER
+  )`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

@@ -25,6 +25,8 @@ import { EventHub } from "./event-hub";
 import { InlineWaiters } from "./drive/elicitation";
 import { DriveLock } from "./drive/drive-lock";
 import { RemoteTaskWaits, withoutRemoteTasks } from "./remote-tasks";
+import { ReceiptOutbox } from "../outbox/receipts";
+import { receiptRecorder } from "../receipts/record";
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
@@ -53,6 +55,8 @@ export interface ThreadContext {
   readonly outbox: InboxOutbox;
   readonly slack: SlackMessages;
   readonly notifications: NotifyOutbox;
+  /** The thread's decision receipts and how far the receipts store has them (outbox/receipts.ts). */
+  readonly receipts: ReceiptOutbox;
   /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
   readonly inbox: InboxHooks;
   /** What the thread hands to the notify queue (outbox/notify-sends.ts). */
@@ -89,6 +93,9 @@ export function createThreadContext(
   const outbox = new InboxOutbox(sql);
   const slack = new SlackMessages(sql);
   const notifications = new NotifyOutbox(sql);
+  const receipts = new ReceiptOutbox(sql, () => store.runs()[0]?.thread_id);
+  // Every decision inserted appends its receipt in the same transaction (receipts/record.ts).
+  store.onDecision = receiptRecorder({ store, votes, outbox: receipts });
   let controller = new AbortController();
   const config = () => readConfig(env);
   return {
@@ -103,6 +110,7 @@ export function createThreadContext(
     outbox,
     slack,
     notifications,
+    receipts,
     // A `remote_task` request never reaches an inbox or Slack: nobody decides it.
     inbox: withoutRemoteTasks(inboxHooks(outbox, votes)),
     delivered: new NotifyDelivered(state.storage),

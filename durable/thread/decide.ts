@@ -14,6 +14,7 @@ import type { OutboxDelivery } from "../outbox/delivery";
 import { armAlarm, DECISION_BACKSTOP_MS } from "./alarms";
 import { sendResume, type ThreadContext } from "./context";
 import { configErrorOutcome } from "./config-error";
+import { requireReceiptConfig } from "../outbox/receipt-delivery";
 import { pendingOfRow } from "../storage/run-store";
 import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
 
@@ -61,6 +62,7 @@ export async function decideAny(
  * nothing written), then the pass runs again on fresh state with the edit allowed.
  */
 async function record(t: ThreadContext, input: DecisionInput): Promise<DecisionOutcome> {
+  await requireReceiptConfig(t);
   const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
   const first = recordOnce(t, input, deps);
   if (!("checkEdit" in first)) {

@@ -43,6 +43,7 @@ import { decide } from "./decide";
 import { drive } from "./drive";
 import { onAlarm } from "./on-alarm";
 import { configErrorOutcome } from "./config-error";
+import { runReceipts } from "../receipts/run-receipts";
 
 export type { ThreadObjectOptions } from "./context";
 
@@ -110,6 +111,10 @@ export function createThreadObjectClass(
     async getRun(runId: string, view: { transcript?: boolean } = {}): Promise<RunView | undefined> {
       const run = this.store.run(runId);
       return run && runView(this.store, this.votes, run, view.transcript ?? false);
+    }
+
+    async runReceipts(runId: string): Promise<string[] | undefined> {
+      return runReceipts(this.#t, runId);
     }
 
     /** Records a decision from any channel; the resume queue (or the backstop alarm) applies it. */

@@ -10,6 +10,7 @@ import type { OutboxDelivery } from "../outbox/delivery";
 import { closeOpenTurn } from "./drive/close-turn";
 import { armAlarm } from "./alarms";
 import { sendResume, type ThreadContext } from "./context";
+import { agentVersion } from "../../src/edge/versions/agent-version";
 
 export async function startRun(t: ThreadContext, input: StartInput): Promise<StartOutcome> {
   const agent = t.agents.get(input.agent);
@@ -20,6 +21,8 @@ export async function startRun(t: ThreadContext, input: StartInput): Promise<Sta
       message: `no agent named ${JSON.stringify(input.agent)}`,
     };
   }
+  // Before the checks: nothing may await between them and the insert.
+  const version = await agentVersion(agent, t.env);
   const active = t.store.activeRun() ?? t.store.runsWithWork()[0];
   if (active) {
     return {
@@ -32,9 +35,10 @@ export async function startRun(t: ThreadContext, input: StartInput): Promise<Sta
     return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
   }
   const now = Date.now();
-  t.state.storage.transactionSync(() =>
-    t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }),
-  );
+  t.state.storage.transactionSync(() => {
+    t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt });
+    t.store.update(input.runId, { agent_version: version }, now);
+  });
   await armAlarm(t);
   await sendResume(t, { thread_id: input.threadId, run_id: input.runId });
   return { ok: true, run: runView(t.store, t.votes, t.store.requireRun(input.runId), false) };

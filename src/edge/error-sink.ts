@@ -7,7 +7,7 @@ import { errorMessage } from "../core/errors";
 
 export interface ErrorInfo {
   /** The part of the service that caught the error. */
-  source: "http" | "queue" | "driver" | "notify" | "inbox" | "slack";
+  source: "http" | "queue" | "driver" | "notify" | "inbox" | "slack" | "receipts";
   runId?: string;
   threadId?: string;
   requestId?: string;

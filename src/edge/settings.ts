@@ -3,6 +3,7 @@
  * misconfiguration fails with a message that names the variable.
  */
 import { ConfigError } from "./config-error";
+import type { ReceiptEnv } from "./receipts/receipt-keys";
 import { type CallbackAllow, parseCallbackAllow } from "./notify/callback-url";
 import type { DriveMessage, NotifyMessage } from "./protocol";
 import { checkKeySecret } from "./secret-key";
@@ -18,7 +19,7 @@ import type { AccessEnv } from "./approvals/access";
  * The worker's environment: what the edge itself reads, typed. It is a kernel `EnvLike`
  * (any object of bindings a tool reads by name), so it goes to tools and toolkits as it is.
  */
-export interface EdgeEnv extends SlackEnv, AccessEnv {
+export interface EdgeEnv extends SlackEnv, AccessEnv, ReceiptEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
   NOTIFY_SECRET?: string;
@@ -185,7 +186,7 @@ const NEEDS = {
 } as const;
 
 /** Bindings of our own that are not typos of the ones above (checked where they are used). */
-const OTHER_BINDINGS: ReadonlySet<string> = new Set(["INBOXES", "MCP_SESSIONS"]);
+const OTHER_BINDINGS: ReadonlySet<string> = new Set(["INBOXES", "MCP_SESSIONS", "RECEIPTS"]);
 
 // A service binding answers any property with an RPC method, so it is told apart by its `fetch`.
 const isBinding = (value: unknown): value is Record<string, unknown> =>

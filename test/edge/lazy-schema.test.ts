@@ -64,19 +64,22 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
-      // added by version 7: each vote's argsHash, and the index of deliveries
-      state.storage.sql.exec("DROP INDEX votes_webhook");
-      state.storage.sql.exec("ALTER TABLE votes DROP COLUMN args_hash");
-      state.storage.sql.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+      // added by version 8: the run's agent version, the receipts and their delivery
+      state.storage.sql.exec("DROP TABLE IF EXISTS receipt_delivery");
+      state.storage.sql.exec("DROP TABLE IF EXISTS receipts");
+      state.storage.sql.exec("ALTER TABLE runs DROP COLUMN agent_version");
+      state.storage.sql.exec("UPDATE meta SET value = '7' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(7);
+    expect(SCHEMA_VERSION).toBe(8);
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
     expect(decided.status).toBe(202);
     expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 42");
     const { tables } = await storageOf(threadId);
-    expect(tables).toEqual(expect.arrayContaining(["notify_outbox"]));
+    expect(tables).toEqual(
+      expect.arrayContaining(["notify_outbox", "receipts", "receipt_delivery"]),
+    );
     const version = await inThread(threadId, (_instance, state) =>
       state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one(),
     );

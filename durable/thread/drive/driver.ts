@@ -4,6 +4,7 @@
  * with a fresh client, and persists at every turn boundary. Nothing is kept in
  * memory across a suspension: every step starts from storage.
  */
+import { agentVersion } from "../../../src/edge/versions/agent-version";
 import type { Request, RunResult, Usage } from "../../../src/core/types";
 import type { RunEvent } from "../../../src/core/events";
 import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
@@ -71,7 +72,7 @@ function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): Decision
   };
   const decision = { ...row, applied_at: null };
   deps.transaction(() => {
-    deps.store.insertDecision(row);
+    deps.store.insertDecision(row, request);
     deps.inbox?.settled(run, request, decision);
   });
   return decision;
@@ -262,6 +263,9 @@ async function finish(
   runId: string,
   result: RunResult,
 ): Promise<void> {
+  // The version a request suspends under (its receipt and a later resume compare with it),
+  // computed first: nothing awaits between the reads below and their transaction.
+  const version = result.status === "pending" ? await agentVersion(agent, deps.env) : null;
   const run = deps.store.requireRun(runId);
   if (run.status === "cancelled") {
     return;
@@ -284,6 +288,7 @@ async function finish(
           pending: JSON.stringify(request),
           expires_at: expires,
           inline_request: null,
+          agent_version: version,
         },
         deps.now(),
       );

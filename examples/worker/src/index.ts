@@ -77,5 +77,6 @@ const edge = createEdge<Env>({
 
 export class ThreadObject extends edge.ThreadObject {}
 export class InboxObject extends edge.InboxObject {}
+export class ReceiptObject extends edge.ReceiptObject {}
 export class McpSessionObject extends edge.McpSessionObject {}
 export default edge.worker;

@@ -22,6 +22,8 @@ import { agUiRoutes } from "../protocols/ag-ui/routes";
 import { a2aRoutes } from "../protocols/a2a/routes";
 import { mcpRoutes } from "../protocols/mcp-server/routes";
 import { mcpSessionNamespace } from "../protocols/mcp-server/sessions";
+import { receiptRoutes } from "../receipts/routes";
+import { receiptSources } from "../receipts/sources";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -58,6 +60,7 @@ export function createApp(
       .route("/", slackRoutes({ ...options, report }))
       .route("/", a2aRoutes(agents, options.approverGroups))
       .route("/", mcpRoutes())
+      .route("/", receiptRoutes(receiptSources))
       .notFound(() => {
         throw new ApiError(404, "not_found", "no such route");
       })

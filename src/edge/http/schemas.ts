@@ -238,6 +238,19 @@ export const RunViewSchema = z
       .array(ApprovalStateSchema)
       .describe("Requests with approver rules: votes and refused attempts per request"),
     requestedBy: z.string().nullable(),
+    agentVersion: z
+      .string()
+      .nullable()
+      .describe(
+        "The agent version the run started, or last suspended, under (null: stored before versions)",
+      ),
+    receiptCount: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "How many decision receipts the run has: GET /v1/runs/{runId}/receipts returns as many",
+      ),
     error: z.string().nullable(),
     limit: z
       .string()

@@ -30,6 +30,7 @@ import {
   InboxItemSchema,
 } from "../../inbox/schemas";
 import { INBOX_PATHS } from "./inbox";
+import { RECEIPT_PATHS } from "../../receipts/openapi";
 import { APPROVAL_PAGE_PATHS } from "./approval-page";
 import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
 import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
@@ -285,6 +286,7 @@ function openApiDocument(): unknown {
       },
       ...APPROVAL_PAGE_PATHS,
       ...INBOX_PATHS,
+      ...RECEIPT_PATHS,
       ...PROTOCOL_PATHS,
       ...AGENT_PROTOCOL_PATHS,
       "/metrics": {
