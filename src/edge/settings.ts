@@ -3,7 +3,6 @@
  * misconfiguration fails with a message that names the variable.
  */
 import { ConfigError } from "./config-error";
-import type { ReceiptEnv } from "./receipts/receipt-keys";
 import { type CallbackAllow, parseCallbackAllow } from "./notify/callback-url";
 import type { DriveMessage, NotifyMessage } from "./protocol";
 import { checkKeySecret } from "./secret-key";
@@ -19,7 +18,7 @@ import type { AccessEnv } from "./approvals/access";
  * The worker's environment: what the edge itself reads, typed. It is a kernel `EnvLike`
  * (any object of bindings a tool reads by name), so it goes to tools and toolkits as it is.
  */
-export interface EdgeEnv extends SlackEnv, AccessEnv, ReceiptEnv {
+export interface EdgeEnv extends SlackEnv, AccessEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
   NOTIFY_SECRET?: string;
@@ -31,6 +30,8 @@ export interface EdgeEnv extends SlackEnv, AccessEnv, ReceiptEnv {
   LLM_API_KEY?: string;
   /** JSON approver groups (see approver-groups.ts); `createEdge({ approverGroups })` wins per group. */
   APPROVER_GROUPS?: string;
+  /** Base64 of a 32-byte Ed25519 seed that signs decision receipts; several space-separated rotate. */
+  RECEIPT_KEY?: string;
   THREADS?: unknown;
   RESUME_QUEUE?: unknown;
   NOTIFY_QUEUE?: unknown;
