@@ -42,8 +42,8 @@ export function receiptDraft(input: DraftInput): ReceiptDraft {
     runId: run.run_id,
     requestId: request.id,
     tool: toolOf(request),
-    // The arguments the tool runs with: the latest edit's, else the request's own.
-    argsHash: argsHash(currentArgs(request, input.votes)),
+    // The arguments the tool runs with: a migration's or an edit's (the answer's data.args), else the request's.
+    argsHash: argsHash(answerArgs(decision) ?? currentArgs(request, input.votes)),
     agentVersion: input.agentVersion,
     rule: receiptRule(rulesOf(request)),
     decision: DECISION_WORDS[decision.decision],
@@ -62,6 +62,23 @@ function toolOf(request: Request): string {
 
 function receiptVote(vote: Vote): ReceiptVote {
   return { decidedBy: vote.decidedBy, decision: vote.decision, channel: vote.channel, at: vote.at };
+}
+
+/** An approval's `data.args` (an approver's edit, or a version migration): what the tool runs with. */
+function answerArgs(
+  decision: Omit<DecisionRow, "applied_at">,
+): Record<string, unknown> | undefined {
+  if (decision.decision !== "approve") {
+    return undefined;
+  }
+  try {
+    const args = (JSON.parse(decision.answer) as { data?: { args?: unknown } }).data?.args;
+    return typeof args === "object" && args !== null && !Array.isArray(args)
+      ? (args as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A refusal's reason, from the answer the decision became. */

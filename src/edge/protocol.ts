@@ -174,6 +174,7 @@ export type DecisionRefusalCode =
   | "not_editable"
   | "edit_refused"
   | "invalid_data"
+  | "agent_changed"
   | "config_error";
 
 /**

@@ -332,6 +332,9 @@ export const AgentsSchema = z
       z.object({
         name: z.string(),
         description: z.string(),
+        version: z
+          .string()
+          .describe("The agent's version: runs and requests record the one they ran under"),
         tools: z.array(z.string()).describe("Tool names (details in toolDetails)"),
         toolDetails: z.array(AgentToolSchema),
       }),
