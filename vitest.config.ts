@@ -18,6 +18,8 @@ const secrets = {
   NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
   // Encrypts MCP OAuth tokens and signs sign-in states (the docs agent of the MCP fixture).
   MCP_TOKEN_KEY: "whsec_dGVzdC1vbmx5IG1jcCB0b2tlbiBrZXksIG5vdCByZWFs",
+  // Signs decision receipts (an Ed25519 seed; test/edge/receipts-wiring.test.ts verifies with it).
+  RECEIPT_KEY: "F3HL9lvndctt0UUF3146arEoGToztgEFdYFQfT+IfcQ=",
   // The test receivers: an unreachable loopback port and the MCP fixture's hooks origin.
   CALLBACK_ALLOW: "127.0.0.1 http://hooks.test",
   // Browser origins the chat and AG-UI routes answer (test/edge/chat-cors.test.ts).

@@ -202,16 +202,19 @@ function recordDecision(
   const { deps, run } = tree;
   const now = deps.now();
   deps.transaction(() => {
-    deps.store.insertDecision({
-      request_id: request.id,
-      run_id: run.run_id,
-      decision: answered.answer.ok ? "approve" : "decline",
-      answer: JSON.stringify(answered.answer),
-      channel: "policy",
-      decided_by: `agent:${answered.by}`,
-      webhook_id: null,
-      decided_at: now,
-    });
+    deps.store.insertDecision(
+      {
+        request_id: request.id,
+        run_id: run.run_id,
+        decision: answered.answer.ok ? "approve" : "decline",
+        answer: JSON.stringify(answered.answer),
+        channel: "policy",
+        decided_by: `agent:${answered.by}`,
+        webhook_id: null,
+        decided_at: now,
+      },
+      request,
+    );
     deps.store.markApplied(request.id, now);
   });
 }

@@ -196,7 +196,7 @@ export function recordDecision(
     webhook_id: input.webhookId ?? null,
     decided_at: now,
   };
-  store.insertDecision(row);
+  store.insertDecision(row, request);
   return {
     ok: true,
     decision: decisionView({ ...row, applied_at: null }),

@@ -141,7 +141,7 @@ export function castVote(
     webhook_id: input.webhookId ?? null,
     decided_at: now,
   };
-  deps.store.insertDecision(row);
+  deps.store.insertDecision(row, request);
   deps.votes.stopTimers(request.id);
   return {
     ok: true,

@@ -8,6 +8,7 @@ import { inboxStub } from "../../src/edge/inbox/rpc";
 import { deliverOutbox } from "./inbox";
 import type { ThreadContext } from "../thread/context";
 import { armAlarm } from "../thread/alarms";
+import { deliverThreadReceipts } from "./receipt-delivery";
 
 /**
  * Outbox rounds per delivery: rows written while a round is in flight go in the next one;
@@ -66,6 +67,7 @@ export class OutboxDelivery {
           break;
         }
       }
+      sent += await deliverThreadReceipts(t);
       if (sent > 0) {
         await armAlarm(t); // the outbox's retry time is no longer needed
       }

@@ -36,6 +36,8 @@ export interface RunRow {
   requested_by?: string | null;
   /** Schema v8: the halted result's trace context (`RunResult.trace` as JSON), null untraced. */
   trace?: string | null;
+  /** Schema v8: the agent version the run started, or last suspended, under (null before v8). */
+  agent_version?: string | null;
 }
 
 export interface DecisionRow {
@@ -64,7 +66,13 @@ export interface NewRun extends StartInput {
   systemPrompt?: string;
 }
 
+/** Told of each decision as it is inserted, in the same transaction (the receipts: durable/receipts/). */
+export type DecisionListener = (row: Omit<DecisionRow, "applied_at">, request: Request) => void;
+
 export class RunStore {
+  /** Set once by the thread's context; every path that decides goes through `insertDecision`. */
+  onDecision: DecisionListener | undefined;
+
   constructor(private readonly sql: Sql) {}
 
   run(runId: string): RunRow | undefined {
@@ -219,10 +227,20 @@ export class RunStore {
     >`SELECT * FROM decisions WHERE run_id = ${runId} ORDER BY decided_at, request_id`;
   }
 
-  insertDecision(row: Omit<DecisionRow, "applied_at">): void {
+  /** `request` is the one decided: whoever listens (the receipts) records what it was. */
+  insertDecision(row: Omit<DecisionRow, "applied_at">, request: Request): void {
     this
       .sql`INSERT INTO decisions (request_id, run_id, decision, answer, channel, decided_by, webhook_id, decided_at)
       VALUES (${row.request_id}, ${row.run_id}, ${row.decision}, ${row.answer}, ${row.channel}, ${row.decided_by}, ${row.webhook_id}, ${row.decided_at})`;
+    this.onDecision?.(row, request);
+  }
+
+  /** How many receipts the run has, signed or not yet (`receiptCount`: a cut export's tail shows). */
+  receiptCount(runId: string): number {
+    return (
+      this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM receipts WHERE run_id = ${runId}`?.n ??
+      0
+    );
   }
 
   markApplied(requestId: string, now: number): void {

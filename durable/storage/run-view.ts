@@ -51,6 +51,8 @@ export function runView(
     decisions: store.decisions(run.run_id).map(decisionView),
     requests: votes.approvalsOfRun(run.run_id).map((row) => approvalView(votes, row)),
     requestedBy: run.requested_by ?? null,
+    agentVersion: run.agent_version ?? null,
+    receiptCount: store.receiptCount(run.run_id),
     error: run.error,
     limit: currentLimit(run.limit_reason),
     metadata: parseJson(run.metadata) ?? null,

@@ -25,11 +25,15 @@
  * - agent_handles, agent_messages: the sub-agent tree of a run whose agent has a team (v8;
  *   see durable/agents/handle-store.ts).
  * - runs.trace (v9): the halted run's W3C trace context (thread/drive/tracing.ts).
+ * - receipts: one signed decision receipt per applied decision, chained per thread (v10; see
+ *   src/edge/receipts/thread-receipts.ts); receipt_delivery: how far the receipts store has
+ *   acknowledged them (durable/outbox/receipts.ts). runs.agent_version (v10): the agent version
+ *   the run started, or last suspended, under.
  */
 import type { Sql } from "./sql";
 import { migrateHandles } from "../agents/handle-store";
 
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -190,6 +194,25 @@ export function migrate(sql: Sql): void {
   if (!columns.includes("trace")) {
     sql`ALTER TABLE runs ADD COLUMN trace TEXT`;
   }
+  // v10: agent versions and decision receipts (issue 30).
+  if (!columns.includes("agent_version")) {
+    sql`ALTER TABLE runs ADD COLUMN agent_version TEXT`;
+  }
+  sql`CREATE TABLE IF NOT EXISTS receipts (
+    seq INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    draft TEXT NOT NULL,
+    jws TEXT
+  )`;
+  sql`CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id, seq)`;
+  sql`CREATE TABLE IF NOT EXISTS receipt_delivery (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    acked_seq INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    retry_at INTEGER
+  )`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

@@ -61,7 +61,7 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
   const next = nextAlarmAt({
     now,
     ...(atLeast === undefined ? {} : { atLeast }),
-    ...optional("outboxRetry", t.outbox.retryAt(now)),
+    ...optional("outboxRetry", earliest(t.outbox.retryAt(now), t.receipts.retryAt())),
     ...optional("notifyRetry", t.notifications.retryAt()),
     ...optional("timer", nextTimerAt(t.votes)),
     remotePolls: t.remoteWaits.dueTimes(t.store.runsWithWork(), now),
@@ -85,6 +85,11 @@ function hasUnapplied(t: ThreadContext, run: RunRow): boolean {
   const request = pendingOfRow(run);
   const decision = request && t.store.decision(request.id);
   return Boolean(decision && decision.applied_at === null);
+}
+
+function earliest(...times: Array<number | undefined>): number | undefined {
+  const set = times.filter((time): time is number => time !== undefined);
+  return set.length > 0 ? Math.min(...set) : undefined;
 }
 
 function optional<K extends string>(key: K, value: number | undefined) {

@@ -27,6 +27,8 @@ import { InlineWaiters } from "./drive/elicitation";
 import { DriveLock } from "./drive/drive-lock";
 import { RemoteTaskWaits, withoutRemoteTasks } from "./remote-tasks";
 import { withoutSignIns } from "../tokens/inbox-filter";
+import { ReceiptOutbox } from "../outbox/receipts";
+import { receiptRecorder } from "../receipts/record";
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
@@ -57,6 +59,8 @@ export interface ThreadContext {
   readonly outbox: InboxOutbox;
   readonly slack: SlackMessages;
   readonly notifications: NotifyOutbox;
+  /** The thread's decision receipts and how far the receipts store has them (outbox/receipts.ts). */
+  readonly receipts: ReceiptOutbox;
   /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
   readonly inbox: InboxHooks;
   /** What the thread hands to the notify queue (outbox/notify-sends.ts). */
@@ -93,6 +97,9 @@ export function createThreadContext(
   const outbox = new InboxOutbox(sql);
   const slack = new SlackMessages(sql);
   const notifications = new NotifyOutbox(sql);
+  const receipts = new ReceiptOutbox(sql, () => store.runs()[0]?.thread_id);
+  // Every decision inserted appends its receipt in the same transaction (receipts/record.ts).
+  store.onDecision = receiptRecorder({ store, votes, outbox: receipts });
   let controller = new AbortController();
   const config = () => readConfig(env);
   return {
@@ -108,6 +115,7 @@ export function createThreadContext(
     outbox,
     slack,
     notifications,
+    receipts,
     // A `remote_task` request never reaches an inbox or Slack: nobody decides it.
     // Nor does an MCP sign-in: it is the requester's own step (../tokens/inbox-filter.ts).
     inbox: withoutSignIns(withoutRemoteTasks(inboxHooks(outbox, votes))),

@@ -15,6 +15,8 @@ import { armAlarm, DECISION_BACKSTOP_MS } from "./alarms";
 import { sendResume, type ThreadContext } from "./context";
 import { driveNow } from "./drive/drive-now";
 import { configErrorOutcome } from "./config-error";
+import { requireReceiptConfig } from "../outbox/receipt-delivery";
+import { versionGate } from "../versions/decision-check";
 import { pendingOfRow } from "../storage/run-store";
 import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
 
@@ -66,7 +68,13 @@ export async function decideAny(
  * Records in one synchronous pass; an edit is first checked against the tool (async,
  * nothing written), then the pass runs again on fresh state with the edit allowed.
  */
-async function record(t: ThreadContext, input: DecisionInput): Promise<DecisionOutcome> {
+async function record(t: ThreadContext, arrived: DecisionInput): Promise<DecisionOutcome> {
+  await requireReceiptConfig(t);
+  const gate = await versionGate(t, arrived);
+  if ("refused" in gate) {
+    return gate.refused; // the current agent version declines the request: nothing recorded
+  }
+  const { input } = gate;
   const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
   const first = recordOnce(t, input, deps);
   if (!("checkEdit" in first)) {

@@ -45,6 +45,7 @@ import { runTimeline } from "./timeline";
 import { drive } from "./drive";
 import { onAlarm } from "./on-alarm";
 import { configErrorOutcome } from "./config-error";
+import { runReceipts } from "../receipts/run-receipts";
 
 export type { ThreadObjectOptions } from "./context";
 
@@ -112,6 +113,10 @@ export function createThreadObjectClass(
     async getRun(runId: string, view: { transcript?: boolean } = {}): Promise<RunView | undefined> {
       const run = this.store.run(runId);
       return run && runViewWithTree(this.#t, run, view.transcript ?? false);
+    }
+
+    async runReceipts(runId: string): Promise<string[] | undefined> {
+      return runReceipts(this.#t, runId);
     }
 
     /** Records a decision from any channel and applies it at once (the resume queue and the alarm are its backstops). */

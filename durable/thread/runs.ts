@@ -12,6 +12,7 @@ import { closeOpenTurn } from "./drive/close-turn";
 import { armAlarm } from "./alarms";
 import { sendResume, type ThreadContext } from "./context";
 import { driveNow } from "./drive/drive-now";
+import { agentVersion } from "../../src/edge/versions/agent-version";
 
 export async function startRun(
   t: ThreadContext,
@@ -26,6 +27,8 @@ export async function startRun(
       message: `no agent named ${JSON.stringify(input.agent)}`,
     };
   }
+  // Before the checks: nothing may await between them and the insert.
+  const version = await agentVersion(agent, t.env);
   const active = t.store.activeRun() ?? t.store.runsWithWork()[0];
   if (active) {
     return {
@@ -38,9 +41,10 @@ export async function startRun(
     return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
   }
   const now = Date.now();
-  t.state.storage.transactionSync(() =>
-    t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt }),
-  );
+  t.state.storage.transactionSync(() => {
+    t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt });
+    t.store.update(input.runId, { agent_version: version }, now);
+  });
   await armAlarm(t);
   // The run as started: the drive below may take it further before this answer is sent.
   const run = runView(t.store, t.votes, t.store.requireRun(input.runId), false);

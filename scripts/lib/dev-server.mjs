@@ -45,6 +45,7 @@ export const TEST_VARS = {
   WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
   NOTIFY_SECRET: "whsec_bm90aWZ5LW9ubHkgdGVzdCBrZXksIG5vdCBmb3IgZGVjaXNpb25z",
   CALLBACK_ALLOW: "127.0.0.1 localhost",
+  RECEIPT_KEY: "F3HL9lvndctt0UUF3146arEoGToztgEFdYFQfT+IfcQ=",
   // The approver groups .dev.vars.example offers the demo agent's rules.
   APPROVER_GROUPS: JSON.stringify({
     finance: ["ann@example.com", { id: "bob", identities: ["bob@example.com"] }],

@@ -8,7 +8,7 @@ import { logLine } from "./log-line";
 
 export interface ErrorInfo {
   /** The part of the service that caught the error. */
-  source: "http" | "queue" | "driver" | "notify" | "inbox" | "slack" | "telemetry";
+  source: "http" | "queue" | "driver" | "notify" | "inbox" | "slack" | "telemetry" | "receipts";
   runId?: string;
   threadId?: string;
   requestId?: string;

@@ -97,6 +97,10 @@ export interface RunView {
   /** Requests with approver rules: every vote (those an edit reset marked) and every refused attempt. */
   requests: ApprovalView[];
   requestedBy: string | null;
+  /** The agent version the run started, or last suspended, under (null: stored before versions). */
+  agentVersion: string | null;
+  /** How many decision receipts the run has: an export with fewer lost its tail. */
+  receiptCount: number;
   error: string | null;
   limit: string | null;
   metadata: unknown;
@@ -182,6 +186,7 @@ export type DecisionRefusalCode =
   | "not_editable"
   | "edit_refused"
   | "invalid_data"
+  | "agent_changed"
   | "config_error";
 
 /**
@@ -291,6 +296,8 @@ export interface ThreadRpc extends SlackThread {
   cancel(runId: string): Promise<CancelOutcome>;
   /** The thread's runs, oldest first. */
   runs(): Promise<RunSummary[]>;
+  /** The run's signed receipts in chain order (unsigned ones are signed first); undefined: no such run. */
+  runReceipts(runId: string): Promise<string[] | undefined>;
   /** A run's logged events after `afterId` (0: all), as GET /events would replay them. */
   runEvents(runId: string, afterId?: number): Promise<LoggedEvent[]>;
   /** The run's view and every event with its stored time (the run timeline page), or undefined. */

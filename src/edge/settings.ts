@@ -30,6 +30,8 @@ export interface EdgeEnv extends SlackEnv, AccessEnv {
   LLM_API_KEY?: string;
   /** JSON approver groups (see approver-groups.ts); `createEdge({ approverGroups })` wins per group. */
   APPROVER_GROUPS?: string;
+  /** Base64 of a 32-byte Ed25519 seed that signs decision receipts; several space-separated rotate. */
+  RECEIPT_KEY?: string;
   THREADS?: unknown;
   RESUME_QUEUE?: unknown;
   NOTIFY_QUEUE?: unknown;
@@ -185,7 +187,12 @@ const NEEDS = {
 } as const;
 
 /** Bindings of our own that are not typos of the ones above (checked where they are used). */
-const OTHER_BINDINGS: ReadonlySet<string> = new Set(["INBOXES", "MCP_SESSIONS", "MCP_TOKENS"]);
+const OTHER_BINDINGS: ReadonlySet<string> = new Set([
+  "INBOXES",
+  "MCP_SESSIONS",
+  "MCP_TOKENS",
+  "RECEIPTS",
+]);
 
 // A service binding answers any property with an RPC method, so it is told apart by its `fetch`.
 const isBinding = (value: unknown): value is Record<string, unknown> =>

@@ -64,25 +64,22 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
-      // added by version 9: the trace context stored with a suspension
-      state.storage.sql.exec("ALTER TABLE runs DROP COLUMN trace");
-      state.storage.sql.exec("UPDATE meta SET value = '8' WHERE key = 'schema_version'");
+      // added by version 10: the run's agent version, the receipts and their delivery
+      state.storage.sql.exec("DROP TABLE IF EXISTS receipt_delivery");
+      state.storage.sql.exec("DROP TABLE IF EXISTS receipts");
+      state.storage.sql.exec("ALTER TABLE runs DROP COLUMN agent_version");
+      state.storage.sql.exec("UPDATE meta SET value = '9' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(9);
+    expect(SCHEMA_VERSION).toBe(10);
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
     expect(decided.status).toBe(202);
     expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 42");
     const { tables } = await storageOf(threadId);
-    expect(tables).toEqual(expect.arrayContaining(["notify_outbox"]));
-    const columns = await inThread(threadId, (_instance, state) =>
-      state.storage.sql
-        .exec<{ name: string }>("SELECT name FROM pragma_table_info('runs')")
-        .toArray()
-        .map((c) => c.name),
+    expect(tables).toEqual(
+      expect.arrayContaining(["notify_outbox", "receipts", "receipt_delivery"]),
     );
-    expect(columns).toContain("trace");
     const version = await inThread(threadId, (_instance, state) =>
       state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one(),
     );

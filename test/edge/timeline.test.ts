@@ -73,6 +73,8 @@ function run(overrides: Partial<RunView> = {}): RunView {
       },
     ],
     requestedBy: null,
+    agentVersion: null,
+    receiptCount: 1,
     error: null,
     limit: null,
     metadata: null,

@@ -49,16 +49,19 @@ function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown):
     return;
   }
   const now = deps.now();
-  deps.store.insertDecision({
-    request_id: parsed.request.id,
-    run_id: runId,
-    decision: parsed.answer.ok ? "approve" : "decline",
-    answer: JSON.stringify({ ...parsed.answer, id: parsed.request.id }),
-    channel: "policy",
-    decided_by: "policy",
-    webhook_id: null,
-    decided_at: now,
-  });
+  deps.store.insertDecision(
+    {
+      request_id: parsed.request.id,
+      run_id: runId,
+      decision: parsed.answer.ok ? "approve" : "decline",
+      answer: JSON.stringify({ ...parsed.answer, id: parsed.request.id }),
+      channel: "policy",
+      decided_by: "policy",
+      webhook_id: null,
+      decided_at: now,
+    },
+    parsed.request,
+  );
   deps.store.markApplied(parsed.request.id, now);
 }
 

@@ -6,6 +6,7 @@
  */
 import { decodeRequest, decodeUsage } from "../../storage/decode";
 import type { Request, RunResult } from "../../../src/core/types";
+import { agentVersion } from "../../../src/edge/versions/agent-version";
 import type { RunEvent } from "../../../src/core/events";
 import type { TracedClientOptions } from "../../../src/core/tracing/index";
 import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
@@ -84,7 +85,7 @@ function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): Decision
   };
   const decision = { ...row, applied_at: null };
   deps.transaction(() => {
-    deps.store.insertDecision(row);
+    deps.store.insertDecision(row, request);
     deps.inbox?.settled(run, request, decision);
   });
   return decision;
@@ -297,6 +298,9 @@ async function finish(
   runId: string,
   result: RunResult,
 ): Promise<void> {
+  // The version a request suspends under (its receipt and a later resume compare with it),
+  // computed first: nothing awaits between the reads below and their transaction.
+  const version = result.status === "pending" ? await agentVersion(agent, deps.env) : null;
   const run = deps.store.requireRun(runId);
   if (run.status === "cancelled") {
     return;
@@ -320,6 +324,7 @@ async function finish(
           expires_at: expires,
           inline_request: null,
           ...storedTrace(result.trace),
+          agent_version: version,
         },
         deps.now(),
       );

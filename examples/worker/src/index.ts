@@ -77,6 +77,7 @@ const edge = createEdge<Env>({
 
 export class ThreadObject extends edge.ThreadObject {}
 export class InboxObject extends edge.InboxObject {}
+export class ReceiptObject extends edge.ReceiptObject {}
 export class McpSessionObject extends edge.McpSessionObject {}
 export class TokenObject extends edge.TokenObject {}
 export default edge.worker;

@@ -26,6 +26,8 @@ import { mcpRoutes } from "../protocols/mcp-server/routes";
 import { mcpSessionNamespace } from "../protocols/mcp-server/sessions";
 import { oauthRoutes } from "../oauth/routes";
 import { anyAgentUsesOAuth, readOAuthSettings } from "../oauth/settings";
+import { receiptRoutes } from "../receipts/routes";
+import { receiptSources } from "../receipts/sources";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -69,6 +71,7 @@ export function createApp(
       .route("/", a2aRoutes(agents, options.approverGroups))
       .route("/", mcpRoutes())
       .route("/", oauthRoutes({ enabled: usesOAuth }))
+      .route("/", receiptRoutes(receiptSources))
       .notFound(() => {
         throw new ApiError(404, "not_found", "no such route");
       })

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { agentVersion } from "../versions/agent-version";
 import { statusOf } from "./status";
 import type * as z from "zod";
 import type { EdgeEnv } from "../settings";
@@ -47,6 +48,7 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
           return {
             name: a.name,
             description: a.description,
+            version: await agentVersion(a, env),
             tools: tools.map((t) => t.name),
             toolDetails: tools.map(describeTool),
           };

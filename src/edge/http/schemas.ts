@@ -249,6 +249,19 @@ export const RunViewSchema = z
       .array(ApprovalStateSchema)
       .describe("Requests with approver rules: votes and refused attempts per request"),
     requestedBy: z.string().nullable(),
+    agentVersion: z
+      .string()
+      .nullable()
+      .describe(
+        "The agent version the run started, or last suspended, under (null: stored before versions)",
+      ),
+    receiptCount: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "How many decision receipts the run has: GET /v1/runs/{runId}/receipts returns as many",
+      ),
     error: z.string().nullable(),
     limit: z
       .string()
@@ -275,14 +288,6 @@ export const RunViewSchema = z
       ),
   })
   .meta({ id: "Run" });
-
-export const ArgsChangedSchema = z
-  .object({
-    error: z.object({ code: z.literal("args_changed"), message: z.string() }),
-    args: z.record(z.string(), z.unknown()).describe("The arguments now up for approval"),
-    argsHash: z.string().describe("Their version: approve again with it after reviewing them"),
-  })
-  .meta({ id: "ArgsChanged" });
 
 export const DecisionAcceptedSchema = z
   .object({
@@ -336,6 +341,9 @@ export const AgentsSchema = z
       z.object({
         name: z.string(),
         description: z.string(),
+        version: z
+          .string()
+          .describe("The agent's version: runs and requests record the one they ran under"),
         tools: z.array(z.string()).describe("Tool names (details in toolDetails)"),
         toolDetails: z.array(AgentToolSchema),
       }),

@@ -16,6 +16,7 @@ export const STATUS_OF: Record<DecisionRefusalCode, ContentfulStatusCode> = {
   already_decided: 409,
   conflicting_decision: 409,
   args_changed: 409,
+  agent_changed: 409,
   not_an_approver: 403,
   own_request: 403,
   member_required: 400,

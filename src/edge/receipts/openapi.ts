@@ -46,6 +46,7 @@ const query = (name: string, description: string, schema: Record<string, unknown
 export const RECEIPT_PATHS = {
   "/v1/runs/{runId}/receipts": {
     get: {
+      operationId: "listRunReceipts",
       summary: "A run's decision receipts in chain order",
       security: [{ bearer: [] }],
       parameters: [{ name: "runId", in: "path", required: true, schema: { type: "string" } }],
@@ -70,6 +71,7 @@ export const RECEIPT_PATHS = {
   },
   "/v1/receipts": {
     get: {
+      operationId: "exportReceipts",
       summary: "Every thread's decision receipts, one JSON string (a JWS) per line",
       security: [{ bearer: [] }],
       parameters: [
@@ -99,7 +101,10 @@ export const RECEIPT_PATHS = {
   },
   "/.well-known/receipt-keys.json": {
     get: {
+      operationId: "getReceiptKeys",
       summary: "The public keys receipts are signed with (a JWKS), old ones kept after a rotation",
+      // Public: anyone verifying an export needs the keys.
+      security: [],
       responses: {
         200: {
           description: "The JWKS",

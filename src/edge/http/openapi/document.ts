@@ -2,6 +2,7 @@
  * /openapi.json, generated from the zod schemas that validate the requests
  * (src/edge/http/schemas.ts), so the document and the code cannot disagree.
  */
+import { ArgsChangedSchema } from "./args-changed";
 import * as z from "zod";
 import {
   AgentToolSchema,
@@ -21,7 +22,6 @@ import {
   RunViewSchema,
   VoteSchema,
   ApprovalStateSchema,
-  ArgsChangedSchema,
   TreeHandleSchema,
 } from "../schemas";
 import {
@@ -31,6 +31,7 @@ import {
   InboxItemSchema,
 } from "../../inbox/schemas";
 import { INBOX_PATHS } from "./inbox";
+import { RECEIPT_PATHS } from "../../receipts/openapi";
 import { APPROVAL_PAGE_PATHS } from "./approval-page";
 import { TIMELINE_PATHS } from "./timeline";
 import { RunViewLinkSchema } from "../../timeline/schemas";
@@ -293,6 +294,7 @@ function openApiDocument(): unknown {
       ...OAUTH_PATHS,
       ...INBOX_PATHS,
       ...TIMELINE_PATHS,
+      ...RECEIPT_PATHS,
       ...PROTOCOL_PATHS,
       ...AGENT_PROTOCOL_PATHS,
       "/metrics": {

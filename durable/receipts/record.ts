@@ -1,0 +1,36 @@
+/**
+ * The ledger's receipt hook: every decision the thread inserts (a person's, a quorum's, an
+ * expiry, a policy's, a cancel) appends its receipt in the same transaction, so a decision
+ * never commits without one. The run's recorded agent version stands for the request's: a
+ * run has one surfaced request at a time, and the version is recorded at each suspension.
+ */
+import type { DecisionListener, RunStore } from "../storage/run-store";
+import type { VoteStore } from "../storage/vote-store";
+import type { ReceiptOutbox } from "../outbox/receipts";
+import { receiptDraft } from "./draft";
+
+/** Runs stored before versions were recorded (schema v8) have none. */
+export const UNRECORDED_VERSION = "unrecorded";
+
+export function receiptRecorder(deps: {
+  store: RunStore;
+  votes: VoteStore;
+  outbox: ReceiptOutbox;
+  now?: () => number;
+}): DecisionListener {
+  return (decision, request) => {
+    const run = deps.store.requireRun(decision.run_id);
+    const receipts = deps.outbox.receipts;
+    if (!receipts) {
+      throw new Error(`run ${run.run_id} decided in an object that has no run`);
+    }
+    const draft = receiptDraft({
+      run,
+      request,
+      decision,
+      votes: deps.votes.votes(request.id),
+      agentVersion: run.agent_version ?? UNRECORDED_VERSION,
+    });
+    receipts.append(draft, new Date(deps.now?.() ?? decision.decided_at));
+  };
+}

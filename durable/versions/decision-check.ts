@@ -1,0 +1,52 @@
+/**
+ * A decision arriving for a request suspended under another version of its agent
+ * (src/edge/versions/version-check.ts decides what happens): a request the current version
+ * declines is refused `409 agent_changed` and nothing is recorded; migrated arguments of a
+ * plain approval become the answer's `data.args` (so the receipt's `argsHash` and the tool's
+ * arguments are the migrated ones). Asked before the ledger's synchronous pass.
+ */
+import { currentArgs } from "../../src/core/approvers/vote";
+import { rulesOf } from "../../src/core/approvers/rules";
+import { agentTools } from "../../src/edge/agent";
+import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
+import { agentVersion } from "../../src/edge/versions/agent-version";
+import { AGENT_CHANGED, checkVersionChange } from "../../src/edge/versions/version-check";
+import { openRequests } from "../storage/open-requests";
+import type { ThreadContext } from "../thread/context";
+
+/** A refusal to answer, or the input to record (changed only by a migration). */
+export type VersionGate = { refused: DecisionOutcome } | { input: DecisionInput };
+
+export async function versionGate(t: ThreadContext, input: DecisionInput): Promise<VersionGate> {
+  const run = t.store.run(input.runId);
+  const agent = run && t.agents.get(run.agent);
+  const request = run && openRequests(t.store, run).find((r) => r.id === input.requestId);
+  // Unknown run or request, an already decided one, or a run from before versions: the ledger answers as always.
+  if (!run || !agent || !request || !run.agent_version || t.store.decision(request.id)) {
+    return { input };
+  }
+  const tool = request.data?.tool;
+  if (typeof tool !== "string" || input.decision !== "approve") {
+    return { input }; // only an approval lets a tool run; a refusal is always allowed through
+  }
+  const votes = t.votes.votes(request.id);
+  const args = (input.args as Record<string, unknown> | undefined) ?? currentArgs(request, votes);
+  const check = await checkVersionChange({
+    agent,
+    currentVersion: await agentVersion(agent, t.env),
+    tools: await agentTools(agent, t.env),
+    request,
+    requestVersion: run.agent_version,
+    tool,
+    args,
+  });
+  if (check.kind === "decline") {
+    return { refused: { ok: false, code: AGENT_CHANGED, message: check.reason } };
+  }
+  if (check.kind === "migrate" && !rulesOf(request)) {
+    const data = typeof input.data === "object" && input.data !== null ? input.data : {};
+    return { input: { ...input, data: { ...data, args: check.args } } };
+  }
+  // `continue`, `same`; `migrate` under rules and `reask` are recorded as they came (see the report).
+  return { input };
+}

@@ -1,0 +1,32 @@
+/**
+ * The receipts store as the worker and the threads see it: ONE `ReceiptObject` behind the
+ * `RECEIPTS` binding (named like THREADS and INBOXES: the namespace of what it holds), fed by
+ * every thread's receipt outbox and read by `GET /v1/receipts`.
+ */
+import { ConfigError } from "../settings";
+import type { AcceptResult, ReceiptPage, ReceiptPageQuery } from "./receipt-store";
+import type { SignedReceipt } from "./thread-receipts";
+
+export interface ReceiptRpc {
+  accept(receipts: SignedReceipt[]): Promise<AcceptResult>;
+  page(query: ReceiptPageQuery): Promise<ReceiptPage>;
+}
+
+/** The one store's name: every thread delivers to it, so the export reads one object. */
+export const RECEIPT_STORE_NAME = "receipts";
+
+/** Fails like a missing variable (`500 config_error` naming it) when the binding is absent. */
+export function receiptNamespace(env: object): DurableObjectNamespace {
+  const namespace = (env as { RECEIPTS?: unknown }).RECEIPTS;
+  if (!namespace || typeof (namespace as DurableObjectNamespace).idFromName !== "function") {
+    throw new ConfigError(
+      'RECEIPTS is not bound: add a Durable Object binding RECEIPTS (class_name = "ReceiptObject", exported by your worker) and a migration with new_sqlite_classes = ["ReceiptObject"] to wrangler.toml',
+    );
+  }
+  return namespace as DurableObjectNamespace;
+}
+
+export function receiptStub(env: object): ReceiptRpc {
+  const namespace = receiptNamespace(env);
+  return namespace.get(namespace.idFromName(RECEIPT_STORE_NAME)) as unknown as ReceiptRpc;
+}
