@@ -110,6 +110,15 @@ export function chatRoutes(deps: ProtocolDeps) {
       if (!active || !answers || answers.all.length === 0) {
         if (turn.responses.length > 0 && !active) {
           const [first] = turn.responses;
+          // The run may already have finished with that decision: a settled request is 409.
+          if (first && (await decidedInConversation(conv, first.approvalId))) {
+            throw new ApiError(
+              409,
+              "request_not_pending",
+              `request ${first.approvalId} was already decided`,
+              [{ path: `${first.path}.approval.id`, message: "already decided" }],
+            );
+          }
           throw new ApiError(
             404,
             "request_not_found",
@@ -288,4 +297,16 @@ function streamFrom(
     signal: c.req.raw.signal,
     ...extra,
   });
+}
+
+/** Whether a run of this conversation (newest first) has already decided the request. */
+async function decidedInConversation(conv: Conversation, requestId: string): Promise<boolean> {
+  const runs = await conv.stub.runs();
+  for (const run of [...runs].reverse()) {
+    const described = await conv.stub.describeRequest(run.runId, requestId);
+    if (described.state === "decided") {
+      return true;
+    }
+  }
+  return false;
 }
