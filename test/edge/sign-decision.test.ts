@@ -76,6 +76,27 @@ describe("sign-decision against POST /v1/decisions", () => {
     expect(await waitForStatus(runId, ["done"])).toMatchObject({ status: "done" });
   });
 
+  it("--args-hash approves arguments an approver edited; an old version is 409 args_changed", async () => {
+    const { runId, request } = await startPending("Please refund $2000 on order 42");
+    const post = async (argv: string[]) => {
+      const signed = await signDecision(WEBHOOK_SECRET, command(argv).decision);
+      return SELF.fetch(decisionsUrl(BASE), {
+        method: "POST",
+        headers: signed.headers,
+        body: signed.body,
+      });
+    };
+    const base = ["--run", runId, "--request", request.id, "--decision", "approve"];
+    const edit = await post([...base, "--by", "bob", "--args", '{"orderId":"42","amount":1500}']);
+    expect(edit.status).toBe(202);
+    const stale = await post([...base, "--by", "ann@example.com", "--args-hash", request.argsHash]);
+    expect(stale.status).toBe(409);
+    const current = ((await stale.json()) as { argsHash: string }).argsHash;
+    const approved = await post([...base, "--by", "ann@example.com", "--args-hash", current]);
+    expect(approved.status).toBe(202);
+    expect((await waitForStatus(runId, ["done"])).text).toContain("Refunded $1500");
+  });
+
   it("the printed curl command, split as a shell would, posts an accepted decline", async () => {
     const { runId, request } = await startPending("Please refund $80 on order 42");
     const cmd = command([

@@ -21,6 +21,7 @@ describe("startDevServer's command line", () => {
       "APPROVER_GROUPS",
       "CALLBACK_ALLOW",
       "NOTIFY_SECRET",
+      "RECEIPT_KEY", // decisions always sign receipts (issue 30)
       "WEBHOOK_SECRET",
     ]);
   });
