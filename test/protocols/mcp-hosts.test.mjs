@@ -125,7 +125,7 @@ describe("the MCP SDK's Client", () => {
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((t) => t.name),
-        ["support", "get_run"],
+        ["support", "coordinator", "lookup", "refunds", "get_run"],
       );
       await client.close();
     }),
@@ -184,7 +184,7 @@ describe("@modelcontextprotocol/inspector-cli (CLI mode)", () => {
       const listed = await inspector("--method", "tools/list");
       assert.deepEqual(
         listed.tools.map((t) => t.name),
-        ["support", "get_run"],
+        ["support", "coordinator", "lookup", "refunds", "get_run"],
       );
     }),
   );
