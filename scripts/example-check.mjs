@@ -22,6 +22,8 @@ const LIMIT_MS = 180_000;
 const VARS = {
   API_TOKEN: "example-token",
   WEBHOOK_SECRET: "whsec_ZXhhbXBsZS1jaGVjay1zZWNyZXQtMTIzNDU2Nzg=",
+  // Every decision signs a receipt (an Ed25519 seed; not a real key).
+  RECEIPT_KEY: "ZXhhbXBsZS1jaGVjayByZWNlaXB0IHNlZWQgMzJieXQ=",
 };
 const times = [];
 const started = Date.now();
