@@ -2,12 +2,12 @@
  * The worker's configuration, read from its environment and checked up front so a
  * misconfiguration fails with a message that names the variable.
  */
-import { ConfigError } from "./config-error";
-import { type CallbackAllow, parseCallbackAllow } from "./notify/callback-url";
-import type { DriveMessage, NotifyMessage } from "./protocol";
-import { checkKeySecret } from "./secret-key";
-import type { SlackEnv } from "./slack/settings";
-import type { AccessEnv } from "./approvals/access";
+import { ConfigError } from "../config-error";
+import { type CallbackAllow, parseCallbackAllow } from "../notify/callback-url";
+import type { DriveMessage, NotifyMessage } from "../protocol";
+import { checkKeySecret } from "../secret-key";
+import type { SlackEnv } from "../slack/settings";
+import type { AccessEnv } from "../approvals/access";
 
 /**
  * What the edge reads from the worker's environment. Bindings are `unknown` here on
@@ -69,7 +69,7 @@ export interface EdgeConfig {
   bindings: EdgeBindings;
 }
 
-export { ConfigError } from "./config-error";
+export { ConfigError } from "../config-error";
 
 const parsed = new WeakMap<EdgeEnv, EdgeConfig>();
 
