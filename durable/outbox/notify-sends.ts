@@ -9,7 +9,7 @@ import { approverDirectory, type ApproverGroupsInit } from "../../src/edge/appro
 import type { EdgeEnv } from "../../src/edge/settings";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { InboxItem } from "../../src/edge/inbox/item";
-import { readSlackSettings } from "../../src/edge/slack/settings";
+import { readSlackSettings } from "../../src/edge/settings/slack";
 import type { SlackSyncMessage } from "../../src/edge/slack/sync";
 import type { EventHub } from "../thread/event-hub";
 import { MAX_NOTIFY_SEND_ATTEMPTS, type NotifyOutbox } from "./notify";

@@ -17,7 +17,7 @@ function envNames(): string[] {
   const names = new Set<string>();
   for (const file of [
     "src/edge/settings.ts",
-    "src/edge/slack/settings.ts",
+    "src/edge/settings/slack.ts",
     "src/edge/approvals/access.ts",
   ]) {
     for (const [, name] of read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+)\?: string;/gm)) {

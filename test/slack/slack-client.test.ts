@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { SlackVerificationError, verifySlackSignature } from "../../src/edge/slack/verify";
 import { slackApi } from "../../src/edge/slack/api";
-import { readSlackSettings, type SlackEnv } from "../../src/edge/slack/settings";
+import { readSlackSettings, type SlackEnv } from "../../src/edge/settings/slack";
 import { approvalMessage } from "../../src/edge/slack/blocks";
 import { resetSlack, slackCalls, failSlack } from "../helpers/slack";
 

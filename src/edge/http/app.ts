@@ -16,7 +16,7 @@ import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
 import { telemetryMetrics } from "../telemetry/index";
-import { readSlackSettings } from "../slack/settings";
+import { readSlackSettings } from "../settings/slack";
 import { readAccessSettings } from "../approvals/access";
 import { inboxNamespace } from "../inbox/rpc";
 import { chatRoutes } from "../protocols/chat/routes";

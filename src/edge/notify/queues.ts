@@ -7,7 +7,7 @@ import type { DriveMessage, NotifyMessage } from "../protocol";
 import { readConfig, type EdgeEnv } from "../settings";
 import { threadStub } from "../http/threads";
 import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
-import { readSlackSettings } from "../slack/settings";
+import { readSlackSettings } from "../settings/slack";
 import { slackApi } from "../slack/api";
 import { isSlackSync, syncSlack, type SlackSyncMessage } from "../slack/sync";
 import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notification";

@@ -6,7 +6,7 @@ import { ConfigError } from "../config-error";
 import { type CallbackAllow, parseCallbackAllow } from "../notify/callback-url";
 import type { DriveMessage, NotifyMessage } from "../protocol";
 import { checkKeySecret } from "../secret-key";
-import type { SlackEnv } from "../slack/settings";
+import type { SlackEnv } from "./slack";
 import type { AccessEnv } from "../approvals/access";
 
 /**

@@ -10,7 +10,7 @@
  * is an error like any other, with Slack's `Retry-After` in its message.
  */
 import type { ModalView } from "slack-web-api-client";
-import type { SlackSettings } from "./settings";
+import type { SlackSettings } from "../settings/slack";
 import { escapeText, type SlackMessage } from "./blocks";
 
 export interface SlackApi {

@@ -6,7 +6,7 @@ import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups"
 import { ApiError } from "../http/errors";
 import { readRawBody } from "../http/body";
 import { threadOf, threadStub } from "../http/threads";
-import { readSlackSettings, type SlackSettings } from "./settings";
+import { readSlackSettings, type SlackSettings } from "../settings/slack";
 import { SlackVerificationError, verifySlackSignature } from "./verify";
 import { MAX_REASON_CHARS } from "../http/schemas";
 import { slackApi } from "./api";

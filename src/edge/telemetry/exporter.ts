@@ -8,7 +8,7 @@
  */
 import type { FinishedSpan } from "./tracer";
 import { encodeTraces, type OtlpResource } from "./otlp-json";
-import type { OtlpSettings } from "./settings";
+import type { OtlpSettings } from "../settings/otlp";
 
 export interface OtlpExporterOptions extends OtlpSettings {
   resource: OtlpResource;

@@ -8,12 +8,12 @@ import type { TracerLike } from "../../core/tracing";
 import { INSTRUMENTATION_SCOPE } from "../../core/tracing";
 import { createEdgeTracer } from "./tracer";
 import { OtlpExporter, type ExportStats } from "./exporter";
-import { readOtlpSettings } from "./settings";
+import { readOtlpSettings } from "../settings/otlp";
 
 export { createEdgeTracer, toNanos, type FinishedSpan, type EdgeTracerOptions } from "./tracer";
 export { encodeTraces, type OtlpResource } from "./otlp-json";
 export { OtlpExporter, type OtlpExporterOptions, type ExportStats } from "./exporter";
-export { readOtlpSettings, parseOtlpHeaders, tracesUrl, OtlpConfigError } from "./settings";
+export { readOtlpSettings, parseOtlpHeaders, tracesUrl, OtlpConfigError } from "../settings/otlp";
 export { deciderSalt } from "./decider-salt";
 
 export interface EdgeTelemetry {
