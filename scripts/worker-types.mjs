@@ -3,7 +3,7 @@
 // --check first. Both read wrangler.toml and the variables .dev.vars.example names (plus the
 // secrets `npm start` generates), never the developer's own .dev.vars: an optional value set
 // there (LLM_*, SLACK_*, …) would otherwise enter the committed type, or fail the check on
-// one machine and pass on another. Optional variables are typed in src/edge/settings.ts.
+// one machine and pass on another. Optional variables are typed in src/edge/settings/.
 //
 // Why not `wrangler types --check --env-file …`: wrangler 4.86's check ignores --env-file
 // and always reads .dev.vars. So the check generates a second file next to the real one

@@ -43,7 +43,7 @@ export interface Edge<Env = unknown> {
  */
 export function createEdge<Env = unknown>(options: EdgeOptions<Env>): Edge<Env> {
   // The edge reads only its own variables and bindings (checked at run time, see
-  // src/edge/settings.ts); the application's Env type reaches its agents' tools.
+  // src/edge/settings/); the application's Env type reaches its agents' tools.
   const edgeOptions = options as unknown as WorkerOptions;
   // A team naming an agent that is not deployed, or an unbounded cycle, fails here, by name.
   checkTeams(options.agents as AgentDefinition[]);

@@ -5,11 +5,10 @@
  * retries; these only hand messages over.
  */
 import { errorMessage } from "../../src/core/errors";
-import { approverDirectory, type ApproverGroupsInit } from "../../src/edge/approvals/groups";
-import type { EdgeEnv } from "../../src/edge/settings";
+import type { ApproverGroupsInit } from "../../src/edge/approvals/groups";
+import { type EdgeEnv, settings } from "../../src/edge/settings";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { InboxItem } from "../../src/edge/inbox/item";
-import { readSlackSettings } from "../../src/edge/settings/slack";
 import type { SlackSyncMessage } from "../../src/edge/slack/sync";
 import type { EventHub } from "../thread/event-hub";
 import { MAX_NOTIFY_SEND_ATTEMPTS, type NotifyOutbox } from "./notify";
@@ -41,10 +40,10 @@ export interface NotifySends {
 
 export function notifySends(deps: NotifySendDeps): NotifySends {
   const slackGroups = (groups: readonly string[]) => {
-    if (!readSlackSettings(deps.env)) {
+    if (!settings(deps.env).slack) {
       return [];
     }
-    const directory = approverDirectory(deps.env, deps.approverGroups);
+    const directory = settings(deps.env).approvers(deps.approverGroups);
     return groups.filter((group) => directory.groups.get(group)?.slack);
   };
   return {

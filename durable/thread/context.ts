@@ -5,13 +5,9 @@
  * list of positional parameters.
  */
 import type { AgentDefinition } from "../../src/edge/agent";
-import { readConfig, type EdgeConfig, type EdgeEnv } from "../../src/edge/settings";
+import { readConfig, type EdgeConfig, type EdgeEnv, settings } from "../../src/edge/settings";
 import type { ErrorInfo, ErrorSink } from "../../src/edge/error-sink";
-import {
-  approverDirectory,
-  type ApproverDirectory,
-  type ApproverGroupsInit,
-} from "../../src/edge/approvals/groups";
+import type { ApproverDirectory, ApproverGroupsInit } from "../../src/edge/approvals/groups";
 import { createLazySql } from "../storage/sql";
 import { hasSchema, migrate } from "../storage/schema";
 import { RunStore } from "../storage/run-store";
@@ -140,7 +136,7 @@ export function createThreadContext(
       },
     },
     config,
-    directory: () => approverDirectory(env, shared.options.approverGroups),
+    directory: () => settings(env).approvers(shared.options.approverGroups),
   };
 }
 

@@ -7,8 +7,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { OAuthRecord } from "../../src/core/mcp/oauth/store";
 import { tokenKeys } from "../../src/edge/oauth/keys";
-import { readOAuthSettings } from "../../src/edge/oauth/settings";
 import { open, seal } from "./cipher";
+import { settings } from "../../src/edge/settings";
 
 /** What the thread object calls. */
 export interface TokenRpc {
@@ -66,6 +66,6 @@ export class TokenObject extends DurableObject implements TokenRpc {
   }
 
   async #key(): Promise<CryptoKey> {
-    return (await tokenKeys(readOAuthSettings(this.env as object).key)).cipher;
+    return (await tokenKeys(settings(this.env as object).oauth.key)).cipher;
   }
 }

@@ -7,15 +7,11 @@
  */
 import type { OAuthStateMaker } from "../../src/core/mcp/oauth/session";
 import type { TokenStore } from "../../src/core/mcp/oauth/store";
-import {
-  CALLBACK_PATH,
-  readOAuthSettings,
-  usesOAuth,
-  withRedirectUrl,
-} from "../../src/edge/oauth/settings";
+import { CALLBACK_PATH, usesOAuth, withRedirectUrl } from "../../src/edge/oauth/settings";
 import { createOAuthState } from "../../src/edge/oauth/state-token";
 import type { RunRow } from "../storage/run-store";
 import { durableTokenStore } from "./store";
+import { settings } from "../../src/edge/settings";
 
 export interface RunOAuth {
   mcp: unknown;
@@ -34,7 +30,7 @@ export function runOAuth(env: object, run: RunRow, mcp: unknown): RunOAuth {
   if (!usesOAuth(mcp)) {
     return { mcp };
   }
-  const { tokens, key } = readOAuthSettings(env);
+  const { tokens, key } = settings(env).oauth;
   const subject = subjectOf(run);
   return {
     mcp: withRedirectUrl(mcp, `${run.public_url.replace(/\/+$/, "")}${CALLBACK_PATH}`),

@@ -1,11 +1,7 @@
 // Approver groups (docs/architecture.md §6 "Groups"): parsing, identities, code over env, config errors.
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/edge/settings";
-import {
-  approverDirectory,
-  isConfusable,
-  parseApproverGroups,
-} from "../../src/edge/approvals/groups";
+import { ConfigError, settings } from "../../src/edge/settings";
+import { isConfusable, parseApproverGroups } from "../../src/edge/approvals/groups";
 
 const FINANCE = {
   finance: {
@@ -32,7 +28,7 @@ describe("approver groups", () => {
   });
 
   it("resolves every identity of a member to one id; emails case-insensitively", () => {
-    const dir = approverDirectory({ APPROVER_GROUPS: JSON.stringify(FINANCE) });
+    const dir = settings({ APPROVER_GROUPS: JSON.stringify(FINANCE) }).approvers();
     expect(dir.memberOf("BOB@example.COM")).toBe("bob");
     expect(dir.memberOf("slack:T1/U2")).toBe("bob");
     expect(dir.memberOf("slack:t1/u2")).toBeUndefined();
@@ -46,7 +42,7 @@ describe("approver groups", () => {
   });
 
   it("identities compare after NFKC; look-alikes of a member are nobody", () => {
-    const dir = approverDirectory({ APPROVER_GROUPS: JSON.stringify(FINANCE) });
+    const dir = settings({ APPROVER_GROUPS: JSON.stringify(FINANCE) }).approvers();
     expect(dir.memberOf("\uff41\uff4e\uff4e@example.com")).toBe("ann@example.com"); // full-width
     for (const lookalike of [
       "ann@ex\u0430mple.com", // Cyrillic а
@@ -74,7 +70,7 @@ describe("approver groups", () => {
     const env = {
       APPROVER_GROUPS: JSON.stringify({ finance: ["env@example.com"], ops: ["op@example.com"] }),
     };
-    const dir = approverDirectory(env, { finance: ["code@example.com"] });
+    const dir = settings(env).approvers({ finance: ["code@example.com"] });
     expect(dir.membersOf("finance")).toEqual(["code@example.com"]);
     expect(dir.membersOf("ops")).toEqual(["op@example.com"]);
   });
@@ -98,21 +94,21 @@ describe("approver groups", () => {
     ],
   ])("malformed %s ⇒ ConfigError", (text, message) => {
     const env = { APPROVER_GROUPS: text };
-    expect(() => approverDirectory(env)).toThrow(ConfigError);
-    expect(() => approverDirectory(env)).toThrow(message);
+    expect(() => settings(env).approvers()).toThrow(ConfigError);
+    expect(() => settings(env).approvers()).toThrow(message);
   });
 
   it("a member listed in two groups is one person", () => {
-    const dir = approverDirectory(
-      {},
-      { a: ["x@y.z"], b: [{ id: "x@y.z", identities: ["slack:T/U"] }] },
-    );
+    const dir = settings({}).approvers({
+      a: ["x@y.z"],
+      b: [{ id: "x@y.z", identities: ["slack:T/U"] }],
+    });
     expect(dir.memberOf("slack:T/U")).toBe("x@y.z");
     expect(dir.groupsOfMember("x@y.z")).toEqual(["a", "b"]);
   });
 
   it("a rule naming an undefined group is a config error naming agent, tool and group", () => {
-    const dir = approverDirectory({}, FINANCE);
+    const dir = settings({}).approvers(FINANCE);
     expect(() =>
       dir.checkRules(
         { group: "finance", escalate: { after: "30m", to: "managers" } },

@@ -7,8 +7,7 @@
  */
 import { env } from "cloudflare:test";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
-import type { EdgeEnv } from "../../src/edge/settings";
-import { approverDirectory } from "../../src/edge/approvals/groups";
+import { type EdgeEnv, settings } from "../../src/edge/settings";
 import { recordDecisionInInbox } from "../../durable/ledger/decisions";
 import { DECISION_BACKSTOP_MS } from "../../durable/thread/alarms";
 import { inThread, threadOfRun } from "./durable";
@@ -19,7 +18,7 @@ export function recordOnly(input: DecisionInput): Promise<DecisionOutcome> {
       store: instance.store,
       votes: instance.votes,
       outbox: instance.outbox,
-      directory: approverDirectory(env as EdgeEnv, undefined),
+      directory: settings(env as EdgeEnv).approvers(undefined),
     };
     const outcome = state.storage.transactionSync(() =>
       recordDecisionInInbox(deps, input, Date.now()),

@@ -16,9 +16,10 @@ const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
 function envNames(): string[] {
   const names = new Set<string>();
   for (const file of [
-    "src/edge/settings.ts",
+    "src/edge/settings/core.ts",
     "src/edge/settings/slack.ts",
-    "src/edge/approvals/access.ts",
+    "src/edge/settings/access.ts",
+    "src/edge/settings/cors.ts",
   ]) {
     for (const [, name] of read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+)\?: string;/gm)) {
       names.add(name!);

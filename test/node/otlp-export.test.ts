@@ -17,11 +17,11 @@ import {
   OtlpExporter,
   createEdgeTracer,
   parseOtlpHeaders,
-  readOtlpSettings,
   telemetryMetrics,
   type FinishedSpan,
 } from "../../src/edge/telemetry";
 import { fakeLlm } from "../helpers/fake-llm";
+import { settings } from "../../src/edge/settings";
 
 interface Received {
   path: string;
@@ -260,15 +260,15 @@ describe("OTLP/HTTP JSON export", () => {
   });
 
   it("settings: no endpoint, nothing; headers parsed per the spec; bad values name the variable", () => {
-    expect(readOtlpSettings({})).toBeUndefined();
+    expect(settings({}).otlp).toBeUndefined();
     expect(edgeTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: "" })).toBeUndefined();
-    expect(readOtlpSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://c.example:4318" })?.url).toBe(
+    expect(settings({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://c.example:4318" }).otlp?.url).toBe(
       "https://c.example:4318/v1/traces",
     );
     expect(parseOtlpHeaders("a=1, b = x%2Cy ,,c=")).toEqual({ a: "1", b: "x,y", c: "" });
     expect(() => parseOtlpHeaders("novalue")).toThrow(OtlpConfigError);
     expect(() => parseOtlpHeaders("bad name=1")).toThrow(/entry 1 is not a valid header/);
-    expect(() => readOtlpSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" })).toThrow(
+    expect(() => settings({ OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" }).otlp).toThrow(
       /OTEL_EXPORTER_OTLP_ENDPOINT/,
     );
     expect(telemetryMetrics()).toMatch(/^toolnexus_trace_export_failures_total \d+$/m);

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { SELF } from "cloudflare:test";
 import { BASE } from "../helpers/edge";
 import { ACCESS_AUD, ACCESS_TEAM, accessJwt } from "../helpers/access";
-import { accessIdentity, readAccessSettings } from "../../src/edge/approvals/access";
+import { accessIdentity } from "../../src/edge/approvals/access";
+import { settings } from "../../src/edge/settings";
 
 const page = (jwt?: string) =>
   SELF.fetch(`${BASE}/inbox`, { headers: jwt ? { "cf-access-jwt-assertion": jwt } : {} });
@@ -37,16 +38,14 @@ describe("Cloudflare Access on /inbox", () => {
   });
 
   it("reads its settings: both variables or neither, the domain an origin", () => {
-    expect(readAccessSettings({})).toBeUndefined();
-    expect(() => readAccessSettings({ ACCESS_AUD: "a" })).toThrow(/ACCESS_TEAM_DOMAIN/);
-    expect(() => readAccessSettings({ ACCESS_TEAM_DOMAIN: "https://t.test" })).toThrow(
-      /ACCESS_AUD/,
-    );
-    expect(() => readAccessSettings({ ACCESS_TEAM_DOMAIN: "team", ACCESS_AUD: "a" })).toThrow(
+    expect(settings({}).access).toBeUndefined();
+    expect(() => settings({ ACCESS_AUD: "a" }).access).toThrow(/ACCESS_TEAM_DOMAIN/);
+    expect(() => settings({ ACCESS_TEAM_DOMAIN: "https://t.test" }).access).toThrow(/ACCESS_AUD/);
+    expect(() => settings({ ACCESS_TEAM_DOMAIN: "team", ACCESS_AUD: "a" }).access).toThrow(
       /origin/,
     );
     expect(
-      readAccessSettings({ ACCESS_TEAM_DOMAIN: "https://t.test/", ACCESS_AUD: " a  b " }),
+      settings({ ACCESS_TEAM_DOMAIN: "https://t.test/", ACCESS_AUD: " a  b " }).access,
     ).toEqual({ teamDomain: "https://t.test", audiences: ["a", "b"] });
   });
 

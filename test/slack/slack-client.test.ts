@@ -4,9 +4,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { SlackVerificationError, verifySlackSignature } from "../../src/edge/slack/verify";
 import { slackApi } from "../../src/edge/slack/api";
-import { readSlackSettings, type SlackEnv } from "../../src/edge/settings/slack";
+import type { SlackEnv } from "../../src/edge/settings/slack";
 import { approvalMessage } from "../../src/edge/slack/blocks";
 import { resetSlack, slackCalls, failSlack } from "../helpers/slack";
+import { settings } from "../../src/edge/settings";
 
 // "Verifying requests from Slack" (api.slack.com/authentication/verifying-requests-from-slack).
 const SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
@@ -86,13 +87,14 @@ describe("Slack request signatures (worked example, controlled clock)", () => {
 
 describe("Slack settings", () => {
   it("is off with no variables, and needs the token and the signing secret together", () => {
-    expect(readSlackSettings({})).toBeUndefined();
-    expect(() => readSlackSettings({ SLACK_BOT_TOKEN: "xoxb-1" })).toThrow(/SLACK_SIGNING_SECRET/);
-    expect(() => readSlackSettings({ SLACK_SIGNING_SECRET: "s" })).toThrow(/SLACK_BOT_TOKEN/);
-    expect(() =>
-      readSlackSettings({ SLACK_BOT_TOKEN: "x", SLACK_SIGNING_SECRET: "s", SLACK_API_URL: "nope" }),
+    expect(settings({}).slack).toBeUndefined();
+    expect(() => settings({ SLACK_BOT_TOKEN: "xoxb-1" }).slack).toThrow(/SLACK_SIGNING_SECRET/);
+    expect(() => settings({ SLACK_SIGNING_SECRET: "s" }).slack).toThrow(/SLACK_BOT_TOKEN/);
+    expect(
+      () =>
+        settings({ SLACK_BOT_TOKEN: "x", SLACK_SIGNING_SECRET: "s", SLACK_API_URL: "nope" }).slack,
     ).toThrow(/SLACK_API_URL/);
-    expect(readSlackSettings({ SLACK_BOT_TOKEN: "x", SLACK_SIGNING_SECRET: "a b" })).toEqual({
+    expect(settings({ SLACK_BOT_TOKEN: "x", SLACK_SIGNING_SECRET: "a b" }).slack).toEqual({
       botToken: "x",
       signingSecrets: ["a", "b"],
       apiUrl: "https://slack.com/api/",
@@ -102,7 +104,7 @@ describe("Slack settings", () => {
 
 describe("the Slack Web API calls against the fake Slack API", () => {
   beforeEach(resetSlack);
-  const settings = () => readSlackSettings(env as SlackEnv)!;
+  const slack = () => settings(env as SlackEnv).slack!;
   const message = approvalMessage(
     {
       runId: "th_1.run_1",
@@ -116,7 +118,7 @@ describe("the Slack Web API calls against the fake Slack API", () => {
   );
 
   it("posts with the bot token to SLACK_API_URL and returns the message's ts", async () => {
-    const posted = await slackApi(settings()).post("C0123", message);
+    const posted = await slackApi(slack()).post("C0123", message);
     expect(posted).toEqual({ channel: "C0123", ts: expect.stringMatching(/^\d+\.\d+$/) });
     const [call] = await slackCalls();
     expect(call).toMatchObject({
@@ -127,7 +129,7 @@ describe("the Slack Web API calls against the fake Slack API", () => {
   });
 
   it("updates, opens a modal and posts an ephemeral message", async () => {
-    const api = slackApi(settings());
+    const api = slackApi(slack());
     await api.update("C0123", "1.2", message);
     await api.openModal("trigger-1", {
       type: "modal",
@@ -149,19 +151,19 @@ describe("the Slack Web API calls against the fake Slack API", () => {
 
   it("throws on an HTTP failure and on ok:false, without retrying inline (the queue retries)", async () => {
     await failSlack("chat.postMessage", 1);
-    await expect(slackApi(settings()).post("C0123", message)).rejects.toThrow();
+    await expect(slackApi(slack()).post("C0123", message)).rejects.toThrow();
     await failSlack("chat.postMessage", 1, "channel_not_found");
-    await expect(slackApi(settings()).post("C0123", message)).rejects.toThrow(/channel_not_found/);
+    await expect(slackApi(slack()).post("C0123", message)).rejects.toThrow(/channel_not_found/);
     expect((await slackCalls()).filter((c) => c.failed)).toHaveLength(2);
   });
 
   it("a rate limit names Slack's Retry-After; a reply that is not JSON is an error too", async () => {
     const limited = async () => new Response("", { status: 429, headers: { "retry-after": "30" } });
-    await expect(slackApi(settings(), limited).update("C0123", "1.0", message)).rejects.toThrow(
+    await expect(slackApi(slack(), limited).update("C0123", "1.0", message)).rejects.toThrow(
       "Slack chat.update failed: HTTP 429 (retry after 30 s)",
     );
     const html = async () => new Response("<html>gateway</html>", { status: 200 });
-    await expect(slackApi(settings(), html).ephemeral("C0123", "U1", "hi")).rejects.toThrow(
+    await expect(slackApi(slack(), html).ephemeral("C0123", "U1", "hi")).rejects.toThrow(
       "Slack chat.postEphemeral failed: unknown_error",
     );
   });

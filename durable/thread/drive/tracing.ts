@@ -29,7 +29,7 @@ export async function driveTracing(
   const ids = { runId: run.run_id, threadId: run.thread_id };
   let telemetry: ReturnType<typeof edgeTelemetry>;
   try {
-    telemetry = edgeTelemetry(deps.env as unknown as Record<string, unknown>, {
+    telemetry = edgeTelemetry(deps.env, {
       // The exporter is shared by the isolate's drives: its failures belong to no one run.
       report: (error) => deps.report?.(error, { source: "telemetry", recoverable: true }),
       ...(deps.fetch ? { fetch: deps.fetch } : {}),

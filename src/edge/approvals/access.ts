@@ -6,45 +6,7 @@
  * the identity. Both variables or neither; neither ⇒ Access is not used.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
-import { ConfigError } from "../config-error";
-
-export interface AccessEnv {
-  ACCESS_TEAM_DOMAIN?: string;
-  ACCESS_AUD?: string;
-}
-
-export interface AccessSettings {
-  /** An origin, e.g. `https://team.cloudflareaccess.com`. */
-  teamDomain: string;
-  audiences: string[];
-}
-
-export function readAccessSettings(env: AccessEnv): AccessSettings | undefined {
-  const domain = env.ACCESS_TEAM_DOMAIN?.trim();
-  const audiences = (env.ACCESS_AUD ?? "").split(/\s+/).filter(Boolean);
-  if (!domain && audiences.length === 0) {
-    return undefined;
-  }
-  if (!domain) {
-    throw new ConfigError("ACCESS_TEAM_DOMAIN is not set (required with ACCESS_AUD)");
-  }
-  if (audiences.length === 0) {
-    throw new ConfigError("ACCESS_AUD is not set (required with ACCESS_TEAM_DOMAIN)");
-  }
-  let origin: string;
-  try {
-    const url = new URL(domain);
-    if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw new Error("not http(s)");
-    }
-    origin = url.origin;
-  } catch {
-    throw new ConfigError(
-      `ACCESS_TEAM_DOMAIN must be an origin like https://team.cloudflareaccess.com, got ${JSON.stringify(domain)}`,
-    );
-  }
-  return { teamDomain: origin, audiences };
-}
+import type { AccessSettings } from "../settings/access";
 
 const keySets = new Map<string, JWTVerifyGetKey>();
 
@@ -61,7 +23,7 @@ function teamKeys(teamDomain: string): JWTVerifyGetKey {
  * The identity an Access JWT vouches for, or undefined when there is none or it does not
  * verify (expired, another audience or issuer, a forged signature).
  *
- * @example const who = await accessIdentity(readAccessSettings(env), request.headers)
+ * @example const who = await accessIdentity(settings(env).access, request.headers)
  */
 export async function accessIdentity(
   settings: AccessSettings | undefined,

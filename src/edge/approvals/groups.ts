@@ -5,7 +5,7 @@
  * member. Emails compare case-insensitively.
  */
 import { groupsOf, isRecord, type Rules } from "../../core/approvers/rules";
-import { ConfigError } from "../settings";
+import { ConfigError } from "../config-error";
 import { MAX_IDENTITY_CHARS } from "../http/schemas";
 
 /** A member: an identity (`"ann@example.com"`) or an id with the identities that are theirs. */
@@ -222,26 +222,19 @@ function identity(value: unknown, where: string): string {
   return normalizeIdentity(value);
 }
 
-const cache = new WeakMap<object, { code?: ApproverGroupsInit; directory: ApproverDirectory }>();
-
 /**
  * The directory from `APPROVER_GROUPS` (JSON) and the code's `approverGroups`; a group
- * defined in both is the code's. Parsed once per environment object; errors are not cached.
+ * defined in both is the code's. Read through `settings(env).approvers(code)`, which keeps
+ * it per environment object.
  */
-export function approverDirectory(
+export function parseApproverDirectory(
   env: { APPROVER_GROUPS?: string },
   code?: ApproverGroupsInit,
 ): ApproverDirectory {
-  const cached = cache.get(env);
-  if (cached && cached.code === code) {
-    return cached.directory;
-  }
   const text = env.APPROVER_GROUPS?.trim() ?? "";
   const fromEnv = text === "" ? [] : parseApproverGroups(parseJson(text), "APPROVER_GROUPS");
   const fromCode = code ? parseApproverGroups(code, "approverGroups") : [];
-  const directory = new ApproverDirectory(new Map([...fromEnv, ...fromCode]));
-  cache.set(env, { ...(code ? { code } : {}), directory });
-  return directory;
+  return new ApproverDirectory(new Map([...fromEnv, ...fromCode]));
 }
 
 function parseJson(text: string): unknown {

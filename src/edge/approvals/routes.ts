@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { decisionStatus } from "../http/status";
-import { readConfig, type EdgeEnv } from "../settings";
+import { readConfig, type EdgeEnv, settings } from "../settings";
 import {
   ApprovalTokenError,
   digestArgs,
@@ -19,7 +19,7 @@ import {
   verifyApproverToken,
   type ApproverClaims,
 } from "./approver-link";
-import { accessIdentity, readAccessSettings } from "./access";
+import { accessIdentity } from "./access";
 import { rulesOf } from "../../core/approvers/rules";
 import { editableKeys, editedArgs } from "./arg-edits";
 import { MAX_REASON_CHARS } from "../http/schemas";
@@ -85,7 +85,7 @@ async function open(c: Ctx): Promise<Response | Opened> {
       problem?.code === "expired" ? 410 : 400,
     );
   }
-  const fromAccess = await accessIdentity(readAccessSettings(c.env), c.req.raw.headers);
+  const fromAccess = await accessIdentity(settings(c.env).access, c.req.raw.headers);
   const identity = fromAccess ?? ("approver" in claims ? claims.approver : undefined);
   const description: RequestDescription = await threadStub(c.env, claims.threadId).describeRequest(
     claims.runId,

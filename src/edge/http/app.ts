@@ -1,10 +1,9 @@
 import { Hono } from "hono";
-import type { EdgeEnv } from "../settings";
-import { readConfig } from "../settings";
+import { type EdgeEnv, readConfig, settings } from "../settings";
 import type { AgentDefinition } from "../agent";
 import { ApiError, errorHandler } from "./errors";
 import type { ErrorInfo } from "../error-sink";
-import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
+import type { ApproverGroupsInit } from "../approvals/groups";
 import { runRoutes } from "./runs";
 import { decisionRoutes } from "./decisions";
 import { approvalRoutes } from "../approvals/routes";
@@ -16,8 +15,6 @@ import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
 import { telemetryMetrics } from "../telemetry/index";
-import { readSlackSettings } from "../settings/slack";
-import { readAccessSettings } from "../approvals/access";
 import { inboxNamespace } from "../inbox/rpc";
 import { chatRoutes } from "../protocols/chat/routes";
 import { agUiRoutes } from "../protocols/ag-ui/routes";
@@ -25,7 +22,7 @@ import { a2aRoutes } from "../protocols/a2a/routes";
 import { mcpRoutes } from "../protocols/mcp-server/routes";
 import { mcpSessionNamespace } from "../protocols/mcp-server/sessions";
 import { oauthRoutes } from "../oauth/routes";
-import { anyAgentUsesOAuth, readOAuthSettings } from "../oauth/settings";
+import { anyAgentUsesOAuth } from "../oauth/settings";
 import { receiptRoutes } from "../receipts/routes";
 import { receiptSources } from "../receipts/sources";
 
@@ -40,13 +37,13 @@ export function createApp(
     new Hono<{ Bindings: EdgeEnv }>()
       .use("*", async (c, next) => {
         readConfig(c.env); // fail fast, naming the variable, on every route
-        readSlackSettings(c.env);
-        readAccessSettings(c.env);
+        settings(c.env).slack;
+        settings(c.env).access;
         inboxNamespace(c.env);
         mcpSessionNamespace(c.env);
-        approverDirectory(c.env, options.approverGroups);
+        settings(c.env).approvers(options.approverGroups);
         if (usesOAuth) {
-          readOAuthSettings(c.env); // MCP_TOKENS and MCP_TOKEN_KEY, only when an agent uses oauth
+          settings(c.env).oauth; // MCP_TOKENS and MCP_TOKEN_KEY, only when an agent uses oauth
         }
         await next();
       })

@@ -5,11 +5,10 @@
  * refusal to its own error shape (HTTP 400/409, a JSON-RPC code, a tool error); a missing
  * secret or an undefined approver group throws `ConfigError` (500 config_error) as usual.
  */
-import type { AgentDefinition } from "../agent";
-import { agentTools } from "../agent";
-import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
+import { type AgentDefinition, agentTools } from "../agent";
+import type { ApproverGroupsInit } from "../approvals/groups";
 import { checkCallbackUrl } from "../notify/callback-url";
-import { notifySigningSecret, readConfig, type EdgeEnv } from "../settings";
+import { notifySigningSecret, readConfig, type EdgeEnv, settings } from "../settings";
 import { approvalGate } from "../../core/tools/approval";
 import { newRunId, newThreadId, threadStub } from "./threads";
 import { THREAD_ID } from "./schemas";
@@ -84,7 +83,7 @@ export async function startAgentRun(
     notifySigningSecret(config); // 500 config_error naming NOTIFY_SECRET
   }
   // A rule naming a group nobody defined would leave its requests undecidable: say so now.
-  const directory = approverDirectory(env, approverGroups);
+  const directory = settings(env).approvers(approverGroups);
   for (const tool of await agentTools(agent, env)) {
     const described = approvalGate(tool)?.describe();
     if (described && !described.rulesByArgs && (described.group || described.anyOf)) {

@@ -3,12 +3,12 @@
  * and every approver group. Checked before an `InboxObject` is touched, so an unknown
  * name creates no storage.
  */
-import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
-import type { EdgeEnv } from "../settings";
+import type { ApproverGroupsInit } from "../approvals/groups";
+import { type EdgeEnv, settings } from "../settings";
 import { DEFAULT_GROUP } from "./item";
 
 export function inboxGroups(env: EdgeEnv, code?: ApproverGroupsInit): Set<string> {
-  return new Set([DEFAULT_GROUP, ...approverDirectory(env, code).groups.keys()]);
+  return new Set([DEFAULT_GROUP, ...settings(env).approvers(code).groups.keys()]);
 }
 
 /**
@@ -20,7 +20,7 @@ export function inboxMember(
   identity: string,
   code?: ApproverGroupsInit,
 ): { member: string; groups: string[] } {
-  const directory = approverDirectory(env, code);
+  const directory = settings(env).approvers(code);
   const member = directory.resolve(identity);
   return { member, groups: [...directory.groupsOfMember(member), DEFAULT_GROUP] };
 }

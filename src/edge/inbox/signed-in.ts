@@ -4,10 +4,10 @@
  * cookie; the identity's member id and groups come from APPROVER_GROUPS.
  */
 import type { Context } from "hono";
-import type { EdgeEnv } from "../settings";
+import { type EdgeEnv, settings } from "../settings";
 import type { ApproverGroupsInit } from "../approvals/groups";
 import { renderMessagePage } from "../approvals/page";
-import { accessIdentity, readAccessSettings } from "../approvals/access";
+import { accessIdentity } from "../approvals/access";
 import { inboxMember } from "./groups";
 import { sessionIdentity } from "./session";
 
@@ -24,8 +24,7 @@ export async function inboxSignedIn(
   approverGroups: ApproverGroupsInit | undefined,
 ): Promise<InboxVisitor | undefined> {
   const identity =
-    (await accessIdentity(readAccessSettings(c.env), c.req.raw.headers)) ??
-    (await sessionIdentity(c));
+    (await accessIdentity(settings(c.env).access, c.req.raw.headers)) ?? (await sessionIdentity(c));
   return identity === undefined
     ? undefined
     : { identity, ...inboxMember(c.env, identity, approverGroups) };

@@ -4,10 +4,9 @@
  * pending request to the run's callbackUrl; dead letters are recorded on the run.
  */
 import type { DriveMessage, NotifyMessage } from "../protocol";
-import { readConfig, type EdgeEnv } from "../settings";
+import { readConfig, type EdgeEnv, settings } from "../settings";
 import { threadStub } from "../http/threads";
-import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
-import { readSlackSettings } from "../settings/slack";
+import type { ApproverGroupsInit } from "../approvals/groups";
 import { slackApi } from "../slack/api";
 import { isSlackSync, syncSlack, type SlackSyncMessage } from "../slack/sync";
 import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notification";
@@ -134,13 +133,13 @@ async function slackSync(
   body: SlackSyncMessage,
   approverGroups: ApproverGroupsInit | undefined,
 ): Promise<void> {
-  const settings = readSlackSettings(env);
-  const channel = approverDirectory(env, approverGroups).groups.get(body.slack.group)?.slack
-    ?.channel;
-  if (!settings || !channel) {
+  const { slack } = settings(env);
+  const channel = settings(env).approvers(approverGroups).groups.get(body.slack.group)
+    ?.slack?.channel;
+  if (!slack || !channel) {
     return; // Slack switched off (or the group lost its channel) since the message was sent
   }
-  await syncSlack(threadStub(env, body.threadId), slackApi(settings), body, channel);
+  await syncSlack(threadStub(env, body.threadId), slackApi(slack), body, channel);
 }
 
 /** The run and thread a queue message is about, when its body says. */

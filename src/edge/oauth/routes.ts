@@ -8,14 +8,14 @@
  */
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { EdgeEnv } from "../settings";
+import { type EdgeEnv, settings } from "../settings";
 import type { DecisionInput, DecisionOutcome } from "../protocol";
 import { threadStub } from "../http/threads";
 import { ApiError } from "../http/errors";
 import { statusOf } from "../http/status";
 import { pageHeaders } from "../pages/layout";
 import { renderMessagePage } from "../approvals/page";
-import { readOAuthSettings, CALLBACK_PATH } from "./settings";
+import { CALLBACK_PATH } from "./settings";
 import { verifyOAuthState, type OAuthStateClaims } from "./state-token";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
@@ -32,7 +32,7 @@ export function oauthRoutes(options: { enabled: boolean }) {
     if (!options.enabled) {
       throw new ApiError(404, "not_found", "no such route");
     }
-    const { key } = readOAuthSettings(c.env);
+    const { key } = settings(c.env).oauth;
     const state = c.req.query("state") ?? "";
     const claims = state === "" ? undefined : await verifyOAuthState(key, state);
     if (!claims) {

@@ -6,43 +6,19 @@
  * no business sending cookies.
  */
 import type { MiddlewareHandler } from "hono";
-import { readAccessSettings } from "../approvals/access";
-import { ConfigError, type EdgeEnv } from "../settings";
+import { type EdgeEnv, settings } from "../settings";
 import { USER_HEADER } from "./identity";
-
-export interface CorsEnv {
-  CORS_ORIGINS?: string;
-}
 
 const ALLOWED_HEADERS = ["authorization", "content-type", USER_HEADER].join(", ");
 /** The UI message stream's marker header is read by `ai`'s transport. */
 const EXPOSED_HEADERS = "x-vercel-ai-ui-message-stream";
 
-export function readCorsOrigins(env: CorsEnv): Set<string> {
-  const origins = new Set<string>();
-  for (const entry of (env.CORS_ORIGINS ?? "").split(/\s+/).filter(Boolean)) {
-    let origin: string;
-    try {
-      origin = new URL(entry).origin;
-    } catch {
-      origin = "null";
-    }
-    if (origin === "null" || origin !== entry.replace(/\/$/, "")) {
-      throw new ConfigError(
-        `CORS_ORIGINS must list exact origins such as https://app.example.com, got ${JSON.stringify(entry)}`,
-      );
-    }
-    origins.add(origin);
-  }
-  return origins;
-}
-
 /** Answers preflights and decorates responses for listed origins; does nothing for the rest. */
-export function protocolCors(): MiddlewareHandler<{ Bindings: EdgeEnv & CorsEnv }> {
+export function protocolCors(): MiddlewareHandler<{ Bindings: EdgeEnv }> {
   return async (c, next) => {
     const origin = c.req.header("origin");
-    const allowed = origin !== undefined && readCorsOrigins(c.env).has(origin);
-    const credentials = allowed && readAccessSettings(c.env) !== undefined;
+    const allowed = origin !== undefined && settings(c.env).corsOrigins.has(origin);
+    const credentials = allowed && settings(c.env).access !== undefined;
     const decorate = (headers: Headers) => {
       headers.set("access-control-allow-origin", origin ?? "");
       if (!/\borigin\b/i.test(headers.get("vary") ?? "")) {

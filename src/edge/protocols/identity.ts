@@ -8,8 +8,8 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "../http/auth";
-import { accessIdentity, readAccessSettings } from "../approvals/access";
-import { readConfig, type EdgeEnv } from "../settings";
+import { accessIdentity } from "../approvals/access";
+import { readConfig, type EdgeEnv, settings } from "../settings";
 import { ApiError } from "../http/errors";
 import { MAX_IDENTITY_CHARS } from "../http/schemas";
 
@@ -28,7 +28,7 @@ export function protocolAuth(): MiddlewareHandler<ProtocolVars> {
   const bearer = bearerAuth();
   return async (c, next) => {
     if (!c.req.header("authorization")) {
-      const user = await accessIdentity(readAccessSettings(c.env), c.req.raw.headers);
+      const user = await accessIdentity(settings(c.env).access, c.req.raw.headers);
       if (user) {
         c.set("caller", { user: normalizeUser(user), via: "access" });
         return next();

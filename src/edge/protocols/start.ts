@@ -4,8 +4,8 @@
  */
 import { approvalGate } from "../../core/tools/approval";
 import { agentTools, type AgentDefinition } from "../agent";
-import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
-import { readConfig, type EdgeEnv } from "../settings";
+import type { ApproverGroupsInit } from "../approvals/groups";
+import { readConfig, type EdgeEnv, settings } from "../settings";
 import { ApiError } from "../http/errors";
 import type { RunView, ThreadRpc } from "../protocol";
 import { MAX_INPUT_CHARS } from "../http/schemas";
@@ -62,7 +62,7 @@ export async function startConversationRun(
 ): Promise<RunView> {
   checkMessageLength(target.input);
   // A rule naming a group nobody defined would leave its requests undecidable: say so now.
-  const directory = approverDirectory(env, deps.approverGroups);
+  const directory = settings(env).approvers(deps.approverGroups);
   for (const tool of await agentTools(target.agent, env)) {
     const described = approvalGate(tool)?.describe();
     if (described && !described.rulesByArgs && (described.group || described.anyOf)) {

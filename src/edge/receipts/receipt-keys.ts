@@ -7,10 +7,9 @@
  * seed), and `x` comes out of exporting that key as a JWK. Both workerd and Node ≥ 20 do this
  * (test/edge/receipts and test/node run it).
  */
-import { ConfigError } from "../settings";
+import { ConfigError } from "../config-error";
 import { decodeBase64 } from "../notify/webhooks";
-import type { ReceiptJwk, ReceiptJwks } from "./verify";
-import { jwkThumbprint } from "./verify";
+import { type ReceiptJwk, type ReceiptJwks, jwkThumbprint } from "./verify";
 
 /** The variable, for `EdgeEnv` to extend when the lead wires receipts in. */
 export interface ReceiptEnv {

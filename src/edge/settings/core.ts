@@ -7,18 +7,17 @@ import { type CallbackAllow, parseCallbackAllow } from "../notify/callback-url";
 import type { DriveMessage, NotifyMessage } from "../protocol";
 import { checkKeySecret } from "../secret-key";
 import type { SlackEnv } from "./slack";
-import type { AccessEnv } from "../approvals/access";
+import type { AccessEnv } from "./access";
+import type { CorsEnv } from "./cors";
+import type { OAuthEnv } from "./oauth";
 
-/**
- * What the edge reads from the worker's environment. Bindings are `unknown` here on
- * purpose: the application's own `Env` (from `wrangler types`) is a generic of
- * `createEdge<Env>()`, and the bindings are checked at run time (see `readBindings`).
- */
 /**
  * The worker's environment: what the edge itself reads, typed. It is a kernel `EnvLike`
  * (any object of bindings a tool reads by name), so it goes to tools and toolkits as it is.
+ * Bindings are `unknown` on purpose: the application's own `Env` (from `wrangler types`) is
+ * a generic of `createEdge<Env>()`, and the bindings are checked at run time (`readBindings`).
  */
-export interface EdgeEnv extends SlackEnv, AccessEnv {
+export interface EdgeEnv extends SlackEnv, AccessEnv, CorsEnv, OAuthEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
   NOTIFY_SECRET?: string;
@@ -28,10 +27,13 @@ export interface EdgeEnv extends SlackEnv, AccessEnv {
   LLM_STYLE?: string;
   LLM_MODEL?: string;
   LLM_API_KEY?: string;
-  /** JSON approver groups (see approver-groups.ts); `createEdge({ approverGroups })` wins per group. */
+  /** JSON approver groups (src/edge/approvals/groups.ts); `createEdge({ approverGroups })` wins per group. */
   APPROVER_GROUPS?: string;
   /** Base64 of a 32-byte Ed25519 seed that signs decision receipts; several space-separated rotate. */
   RECEIPT_KEY?: string;
+  /** OTLP/HTTP export of traces (README, "Traces and the run timeline"); unset, nothing is exported. */
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
   THREADS?: unknown;
   RESUME_QUEUE?: unknown;
   NOTIFY_QUEUE?: unknown;
@@ -71,19 +73,8 @@ export interface EdgeConfig {
 
 export { ConfigError } from "../config-error";
 
-const parsed = new WeakMap<EdgeEnv, EdgeConfig>();
-
-/** Reads and checks the configuration; computed once per environment object (errors are not cached). */
-export function readConfig(env: EdgeEnv): EdgeConfig {
-  let config = parsed.get(env);
-  if (!config) {
-    config = parseConfig(env);
-    parsed.set(env, config);
-  }
-  return config;
-}
-
-function parseConfig(env: EdgeEnv): EdgeConfig {
+/** Reads and checks the required variables and bindings (through `settings(env).config`). */
+export function parseConfig(env: EdgeEnv): EdgeConfig {
   const apiToken = env.API_TOKEN?.trim();
   if (!apiToken) {
     throw new ConfigError(

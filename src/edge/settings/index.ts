@@ -1,2 +1,112 @@
-/** The one reader of the worker's environment (docs/architecture.md §1). */
+/**
+ * The one reader of the worker's environment (docs/architecture.md §1). `settings(env)`
+ * parses each part the first time it is asked for and keeps it for that environment object
+ * (workerd hands every request of an isolate the same `env`), so every variable is parsed
+ * once per env and every call site gets typed settings instead of re-deriving them. The
+ * parsers sit beside this file, one per concern; nothing else reads a variable.
+ *
+ * Parts are lazy on purpose: Slack's, Access's or OAuth's variables are checked only where
+ * they are used, so a worker without Slack never fails on them. A part that throws is not
+ * kept: the next use throws the same `ConfigError` again until the configuration is fixed.
+ *
+ * @example settings(env).config.apiToken; settings(env).approvers(options.approverGroups)
+ */
+import {
+  type ApproverDirectory,
+  type ApproverGroupsInit,
+  parseApproverDirectory,
+} from "../approvals/groups";
+import { type ReceiptKey, receiptKeys } from "../receipts/receipt-keys";
+import { type AccessSettings, parseAccessSettings } from "./access";
+import { type EdgeConfig, type EdgeEnv, parseConfig } from "./core";
+import { parseCorsOrigins } from "./cors";
+import { type OAuthSettings, parseOAuthSettings } from "./oauth";
+import { type OtlpSettings, parseOtlpSettings } from "./otlp";
+import { parseSlackSettings, type SlackSettings } from "./slack";
+
 export * from "./core";
+export type { AccessEnv, AccessSettings } from "./access";
+export type { CorsEnv } from "./cors";
+export type { OAuthEnv, OAuthSettings } from "./oauth";
+export type { OtlpSettings } from "./otlp";
+export type { SlackEnv, SlackSettings } from "./slack";
+
+export interface EdgeSettings {
+  /** The required part: API token, webhook and notify secrets, bindings, the LLM. */
+  readonly config: EdgeConfig;
+  /** Undefined when Slack is off (neither variable set). */
+  readonly slack: SlackSettings | undefined;
+  /** Undefined when Cloudflare Access is not used. */
+  readonly access: AccessSettings | undefined;
+  /** `CORS_ORIGINS`: empty when unset. */
+  readonly corsOrigins: ReadonlySet<string>;
+  /** Undefined without `OTEL_EXPORTER_OTLP_ENDPOINT`; throws `OtlpConfigError` when malformed. */
+  readonly otlp: OtlpSettings | undefined;
+  /** `MCP_TOKENS` and `MCP_TOKEN_KEY`; throws when either is missing (only agents with `oauth` ask). */
+  readonly oauth: OAuthSettings;
+  /** `RECEIPT_KEY`'s keys, the signing one first; rejects when unset or malformed. */
+  receiptKeys(): Promise<ReceiptKey[]>;
+  /** The approver directory: `APPROVER_GROUPS` merged with the code's groups (the code wins). */
+  approvers(code?: ApproverGroupsInit): ApproverDirectory;
+}
+
+const read = new WeakMap<object, EdgeSettings>();
+
+/** The settings of this environment object, parsed part by part on first use. */
+export function settings(env: EdgeEnv): EdgeSettings {
+  let found = read.get(env);
+  if (!found) {
+    found = readerOf(env);
+    read.set(env, found);
+  }
+  return found;
+}
+
+function readerOf(env: EdgeEnv): EdgeSettings {
+  const parts = new Map<string, unknown>();
+  const once = <T>(name: string, parse: () => T): T => {
+    if (parts.has(name)) {
+      return parts.get(name) as T;
+    }
+    const value = parse();
+    parts.set(name, value);
+    return value;
+  };
+  const directories = new WeakMap<object, ApproverDirectory>();
+  const noCode = {};
+  return {
+    get config() {
+      return once("config", () => parseConfig(env));
+    },
+    get slack() {
+      return once("slack", () => parseSlackSettings(env));
+    },
+    get access() {
+      return once("access", () => parseAccessSettings(env));
+    },
+    get corsOrigins() {
+      return once("cors", () => parseCorsOrigins(env));
+    },
+    get otlp() {
+      return once("otlp", () => parseOtlpSettings(env));
+    },
+    get oauth() {
+      return once("oauth", () => parseOAuthSettings(env));
+    },
+    receiptKeys: () => receiptKeys(env.RECEIPT_KEY),
+    approvers(code) {
+      const key = code ?? noCode;
+      let directory = directories.get(key);
+      if (!directory) {
+        directory = parseApproverDirectory(env, code);
+        directories.set(key, directory);
+      }
+      return directory;
+    },
+  };
+}
+
+/** Shorthand for `settings(env).config`: the required part, checked. */
+export function readConfig(env: EdgeEnv): EdgeConfig {
+  return settings(env).config;
+}

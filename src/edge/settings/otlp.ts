@@ -15,7 +15,11 @@ export class OtlpConfigError extends Error {
   override readonly name = "OtlpConfigError";
 }
 
-export function readOtlpSettings(env: Record<string, unknown>): OtlpSettings | undefined {
+/** Read by `settings(env).otlp`. */
+export function parseOtlpSettings(env: {
+  OTEL_EXPORTER_OTLP_ENDPOINT?: unknown;
+  OTEL_EXPORTER_OTLP_HEADERS?: unknown;
+}): OtlpSettings | undefined {
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (typeof endpoint !== "string" || endpoint.trim() === "") {
     return undefined;

@@ -21,19 +21,8 @@ export interface SlackSettings {
   apiUrl: string;
 }
 
-const parsed = new WeakMap<SlackEnv, SlackSettings | null>();
-
-/** The Slack settings, or undefined when Slack is off; computed once per environment object. */
-export function readSlackSettings(env: SlackEnv): SlackSettings | undefined {
-  let settings = parsed.get(env);
-  if (settings === undefined) {
-    settings = parseSlackSettings(env) ?? null;
-    parsed.set(env, settings);
-  }
-  return settings ?? undefined;
-}
-
-function parseSlackSettings(env: SlackEnv): SlackSettings | undefined {
+/** The Slack settings, or undefined when Slack is off (read by `settings(env).slack`). */
+export function parseSlackSettings(env: SlackEnv): SlackSettings | undefined {
   const botToken = env.SLACK_BOT_TOKEN?.trim();
   const signingSecrets = (env.SLACK_SIGNING_SECRET ?? "").split(/\s+/).filter(Boolean);
   if (!botToken && signingSecrets.length === 0) {

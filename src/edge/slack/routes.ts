@@ -1,12 +1,11 @@
 import { Hono, type Context } from "hono";
 import * as z from "zod";
-import type { EdgeEnv } from "../settings";
+import { type EdgeEnv, type SlackSettings, settings } from "../settings";
 import { errorSink, type ErrorInfo } from "../error-sink";
-import { approverDirectory, type ApproverGroupsInit } from "../approvals/groups";
+import type { ApproverGroupsInit } from "../approvals/groups";
 import { ApiError } from "../http/errors";
 import { readRawBody } from "../http/body";
 import { threadOf, threadStub } from "../http/threads";
-import { readSlackSettings, type SlackSettings } from "../settings/slack";
 import { SlackVerificationError, verifySlackSignature } from "./verify";
 import { MAX_REASON_CHARS } from "../http/schemas";
 import { slackApi } from "./api";
@@ -71,13 +70,13 @@ const ViewSubmission = z.object({
  */
 export function slackRoutes(options: SlackRouteOptions) {
   return new Hono<{ Bindings: EdgeEnv }>().post("/slack/interactions", async (c) => {
-    const settings = readSlackSettings(c.env);
-    if (!settings) {
+    const { slack } = settings(c.env);
+    if (!slack) {
       throw new ApiError(404, "slack_not_configured", "Slack is not configured on this worker");
     }
     const raw = await readRawBody(c, MAX_INTERACTION_BYTES);
     try {
-      await verifySlackSignature(settings.signingSecrets, c.req.raw.headers, raw);
+      await verifySlackSignature(slack.signingSecrets, c.req.raw.headers, raw);
     } catch (error) {
       if (error instanceof SlackVerificationError) {
         throw new ApiError(401, error.code, error.message);
@@ -87,7 +86,7 @@ export function slackRoutes(options: SlackRouteOptions) {
     const payload = parsePayload(raw);
     const action = BlockActions.safeParse(payload);
     if (action.success) {
-      return blockAction(c, settings, options, action.data);
+      return blockAction(c, slack, options, action.data);
     }
     const submission = ViewSubmission.safeParse(payload);
     if (submission.success && submission.data.view.callback_id === DECLINE_MODAL) {
@@ -111,7 +110,7 @@ function identityOf(user: z.infer<typeof User>, team: z.infer<typeof Team>): str
 
 async function blockAction(
   c: Ctx,
-  settings: SlackSettings,
+  slack: SlackSettings,
   options: SlackRouteOptions,
   payload: z.infer<typeof BlockActions>,
 ) {
@@ -122,7 +121,7 @@ async function blockAction(
   const target = parseTarget(action.value);
   const identity = identityOf(payload.user, payload.team);
   const channel = payload.container.channel_id ?? payload.channel?.id;
-  const api = slackApi(settings);
+  const api = slackApi(slack);
   const tell = (text: string) => {
     if (channel) {
       c.executionCtx.waitUntil(
@@ -225,7 +224,7 @@ function approverOf(
   identity: string,
   groups: string[],
 ): string | undefined {
-  const directory = approverDirectory(c.env, options.approverGroups);
+  const directory = settings(c.env).approvers(options.approverGroups);
   const member = directory.memberOf(identity);
   if (member === undefined) {
     return undefined;

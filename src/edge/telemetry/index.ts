@@ -4,16 +4,15 @@
  * nothing (no tracer, no cost). One exporter per isolate and settings, so spans of several
  * requests share batches; the caller hands `flush()` to `waitUntil` after its response.
  */
-import type { TracerLike } from "../../core/tracing";
-import { INSTRUMENTATION_SCOPE } from "../../core/tracing";
+import { type TracerLike, INSTRUMENTATION_SCOPE } from "../../core/tracing";
 import { createEdgeTracer } from "./tracer";
 import { OtlpExporter, type ExportStats } from "./exporter";
-import { readOtlpSettings } from "../settings/otlp";
+import { type EdgeEnv, settings } from "../settings";
 
 export { createEdgeTracer, toNanos, type FinishedSpan, type EdgeTracerOptions } from "./tracer";
 export { encodeTraces, type OtlpResource } from "./otlp-json";
 export { OtlpExporter, type OtlpExporterOptions, type ExportStats } from "./exporter";
-export { readOtlpSettings, parseOtlpHeaders, tracesUrl, OtlpConfigError } from "../settings/otlp";
+export { parseOtlpHeaders, tracesUrl, OtlpConfigError } from "../settings/otlp";
 export { deciderSalt } from "./decider-salt";
 
 export interface EdgeTelemetry {
@@ -34,18 +33,18 @@ const exporters = new Map<string, OtlpExporter>();
 
 /** The edge's telemetry for this environment, or undefined without an endpoint. Throws `OtlpConfigError` on a malformed setting. */
 export function edgeTelemetry(
-  env: Record<string, unknown>,
+  env: EdgeEnv,
   options: EdgeTelemetryOptions = {},
 ): EdgeTelemetry | undefined {
-  const settings = readOtlpSettings(env);
-  if (!settings) {
+  const { otlp } = settings(env);
+  if (!otlp) {
     return undefined;
   }
-  const key = JSON.stringify([settings.url, settings.headers, options.serviceName]);
+  const key = JSON.stringify([otlp.url, otlp.headers, options.serviceName]);
   let exporter = exporters.get(key);
   if (!exporter) {
     exporter = new OtlpExporter({
-      ...settings,
+      ...otlp,
       resource: {
         serviceName: options.serviceName ?? "toolnexus-edge",
         ...(options.serviceVersion ? { serviceVersion: options.serviceVersion } : {}),
