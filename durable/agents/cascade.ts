@@ -11,7 +11,7 @@
  */
 import type { Answer, Message, Request } from "../../src/core/types";
 import type { ToolMessage } from "../storage/run-store";
-import { pendingOfHandle, type HandleRow } from "./handle-store";
+import { pendingOfHandle, type HandleRow } from "../storage/handle-store";
 import { slotMessageOf, stepHandle } from "./child-step";
 import { pathOf, rootHandleOf, type TreeContext } from "./tree";
 

@@ -12,7 +12,7 @@ import { agentTools } from "../../src/edge/agent";
 import type { ToolMessage } from "../storage/run-store";
 import { childClient } from "./child-client";
 import { childCheckpointer } from "./child-checkpoint";
-import { pendingOfHandle, storedRunOf, type HandleRow } from "./handle-store";
+import { pendingOfHandle, storedRunOf, type HandleRow } from "../storage/handle-store";
 import { callerOf } from "./callers";
 import type { TreeContext } from "./tree";
 

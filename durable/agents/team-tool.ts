@@ -9,7 +9,7 @@
 import type { Answer, Context, Request, Tool, ToolResult } from "../../src/core/types";
 import { rulesOf } from "../../src/core/approvers/rules";
 import type { AgentDefinition } from "../../src/edge/agent";
-import { pendingOfHandle, type HandleRow } from "./handle-store";
+import { pendingOfHandle, type HandleRow } from "../storage/handle-store";
 import { stepHandle, taskResultOf } from "./child-step";
 import type { Caller, TreeContext } from "./tree";
 

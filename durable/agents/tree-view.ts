@@ -9,7 +9,7 @@ import type { RunView, TreeHandleView } from "../../src/edge/protocol";
 import type { RunRow } from "../storage/run-store";
 import type { ThreadContext } from "../thread/context";
 import { runView } from "../storage/run-view";
-import { pendingOfHandle, type HandleStore } from "./handle-store";
+import { pendingOfHandle, type HandleStore } from "../storage/handle-store";
 import { rootHandleOf } from "./tree";
 
 export function withTree(

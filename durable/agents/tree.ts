@@ -7,7 +7,7 @@ import type { Tool } from "../../src/core/types";
 import type { AgentDefinition } from "../../src/edge/agent";
 import type { DriverDeps } from "../thread/drive/driver-deps";
 import type { RunRow } from "../storage/run-store";
-import type { HandleStore } from "./handle-store";
+import type { HandleStore } from "../storage/handle-store";
 import { isChildPath } from "../../src/edge/agents/asked-by";
 
 export { askedByOf, isChildPath } from "../../src/edge/agents/asked-by";

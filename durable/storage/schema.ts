@@ -31,7 +31,7 @@
  *   the run started, or last suspended, under.
  */
 import type { Sql } from "./sql";
-import { migrateHandles } from "../agents/handle-store";
+import { migrateHandles } from "./handle-store";
 
 export const SCHEMA_VERSION = 10;
 

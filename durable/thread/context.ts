@@ -12,7 +12,7 @@ import { createLazySql } from "../storage/sql";
 import { hasSchema, migrate } from "../storage/schema";
 import { RunStore } from "../storage/run-store";
 import { VoteStore } from "../storage/vote-store";
-import { HandleStore } from "../agents/handle-store";
+import { HandleStore } from "../storage/handle-store";
 import { InboxOutbox, inboxHooks, type InboxHooks } from "../outbox/inbox";
 import { SlackMessages } from "../outbox/slack-messages";
 import { NotifyOutbox } from "../outbox/notify";

@@ -9,7 +9,7 @@ import type { EdgeConfig, EdgeEnv } from "../../../src/edge/settings";
 import type { ErrorInfo } from "../../../src/edge/error-sink";
 import type { InboxHooks } from "../../outbox/inbox";
 import type { InlineWaiters } from "./elicitation";
-import type { HandleStore } from "../../agents/handle-store";
+import type { HandleStore } from "../../storage/handle-store";
 import type { DecisionRow, RunRow, RunStore } from "../../storage/run-store";
 
 export interface DriverDeps {

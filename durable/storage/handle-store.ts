@@ -10,8 +10,8 @@
  */
 import type { Message, Request, RunResult, Usage } from "../../src/core/types";
 import type { HandleState } from "../../src/core/agents/types";
-import type { Sql } from "../storage/sql";
-import type { ToolMessage } from "../storage/run-store";
+import type { Sql } from "./sql";
+import type { ToolMessage } from "./run-store";
 
 export type ChildStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
 
