@@ -22,13 +22,13 @@ export async function routeAnswer(
   answer: Answer,
 ): Promise<boolean> {
   const path = pathOf(request);
-  const deepest = path ? tree.handles.handle(tree.run.run_id, path) : undefined;
+  const deepest = path ? tree.handles.handle(tree.run.runId, path) : undefined;
   if (!deepest) {
     return false;
   }
   let row = deepest;
   if (row.status === "pending" && pendingOfHandle(row)?.id === request.id) {
-    tree.deps.record(tree.run.run_id, "resumed", { requestId: request.id, handle: row.handle });
+    tree.deps.record(tree.run.runId, "resumed", { requestId: request.id, handle: row.handle });
     row = await stepHandle(tree, row, { kind: "answer", request, answer });
   }
   const top = rootHandleOf(tree.run);
@@ -38,7 +38,7 @@ export async function routeAnswer(
       fillRunSlot(tree, message);
       return true;
     }
-    const parent = tree.handles.handle(tree.run.run_id, row.parent);
+    const parent = tree.handles.handle(tree.run.runId, row.parent);
     if (!parent) {
       throw new Error(`handle ${row.handle} has no parent row ${row.parent}`);
     }
@@ -47,25 +47,23 @@ export async function routeAnswer(
       continue;
     }
     fillHandleSlot(tree, parent, message);
-    row = await stepHandle(tree, tree.handles.handle(tree.run.run_id, parent.handle) as HandleRow, {
+    row = await stepHandle(tree, tree.handles.handle(tree.run.runId, parent.handle) as HandleRow, {
       kind: "continue",
     });
   }
 }
 
 function fillHandleSlot(tree: TreeContext, parent: HandleRow, message: ToolMessage): void {
-  const slots = parent.slots ? (JSON.parse(parent.slots) as ToolMessage[]) : [];
+  const slots = parent.slots ?? [];
   const next = slots.map((slot) => (slot.toolCallId === message.toolCallId ? message : slot));
-  const toolCalls = JSON.parse(parent.tool_calls) as Array<{ id: string }>;
+  const toolCalls = parent.toolCalls;
   tree.deps.transaction(() => {
     tree.handles.update(
-      { runId: tree.run.run_id, handle: parent.handle },
+      { runId: tree.run.runId, handle: parent.handle },
       {
-        slots: JSON.stringify(next),
-        ...(message.pending
-          ? {}
-          : { tool_calls: JSON.stringify([...toolCalls, callEntry(message)]) }),
-        updated_at: tree.deps.now(),
+        slots: next,
+        ...(message.pending ? {} : { toolCalls: [...toolCalls, callEntry(message)] }),
+        updatedAt: tree.deps.now(),
       },
     );
   });
@@ -74,20 +72,20 @@ function fillHandleSlot(tree: TreeContext, parent: HandleRow, message: ToolMessa
 /** The run's own halted turn: the `task` slot replaced, its result logged like any call's. */
 function fillRunSlot(tree: TreeContext, message: ToolMessage): void {
   const { deps, run } = tree;
-  const { messages } = deps.store.transcript(run.run_id);
+  const { messages } = deps.store.transcript(run.runId);
   const calls = lastCalls(messages);
   const position = calls.findIndex((c) => c.id === message.toolCallId);
   if (position < 0) {
-    throw new Error(`run ${run.run_id} has no open call ${message.toolCallId}`);
+    throw new Error(`run ${run.runId} has no open call ${message.toolCallId}`);
   }
   const call = calls[position];
   deps.transaction(() => {
-    deps.store.putSlot(run.run_id, position, message);
+    deps.store.putSlot(run.runId, position, message);
     if (message.pending || !call) {
       return;
     }
     const args = parseArgs(call.arguments);
-    deps.store.appendToolCalls(run.run_id, [
+    deps.store.appendToolCalls(run.runId, [
       {
         id: call.id,
         name: call.name,
@@ -96,7 +94,7 @@ function fillRunSlot(tree: TreeContext, message: ToolMessage): void {
         isError: message.isError === true,
       },
     ]);
-    deps.record(run.run_id, "tool_result", {
+    deps.record(run.runId, "tool_result", {
       id: call.id,
       name: call.name,
       output: message.content,

@@ -20,7 +20,7 @@ export function childCheckpointer(
   committedAtStart: number,
 ): ChildPersister {
   const { deps, handles, run } = tree;
-  const key = { runId: run.run_id, handle };
+  const key = { runId: run.runId, handle };
   let committed = committedAtStart;
   const withHandle = {
     ...deps,
@@ -35,19 +35,19 @@ export function childCheckpointer(
   return {
     event(event: RunEvent) {
       if (event.type !== "pending") {
-        forward(withHandle, run.run_id, event);
+        forward(withHandle, run.runId, event);
       }
     },
     call(state: RunState, result: ToolMessage) {
       checkCancelled();
       deps.transaction(() => {
-        const row = handles.handle(run.run_id, handle);
-        const slots = row?.slots ? (JSON.parse(row.slots) as ToolMessage[]) : [];
+        const row = handles.handle(run.runId, handle);
+        const slots = row?.slots ?? [];
         const next = [...slots.filter((s) => s.toolCallId !== result.toolCallId), result];
         handles.update(key, {
-          slots: JSON.stringify(next),
-          tool_calls: JSON.stringify(state.toolCalls),
-          updated_at: deps.now(),
+          slots: next,
+          toolCalls: state.toolCalls,
+          updatedAt: deps.now(),
         });
       });
     },
@@ -64,10 +64,10 @@ export function childCheckpointer(
         committed += fresh.length;
         handles.checkpoint(key, fresh, {
           turns: state.turns,
-          usage: JSON.stringify(state.usage),
-          tool_calls: JSON.stringify(state.toolCalls),
-          slots: halted ? JSON.stringify(turnResults) : null,
-          updated_at: deps.now(),
+          usage: state.usage,
+          toolCalls: state.toolCalls,
+          slots: halted ? turnResults : null,
+          updatedAt: deps.now(),
         });
       });
     },

@@ -31,13 +31,13 @@ export async function stepHandle(
       text: `agent ${row.agent} is not deployed any more`,
     });
   }
-  const { messages, committed } = handles.transcript(run.run_id, row.handle);
-  const budget = JSON.parse(row.budget) as { maxTurns?: number };
+  const { messages, committed } = handles.transcript(run.runId, row.handle);
+  const budget = row.budget;
   const maxTurns = Math.min(
     caller.agent.maxTurns ?? 10,
     budget.maxTurns ?? Number.POSITIVE_INFINITY,
   );
-  const stored = { runId: run.run_id, ...storedRunOf(row) };
+  const stored = { runId: run.runId, ...storedRunOf(row) };
   let result: RunResult;
   let toolkit: Toolkit | undefined;
   try {
@@ -91,15 +91,15 @@ export function withPath(request: Request, handle: string): Request {
 
 function suspend(tree: TreeContext, row: HandleRow, raw: Request): HandleRow {
   const request = withPath(raw, row.handle);
-  const key = { runId: tree.run.run_id, handle: row.handle };
+  const key = { runId: tree.run.runId, handle: row.handle };
   tree.deps.transaction(() => {
     tree.handles.update(key, {
       state: "suspended",
       status: "pending",
-      pending: JSON.stringify(request),
-      updated_at: tree.deps.now(),
+      pending: request,
+      updatedAt: tree.deps.now(),
     });
-    tree.deps.record(tree.run.run_id, "subagent_finished", {
+    tree.deps.record(tree.run.runId, "subagent_finished", {
       handle: row.handle,
       status: "pending",
       requestIds: [request.id],
@@ -113,18 +113,18 @@ function settle(
   row: HandleRow,
   outcome: { status: "done" | "incomplete" | "failed"; text: string; limit?: string },
 ): HandleRow {
-  const key = { runId: tree.run.run_id, handle: row.handle };
+  const key = { runId: tree.run.runId, handle: row.handle };
   tree.deps.transaction(() => {
     tree.handles.update(key, {
       state: "closed",
       status: outcome.status,
       text: outcome.text,
-      limit_reason: outcome.limit ?? null,
+      limitReason: outcome.limit ?? null,
       pending: null,
       slots: null,
-      updated_at: tree.deps.now(),
+      updatedAt: tree.deps.now(),
     });
-    tree.deps.record(tree.run.run_id, "subagent_finished", {
+    tree.deps.record(tree.run.runId, "subagent_finished", {
       handle: row.handle,
       status: outcome.status,
       text: outcome.text,
@@ -144,7 +144,7 @@ export function taskResultOf(row: HandleRow): ToolResult {
     return { output: row.text ?? "", isError: false, metadata };
   }
   if (row.status === "incomplete") {
-    const what = row.limit_reason ? ` (${row.limit_reason})` : "";
+    const what = row.limitReason ? ` (${row.limitReason})` : "";
     return { output: `incomplete${what}: ${row.text ?? ""}`, isError: true, metadata };
   }
   return { output: `${row.status}: ${row.text ?? ""}`, isError: true, metadata };
@@ -156,7 +156,7 @@ export function slotMessageOf(row: HandleRow): ToolMessage {
   const request = pendingOfHandle(row);
   const base = {
     role: "tool" as const,
-    toolCallId: row.call_id,
+    toolCallId: row.callId,
     name: "task",
     content: result.output,
   };

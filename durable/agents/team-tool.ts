@@ -65,7 +65,7 @@ async function runTask(
   if (!ctx.callId) {
     return failure("task: no call id (the edge keys each child by the call that spawned it)");
   }
-  const known = tree.handles.byCall(tree.run.run_id, caller.handle, ctx.callId);
+  const known = tree.handles.byCall(tree.run.runId, caller.handle, ctx.callId);
   let row: HandleRow;
   if (known) {
     if (known.status !== "running") {
@@ -93,12 +93,12 @@ function spawn(
   task: { prompt: string; callId: string },
 ): HandleRow {
   const { deps, handles, run } = tree;
-  const n = handles.countOf(run.run_id, caller.handle, definition.name) + 1;
+  const n = handles.countOf(run.runId, caller.handle, definition.name) + 1;
   const handle = `${caller.handle}/${definition.name}.${n}`;
   const budget = carve(definition, caller);
   deps.transaction(() => {
     handles.insert({
-      runId: run.run_id,
+      runId: run.runId,
       handle,
       parent: caller.handle,
       agent: definition.name,
@@ -109,27 +109,27 @@ function spawn(
       now: deps.now(),
     });
     handles.checkpoint(
-      { runId: run.run_id, handle },
+      { runId: run.runId, handle },
       [
         { role: "system", content: definition.systemPrompt },
         { role: "user", content: task.prompt },
       ],
       {},
     );
-    deps.record(run.run_id, "subagent_started", {
+    deps.record(run.runId, "subagent_started", {
       handle,
       name: definition.name,
       description: definition.description,
       parentToolCallId: task.callId,
     });
   });
-  return handles.handle(run.run_id, handle) as HandleRow;
+  return handles.handle(run.runId, handle) as HandleRow;
 }
 
 /** `maxChildren` of the caller, `maxDepth` of every agent above the new child (levels below it). */
 function spawnRefusal(tree: TreeContext, caller: Caller): string | undefined {
   const maxChildren = caller.agent.budget?.maxChildren;
-  const children = tree.handles.childrenOf(tree.run.run_id, caller.handle);
+  const children = tree.handles.childrenOf(tree.run.runId, caller.handle);
   if (maxChildren !== undefined && children >= maxChildren) {
     return `maxChildren of ${caller.agent.name} (${children} of ${maxChildren})`;
   }
@@ -204,14 +204,14 @@ function recordDecision(
   deps.transaction(() => {
     deps.store.insertDecision(
       {
-        request_id: request.id,
-        run_id: run.run_id,
+        requestId: request.id,
+        runId: run.runId,
         decision: answered.answer.ok ? "approve" : "decline",
-        answer: JSON.stringify(answered.answer),
+        answer: answered.answer,
         channel: "policy",
-        decided_by: `agent:${answered.by}`,
-        webhook_id: null,
-        decided_at: now,
+        decidedBy: `agent:${answered.by}`,
+        webhookId: null,
+        decidedAt: now,
       },
       request,
     );

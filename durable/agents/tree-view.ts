@@ -3,7 +3,6 @@
  * turns, usage, pending? }]`, the run's own agent first (its state read from the run), then
  * every child in the order it was spawned. Absent for an agent without a team.
  */
-import type { Usage } from "../../src/core/types";
 import type { AgentDefinition } from "../../src/edge/agent";
 import type { RunView, TreeHandleView } from "../../src/edge/protocol";
 import type { RunRow } from "../storage/run-store";
@@ -25,17 +24,17 @@ export function withTree(
     agent: run.agent,
     state: run.status === "pending" ? "suspended" : run.status === "running" ? "running" : "closed",
     turns: run.turns,
-    usage: JSON.parse(run.usage) as Usage,
+    usage: run.usage,
     ...(view.pending ? { pending: view.pending } : {}),
   };
-  const children = context.handles.handles(run.run_id).map((row): TreeHandleView => {
+  const children = context.handles.handles(run.runId).map((row): TreeHandleView => {
     const pending = row.state === "suspended" ? pendingOfHandle(row) : undefined;
     return {
       handle: row.handle,
       agent: row.agent,
       state: row.state,
       turns: row.turns,
-      usage: JSON.parse(row.usage) as Usage,
+      usage: row.usage,
       ...(pending ? { pending } : {}),
     };
   });

@@ -4,7 +4,6 @@
  * one is a conflict (409). Cancel and decision: whichever the object records first wins.
  * A request with approver rules is decided by votes (`votes.ts`) once it is found.
  */
-import { decodeRequest } from "../storage/decode";
 import type { Answer, Request } from "../../src/core/types";
 import { answerDeclined, answerOutput } from "../../src/core/answers";
 import { validateArgs } from "../../src/core/schema";
@@ -20,13 +19,7 @@ import { argsHash } from "../../src/core/approvers/args-hash";
 import { originalArgs } from "../../src/core/approvers/vote";
 import type { VoteStore } from "../storage/vote-store";
 import { isMcpSignIn } from "../../src/edge/oauth/sign-in-request";
-import {
-  answerOfRow,
-  parseJson,
-  pendingOfRow,
-  type RunRow,
-  type RunStore,
-} from "../storage/run-store";
+import type { RunRow, RunStore } from "../storage/run-store";
 
 export type { DecisionInput, DecisionOutcome, DecisionView };
 
@@ -80,22 +73,22 @@ export function recordDecision(
 
   const existing = store.decision(input.requestId);
   if (existing) {
-    if (existing.run_id !== run.run_id) {
+    if (existing.runId !== run.runId) {
       return {
         ok: false,
         code: "request_not_found",
-        message: `request ${input.requestId} does not belong to run ${run.run_id}`,
+        message: `request ${input.requestId} does not belong to run ${run.runId}`,
       };
     }
     const kept = ruled.votes.approval(input.requestId);
-    const keptRequest = kept && decodeRequest(kept.request);
+    const keptRequest = kept?.request;
     if (keptRequest && rulesOf(keptRequest)) {
       return castVote(deps, { run, request: keptRequest, input, now, settled: existing });
     }
     const same =
       (existing.decision === input.decision &&
-        canonicalJson(answerOfRow(existing)) === canonicalJson(answer)) ||
-      (input.webhookId !== undefined && existing.webhook_id === input.webhookId);
+        canonicalJson(existing.answer) === canonicalJson(answer)) ||
+      (input.webhookId !== undefined && existing.webhookId === input.webhookId);
     if (same) {
       return { ok: true, decision: decisionView(existing), duplicate: true };
     }
@@ -118,27 +111,26 @@ export function recordDecision(
   const request = findRequest(store, run, input.requestId);
   if (!request) {
     const surfaced =
-      pendingOfRow(run)?.id === input.requestId ||
-      parseJson<Request>(run.inline_request)?.id === input.requestId;
+      run.pending?.id === input.requestId || run.inlineRequest?.id === input.requestId;
     if (run.status !== "pending" && surfaced) {
       return {
         ok: false,
         code: "request_not_pending",
-        message: `run ${run.run_id} is ${run.status}; request ${input.requestId} is no longer pending`,
+        message: `run ${run.runId} is ${run.status}; request ${input.requestId} is no longer pending`,
       };
     }
     return {
       ok: false,
       code: "request_not_found",
-      message: `run ${run.run_id} has no request ${input.requestId}`,
+      message: `run ${run.runId} has no request ${input.requestId}`,
     };
   }
-  const inline = parseJson<Request>(run.inline_request)?.id === request.id;
+  const inline = run.inlineRequest?.id === request.id;
   if (run.status !== "pending" && !inline) {
     return {
       ok: false,
       code: "request_not_pending",
-      message: `run ${run.run_id} is ${run.status}`,
+      message: `run ${run.runId} is ${run.status}`,
     };
   }
   if (rulesOf(request)) {
@@ -184,22 +176,22 @@ export function recordDecision(
   }
 
   const row = {
-    request_id: request.id,
-    run_id: run.run_id,
+    requestId: request.id,
+    runId: run.runId,
     decision: input.decision,
-    answer: JSON.stringify(answer),
+    answer,
     channel: input.channel,
     // The member behind the identity, as with rules: one person is one name in the record.
-    decided_by: input.decidedBy
+    decidedBy: input.decidedBy
       ? ruled.directory.resolve(input.decidedBy)
       : defaultDecider(input.channel),
-    webhook_id: input.webhookId ?? null,
-    decided_at: now,
+    webhookId: input.webhookId ?? null,
+    decidedAt: now,
   };
   store.insertDecision(row, request);
   return {
     ok: true,
-    decision: decisionView({ ...row, applied_at: null }),
+    decision: decisionView({ ...row, appliedAt: null }),
     duplicate: false,
   };
 }
@@ -227,7 +219,7 @@ export function recordDecisionInInbox(
   const request =
     run &&
     (openRequests(store, run).find((r) => r.id === input.requestId) ??
-      parseJson<Request>(deps.votes.approval(input.requestId)?.request ?? null));
+      deps.votes.approval(input.requestId)?.request);
   const recorded = recordDecision(deps, input, now);
   if (!run || !request || "checkEdit" in recorded || !recorded.ok || recorded.duplicate) {
     return recorded;

@@ -11,7 +11,7 @@ import type { ApproverCheck, RequestDescription } from "../../src/edge/protocol"
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
 import { decisionView } from "../storage/decision-view";
 import { openRequests } from "../storage/open-requests";
-import { parseJson, type RunRow, type RunStore } from "../storage/run-store";
+import type { RunRow, RunStore } from "../storage/run-store";
 import { approvalView } from "../storage/run-view";
 import { toolOf } from "./votes";
 import type { VoteStore } from "../storage/vote-store";
@@ -27,7 +27,7 @@ export function describeRequest(
     return { state: "unknown" };
   }
   const decided = deps.store.decision(requestId);
-  if (decided && decided.run_id === runId) {
+  if (decided && decided.runId === runId) {
     return { state: "decided", decision: decisionView(decided) };
   }
   const request = openRequests(deps.store, run).find((r) => r.id === requestId);
@@ -50,10 +50,10 @@ export function openDescription(
     state: "open",
     request,
     agent: run.agent,
-    expiresAt: run.expires_at === null ? null : new Date(run.expires_at).toISOString(),
+    expiresAt: run.expiresAt === null ? null : new Date(run.expiresAt).toISOString(),
     input: run.input,
-    requestedBy: run.requested_by ?? null,
-    metadata: parseJson(run.metadata) ?? null,
+    requestedBy: run.requestedBy ?? null,
+    metadata: run.metadata,
     args: rulesOf(request) ? currentArgs(request, votes.votes(request.id)) : request.data?.args,
     argsHash: argsHash(currentArgs(request, rulesOf(request) ? votes.votes(request.id) : [])),
     approval: kept ? approvalView(votes, kept) : null,
@@ -73,7 +73,7 @@ export function checkApprover(
   const request = openRequests(deps.store, run).find((r) => r.id === requestId);
   if (!request || deps.store.decision(requestId)) {
     const settled = deps.store.decision(requestId) || run.status !== "pending";
-    return settled && (request || deps.votes.approval(requestId) || parseJson(run.pending))
+    return settled && (request || deps.votes.approval(requestId) || run.pending)
       ? {
           ok: false,
           code: "request_not_pending",
@@ -86,7 +86,7 @@ export function checkApprover(
   if (rules) {
     deps.directory.checkRules(rules, { agent: run.agent, tool: toolOf(request) });
     const approval = deps.votes.approval(request.id);
-    const escalated = approval?.escalate_at != null && approval.escalate_at <= now;
+    const escalated = approval?.escalateAt != null && approval.escalateAt <= now;
     if (!eligibleMembers(rules, deps.directory, escalated).has(member)) {
       return {
         ok: false,
@@ -94,7 +94,7 @@ export function checkApprover(
         message: `${approver} may not decide request ${requestId}`,
       };
     }
-    if (run.requested_by && deps.directory.resolve(run.requested_by) === member) {
+    if (run.requestedBy && deps.directory.resolve(run.requestedBy) === member) {
       return {
         ok: false,
         code: "own_request",
@@ -102,5 +102,5 @@ export function checkApprover(
       };
     }
   }
-  return { ok: true, member, expiresAt: run.expires_at };
+  return { ok: true, member, expiresAt: run.expiresAt };
 }

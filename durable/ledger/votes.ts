@@ -12,7 +12,7 @@ import { decideVote, type Vote } from "../../src/core/approvers/vote";
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
 import { decisionView } from "../storage/decision-view";
-import { pendingOfRow, type DecisionRow, type RunRow, type RunStore } from "../storage/run-store";
+import type { DecisionRow, RunRow, RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
 
 export interface VoteDeps {
@@ -59,12 +59,12 @@ export function castVote(
   }
   const who = input.decidedBy?.trim() ? deps.directory.resolve(input.decidedBy) : undefined;
   const approval = deps.votes.approval(request.id);
-  const escalated = approval?.escalate_at != null && approval.escalate_at <= now;
+  const escalated = approval?.escalateAt != null && approval.escalateAt <= now;
   const closed = closedState(request, settled, votes, expired(run, request, now));
   const outcome = decideVote({
     request,
     members: eligibleMembers(rules, deps.directory, escalated),
-    ...(run.requested_by ? { requestedBy: deps.directory.resolve(run.requested_by) } : {}),
+    ...(run.requestedBy ? { requestedBy: deps.directory.resolve(run.requestedBy) } : {}),
     votes,
     vote: {
       ...(who === undefined ? {} : { decidedBy: who }),
@@ -88,11 +88,11 @@ export function castVote(
       };
     }
     if (outcome.code === "not_an_approver" || outcome.code === "own_request") {
-      deps.votes.keepRequest(run.run_id, request);
+      deps.votes.keepRequest(run.runId, request);
       deps.votes.insertRefusal({
-        request_id: request.id,
-        run_id: run.run_id,
-        decided_by: who ?? "",
+        requestId: request.id,
+        runId: run.runId,
+        decidedBy: who ?? "",
         channel: input.channel,
         code: outcome.code,
         at: now,
@@ -113,39 +113,39 @@ export function castVote(
     return { checkEdit: { request, args: outcome.edit.args } };
   }
 
-  deps.votes.keepRequest(run.run_id, request);
+  deps.votes.keepRequest(run.runId, request);
   if (outcome.edit) {
     deps.votes.resetApprovals(request.id);
   }
   deps.votes.insertVote({
-    request_id: request.id,
-    run_id: run.run_id,
-    decided_by: who ?? "",
+    requestId: request.id,
+    runId: run.runId,
+    decidedBy: who ?? "",
     decision: input.decision,
     channel: input.channel,
     args: outcome.edit ? JSON.stringify(outcome.edit.args) : null,
-    webhook_id: input.webhookId ?? null,
-    args_hash: outcome.argsHash,
+    webhookId: input.webhookId ?? null,
+    argsHash: outcome.argsHash,
     at: now,
   });
   if (outcome.outcome === "waiting") {
     return { ok: true, decision: null, duplicate: false, ...counts };
   }
   const row = {
-    request_id: request.id,
-    run_id: run.run_id,
+    requestId: request.id,
+    runId: run.runId,
     decision: input.decision,
-    answer: JSON.stringify(outcome.answer),
+    answer: outcome.answer,
     channel: input.channel,
-    decided_by: who ?? null,
-    webhook_id: input.webhookId ?? null,
-    decided_at: now,
+    decidedBy: who ?? null,
+    webhookId: input.webhookId ?? null,
+    decidedAt: now,
   };
   deps.store.insertDecision(row, request);
   deps.votes.stopTimers(request.id);
   return {
     ok: true,
-    decision: decisionView({ ...row, applied_at: null }),
+    decision: decisionView({ ...row, appliedAt: null }),
     duplicate: false,
     ...counts,
   };
@@ -157,7 +157,7 @@ export function expired(run: RunRow, request: Request, now: number): boolean {
   if (!Number.isNaN(own)) {
     return own <= now;
   }
-  return run.expires_at !== null && run.expires_at <= now && pendingOfRow(run)?.id === request.id;
+  return run.expiresAt !== null && run.expiresAt <= now && run.pending?.id === request.id;
 }
 
 /**
@@ -175,7 +175,7 @@ function closedState(
     return { code: "request_expired", message: `request ${request.id} expired` };
   }
   const byVote = votes.some(
-    (v) => !v.reset && v.decision === settled?.decision && v.decidedBy === settled?.decided_by,
+    (v) => !v.reset && v.decision === settled?.decision && v.decidedBy === settled?.decidedBy,
   );
   if (settled && !byVote) {
     return {

@@ -24,7 +24,7 @@ import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import { currentArgs, type Vote } from "../../src/core/approvers/vote";
 import type { VoteStore } from "../storage/vote-store";
-import { answerOfRow, parseJson, type DecisionRow, type RunRow } from "../storage/run-store";
+import type { DecisionRow, RunRow } from "../storage/run-store";
 
 /** What changed, beyond the request and its run. */
 export interface InboxChange {
@@ -98,7 +98,7 @@ export class InboxOutbox {
 
   /** Queues the request's new state for each of its groups. Call inside the change's transaction. */
   record(run: RunRow, request: Request, change: InboxChange, now: number): InboxItem {
-    const known = this.sql.one<{ version: number; groups: string; surfaced_at: number }>`
+    const known = this.sql.one<{ version: number; groups: string; surfacedAt: number }>`
       SELECT version, groups, surfaced_at FROM inbox_requests WHERE request_id = ${request.id}`;
     const groups = new Set<string>(known ? decodeStrings(known.groups) : [groupOfRequest(request)]);
     if (change.escalatedTo) {
@@ -107,7 +107,7 @@ export class InboxOutbox {
     const item = inboxItem(run, request, change, {
       version: (known?.version ?? 0) + 1,
       groups: [...groups],
-      surfacedAt: known?.surfaced_at ?? now,
+      surfacedAt: known?.surfacedAt ?? now,
       now,
     });
     this.#write(item);
@@ -240,17 +240,16 @@ export function inboxItem(
   const data = request.data ?? {};
   const votes = (change.votes ?? []) as Vote[];
   const edit = votes.findLast((v) => v.decision === "approve" && v.args !== undefined);
-  const runFields = run as unknown as Record<string, unknown>;
-  const requestedBy = runFields.requested_by;
+  const requestedBy = run.requestedBy;
   const expiresAt =
     request.expiresAt ??
-    (run.expires_at !== null && (parseJson<Request>(run.pending)?.id ?? "") === request.id
-      ? new Date(run.expires_at).toISOString()
+    (run.expiresAt !== null && run.pending?.id === request.id
+      ? new Date(run.expiresAt).toISOString()
       : null);
   return {
     requestId: request.id,
-    runId: run.run_id,
-    threadId: run.thread_id,
+    runId: run.runId,
+    threadId: run.threadId,
     agent: run.agent,
     ...(askedByOf(data.path) ? { askedBy: askedByOf(data.path) } : {}),
     input: run.input,
@@ -260,7 +259,7 @@ export function inboxItem(
     args: edit ? edit.args : (data.args ?? null),
     argsHash: argsHash(currentArgs(request, votes)),
     editedBy: edit ? edit.decidedBy : null,
-    metadata: parseJson(run.metadata) ?? null,
+    metadata: run.metadata,
     prompt: request.prompt,
     kind: request.kind,
     expiresAt,
@@ -278,12 +277,12 @@ export function inboxItem(
 }
 
 function decisionOf(row: DecisionRow): InboxDecision {
-  const answer = answerOfRow(row);
+  const answer = row.answer;
   return {
     outcome: OUTCOME[row.decision],
-    decidedBy: row.decided_by,
+    decidedBy: row.decidedBy,
     channel: row.channel,
-    decidedAt: new Date(row.decided_at).toISOString(),
+    decidedAt: new Date(row.decidedAt).toISOString(),
     reason: answer.ok ? null : (answer.reason ?? null),
   };
 }

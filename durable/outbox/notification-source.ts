@@ -9,7 +9,6 @@ import { currentArgs, liveApprovals } from "../../src/core/approvers/vote";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import type { NotificationSource, NotifyMessage } from "../../src/edge/protocol";
 import { openRequests } from "../storage/open-requests";
-import { parseJson } from "../storage/run-store";
 import type { ThreadContext } from "../thread/context";
 
 export async function notificationSource(
@@ -28,17 +27,17 @@ export async function notificationSource(
   const votes = rules ? t.votes.votes(request.id) : [];
   return {
     run: {
-      runId: run.run_id,
-      threadId: run.thread_id,
+      runId: run.runId,
+      threadId: run.threadId,
       agent: run.agent,
-      callbackUrl: run.callback_url,
-      publicUrl: run.public_url,
-      metadata: parseJson(run.metadata) ?? null,
-      requestedBy: run.requested_by ?? null,
+      callbackUrl: run.callbackUrl,
+      publicUrl: run.publicUrl,
+      metadata: run.metadata,
+      requestedBy: run.requestedBy ?? null,
     },
     // The version of the arguments now up for approval: what the approver's decision carries.
     request: { ...request, argsHash: argsHash(currentArgs(request, votes)) },
-    expiresAt: run.expires_at,
+    expiresAt: run.expiresAt,
     ...(rules ? { votes: { votes: liveApprovals(votes), needed: quorumOf(rules) } } : {}),
   };
 }

@@ -36,12 +36,12 @@ export class ReceiptOutbox {
 
   /** The highest `seq` the store acknowledged (0: none). */
   acked(): number {
-    return this.#row()?.acked_seq ?? 0;
+    return this.#row()?.ackedSeq ?? 0;
   }
 
   /** When the alarm should retry a failed delivery; undefined when nothing failed. */
   retryAt(): number | undefined {
-    return this.#row()?.retry_at ?? undefined;
+    return this.#row()?.retryAt ?? undefined;
   }
 
   ack(seq: number): void {
@@ -85,7 +85,7 @@ export class ReceiptOutbox {
     if (!found?.n) {
       return undefined;
     }
-    return this.sql.one<{ acked_seq: number; attempts: number; retry_at: number | null }>`
+    return this.sql.one<{ ackedSeq: number; attempts: number; retryAt: number | null }>`
       SELECT acked_seq, attempts, retry_at FROM receipt_delivery WHERE id = 1`;
   }
 }

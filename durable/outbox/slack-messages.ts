@@ -25,7 +25,7 @@ export class SlackMessages {
   }
 
   claim(requestId: string, channel: string, now: number): boolean {
-    const taken = this.sql<{ request_id: string }>`
+    const taken = this.sql<{ requestId: string }>`
       INSERT INTO slack_messages (request_id, channel, ts, claimed_at)
       VALUES (${requestId}, ${channel}, NULL, ${now})
       ON CONFLICT (request_id, channel) DO UPDATE SET claimed_at = excluded.claimed_at

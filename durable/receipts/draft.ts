@@ -26,7 +26,7 @@ const DECISION_WORDS: Record<DecisionRow["decision"], ReceiptDecision> = {
 export interface DraftInput {
   run: RunRow;
   request: Request;
-  decision: Omit<DecisionRow, "applied_at">;
+  decision: Omit<DecisionRow, "appliedAt">;
   /** Every vote on the request, reset ones too (a reset vote did not count: it is left out). */
   votes: readonly Vote[];
   /** The version the request suspended under (the run's, recorded at suspension). */
@@ -38,8 +38,8 @@ export function receiptDraft(input: DraftInput): ReceiptDraft {
   const counted = input.votes.filter((vote) => !vote.reset);
   const reason = refusalReason(decision);
   return {
-    threadId: run.thread_id,
-    runId: run.run_id,
+    threadId: run.threadId,
+    runId: run.runId,
     requestId: request.id,
     tool: toolOf(request),
     // The arguments the tool runs with: a migration's or an edit's (the answer's data.args), else the request's.
@@ -48,7 +48,7 @@ export function receiptDraft(input: DraftInput): ReceiptDraft {
     rule: receiptRule(rulesOf(request)),
     decision: DECISION_WORDS[decision.decision],
     ...(reason === undefined ? {} : { reason }),
-    ...(decision.decided_by ? { decidedBy: decision.decided_by } : {}),
+    ...(decision.decidedBy ? { decidedBy: decision.decidedBy } : {}),
     ...(counted.length > 0 ? { votes: counted.map(receiptVote) } : {}),
     channel: decision.channel,
   };
@@ -65,31 +65,24 @@ function receiptVote(vote: Vote): ReceiptVote {
 }
 
 /** An approval's `data.args` (an approver's edit, or a version migration): what the tool runs with. */
-function answerArgs(
-  decision: Omit<DecisionRow, "applied_at">,
-): Record<string, unknown> | undefined {
+function answerArgs(decision: Omit<DecisionRow, "appliedAt">): Record<string, unknown> | undefined {
   if (decision.decision !== "approve") {
     return undefined;
   }
-  try {
-    const args = (JSON.parse(decision.answer) as { data?: { args?: unknown } }).data?.args;
-    return typeof args === "object" && args !== null && !Array.isArray(args)
-      ? (args as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const data = decision.answer.ok
+    ? (decision.answer.data as { args?: unknown } | undefined)
+    : undefined;
+  const args = data?.args;
+  return typeof args === "object" && args !== null && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : undefined;
 }
 
 /** A refusal's reason, from the answer the decision became. */
-function refusalReason(decision: Omit<DecisionRow, "applied_at">): string | undefined {
+function refusalReason(decision: Omit<DecisionRow, "appliedAt">): string | undefined {
   if (decision.decision === "approve") {
     return undefined;
   }
-  try {
-    const answer = JSON.parse(decision.answer) as { reason?: unknown };
-    return typeof answer.reason === "string" ? answer.reason : undefined;
-  } catch {
-    return undefined;
-  }
+  const { reason } = decision.answer as { reason?: unknown };
+  return typeof reason === "string" ? reason : undefined;
 }

@@ -19,18 +19,18 @@ export function receiptRecorder(deps: {
   now?: () => number;
 }): DecisionListener {
   return (decision, request) => {
-    const run = deps.store.requireRun(decision.run_id);
+    const run = deps.store.requireRun(decision.runId);
     const receipts = deps.outbox.receipts;
     if (!receipts) {
-      throw new Error(`run ${run.run_id} decided in an object that has no run`);
+      throw new Error(`run ${run.runId} decided in an object that has no run`);
     }
     const draft = receiptDraft({
       run,
       request,
       decision,
       votes: deps.votes.votes(request.id),
-      agentVersion: run.agent_version ?? UNRECORDED_VERSION,
+      agentVersion: run.agentVersion ?? UNRECORDED_VERSION,
     });
-    receipts.append(draft, new Date(deps.now?.() ?? decision.decided_at));
+    receipts.append(draft, new Date(deps.now?.() ?? decision.decidedAt));
   };
 }

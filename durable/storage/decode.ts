@@ -3,7 +3,10 @@
  * decoded in storage). The thread writes these columns itself, so a decoder checks the
  * shape it relies on and throws on anything else rather than handing on a wrong type.
  */
-import type { Answer, Request, Usage } from "../../src/core/types";
+import type { Answer, Message, Request, Usage } from "../../src/core/types";
+import type { TraceCarrier } from "../../src/core/tracing";
+import type { OAuthRecord } from "../../src/core/mcp/oauth/store";
+import type { ApprovalRow, DecisionRow, HandleRow, RunRow, ToolMessage } from "./records";
 import type { InboxItem } from "../../src/edge/inbox/item";
 import type { NotifyMessage } from "../../src/edge/protocol";
 
@@ -52,4 +55,98 @@ export function decodeStrings(text: string): string[] {
     throw new TypeError("stored list is not a list of strings");
   }
   return value;
+}
+
+/** A row as `Sql` hands it over: camelCase keys, JSON columns still text. */
+export type RawRow = Record<string, SqlStorageValue>;
+
+const text = (value: SqlStorageValue | undefined): string | null =>
+  value === null || value === undefined ? null : String(value);
+
+function jsonOrNull<T>(value: SqlStorageValue | undefined, decode: (text: string) => T): T | null {
+  const stored = text(value);
+  return stored === null ? null : decode(stored);
+}
+
+/** The runs columns stored as JSON, and how each decodes. */
+const RUN_JSON = {
+  metadata: (t: string) => JSON.parse(t) as unknown,
+  pending: decodeRequest,
+  inlineRequest: decodeRequest,
+  usage: decodeUsage,
+  trace: (t: string) => object(t, "trace context") as unknown as TraceCarrier,
+} as const;
+
+/** A `runs` row as the domain sees it: JSON columns decoded, nulls kept. */
+export function decodeRun(row: RawRow): RunRow {
+  const run: Record<string, unknown> = { ...row };
+  for (const [key, decode] of Object.entries(RUN_JSON)) {
+    if (key in row) {
+      run[key] = jsonOrNull(row[key], decode as (t: string) => unknown);
+    }
+  }
+  if (run.usage === null) {
+    throw new TypeError("stored run has no usage");
+  }
+  return run as unknown as RunRow;
+}
+
+/** A partial run for `RunStore.update`: the JSON fields back to text (null stays null). */
+export function encodeRunFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const encoded: Record<string, unknown> = { ...fields };
+  for (const key of Object.keys(RUN_JSON)) {
+    if (key in fields && fields[key] !== null && fields[key] !== undefined) {
+      encoded[key] = JSON.stringify(fields[key]);
+    }
+  }
+  return encoded;
+}
+
+/** A `decisions` row with its answer decoded. */
+export function decodeDecision(row: RawRow): DecisionRow {
+  return { ...row, answer: decodeAnswer(String(row.answer)) } as unknown as DecisionRow;
+}
+
+/** One stored transcript message (the thread writes them; the loop validates what it replays). */
+export function decodeMessage(text: string): Message {
+  const message = object(text, "message");
+  if (typeof message.role !== "string") {
+    throw new TypeError("stored message has no role");
+  }
+  return message as unknown as Message;
+}
+
+function list<T>(text: string, what: string): T[] {
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value)) {
+    throw new TypeError(`stored ${what} is not a list`);
+  }
+  return value as T[];
+}
+
+/** An `agent_handles` row with its JSON columns decoded. */
+export function decodeHandle(row: RawRow): HandleRow {
+  return {
+    ...row,
+    usage: decodeUsage(String(row.usage)),
+    toolCalls: list(String(row.toolCalls), "tool call list"),
+    budget: object(String(row.budget), "budget"),
+    pending: jsonOrNull(row.pending, decodeRequest),
+    slots: jsonOrNull(row.slots, (t) => list<ToolMessage>(t, "slot list")),
+  } as unknown as HandleRow;
+}
+
+/** An `approvals` row with the request it keeps decoded. */
+export function decodeApproval(row: RawRow): ApprovalRow {
+  return { ...row, request: decodeRequest(String(row.request)) } as unknown as ApprovalRow;
+}
+
+/** A stored event's data (the thread wrote it from an event object). */
+export function decodeEventData(text: string): Record<string, unknown> {
+  return object(text, "event");
+}
+
+/** An MCP sign-in record, once decrypted (durable/tokens/cipher.ts). */
+export function decodeOAuthRecord(text: string): OAuthRecord {
+  return object(text, "sign-in record") as unknown as OAuthRecord;
 }

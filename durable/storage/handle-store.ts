@@ -9,34 +9,11 @@
  * transcript and totals are the run's.
  */
 import type { Message, Request, RunResult, Usage } from "../../src/core/types";
-import type { HandleState } from "../../src/core/agents/types";
-import type { Sql } from "./sql";
-import type { ToolMessage } from "./run-store";
+import { columnOf, type Sql } from "./sql";
+import { decodeHandle, decodeMessage, type RawRow } from "./decode";
+import type { HandleRow } from "./records";
 
-export type ChildStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
-
-export interface HandleRow {
-  run_id: string;
-  handle: string;
-  parent: string;
-  agent: string;
-  depth: number;
-  /** The parent's tool call that spawned it: the task key a re-invoked call reattaches by. */
-  call_id: string;
-  prompt: string;
-  state: HandleState;
-  status: ChildStatus;
-  turns: number;
-  usage: string;
-  tool_calls: string;
-  budget: string;
-  pending: string | null;
-  slots: string | null;
-  text: string | null;
-  limit_reason: string | null;
-  created_at: number;
-  updated_at: number;
-}
+export type { ChildStatus, HandleBudget, HandleRow } from "./records";
 
 export interface NewHandle {
   runId: string;
@@ -54,22 +31,23 @@ export class HandleStore {
   constructor(private readonly sql: Sql) {}
 
   handles(runId: string): HandleRow[] {
-    return this.sql<
-      HandleRow & Record<string, SqlStorageValue>
-    >`SELECT * FROM agent_handles WHERE run_id = ${runId} ORDER BY created_at, handle`;
+    return this.sql<RawRow>`
+      SELECT * FROM agent_handles WHERE run_id = ${runId} ORDER BY created_at, handle`.map(
+      decodeHandle,
+    );
   }
 
   handle(runId: string, handle: string): HandleRow | undefined {
-    return this.sql.one<
-      HandleRow & Record<string, SqlStorageValue>
-    >`SELECT * FROM agent_handles WHERE run_id = ${runId} AND handle = ${handle}`;
+    const row = this.sql.one<RawRow>`
+      SELECT * FROM agent_handles WHERE run_id = ${runId} AND handle = ${handle}`;
+    return row && decodeHandle(row);
   }
 
   /** The child a parent's tool call spawned, if it did. */
   byCall(runId: string, parent: string, callId: string): HandleRow | undefined {
-    return this.sql.one<
-      HandleRow & Record<string, SqlStorageValue>
-    >`SELECT * FROM agent_handles WHERE run_id = ${runId} AND parent = ${parent} AND call_id = ${callId}`;
+    const row = this.sql.one<RawRow>`
+      SELECT * FROM agent_handles WHERE run_id = ${runId} AND parent = ${parent} AND call_id = ${callId}`;
+    return row && decodeHandle(row);
   }
 
   /** Children of `parent` running `agent`, for the next deterministic ordinal. */
@@ -104,7 +82,7 @@ export class HandleStore {
   checkpoint(
     key: { runId: string; handle: string },
     fresh: Message[],
-    fields: Partial<Omit<HandleRow, "run_id" | "handle">>,
+    fields: Partial<Omit<HandleRow, "runId" | "handle">>,
   ): void {
     for (const message of fresh) {
       this
@@ -115,11 +93,11 @@ export class HandleStore {
 
   update(
     key: { runId: string; handle: string },
-    fields: Partial<Omit<HandleRow, "run_id" | "handle">>,
+    fields: Partial<Omit<HandleRow, "runId" | "handle">>,
   ): void {
     for (const column of Object.keys(fields)) {
       // Column names come from the typed keys above, never from input.
-      if (!COLUMNS.has(column)) {
+      if (!COLUMNS.has(columnOf(column))) {
         throw new Error(`agent_handles has no column ${column}`);
       }
     }
@@ -129,10 +107,11 @@ export class HandleStore {
     }
     const defined = Object.entries(fields).filter(([, value]) => value !== undefined);
     const next = { ...current, ...Object.fromEntries(defined) } as HandleRow;
+    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
     this.sql`UPDATE agent_handles SET state = ${next.state}, status = ${next.status},
-      turns = ${next.turns}, usage = ${next.usage}, tool_calls = ${next.tool_calls},
-      pending = ${next.pending}, slots = ${next.slots}, text = ${next.text},
-      limit_reason = ${next.limit_reason}, updated_at = ${next.updated_at}
+      turns = ${next.turns}, usage = ${json(next.usage)}, tool_calls = ${json(next.toolCalls)},
+      pending = ${json(next.pending)}, slots = ${json(next.slots)}, text = ${next.text},
+      limit_reason = ${next.limitReason}, updated_at = ${next.updatedAt}
       WHERE run_id = ${key.runId} AND handle = ${key.handle}`;
   }
 
@@ -148,10 +127,9 @@ export class HandleStore {
     const rows = this.sql<{
       body: string;
     }>`SELECT body FROM agent_messages WHERE run_id = ${runId} AND handle = ${handle} ORDER BY seq`;
-    const row = this.handle(runId, handle);
-    const slots = row?.slots ? (JSON.parse(row.slots) as ToolMessage[]) : [];
+    const slots = this.handle(runId, handle)?.slots ?? [];
     return {
-      messages: [...rows.map((r) => JSON.parse(r.body) as Message), ...slots],
+      messages: [...rows.map((r) => decodeMessage(r.body)), ...slots],
       committed: rows.length,
     };
   }
@@ -180,15 +158,11 @@ const COLUMNS = new Set([
 export const zeroUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
 
 export function pendingOfHandle(row: HandleRow): Request | undefined {
-  return row.pending ? (JSON.parse(row.pending) as Request) : undefined;
+  return row.pending ?? undefined;
 }
 
 export function storedRunOf(row: HandleRow): Pick<RunResult, "turns" | "usage" | "toolCalls"> {
-  return {
-    turns: row.turns,
-    usage: JSON.parse(row.usage) as Usage,
-    toolCalls: JSON.parse(row.tool_calls) as RunResult["toolCalls"],
-  };
+  return { turns: row.turns, usage: row.usage, toolCalls: row.toolCalls };
 }
 
 /** Creates the tables (called from the schema's migration step). */

@@ -1,17 +1,17 @@
 /** The requests a run waits on, read from its rows: the surfaced one, its halted siblings, an inline wait. */
 import type { Request } from "../../src/core/types";
-import { parseJson, pendingOfRow, type RunRow, type RunStore } from "./run-store";
+import type { RunRow, RunStore } from "./run-store";
 
 /** Every request the run is suspended on: the surfaced one and its halted siblings. */
 export function openRequests(store: RunStore, run: RunRow): Request[] {
-  const inline = parseJson<Request>(run.inline_request);
+  const inline = run.inlineRequest;
   const active = run.status === "pending" || run.status === "running";
   const inlineOpen = inline && active && !store.decision(inline.id) ? [inline] : [];
   if (run.status !== "pending") {
     return inlineOpen;
   }
-  const surfaced = pendingOfRow(run);
-  const siblings = store.slots(run.run_id).flatMap((s) => (s.pending ? [s.pending] : []));
+  const surfaced = run.pending ?? undefined;
+  const siblings = store.slots(run.runId).flatMap((s) => (s.pending ? [s.pending] : []));
   const all = surfaced ? [surfaced, ...siblings.filter((r) => r.id !== surfaced.id)] : siblings;
   return [...all, ...inlineOpen.filter((r) => !all.some((a) => a.id === r.id))];
 }

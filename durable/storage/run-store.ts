@@ -3,62 +3,14 @@
  * the writes that belong together with no `await` between them, so they commit
  * atomically.
  */
-import type { Answer, Message, Request, RunResult, Usage } from "../../src/core/types";
-import type { Sql } from "./sql";
-import type { Channel, StartInput } from "../../src/edge/protocol";
+import type { Message, Request, RunResult, Usage } from "../../src/core/types";
+import { columnOf, type Sql } from "./sql";
+import { decodeDecision, decodeRun, encodeRunFields, type RawRow } from "./decode";
+import type { DecisionRow, EventRow, RunRow, ToolMessage } from "./records";
 
-export type RunStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
-export type ToolMessage = Extract<Message, { role: "tool" }>;
+export type { DecisionRow, EventRow, RunRow, RunStatus, ToolMessage } from "./records";
 export type { Channel };
-
-export interface RunRow {
-  run_id: string;
-  thread_id: string;
-  agent: string;
-  status: RunStatus;
-  input: string;
-  callback_url: string | null;
-  metadata: string | null;
-  public_url: string;
-  pending: string | null;
-  inline_request: string | null;
-  expires_at: number | null;
-  text: string | null;
-  usage: string;
-  turns: number;
-  model: string | null;
-  error: string | null;
-  limit_reason: string | null;
-  created_at: number;
-  updated_at: number;
-  cancelled_at: number | null;
-  /** Schema v4; null on runs stored before it (absent on rows built by hand). */
-  requested_by?: string | null;
-  /** Schema v8: the halted result's trace context (`RunResult.trace` as JSON), null untraced. */
-  trace?: string | null;
-  /** Schema v8: the agent version the run started, or last suspended, under (null before v8). */
-  agent_version?: string | null;
-}
-
-export interface DecisionRow {
-  request_id: string;
-  run_id: string;
-  decision: "approve" | "decline" | "cancel" | "expire";
-  answer: string;
-  channel: Channel;
-  decided_by: string | null;
-  webhook_id: string | null;
-  decided_at: number;
-  applied_at: number | null;
-}
-
-export interface EventRow {
-  id: number;
-  run_id: string;
-  type: string;
-  data: string;
-  at: number;
-}
+import type { Channel, StartInput } from "../../src/edge/protocol";
 
 export interface NewRun extends StartInput {
   now: number;
@@ -67,7 +19,7 @@ export interface NewRun extends StartInput {
 }
 
 /** Told of each decision as it is inserted, in the same transaction (the receipts: durable/receipts/). */
-export type DecisionListener = (row: Omit<DecisionRow, "applied_at">, request: Request) => void;
+export type DecisionListener = (row: Omit<DecisionRow, "appliedAt">, request: Request) => void;
 
 export class RunStore {
   /** Set once by the thread's context; every path that decides goes through `insertDecision`. */
@@ -76,9 +28,8 @@ export class RunStore {
   constructor(private readonly sql: Sql) {}
 
   run(runId: string): RunRow | undefined {
-    return this.sql.one<
-      RunRow & Record<string, SqlStorageValue>
-    >`SELECT * FROM runs WHERE run_id = ${runId}`;
+    const row = this.sql.one<RawRow>`SELECT * FROM runs WHERE run_id = ${runId}`;
+    return row && decodeRun(row);
   }
 
   /** The run, which the caller knows exists (it created or just read it): a miss is a bug. */
@@ -91,24 +42,23 @@ export class RunStore {
   }
 
   activeRun(): RunRow | undefined {
-    return this.sql.one<RunRow & Record<string, SqlStorageValue>>`
+    const row = this.sql.one<RawRow>`
       SELECT * FROM runs WHERE status IN ('running', 'pending') ORDER BY created_at LIMIT 1`;
+    return row && decodeRun(row);
   }
 
   /** Every run of the thread, oldest first. */
   runs(): RunRow[] {
-    return this.sql<
-      RunRow & Record<string, SqlStorageValue>
-    >`SELECT * FROM runs ORDER BY created_at, rowid`;
+    return this.sql<RawRow>`SELECT * FROM runs ORDER BY created_at, rowid`.map(decodeRun);
   }
 
   /** Runs that may have work: active ones, and cancelled ones whose earlier decision is not applied yet. */
   runsWithWork(): RunRow[] {
-    return this.sql<RunRow & Record<string, SqlStorageValue>>`
+    return this.sql<RawRow>`
       SELECT * FROM runs WHERE status IN ('running', 'pending')
          OR (status = 'cancelled' AND pending IS NOT NULL AND EXISTS (
                SELECT 1 FROM decisions d WHERE d.run_id = runs.run_id AND d.applied_at IS NULL))
-       ORDER BY created_at`;
+       ORDER BY created_at`.map(decodeRun);
   }
 
   insertRun(run: NewRun): void {
@@ -128,10 +78,10 @@ export class RunStore {
     ]);
   }
 
-  update(runId: string, fields: Partial<Omit<RunRow, "run_id">>, now: number): void {
-    const entries = Object.entries({ ...fields, updated_at: now });
-    // Column names come from the RunRow type (never from input); values are bound.
-    const assignments = entries.map(([column]) => `${column} = ?`).join(", ");
+  update(runId: string, fields: Partial<Omit<RunRow, "runId">>, now: number): void {
+    const entries = Object.entries(encodeRunFields({ ...fields, updatedAt: now }));
+    // Column names come from the RunRow type's keys (never from input); values are bound.
+    const assignments = entries.map(([key]) => `${columnOf(key)} = ?`).join(", ");
     this.sqlRaw(`UPDATE runs SET ${assignments} WHERE run_id = ?`, [
       ...entries.map(([, v]) => v),
       runId,
@@ -216,22 +166,22 @@ export class RunStore {
   }
 
   decision(requestId: string): DecisionRow | undefined {
-    return this.sql.one<
-      DecisionRow & Record<string, SqlStorageValue>
-    >`SELECT * FROM decisions WHERE request_id = ${requestId}`;
+    const row = this.sql.one<RawRow>`SELECT * FROM decisions WHERE request_id = ${requestId}`;
+    return row && decodeDecision(row);
   }
 
   decisions(runId: string): DecisionRow[] {
-    return this.sql<
-      DecisionRow & Record<string, SqlStorageValue>
-    >`SELECT * FROM decisions WHERE run_id = ${runId} ORDER BY decided_at, request_id`;
+    return this.sql<RawRow>`
+      SELECT * FROM decisions WHERE run_id = ${runId} ORDER BY decided_at, request_id`.map(
+      decodeDecision,
+    );
   }
 
   /** `request` is the one decided: whoever listens (the receipts) records what it was. */
-  insertDecision(row: Omit<DecisionRow, "applied_at">, request: Request): void {
+  insertDecision(row: Omit<DecisionRow, "appliedAt">, request: Request): void {
     this
       .sql`INSERT INTO decisions (request_id, run_id, decision, answer, channel, decided_by, webhook_id, decided_at)
-      VALUES (${row.request_id}, ${row.run_id}, ${row.decision}, ${row.answer}, ${row.channel}, ${row.decided_by}, ${row.webhook_id}, ${row.decided_at})`;
+      VALUES (${row.requestId}, ${row.runId}, ${row.decision}, ${JSON.stringify(row.answer)}, ${row.channel}, ${row.decidedBy}, ${row.webhookId}, ${row.decidedAt})`;
     this.onDecision?.(row, request);
   }
 
@@ -256,7 +206,7 @@ export class RunStore {
     if (!row) {
       throw new Error(`INSERT INTO events for run ${runId} returned no id`);
     }
-    return { id: row.id, run_id: runId, type, data: body, at: now };
+    return { id: row.id, runId, type, data: body, at: now };
   }
 
   eventsAfter(runId: string, afterId: number): EventRow[] {
@@ -272,8 +222,3 @@ export class RunStore {
     this.sql(strings, ...values);
   }
 }
-
-export const parseJson = <T>(text: string | null): T | undefined =>
-  text === null ? undefined : (JSON.parse(text) as T);
-export const pendingOfRow = (run: RunRow): Request | undefined => parseJson<Request>(run.pending);
-export const answerOfRow = (row: DecisionRow): Answer => JSON.parse(row.answer) as Answer;

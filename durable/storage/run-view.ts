@@ -1,10 +1,10 @@
 import type { ApprovalView, LoggedEvent, RunSummary, RunView } from "../../src/edge/protocol";
-import type { Request, Usage } from "../../src/core/types";
+import type { Request } from "../../src/core/types";
 import { currentArgs, liveApprovals, originalArgs } from "../../src/core/approvers/vote";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import { decisionView } from "./decision-view";
-import { parseJson, pendingOfRow, type EventRow, type RunRow, type RunStore } from "./run-store";
+import type { EventRow, RunRow, RunStore } from "./run-store";
 import type { ApprovalRow, VoteStore } from "./vote-store";
 
 const isoAt = (ms: number) => new Date(ms).toISOString();
@@ -32,34 +32,34 @@ export function runView(
   run: RunRow,
   withTranscript: boolean,
 ): RunView {
-  const toolCalls = store.toolCalls(run.run_id);
+  const toolCalls = store.toolCalls(run.runId);
   const open = run.status === "pending";
   return {
-    runId: run.run_id,
-    threadId: run.thread_id,
+    runId: run.runId,
+    threadId: run.threadId,
     agent: run.agent,
     status: run.status,
     input: run.input,
-    pending: open ? pendingView(votes, pendingOfRow(run)) : null,
-    expiresAt: open ? iso(run.expires_at) : null,
+    pending: open ? pendingView(votes, run.pending ?? undefined) : null,
+    expiresAt: open ? iso(run.expiresAt) : null,
     text: run.text,
-    usage: JSON.parse(run.usage) as Usage,
+    usage: run.usage,
     turns: run.turns,
     model: run.model,
     toolCalls,
     toolCallCount: toolCalls.length,
-    decisions: store.decisions(run.run_id).map(decisionView),
-    requests: votes.approvalsOfRun(run.run_id).map((row) => approvalView(votes, row)),
-    requestedBy: run.requested_by ?? null,
-    agentVersion: run.agent_version ?? null,
-    receiptCount: store.receiptCount(run.run_id),
+    decisions: store.decisions(run.runId).map(decisionView),
+    requests: votes.approvalsOfRun(run.runId).map((row) => approvalView(votes, row)),
+    requestedBy: run.requestedBy ?? null,
+    agentVersion: run.agentVersion ?? null,
+    receiptCount: store.receiptCount(run.runId),
     error: run.error,
-    limit: currentLimit(run.limit_reason),
-    metadata: parseJson(run.metadata) ?? null,
-    createdAt: isoAt(run.created_at),
-    updatedAt: isoAt(run.updated_at),
-    cancelledAt: iso(run.cancelled_at),
-    ...(withTranscript ? { transcript: store.runMessages(run.run_id) } : {}),
+    limit: currentLimit(run.limitReason),
+    metadata: run.metadata,
+    createdAt: isoAt(run.createdAt),
+    updatedAt: isoAt(run.updatedAt),
+    cancelledAt: iso(run.cancelledAt),
+    ...(withTranscript ? { transcript: store.runMessages(run.runId) } : {}),
   };
 }
 
@@ -74,10 +74,10 @@ function pendingView(votes: VoteStore, request: Request | undefined): RunView["p
 
 /** One request with rules: its votes, the refused attempts, and where the count stands. */
 export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
-  const request = JSON.parse(row.request) as Request;
-  const list = votes.votes(row.request_id);
+  const { request } = row;
+  const list = votes.votes(row.requestId);
   return {
-    requestId: row.request_id,
+    requestId: row.requestId,
     rules: (rulesOf(request) ?? {}) as Record<string, unknown>,
     approvals: liveApprovals(list),
     args: currentArgs(request, list),
@@ -92,25 +92,25 @@ export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
       at: v.at,
       ...(v.reset ? { reset: true as const } : {}),
     })),
-    refused: votes.refusals(row.request_id).map((r) => ({
-      decidedBy: r.decided_by,
+    refused: votes.refusals(row.requestId).map((r) => ({
+      decidedBy: r.decidedBy,
       channel: r.channel,
       code: r.code,
       at: new Date(r.at).toISOString(),
     })),
     reminders: row.reminders,
-    escalatedAt: iso(row.escalated_at),
+    escalatedAt: iso(row.escalatedAt),
   };
 }
 
 export function runSummary(run: RunRow): RunSummary {
   return {
-    runId: run.run_id,
+    runId: run.runId,
     status: run.status,
     input: run.input,
-    requestedBy: run.requested_by ?? null,
-    metadata: parseJson(run.metadata) ?? null,
-    createdAt: isoAt(run.created_at),
+    requestedBy: run.requestedBy ?? null,
+    metadata: run.metadata,
+    createdAt: isoAt(run.createdAt),
   };
 }
 

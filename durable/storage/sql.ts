@@ -1,6 +1,9 @@
 /**
  * A small typed helper over the Durable Object's SQLite storage: a tagged template
- * that binds every interpolated value as a parameter (never spliced into SQL text).
+ * that binds every interpolated value as a parameter (never spliced into SQL text), and
+ * hands rows back with camelCase keys (`run_id` → `runId`): columns keep SQL's naming,
+ * everything above storage sees the domain's. Writers that name columns from keys turn
+ * them back with `columnOf`.
  */
 export type Row = Record<string, SqlStorageValue>;
 
@@ -20,10 +23,12 @@ export function createSql(storage: SqlStorage): Sql {
   const exec = <T extends Row>(strings: TemplateStringsArray, values: unknown[]) =>
     storage.exec<T>(strings.join("?"), ...values.map(bind));
   const sql = (<T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
-    exec<T>(strings, values).toArray()) as Sql;
+    exec<Row>(strings, values)
+      .toArray()
+      .map(camelRow<T>)) as Sql;
   sql.one = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) => {
-    const rows = exec<T>(strings, values).toArray();
-    return rows[0];
+    const [row] = exec<Row>(strings, values).toArray();
+    return row && camelRow<T>(row);
   };
   sql.cursor = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
     exec<T>(strings, values);
@@ -72,6 +77,41 @@ export function createLazySql(
   sql.cursor = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
     prepare(strings) ? raw.cursor<T>(strings, ...values) : storage.exec<T>("SELECT NULL WHERE 0"); // an empty cursor, no table read
   return sql;
+}
+
+const camelNames = new Map<string, string>();
+
+/** A column's name as a row key: `next_remind_at` → `nextRemindAt`. */
+function keyOf(column: string): string {
+  let key = camelNames.get(column);
+  if (key === undefined) {
+    key = column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    camelNames.set(column, key);
+  }
+  return key;
+}
+
+/** A row key's column: `nextRemindAt` → `next_remind_at` (for writers that name columns from keys). */
+export function columnOf(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function camelRow<T>(row: Row): T {
+  let snake = false;
+  for (const column in row) {
+    if (column.includes("_")) {
+      snake = true;
+      break;
+    }
+  }
+  if (!snake) {
+    return row as T;
+  }
+  const out: Row = {};
+  for (const column in row) {
+    out[keyOf(column)] = row[column] as SqlStorageValue;
+  }
+  return out as T;
 }
 
 function bind(value: unknown): SqlStorageValue {

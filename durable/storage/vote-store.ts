@@ -6,42 +6,33 @@
 import type { Request } from "../../src/core/types";
 import type { Vote } from "../../src/core/approvers/vote";
 import type { Sql } from "./sql";
+import { decodeApproval, type RawRow } from "./decode";
+import type { ApprovalRow } from "./records";
+
+export type { ApprovalRow } from "./records";
 
 export interface VoteRow {
   seq: number;
-  request_id: string;
-  run_id: string;
-  decided_by: string;
+  requestId: string;
+  runId: string;
+  decidedBy: string;
   decision: Vote["decision"];
   channel: string;
   args: string | null;
-  webhook_id: string | null;
+  webhookId: string | null;
   /** The version of the arguments the vote was cast on (null on rows older than schema v7). */
-  args_hash: string | null;
+  argsHash: string | null;
   at: number;
   reset: number;
 }
 
 export interface RefusalRow {
-  request_id: string;
-  run_id: string;
-  decided_by: string;
+  requestId: string;
+  runId: string;
+  decidedBy: string;
   channel: string;
   code: string;
   at: number;
-}
-
-export interface ApprovalRow {
-  request_id: string;
-  run_id: string;
-  request: string;
-  surfaced_at: number | null;
-  remind_every: number | null;
-  reminders: number;
-  next_remind_at: number | null;
-  escalate_at: number | null;
-  escalate_to: string | null;
-  escalated_at: number | null;
 }
 
 type R<T> = T & Record<string, SqlStorageValue>;
@@ -58,7 +49,7 @@ export class VoteStore {
   insertVote(row: Omit<VoteRow, "seq" | "reset">): void {
     this
       .sql`INSERT INTO votes (request_id, run_id, decided_by, decision, channel, args, webhook_id, args_hash, at)
-      VALUES (${row.request_id}, ${row.run_id}, ${row.decided_by}, ${row.decision}, ${row.channel}, ${row.args}, ${row.webhook_id}, ${row.args_hash}, ${row.at})`;
+      VALUES (${row.requestId}, ${row.runId}, ${row.decidedBy}, ${row.decision}, ${row.channel}, ${row.args}, ${row.webhookId}, ${row.argsHash}, ${row.at})`;
   }
 
   /** The vote a signed delivery (its webhook-id, or a Slack request signature) already cast. */
@@ -82,17 +73,19 @@ export class VoteStore {
 
   insertRefusal(row: RefusalRow): void {
     this.sql`INSERT INTO refusals (request_id, run_id, decided_by, channel, code, at)
-      VALUES (${row.request_id}, ${row.run_id}, ${row.decided_by}, ${row.channel}, ${row.code}, ${row.at})`;
+      VALUES (${row.requestId}, ${row.runId}, ${row.decidedBy}, ${row.channel}, ${row.code}, ${row.at})`;
   }
 
   approval(requestId: string): ApprovalRow | undefined {
-    return this.sql.one<R<ApprovalRow>>`SELECT * FROM approvals WHERE request_id = ${requestId}`;
+    const row = this.sql.one<RawRow>`SELECT * FROM approvals WHERE request_id = ${requestId}`;
+    return row && decodeApproval(row);
   }
 
   approvalsOfRun(runId: string): ApprovalRow[] {
-    return this.sql<
-      R<ApprovalRow>
-    >`SELECT * FROM approvals WHERE run_id = ${runId} ORDER BY COALESCE(surfaced_at, 0), request_id`;
+    return this.sql<RawRow>`
+      SELECT * FROM approvals WHERE run_id = ${runId} ORDER BY COALESCE(surfaced_at, 0), request_id`.map(
+      decodeApproval,
+    );
   }
 
   /** Keeps the request a vote was cast on (idempotent): the rules outlive the run's pending slot. */
@@ -120,8 +113,10 @@ export class VoteStore {
 
   /** Timers that may fire: requests with a reminder or an escalation still ahead. */
   armedTimers(): ApprovalRow[] {
-    return this.sql<R<ApprovalRow>>`SELECT * FROM approvals
-      WHERE next_remind_at IS NOT NULL OR (escalate_at IS NOT NULL AND escalated_at IS NULL)`;
+    return this.sql<RawRow>`SELECT * FROM approvals
+      WHERE next_remind_at IS NOT NULL OR (escalate_at IS NOT NULL AND escalated_at IS NULL)`.map(
+      decodeApproval,
+    );
   }
 
   reminded(requestId: string, n: number, next: number | null): void {
@@ -144,11 +139,11 @@ export class VoteStore {
 export function voteOfRow(row: VoteRow): Vote {
   const args = row.args === null ? undefined : (JSON.parse(row.args) as unknown);
   return {
-    decidedBy: row.decided_by,
+    decidedBy: row.decidedBy,
     decision: row.decision,
     channel: row.channel,
     ...(args === undefined ? {} : { args }),
-    ...(row.args_hash === null ? {} : { argsHash: row.args_hash }),
+    ...(row.argsHash === null ? {} : { argsHash: row.argsHash }),
     at: new Date(row.at).toISOString(),
     ...(row.reset ? { reset: true } : {}),
   };

@@ -4,7 +4,7 @@
  * expiries, reminders and escalations, and the outboxes' retries. `nextAlarmAt` picks the
  * earliest from what storage holds; `armAlarm` sets it.
  */
-import { pendingOfRow, type RunRow } from "../storage/run-store";
+import type { RunRow } from "../storage/run-store";
 import { nextTimerAt } from "./reminders";
 import type { ThreadContext } from "./context";
 
@@ -67,7 +67,7 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
     remotePolls: t.remoteWaits.dueTimes(t.store.runsWithWork(), now),
     runs: t.store.runsWithWork().map((run) => ({
       status: run.status,
-      expiresAt: run.expires_at,
+      expiresAt: run.expiresAt,
       unapplied: hasUnapplied(t, run),
     })),
   });
@@ -82,9 +82,9 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
 
 /** The run's surfaced request has a decision that is not applied yet. */
 function hasUnapplied(t: ThreadContext, run: RunRow): boolean {
-  const request = pendingOfRow(run);
+  const request = run.pending ?? undefined;
   const decision = request && t.store.decision(request.id);
-  return Boolean(decision && decision.applied_at === null);
+  return Boolean(decision && decision.appliedAt === null);
 }
 
 function earliest(...times: Array<number | undefined>): number | undefined {

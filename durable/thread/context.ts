@@ -93,7 +93,7 @@ export function createThreadContext(
   const outbox = new InboxOutbox(sql);
   const slack = new SlackMessages(sql);
   const notifications = new NotifyOutbox(sql);
-  const receipts = new ReceiptOutbox(sql, () => store.runs()[0]?.thread_id);
+  const receipts = new ReceiptOutbox(sql, () => store.runs()[0]?.threadId);
   // Every decision inserted appends its receipt in the same transaction (receipts/record.ts).
   store.onDecision = receiptRecorder({ store, votes, outbox: receipts });
   let controller = new AbortController();
@@ -143,7 +143,7 @@ export function createThreadContext(
 /** Asks the `resume` queue to drive this run (the durable path; the alarm is its backstop). */
 export async function sendResume(
   t: ThreadContext,
-  run: { thread_id: string; run_id: string },
+  run: { threadId: string; runId: string },
 ): Promise<void> {
-  await t.config().bindings.resumeQueue.send({ threadId: run.thread_id, runId: run.run_id });
+  await t.config().bindings.resumeQueue.send({ threadId: run.threadId, runId: run.runId });
 }

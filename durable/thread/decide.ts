@@ -17,7 +17,6 @@ import { driveNow } from "./drive/drive-now";
 import { configErrorOutcome } from "./config-error";
 import { requireReceiptConfig } from "../outbox/receipt-delivery";
 import { versionGate } from "../versions/decision-check";
-import { pendingOfRow } from "../storage/run-store";
 import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
 
 export async function decide(
@@ -26,7 +25,7 @@ export async function decide(
   input: DecisionInput,
 ): Promise<DecisionOutcome> {
   const run = t.store.run(input.runId);
-  const waiting = run ? pendingOfRow(run) : undefined;
+  const waiting = run ? (run.pending ?? undefined) : undefined;
   if (waiting?.id === input.requestId && isRemoteTaskRequest(waiting)) {
     return {
       ok: false,

@@ -40,7 +40,7 @@ export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promi
         );
       }
     },
-    reminded: (run, requestId, n) => t.sends.slackReminder(run.run_id, requestId, n),
+    reminded: (run, requestId, n) => t.sends.slackReminder(run.runId, requestId, n),
   });
   await t.remoteWaits.pollDue(t.store.runsWithWork(), {
     agents: t.agents,
@@ -49,7 +49,7 @@ export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promi
     report: t.report,
     answer: async (run, request, outcome) => {
       await decideAny(t, delivery, {
-        runId: run.run_id,
+        runId: run.runId,
         requestId: request.id,
         decision: "approve",
         data: outcome,

@@ -31,7 +31,7 @@ export function startTimers(votes: VoteStore, run: RunRow, request: Request, now
   if (!rules) {
     return;
   }
-  votes.startTimers(run.run_id, request, {
+  votes.startTimers(run.runId, request, {
     now,
     ...(rules.remindEvery === undefined ? {} : { remindEvery: parseDuration(rules.remindEvery) }),
     ...(rules.escalate
@@ -45,8 +45,8 @@ export function nextTimerAt(votes: VoteStore): number | undefined {
   const times = votes
     .armedTimers()
     .flatMap((t) => [
-      ...(t.next_remind_at === null ? [] : [t.next_remind_at]),
-      ...(t.escalate_at !== null && t.escalated_at === null ? [t.escalate_at] : []),
+      ...(t.nextRemindAt === null ? [] : [t.nextRemindAt]),
+      ...(t.escalateAt !== null && t.escalatedAt === null ? [t.escalateAt] : []),
     ]);
   return times.length ? Math.min(...times) : undefined;
 }
@@ -59,40 +59,40 @@ export function nextTimerAt(votes: VoteStore): number | undefined {
 export async function fireTimers(deps: TimerDeps): Promise<void> {
   const now = deps.now();
   for (const timer of deps.votes.armedTimers()) {
-    const run = deps.store.run(timer.run_id);
-    if (!run || !isOpen(deps, run, timer.request_id)) {
-      deps.votes.stopTimers(timer.request_id);
+    const run = deps.store.run(timer.runId);
+    if (!run || !isOpen(deps, run, timer.requestId)) {
+      deps.votes.stopTimers(timer.requestId);
       continue;
     }
-    if (timer.next_remind_at !== null && timer.next_remind_at <= now) {
+    if (timer.nextRemindAt !== null && timer.nextRemindAt <= now) {
       await remind(deps, run, timer, now);
     }
-    if (timer.escalate_at !== null && timer.escalated_at === null && timer.escalate_at <= now) {
-      deps.votes.escalated(timer.request_id, now);
-      if (timer.escalate_to) {
-        deps.escalatedTo?.(run, timer.request_id, timer.escalate_to); // no await: one commit
+    if (timer.escalateAt !== null && timer.escalatedAt === null && timer.escalateAt <= now) {
+      deps.votes.escalated(timer.requestId, now);
+      if (timer.escalateTo) {
+        deps.escalatedTo?.(run, timer.requestId, timer.escalateTo); // no await: one commit
       }
-      deps.record(run.run_id, "escalated", { requestId: timer.request_id, to: timer.escalate_to });
-      await notify(deps, run, timer.request_id, { escalated: true });
+      deps.record(run.runId, "escalated", { requestId: timer.requestId, to: timer.escalateTo });
+      await notify(deps, run, timer.requestId, { escalated: true });
     }
   }
 }
 
 async function remind(deps: TimerDeps, run: RunRow, timer: ApprovalRow, now: number) {
   const n = timer.reminders + 1;
-  const every = timer.remind_every ?? 0;
-  let next: number | null = (timer.next_remind_at ?? now) + every;
+  const every = timer.remindEvery ?? 0;
+  let next: number | null = (timer.nextRemindAt ?? now) + every;
   // Woken late (evicted for a while)? One reminder now, the next on the original rhythm.
   while (every > 0 && next !== null && next <= now) {
     next += every;
   }
-  if (every <= 0 || (run.expires_at !== null && next !== null && next >= run.expires_at)) {
+  if (every <= 0 || (run.expiresAt !== null && next !== null && next >= run.expiresAt)) {
     next = null;
   }
-  deps.votes.reminded(timer.request_id, n, next);
-  deps.record(run.run_id, "reminded", { requestId: timer.request_id, n });
-  await notify(deps, run, timer.request_id, { reminder: n });
-  await deps.reminded?.(run, timer.request_id, n);
+  deps.votes.reminded(timer.requestId, n, next);
+  deps.record(run.runId, "reminded", { requestId: timer.requestId, n });
+  await notify(deps, run, timer.requestId, { reminder: n });
+  await deps.reminded?.(run, timer.requestId, n);
 }
 
 async function notify(
@@ -101,8 +101,8 @@ async function notify(
   requestId: string,
   extra: Pick<NotifyMessage, "reminder" | "escalated">,
 ): Promise<void> {
-  if (run.callback_url) {
-    await deps.notify({ threadId: run.thread_id, runId: run.run_id, requestId, ...extra });
+  if (run.callbackUrl) {
+    await deps.notify({ threadId: run.threadId, runId: run.runId, requestId, ...extra });
   }
 }
 
@@ -110,7 +110,7 @@ function isOpen(deps: TimerDeps, run: RunRow, requestId: string): boolean {
   return (
     run.status === "pending" &&
     !deps.store.decision(requestId) &&
-    (run.expires_at === null || run.expires_at > deps.now()) &&
+    (run.expiresAt === null || run.expiresAt > deps.now()) &&
     openRequests(deps.store, run).some((r) => r.id === requestId)
   );
 }

@@ -21,7 +21,7 @@ import type { Request } from "../../src/core/types";
 import { type AgentDefinition, agentTools } from "../../src/edge/agent";
 import type { ErrorSink } from "../../src/edge/error-sink";
 import type { InboxHooks } from "../outbox/inbox";
-import { pendingOfRow, type RunRow } from "../storage/run-store";
+import type { RunRow } from "../storage/run-store";
 
 /** The inbox hooks for every request but a `remote_task` one: those never reach an inbox or Slack. */
 export function withoutRemoteTasks(hooks: InboxHooks): InboxHooks {
@@ -57,7 +57,7 @@ interface Waiting {
 
 function waitingOn(runs: RunRow[]): Waiting[] {
   return runs.flatMap((run) => {
-    const request = run.status === "pending" ? pendingOfRow(run) : undefined;
+    const request = run.status === "pending" ? (run.pending ?? undefined) : undefined;
     const data = remoteTaskData(request);
     return request && data ? [{ run, request, data }] : [];
   });
@@ -103,8 +103,8 @@ export class RemoteTaskWaits {
         }),
         {
           source: "driver",
-          runId: run.run_id,
-          threadId: run.thread_id,
+          runId: run.runId,
+          threadId: run.threadId,
           requestId: request.id,
           recoverable: true,
         },

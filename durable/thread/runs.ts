@@ -5,7 +5,6 @@
  * both also hand the run to the `resume` queue, the durable path.
  */
 import type { CancelOutcome, StartInput, StartOutcome } from "../../src/edge/protocol";
-import { pendingOfRow } from "../storage/run-store";
 import { runView } from "../storage/run-view";
 import type { OutboxDelivery } from "../outbox/delivery";
 import { closeOpenTurn } from "./drive/close-turn";
@@ -34,7 +33,7 @@ export async function startRun(
     return {
       ok: false,
       code: "thread_busy",
-      message: `thread ${input.threadId} has an active run ${active.run_id} (${active.status})`,
+      message: `thread ${input.threadId} has an active run ${active.runId} (${active.status})`,
     };
   }
   if (t.store.run(input.runId)) {
@@ -43,13 +42,13 @@ export async function startRun(
   const now = Date.now();
   t.state.storage.transactionSync(() => {
     t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt });
-    t.store.update(input.runId, { agent_version: version }, now);
+    t.store.update(input.runId, { agentVersion: version }, now);
   });
   await armAlarm(t);
   // The run as started: the drive below may take it further before this answer is sent.
   const run = runView(t.store, t.votes, t.store.requireRun(input.runId), false);
   driveNow(t, delivery, input.runId);
-  await sendResume(t, { thread_id: input.threadId, run_id: input.runId });
+  await sendResume(t, { threadId: input.threadId, runId: input.runId });
   return { ok: true, run };
 }
 
@@ -69,12 +68,12 @@ export async function callbackUrl(
     return undefined;
   }
   if (!change) {
-    return { callbackUrl: run.callback_url };
+    return { callbackUrl: run.callbackUrl };
   }
-  t.store.update(runId, { callback_url: change.url }, Date.now());
-  const waiting = change.url ? pendingOfRow(run) : undefined;
+  t.store.update(runId, { callbackUrl: change.url }, Date.now());
+  const waiting = change.url ? (run.pending ?? undefined) : undefined;
   if (waiting && !t.store.decision(waiting.id)) {
-    t.notifications.add({ threadId: run.thread_id, runId, requestId: waiting.id }, Date.now());
+    t.notifications.add({ threadId: run.threadId, runId, requestId: waiting.id }, Date.now());
     await t.sends.notifications();
   }
   return { callbackUrl: change.url };
@@ -100,10 +99,10 @@ export async function cancelRun(
   }
   const now = Date.now();
   t.state.storage.transactionSync(() => {
-    const request = pendingOfRow(run);
+    const request = run.pending ?? undefined;
     const decided = request && t.store.decision(request.id);
-    t.store.update(runId, { status: "cancelled", cancelled_at: now, expires_at: null }, now);
-    if (!(decided && decided.applied_at === null)) {
+    t.store.update(runId, { status: "cancelled", cancelledAt: now, expiresAt: null }, now);
+    if (!(decided && decided.appliedAt === null)) {
       closeOpenTurn(t.store, runId);
       t.events.record(runId, "done", { status: "cancelled" });
     }

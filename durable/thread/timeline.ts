@@ -4,6 +4,7 @@
  * on. Read-only: an unknown run (or an id nobody created) writes nothing.
  */
 import type { TimelineInput } from "../../src/edge/timeline/model";
+import { decodeEventData } from "../storage/decode";
 import { runView } from "../storage/run-view";
 import type { ThreadContext } from "./context";
 
@@ -21,7 +22,7 @@ export function runTimeline(
     events: t.store.eventsAfter(runId, 0).map((row) => ({
       id: row.id,
       type: row.type,
-      data: JSON.parse(row.data) as unknown,
+      data: decodeEventData(row.data),
       at: row.at,
     })),
   };

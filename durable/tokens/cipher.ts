@@ -4,6 +4,7 @@
  * object does not decrypt. The key is derived from `MCP_TOKEN_KEY` (src/edge/oauth/keys.ts).
  */
 import type { OAuthRecord } from "../../src/core/mcp/oauth/store";
+import { decodeOAuthRecord } from "../storage/decode";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -42,7 +43,7 @@ export async function open(
       key,
       sealed.data,
     );
-    return JSON.parse(decoder.decode(plain)) as OAuthRecord;
+    return decodeOAuthRecord(decoder.decode(plain));
   } catch {
     return undefined;
   }

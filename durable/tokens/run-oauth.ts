@@ -21,8 +21,8 @@ export interface RunOAuth {
 }
 
 /** The subject whose tokens a run uses. */
-export function subjectOf(run: Pick<RunRow, "requested_by" | "thread_id">): string {
-  return run.requested_by ? run.requested_by : `thread:${run.thread_id}`;
+export function subjectOf(run: Pick<RunRow, "requestedBy" | "threadId">): string {
+  return run.requestedBy ? run.requestedBy : `thread:${run.threadId}`;
 }
 
 /** The config unchanged when no server uses `oauth`; else with the binding and key (or a ConfigError). */
@@ -33,13 +33,13 @@ export function runOAuth(env: object, run: RunRow, mcp: unknown): RunOAuth {
   const { tokens, key } = settings(env).oauth;
   const subject = subjectOf(run);
   return {
-    mcp: withRedirectUrl(mcp, `${run.public_url.replace(/\/+$/, "")}${CALLBACK_PATH}`),
+    mcp: withRedirectUrl(mcp, `${run.publicUrl.replace(/\/+$/, "")}${CALLBACK_PATH}`),
     tokenStore: durableTokenStore(tokens),
     subject,
     oauthState: ({ server, requestId, runId }) =>
       createOAuthState(key, {
-        threadId: run.thread_id,
-        runId: runId ?? run.run_id,
+        threadId: run.threadId,
+        runId: runId ?? run.runId,
         requestId,
         server,
         subject,

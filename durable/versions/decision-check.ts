@@ -22,7 +22,7 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
   const agent = run && t.agents.get(run.agent);
   const request = run && openRequests(t.store, run).find((r) => r.id === input.requestId);
   // Unknown run or request, an already decided one, or a run from before versions: the ledger answers as always.
-  if (!run || !agent || !request || !run.agent_version || t.store.decision(request.id)) {
+  if (!run || !agent || !request || !run.agentVersion || t.store.decision(request.id)) {
     return { input };
   }
   const tool = request.data?.tool;
@@ -36,7 +36,7 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
     currentVersion: await agentVersion(agent, t.env),
     tools: await agentTools(agent, t.env),
     request,
-    requestVersion: run.agent_version,
+    requestVersion: run.agentVersion,
     tool,
     args,
   });

@@ -92,7 +92,7 @@ describe("drive at once", { timeout: 30_000 }, () => {
       // The backstop went to the queue, which never delivers it here.
       expect(sent).toEqual([{ threadId, runId }]);
       await until(() => t.store.run(runId)?.status === "pending", "the run to suspend");
-      const request = JSON.parse(t.store.requireRun(runId).pending ?? "null");
+      const request = t.store.requireRun(runId).pending!;
       expect(request).toMatchObject({ kind: "approval", prompt: "Transfer 5?" });
       expect(executions).toEqual([]);
 
@@ -115,7 +115,7 @@ describe("drive at once", { timeout: 30_000 }, () => {
       await drive(t, delivery, runId);
       expect(executions).toEqual(["call_t"]);
       expect(t.store.eventsAfter(runId, 0).map((e) => e.type)).toEqual(events);
-      expect(t.store.decision(request.id)?.applied_at).not.toBeNull();
+      expect(t.store.decision(request.id)?.appliedAt).not.toBeNull();
       // Nothing waits: no alarm is left behind.
       expect(await state.storage.getAlarm()).toBeNull();
     });
@@ -136,7 +136,7 @@ describe("drive at once", { timeout: 30_000 }, () => {
         publicUrl: "https://edge.test",
       });
       await until(() => t.store.run(runId)?.status === "pending", "the run to suspend");
-      const request = JSON.parse(t.store.requireRun(runId).pending ?? "null");
+      const request = t.store.requireRun(runId).pending!;
       const input = {
         runId,
         requestId: request.id,

@@ -237,7 +237,7 @@ describe("crashes", { timeout: 30_000 }, () => {
           {
             turns: 1,
             model: "demo",
-            usage: JSON.stringify({ promptTokens: 50, completionTokens: 10, totalTokens: 60 }),
+            usage: { promptTokens: 50, completionTokens: 10, totalTokens: 60 },
           },
           now,
         );

@@ -328,26 +328,26 @@ describe("scale", () => {
 
 describe("transactional outbox", () => {
   const run = (runId: string): RunRow => ({
-    run_id: runId,
-    thread_id: "th_outbox",
+    runId: runId,
+    threadId: "th_outbox",
     agent: "support",
     status: "pending",
     input: "in",
-    callback_url: null,
+    callbackUrl: null,
     metadata: null,
-    public_url: "https://edge.test",
+    publicUrl: "https://edge.test",
     pending: null,
-    inline_request: null,
-    expires_at: null,
+    inlineRequest: null,
+    expiresAt: null,
     text: null,
-    usage: "{}",
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
     turns: 1,
     model: null,
     error: null,
-    limit_reason: null,
-    created_at: 0,
-    updated_at: 0,
-    cancelled_at: null,
+    limitReason: null,
+    createdAt: 0,
+    updatedAt: 0,
+    cancelledAt: null,
   });
   const request = (id: string, group?: string) => ({
     id,
@@ -356,8 +356,8 @@ describe("transactional outbox", () => {
     data: { tool: "t", args: { id }, ...(group ? { approvers: { group } } : {}) },
   });
   const decision = (requestId: string, decision: "approve" | "decline", at: number) => ({
-    request_id: requestId,
-    run_id: "th_outbox.run_1",
+    requestId: requestId,
+    runId: "th_outbox.run_1",
     decision,
     answer: JSON.stringify(
       decision === "approve"
@@ -365,10 +365,10 @@ describe("transactional outbox", () => {
         : { id: requestId, ok: false, reason: "no" },
     ),
     channel: "inbox" as const,
-    decided_by: "ann",
-    webhook_id: null,
-    decided_at: at,
-    applied_at: null,
+    decidedBy: "ann",
+    webhookId: null,
+    decidedAt: at,
+    appliedAt: null,
   });
 
   it("converges whatever delivery step is interrupted (before the inbox applies, or after it but before the ack)", async () => {
@@ -464,7 +464,7 @@ describe("transactional outbox", () => {
     // A change whose commit is followed by nothing: no background delivery ran.
     await inThread(threadId, (instance: any, state) => {
       state.storage.transactionSync(() => {
-        const row = instance.store.run(instance.store.activeRun().run_id);
+        const row = instance.store.run(instance.store.activeRun().runId);
         instance.outbox.record(row, request, { event: "vote", votes: [], needed: 3 }, Date.now());
       });
     });

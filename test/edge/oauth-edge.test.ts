@@ -120,10 +120,8 @@ describe("stored records", () => {
   });
 
   it("belong to the run's requestedBy, else to its thread", () => {
-    expect(subjectOf({ requested_by: "ann@example.com", thread_id: "th_1" })).toBe(
-      "ann@example.com",
-    );
-    expect(subjectOf({ requested_by: null, thread_id: "th_1" })).toBe("thread:th_1");
+    expect(subjectOf({ requestedBy: "ann@example.com", threadId: "th_1" })).toBe("ann@example.com");
+    expect(subjectOf({ requestedBy: null, threadId: "th_1" })).toBe("thread:th_1");
   });
 });
 

@@ -37,9 +37,9 @@ describe("traces across an eviction", () => {
   it("the halted and the resumed half are one trace at the collector", async () => {
     const { runId, threadId, request } = await pendingRun("Refund order 42 for $120");
     const stored = await inThread(threadId, (instance) => instance.store.requireRun(runId).trace);
-    const carrier = JSON.parse(stored ?? "null");
+    const carrier = stored!;
     expect(carrier.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    expect(Object.keys(carrier.waiting)).toEqual([request.id]);
+    expect(Object.keys(carrier.waiting ?? {})).toEqual([request.id]);
 
     await abortAllDurableObjects(); // the resumed half runs in an object constructed afresh
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });

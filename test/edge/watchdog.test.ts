@@ -160,12 +160,12 @@ describe("the watchdog", { timeout: 30_000 }, () => {
       });
       await until(() => t.store.run(runId)?.status === "pending", "the run to suspend");
       const run = t.store.requireRun(runId);
-      expect(run.expires_at).not.toBeNull();
+      expect(run.expiresAt).not.toBeNull();
       await until(
-        async () => (await alarmOf(state)) === run.expires_at,
+        async () => (await alarmOf(state)) === run.expiresAt,
         "the alarm to be the request's expiry",
       );
-      expect(run.expires_at!).toBeGreaterThan(Date.now() + WATCHDOG_MS);
+      expect(run.expiresAt!).toBeGreaterThan(Date.now() + WATCHDOG_MS);
     });
   });
 

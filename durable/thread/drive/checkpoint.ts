@@ -51,14 +51,14 @@ function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown):
   const now = deps.now();
   deps.store.insertDecision(
     {
-      request_id: parsed.request.id,
-      run_id: runId,
+      requestId: parsed.request.id,
+      runId,
       decision: parsed.answer.ok ? "approve" : "decline",
-      answer: JSON.stringify({ ...parsed.answer, id: parsed.request.id }),
+      answer: { ...parsed.answer, id: parsed.request.id },
       channel: "policy",
-      decided_by: "policy",
-      webhook_id: null,
-      decided_at: now,
+      decidedBy: "policy",
+      webhookId: null,
+      decidedAt: now,
     },
     parsed.request,
   );
@@ -73,14 +73,21 @@ function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown):
  * so recovery after a crash runs only the calls that have no row (exactly once per completed
  * call; a call the crash interrupted runs again with the same `ctx.callId`).
  */
-export function checkpointer(
-  deps: DriverDeps,
-  run: RunRow,
-  committed: number,
-  stored: RunResult["toolCalls"],
-  work: Work,
-  signal: AbortSignal,
-) {
+/** What one drive checkpoints against: its run, where its stored transcript ends, its work. */
+export interface CheckpointScope {
+  run: RunRow;
+  /** Messages already stored (the transcript's committed length). */
+  committed: number;
+  /** The run's stored tool-call log. */
+  stored: RunResult["toolCalls"];
+  work: Work;
+  /** Aborted by `cancel()` in the same step as it stores the status. */
+  signal: AbortSignal;
+}
+
+export function checkpointer(deps: DriverDeps, scope: CheckpointScope) {
+  const { run, stored, work, signal } = scope;
+  let { committed } = scope;
   const finalOnly = work.kind === "answer" && work.finalOnly;
   const held = new Map<string, RunEvent>();
   let toolCallsSeen = stored.length; // entries of state.toolCalls already looked at
@@ -95,7 +102,7 @@ export function checkpointer(
   };
   const flushHeld = () => {
     for (const event of held.values()) {
-      forward(deps, run.run_id, event);
+      forward(deps, run.runId, event);
     }
     held.clear();
   };
@@ -103,7 +110,7 @@ export function checkpointer(
     const fresh = state.toolCalls
       .slice(toolCallsSeen)
       .filter((entry) => !saved.has(entry.id) && (only === undefined || entry.id === only));
-    deps.store.appendToolCalls(run.run_id, fresh);
+    deps.store.appendToolCalls(run.runId, fresh);
     if (only === undefined) {
       toolCallsSeen = state.toolCalls.length;
       saved.clear();
@@ -120,7 +127,7 @@ export function checkpointer(
       if (event.type === "tool_result") {
         held.set(event.id, event);
       } else {
-        forward(deps, run.run_id, event);
+        forward(deps, run.runId, event);
       }
     },
 
@@ -133,9 +140,9 @@ export function checkpointer(
         const event = held.get(result.toolCallId);
         if (event) {
           held.delete(result.toolCallId);
-          forward(deps, run.run_id, event);
+          forward(deps, run.runId, event);
         }
-        deps.store.putSlot(run.run_id, Math.max(position, 0), result);
+        deps.store.putSlot(run.runId, Math.max(position, 0), result);
         saveToolCalls(state, result.toolCallId);
       });
     },
@@ -151,16 +158,16 @@ export function checkpointer(
         const halted = turnResults.some((m) => m.pending);
         const end = halted ? lastAssistant + 1 : state.messages.length;
         const fresh: Message[] = state.messages.slice(committed, Math.max(committed, end));
-        deps.store.appendMessages(run.run_id, fresh);
+        deps.store.appendMessages(run.runId, fresh);
         committed += fresh.length;
         if (halted) {
-          deps.store.putSlots(run.run_id, turnResults);
+          deps.store.putSlots(run.runId, turnResults);
         } else {
-          deps.store.clearSlots(run.run_id);
+          deps.store.clearSlots(run.runId);
         }
         saveToolCalls(state);
         const fields: Partial<RunRow> = {
-          usage: JSON.stringify(state.usage),
+          usage: state.usage,
           turns: state.turns,
           model: state.model,
         };
@@ -169,13 +176,13 @@ export function checkpointer(
           if (!answered) {
             deps.store.markApplied(work.request.id, deps.now());
             if (!work.finalOnly) {
-              Object.assign(fields, { status: "running", pending: null, expires_at: null });
+              Object.assign(fields, { status: "running", pending: null, expiresAt: null });
             } else {
               Object.assign(fields, { pending: null });
             }
           }
         }
-        deps.store.update(run.run_id, fields, deps.now());
+        deps.store.update(run.runId, fields, deps.now());
       });
     },
   };

@@ -4,7 +4,6 @@
  * with a fresh client, and persists at every turn boundary. Nothing is kept in
  * memory across a suspension: every step starts from storage.
  */
-import { decodeRequest, decodeUsage } from "../../storage/decode";
 import type { Request, RunResult } from "../../../src/core/types";
 import { agentVersion } from "../../../src/edge/versions/agent-version";
 import type { RunEvent } from "../../../src/core/events";
@@ -29,7 +28,7 @@ import {
   type DriveTracing,
 } from "./tracing";
 import { runOAuth } from "../../tokens/run-oauth";
-import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../../storage/run-store";
+import type { DecisionRow, RunRow } from "../../storage/run-store";
 
 import { agentHooks } from "../../agents/child-client";
 import { routeAnswer, runTeamTools, treeOf } from "../../agents/run-tree";
@@ -42,7 +41,7 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
     // Turns already taken ⇒ this is a recovery from a crash, not a first start.
     return { kind: "continue", recovering: run.turns > 0 };
   }
-  const request = pendingOfRow(run);
+  const request = run.pending ?? undefined;
   if (!request) {
     return undefined;
   }
@@ -50,12 +49,12 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
   if (
     run.status === "pending" &&
     !decision &&
-    run.expires_at !== null &&
-    run.expires_at <= deps.now()
+    run.expiresAt !== null &&
+    run.expiresAt <= deps.now()
   ) {
     decision = recordExpiry(deps, run, request);
   }
-  if (!decision || decision.applied_at !== null) {
+  if (!decision || decision.appliedAt !== null) {
     return undefined;
   }
   if (run.status === "pending") {
@@ -64,8 +63,8 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
   // Cancelled after the decision was recorded: the decision still applies to its call, the model is not called again.
   if (
     run.status === "cancelled" &&
-    run.cancelled_at !== null &&
-    decision.decided_at <= run.cancelled_at
+    run.cancelledAt !== null &&
+    decision.decidedAt <= run.cancelledAt
   ) {
     return { kind: "answer", decision, request, finalOnly: true };
   }
@@ -74,16 +73,16 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
 
 function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): DecisionRow {
   const row = {
-    request_id: request.id,
-    run_id: run.run_id,
+    requestId: request.id,
+    runId: run.runId,
     decision: "expire" as const,
-    answer: JSON.stringify(answerDeclined(request.id, "expired")),
+    answer: answerDeclined(request.id, "expired"),
     channel: "expiry" as const,
-    decided_by: "expiry",
-    webhook_id: null,
-    decided_at: deps.now(),
+    decidedBy: "expiry",
+    webhookId: null,
+    decidedAt: deps.now(),
   };
-  const decision = { ...row, applied_at: null };
+  const decision = { ...row, appliedAt: null };
   deps.transaction(() => {
     deps.store.insertDecision(row, request);
     deps.inbox?.settled(run, request, decision);
@@ -114,17 +113,23 @@ export async function driveOnce(
   const tree = treeOf(deps, run, signal);
   // A sub-agent's request: its tree takes the answer first and fills the run's task slot.
   if (work.kind === "answer" && !work.finalOnly && tree) {
-    await routeAnswer(tree, work.request, answerOfRow(work.decision));
+    await routeAnswer(tree, work.request, work.decision.answer);
   }
   const { messages, committed } = deps.store.transcript(runId);
   const stored = {
     runId,
     toolCalls: deps.store.toolCalls(runId),
     turns: run.turns,
-    usage: decodeUsage(run.usage),
+    usage: run.usage,
     model: run.model ?? undefined,
   };
-  const persister = checkpointer(deps, run, committed, stored.toolCalls, work, signal);
+  const persister = checkpointer(deps, {
+    run,
+    committed,
+    stored: stored.toolCalls,
+    work,
+    signal,
+  });
   const finalOnly = work.kind === "answer" && work.finalOnly;
 
   let result: RunResult;
@@ -162,7 +167,7 @@ export async function driveOnce(
           new Error(
             `MCP server ${server} is unavailable, the run goes on without its tools: ${status.reason}`,
           ),
-          { source: "driver", runId, threadId: run.thread_id, recoverable: true },
+          { source: "driver", runId, threadId: run.threadId, recoverable: true },
         );
       }
     }
@@ -172,7 +177,7 @@ export async function driveOnce(
       work.kind === "answer" &&
       !deps.store.slots(runId).some((slot) => slot.pending?.id === work.request.id);
     if (work.kind === "answer" && !answerApplied) {
-      const answer = answerOfRow(work.decision);
+      const answer = work.decision.answer;
       deps.record(runId, "resumed", {
         requestId: work.request.id,
         decision: work.decision.decision,
@@ -219,7 +224,7 @@ export async function driveOnce(
     settleCancelled(deps, runId);
     return true;
   }
-  await finish(deps, agent, runId, result);
+  await finish(deps, { agent, runId }, result);
   return true;
 }
 
@@ -294,10 +299,10 @@ function makeClient(deps: DriverDeps, agent: AgentDefinition, setup: ClientSetup
 
 async function finish(
   deps: DriverDeps,
-  agent: AgentDefinition,
-  runId: string,
+  drive: { agent: AgentDefinition; runId: string },
   result: RunResult,
 ): Promise<void> {
+  const { agent, runId } = drive;
   // The version a request suspends under (its receipt and a later resume compare with it),
   // computed first: nothing awaits between the reads below and their transaction.
   const version = result.status === "pending" ? await agentVersion(agent, deps.env) : null;
@@ -311,8 +316,7 @@ async function finish(
       ? Date.parse(request.expiresAt)
       : deps.now() + approvalTimeoutOf(agent, deps.env);
     // A suspended elicitation was surfaced (and notified) when its window opened.
-    const surfacedInline =
-      run.inline_request !== null && decodeRequest(run.inline_request).id === request.id;
+    const surfacedInline = run.inlineRequest !== null && run.inlineRequest.id === request.id;
     // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
     const surfacing = !deps.store.decision(request.id) && !surfacedInline;
     deps.transaction(() => {
@@ -320,11 +324,11 @@ async function finish(
         runId,
         {
           status: "pending",
-          pending: JSON.stringify(request),
-          expires_at: expires,
-          inline_request: null,
+          pending: request,
+          expiresAt: expires,
+          inlineRequest: null,
           ...storedTrace(result.trace),
-          agent_version: version,
+          agentVersion: version,
         },
         deps.now(),
       );
@@ -348,9 +352,9 @@ async function finish(
         status: result.status,
         text: result.text,
         pending: null,
-        inline_request: null,
-        expires_at: null,
-        limit_reason: result.limit ?? null,
+        inlineRequest: null,
+        expiresAt: null,
+        limitReason: result.limit ?? null,
         ...storedTrace(result.trace),
       },
       deps.now(),
@@ -380,18 +384,18 @@ function fail(deps: DriverDeps, run: RunRow, error: unknown): void {
   const message = errorMessage(error);
   deps.transaction(() => {
     deps.store.update(
-      run.run_id,
-      { status: "failed", error: message, pending: null, expires_at: null },
+      run.runId,
+      { status: "failed", error: message, pending: null, expiresAt: null },
       deps.now(),
     );
-    deps.inbox?.ended(run.run_id, "run failed");
-    deps.record(run.run_id, "error", { message });
+    deps.inbox?.ended(run.runId, "run failed");
+    deps.record(run.runId, "error", { message });
   });
   const traceId = traceIdOfRun(run);
   deps.report?.(error, {
     source: "driver",
-    runId: run.run_id,
-    threadId: run.thread_id,
+    runId: run.runId,
+    threadId: run.threadId,
     ...(traceId ? { traceId } : {}),
     recoverable: false,
   });

@@ -14,7 +14,6 @@
  *
  * Every decision goes through the ledger, so none is lost and none applies twice.
  */
-import { decodeAnswer } from "../../storage/decode";
 import type { Answer, Request } from "../../../src/core/types";
 import { suspendCall, type ElicitationHandler } from "../../../src/core/mcp/bridge";
 import type { RunStore } from "../../storage/run-store";
@@ -73,12 +72,12 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
     const id = ctx.callId ? `eli_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : asked.id;
     const request: Request = { ...asked, id };
     const earlier = deps.store.decision(id);
-    if (earlier && earlier.applied_at === null) {
-      return take(deps, runId, id, decodeAnswer(earlier.answer), asked.id);
+    if (earlier && earlier.appliedAt === null) {
+      return take(deps, runId, { requestId: id, answer: earlier.answer, askedId: asked.id });
     }
 
     deps.transaction(() => {
-      deps.store.update(runId, { inline_request: JSON.stringify(request) }, deps.now());
+      deps.store.update(runId, { inlineRequest: request }, deps.now());
       deps.record(runId, "pending", { request, inline: true, windowMs: deps.windowMs });
       deps.inbox?.surfaced(deps.store.requireRun(runId), request);
     });
@@ -87,7 +86,7 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
     const answer = await deps.waiters.wait(id, deps.windowMs, ctx.signal);
     deps.parked?.(false);
     if (answer) {
-      return take(deps, runId, id, answer, asked.id);
+      return take(deps, runId, { requestId: id, answer, askedId: asked.id });
     }
     // The window closed: cancel upstream, suspend the call on the same request.
     // `inline_request` stays until the halt is stored, so a decision arriving in between is accepted.
@@ -99,13 +98,12 @@ export function durableElicitation(deps: InlineDeps, runId: string): Elicitation
 function take(
   deps: InlineDeps,
   runId: string,
-  requestId: string,
-  answer: Answer,
-  askedId: string,
+  decided: { requestId: string; answer: Answer; askedId: string },
 ): Answer {
+  const { requestId, answer, askedId } = decided;
   deps.transaction(() => {
     deps.store.markApplied(requestId, deps.now());
-    deps.store.update(runId, { inline_request: null }, deps.now());
+    deps.store.update(runId, { inlineRequest: null }, deps.now());
     const row = deps.store.decision(requestId);
     deps.record(runId, "resumed", {
       requestId,

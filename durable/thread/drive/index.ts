@@ -52,7 +52,7 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
   };
   let work = 0;
   for (;;) {
-    const runs = t.store.runsWithWork().filter((r) => !only || r.run_id === only);
+    const runs = t.store.runsWithWork().filter((r) => !only || r.runId === only);
     let progressed = false;
     for (const run of runs) {
       await armAlarm(t, Date.now() + WATCHDOG_MS);
@@ -67,7 +67,7 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
     if (work >= MAX_WORK_PER_DRIVE) {
       t.report(new Error(`drive stopped after ${work} units of work; the alarm carries on`), {
         source: "driver",
-        threadId: runs[0]?.thread_id,
+        threadId: runs[0]?.threadId,
         recoverable: true,
       });
       break;
@@ -85,11 +85,11 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
  */
 async function driveRun(t: ThreadContext, deps: DriverDeps, run: RunRow): Promise<boolean> {
   try {
-    return await driveOnce(deps, run.run_id, t.abort.signal());
+    return await driveOnce(deps, run.runId, t.abort.signal());
   } catch (error) {
-    const ids = { runId: run.run_id, threadId: run.thread_id };
+    const ids = { runId: run.runId, threadId: run.threadId };
     try {
-      t.events.record(run.run_id, "error", {
+      t.events.record(run.runId, "error", {
         message: `driver failed, retrying: ${errorMessage(error)}`,
         recoverable: true,
       });
@@ -132,13 +132,13 @@ async function halted(t: ThreadContext, run: RunRow, request: AgentRequest): Pro
   }
   startTimers(t.votes, run, request, Date.now());
   checkApproverGroups(t, run, request);
-  if (!run.callback_url) {
+  if (!run.callbackUrl) {
     return;
   }
   // Before any await: stored in the same batch as the suspension.
   const message: NotifyMessage = {
-    threadId: run.thread_id,
-    runId: run.run_id,
+    threadId: run.threadId,
+    runId: run.runId,
     requestId: request.id,
   };
   t.notifications.add(message, Date.now());
@@ -162,11 +162,11 @@ function checkApproverGroups(t: ThreadContext, run: RunRow, request: AgentReques
     const message = `nobody can decide request ${request.id} yet: ${errorMessage(error)}`;
     // Two readers, two meanings: the event says the run is not lost (it stays pending, the
     // stream open, until the config is fixed); the report says nothing retries it by itself.
-    t.events.record(run.run_id, "error", { message, requestId: request.id, recoverable: true });
+    t.events.record(run.runId, "error", { message, requestId: request.id, recoverable: true });
     t.report(new Error(message, { cause: error }), {
       source: "driver",
-      runId: run.run_id,
-      threadId: run.thread_id,
+      runId: run.runId,
+      threadId: run.threadId,
       requestId: request.id,
       recoverable: false,
     });

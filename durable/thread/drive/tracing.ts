@@ -11,7 +11,7 @@ import { traceIdOf } from "../../../src/core/tracing/index";
 import { deciderSalt, edgeTelemetry } from "../../../src/edge/telemetry/index";
 import type { AgentDefinition } from "../../../src/edge/agent";
 import type { DriverDeps, Work } from "./driver-deps";
-import { parseJson, type RunRow } from "../../storage/run-store";
+import type { RunRow } from "../../storage/run-store";
 
 export interface DriveTracing {
   /** What `createClient` takes: `tracer` and `tracing`. */
@@ -26,7 +26,7 @@ export async function driveTracing(
   run: RunRow,
   agent: AgentDefinition,
 ): Promise<DriveTracing | undefined> {
-  const ids = { runId: run.run_id, threadId: run.thread_id };
+  const ids = { runId: run.runId, threadId: run.threadId };
   let telemetry: ReturnType<typeof edgeTelemetry>;
   try {
     telemetry = edgeTelemetry(deps.env, {
@@ -47,7 +47,7 @@ export async function driveTracing(
       tracer: telemetry.tracer,
       tracing: {
         agentName: agent.name,
-        conversationId: run.thread_id,
+        conversationId: run.threadId,
         decider: { salt: await deciderSalt(deps.config.webhookSecrets) },
       },
     },
@@ -60,7 +60,7 @@ export function resumedTrace(
   run: RunRow,
   work: Work,
 ): { trace?: TraceCarrier; decidedBy?: string; channel?: string } {
-  const trace = parseJson<TraceCarrier>(run.trace ?? null);
+  const trace = run.trace ?? undefined;
   if (!trace) {
     return {};
   }
@@ -70,16 +70,16 @@ export function resumedTrace(
   return {
     trace,
     channel: work.decision.channel,
-    ...(work.decision.decided_by !== null ? { decidedBy: work.decision.decided_by } : {}),
+    ...(work.decision.decidedBy !== null ? { decidedBy: work.decision.decidedBy } : {}),
   };
 }
 
-/** The column value to store with the run's new state: the carrier as JSON, or null. */
-export function storedTrace(trace: TraceCarrier | undefined): { trace?: string } {
-  return trace ? { trace: JSON.stringify(trace) } : {};
+/** The field to store with the run's new state: the carrier, when the run is traced. */
+export function storedTrace(trace: TraceCarrier | undefined): { trace?: TraceCarrier } {
+  return trace ? { trace } : {};
 }
 
 /** The run's trace id from its stored context, for the error sink's log line; undefined untraced. */
 export function traceIdOfRun(run: RunRow): string | undefined {
-  return traceIdOf(parseJson<TraceCarrier>(run.trace ?? null)?.traceparent);
+  return traceIdOf(run.trace?.traceparent);
 }
