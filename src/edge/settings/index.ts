@@ -8,6 +8,8 @@
  * Parts are lazy on purpose: Slack's, Access's or OAuth's variables are checked only where
  * they are used, so a worker without Slack never fails on them. A part that throws is not
  * kept: the next use throws the same `ConfigError` again until the configuration is fixed.
+ * A kept part remembers the values it was parsed from and is parsed again if one changed
+ * (an env object is fixed in production; tests and `wrangler dev` reloads may edit one).
  *
  * @example settings(env).config.apiToken; settings(env).approvers(options.approverGroups)
  */
@@ -62,17 +64,42 @@ export function settings(env: EdgeEnv): EdgeSettings {
   return found;
 }
 
+/** The variables and bindings each part is parsed from. */
+const INPUTS = {
+  config: [
+    "API_TOKEN",
+    "WEBHOOK_SECRET",
+    "NOTIFY_SECRET",
+    "CALLBACK_ALLOW",
+    "PUBLIC_URL",
+    "LLM_BASE_URL",
+    "LLM_STYLE",
+    "LLM_MODEL",
+    "LLM_API_KEY",
+    "THREADS",
+    "RESUME_QUEUE",
+    "NOTIFY_QUEUE",
+  ],
+  slack: ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL"],
+  access: ["ACCESS_TEAM_DOMAIN", "ACCESS_AUD"],
+  cors: ["CORS_ORIGINS"],
+  otlp: ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS"],
+  oauth: ["MCP_TOKENS", "MCP_TOKEN_KEY"],
+} as const satisfies Record<string, readonly (keyof EdgeEnv)[]>;
+
 function readerOf(env: EdgeEnv): EdgeSettings {
-  const parts = new Map<string, unknown>();
-  const once = <T>(name: string, parse: () => T): T => {
-    if (parts.has(name)) {
-      return parts.get(name) as T;
+  const parts = new Map<keyof typeof INPUTS, { from: unknown[]; value: unknown }>();
+  const once = <T>(name: keyof typeof INPUTS, parse: () => T): T => {
+    const from = INPUTS[name].map((key) => env[key]);
+    const kept = parts.get(name);
+    if (kept && kept.from.every((value, i) => value === from[i])) {
+      return kept.value as T;
     }
     const value = parse();
-    parts.set(name, value);
+    parts.set(name, { from, value });
     return value;
   };
-  const directories = new WeakMap<object, ApproverDirectory>();
+  const directories = new WeakMap<object, { text: unknown; directory: ApproverDirectory }>();
   const noCode = {};
   return {
     get config() {
@@ -96,11 +123,12 @@ function readerOf(env: EdgeEnv): EdgeSettings {
     receiptKeys: () => receiptKeys(env.RECEIPT_KEY),
     approvers(code) {
       const key = code ?? noCode;
-      let directory = directories.get(key);
-      if (!directory) {
-        directory = parseApproverDirectory(env, code);
-        directories.set(key, directory);
+      const kept = directories.get(key);
+      if (kept && kept.text === env.APPROVER_GROUPS) {
+        return kept.directory;
       }
+      const directory = parseApproverDirectory(env, code);
+      directories.set(key, { text: env.APPROVER_GROUPS, directory });
       return directory;
     },
   };
