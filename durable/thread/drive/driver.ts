@@ -123,13 +123,8 @@ export async function driveOnce(
     usage: run.usage,
     model: run.model ?? undefined,
   };
-  const persister = checkpointer(deps, {
-    run,
-    committed,
-    stored: stored.toolCalls,
-    work,
-    signal,
-  });
+  const scope = { run, committed, stored: stored.toolCalls, work, signal };
+  const persister = checkpointer(deps, scope);
   const finalOnly = work.kind === "answer" && work.finalOnly;
 
   let result: RunResult;

@@ -28,7 +28,7 @@ export interface SignedReceipt {
 
 interface ReceiptRow extends Record<string, SqlStorageValue> {
   seq: number;
-  run_id: string;
+  runId: string;
   at: string;
   draft: string;
   jws: string | null;
@@ -101,7 +101,7 @@ export class ThreadReceipts {
       const written = this.sql<{ seq: number }>`
         UPDATE receipts SET jws = ${jws}, draft = '' WHERE seq = ${row.seq} AND jws IS NULL RETURNING seq`;
       if (written.length > 0) {
-        signed.push({ threadId: this.threadId, seq: row.seq, runId: row.run_id, at: row.at, jws });
+        signed.push({ threadId: this.threadId, seq: row.seq, runId: row.runId, at: row.at, jws });
       }
     }
   }
@@ -133,12 +133,12 @@ export class ThreadReceipts {
     if (!this.#exists()) {
       return [];
     }
-    return this.sql<{ seq: number; run_id: string; at: string; jws: string }>`
+    return this.sql<{ seq: number; runId: string; at: string; jws: string }>`
       SELECT seq, run_id, at, jws FROM receipts WHERE seq >= ${seq} AND jws IS NOT NULL
       ORDER BY seq LIMIT ${limit}`.map((row) => ({
       threadId: this.threadId,
       seq: row.seq,
-      runId: row.run_id,
+      runId: row.runId,
       at: row.at,
       jws: row.jws,
     }));
