@@ -67,7 +67,7 @@ describe("MCP sign-in at the edge", () => {
       "SELECT * FROM decisions WHERE request_id = ?",
       request.id,
     );
-    expect(decision).toMatchObject({ channel: "oauth", decidedBy: subject, decision: "approve" });
+    expect(decision).toMatchObject({ channel: "oauth", decided_by: subject, decision: "approve" });
     expect(await sqlIn(threadId, "SELECT * FROM inbox_requests")).toEqual([]);
 
     // The tokens the server issued never show: not in the run view, its transcript, its events,
@@ -163,7 +163,7 @@ describe("MCP sign-in at the edge", () => {
       "SELECT * FROM decisions WHERE request_id = ?",
       request.id,
     );
-    expect(decision).toMatchObject({ channel: "oauth", decision: "decline", decidedBy: subject });
+    expect(decision).toMatchObject({ channel: "oauth", decision: "decline", decided_by: subject });
     expect(JSON.parse(String(decision!.answer))).toMatchObject({
       reason: "authorization denied: access_denied",
     });
