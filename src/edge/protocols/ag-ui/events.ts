@@ -198,7 +198,8 @@ export class AgUiTranslator {
       {
         type: EventType.RUN_FINISHED,
         ...this.ids,
-        outcome: status === "cancelled" ? { type: "cancelled" } : { type: "success" },
+        // No outcome is the success outcome (the spec's own equivalence): only a cancel says so.
+        ...(status === "cancelled" ? { outcome: { type: "cancelled" } } : {}),
         ...(status === "incomplete" ? { result: { status, limit: data.limit ?? null } } : {}),
         ...(usage
           ? {
