@@ -4,7 +4,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { API_TOKEN, BASE, signedDecision } from "../helpers/edge";
+import { API_TOKEN, BASE, getRun, signedDecision } from "../helpers/edge";
 import {
   agUiPost,
   answeredAssistant,
@@ -67,11 +67,18 @@ describe("bad input writes nothing", () => {
     );
     const unknown = await chatPost({ id, messages: [user, forged] });
     expect(unknown.status).toBe(404);
+    const runId = String(frames[0]?.messageId).slice(2);
+    const untouched = await getRun(runId);
+    expect(untouched.status).toBe("pending"); // nothing written
+    expect(untouched.decisions).toEqual([]);
     const approve = answeredAssistant(frames, { approved: true });
     expect((await chatPost({ id, messages: [user, approve] })).status).toBe(200);
     const decline = answeredAssistant(frames, { approved: false });
     const settled = await chatPost({ id, messages: [user, decline] });
     expect(settled.status).toBe(409);
+    // The recorded approval stands; the late decline added nothing.
+    const decided = await getRun(runId);
+    expect(decided.decisions.map((d) => [d.decision, d.channel])).toEqual([["approve", "chat"]]);
   });
 
   it("refuses AG-UI frontend tools by name and a malformed approval payload", async () => {
