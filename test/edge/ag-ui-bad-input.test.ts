@@ -3,10 +3,11 @@
  * (413), an input with nothing to run (400), and a `resume` any of whose entries is wrong —
  * an unknown interrupt (404), the same interrupt twice or a malformed payload (400). Every
  * entry is checked before any is recorded, so the good entry beside a bad one is not
- * decided either: the same input replayed still ends on the same open interrupt.
+ * decided either: the same input replayed still ends on the same open interrupt. An
+ * interrupt past its `expiresAt` is `409 request_expired`, also before its alarm fired.
  */
 import { SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { API_TOKEN, BASE } from "../helpers/edge";
 import { agUiPost, readFrames, runAgentInput, type Frame } from "../helpers/chat";
 
@@ -23,6 +24,10 @@ const activeStream = (threadId: string) =>
 
 const interruptsOf = (frames: Frame[]) =>
   (frames.at(-1) as { outcome?: { type: string; interrupts?: Array<{ id: string }> } }).outcome;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("AG-UI bad input writes nothing", () => {
   it("refuses a malformed input, a body over 1 MiB and an input with nothing to run", async () => {
@@ -74,5 +79,28 @@ describe("AG-UI bad input writes nothing", () => {
     const resumed = await readFrames(await agUiPost({ ...input, resume: [approve] }));
     expect(resumed.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
     expect(interruptsOf(resumed)).toBeUndefined(); // the success outcome
+  });
+
+  it("refuses to resolve an interrupt past its expiresAt (409), recording nothing", async () => {
+    const threadId = threadOf();
+    const input = runAgentInput(threadId, { messages: [message] });
+    const paused = interruptsOf(await readFrames(await agUiPost(input))) as {
+      interrupts?: Array<{ id: string; expiresAt?: string }>;
+    };
+    const [interrupt] = paused.interrupts ?? [];
+    const expiresAt = Date.parse(String(interrupt?.expiresAt));
+    expect(expiresAt).toBeGreaterThan(Date.now());
+
+    // The clock past the expiry (the object's alarm has not run: only our check can refuse).
+    vi.useFakeTimers({ toFake: ["Date"], now: expiresAt + 1_000 });
+    const late = await agUiPost({
+      ...input,
+      resume: [{ interruptId: interrupt?.id, status: "resolved", payload: { approved: true } }],
+    });
+    vi.useRealTimers();
+    expect(late.status).toBe(409);
+    expect(await codeOf(late)).toBe("request_expired");
+    const replay = await readFrames(await agUiPost(input));
+    expect(interruptsOf(replay)?.interrupts?.map((i) => i.id)).toEqual([interrupt?.id]);
   });
 });
