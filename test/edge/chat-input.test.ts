@@ -3,7 +3,7 @@
  * approvals, identity-scoped conversations, anonymous callers and ruled requests, CORS.
  */
 import { SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { API_TOKEN, BASE, getRun, signedDecision } from "../helpers/edge";
 import {
   agUiPost,
@@ -79,6 +79,29 @@ describe("bad input writes nothing", () => {
     // The recorded approval stands; the late decline added nothing.
     const decided = await getRun(runId);
     expect(decided.decisions.map((d) => [d.decision, d.channel])).toEqual([["approve", "chat"]]);
+  });
+
+  it("refuses an approval past the request's expiry (409 request_expired), writing nothing", async () => {
+    const { id, user, frames } = await pendingChat("refund $120 on order 42");
+    const runId = String(frames[0]?.messageId).slice(2);
+    const expiresAt = Date.parse(String((await getRun(runId)).expiresAt));
+    expect(expiresAt).toBeGreaterThan(Date.now());
+    // The clock past the expiry, before the object's alarm has expired it.
+    vi.useFakeTimers({ toFake: ["Date"], now: expiresAt + 1_000 });
+    let late: Response;
+    try {
+      late = await chatPost({
+        id,
+        messages: [user, answeredAssistant(frames, { approved: true })],
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(late.status).toBe(409);
+    expect(await codeOf(late)).toBe("request_expired");
+    const untouched = await getRun(runId);
+    expect(untouched.status).toBe("pending");
+    expect(untouched.decisions).toEqual([]);
   });
 
   it("refuses AG-UI frontend tools by name and a malformed approval payload", async () => {
