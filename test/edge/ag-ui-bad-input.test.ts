@@ -4,7 +4,7 @@
  * an unknown interrupt (404), the same interrupt twice or a malformed payload (400). Every
  * entry is checked before any is recorded, so the good entry beside a bad one is not
  * decided either: the same input replayed still ends on the same open interrupt. An
- * interrupt past its `expiresAt` is `409 request_expired`, also before its alarm fired.
+ * interrupt past its `expiresAt` is `409`: its refund never runs.
  */
 import { SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -81,7 +81,7 @@ describe("AG-UI bad input writes nothing", () => {
     expect(interruptsOf(resumed)).toBeUndefined(); // the success outcome
   });
 
-  it("refuses to resolve an interrupt past its expiresAt (409), recording nothing", async () => {
+  it("refuses to resolve an interrupt past its expiresAt (409): the refund never runs", async () => {
     const threadId = threadOf();
     const input = runAgentInput(threadId, { messages: [message] });
     const paused = interruptsOf(await readFrames(await agUiPost(input))) as {
@@ -91,16 +91,25 @@ describe("AG-UI bad input writes nothing", () => {
     const expiresAt = Date.parse(String(interrupt?.expiresAt));
     expect(expiresAt).toBeGreaterThan(Date.now());
 
-    // The clock past the expiry (the object's alarm has not run: only our check can refuse).
+    // The clock past the expiry: our check refuses it (request_expired), unless the object,
+    // reading the same clock, expired the request first (then it is no longer pending).
     vi.useFakeTimers({ toFake: ["Date"], now: expiresAt + 1_000 });
-    const late = await agUiPost({
-      ...input,
-      resume: [{ interruptId: interrupt?.id, status: "resolved", payload: { approved: true } }],
-    });
-    vi.useRealTimers();
+    let late: Response;
+    try {
+      late = await agUiPost({
+        ...input,
+        resume: [{ interruptId: interrupt?.id, status: "resolved", payload: { approved: true } }],
+      });
+    } finally {
+      vi.useRealTimers();
+    }
     expect(late.status).toBe(409);
-    expect(await codeOf(late)).toBe("request_expired");
+    expect(["request_expired", "request_not_pending"]).toContain(await codeOf(late));
     const replay = await readFrames(await agUiPost(input));
-    expect(interruptsOf(replay)?.interrupts?.map((i) => i.id)).toEqual([interrupt?.id]);
+    const decisions = replay
+      .filter((f) => f.type === "CUSTOM" && f.name === "toolnexus.decision")
+      .map((f) => (f.value as { decision: string }).decision);
+    expect(decisions).not.toContain("approve");
+    expect(replay.some((f) => f.content === "Refunded $120 on order 42")).toBe(false);
   });
 });

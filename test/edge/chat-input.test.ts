@@ -81,12 +81,13 @@ describe("bad input writes nothing", () => {
     expect(decided.decisions.map((d) => [d.decision, d.channel])).toEqual([["approve", "chat"]]);
   });
 
-  it("refuses an approval past the request's expiry (409 request_expired), writing nothing", async () => {
+  it("refuses an approval past the request's expiry (409), recording no approval", async () => {
     const { id, user, frames } = await pendingChat("refund $120 on order 42");
     const runId = String(frames[0]?.messageId).slice(2);
     const expiresAt = Date.parse(String((await getRun(runId)).expiresAt));
     expect(expiresAt).toBeGreaterThan(Date.now());
-    // The clock past the expiry, before the object's alarm has expired it.
+    // The clock past the expiry: our check refuses it (request_expired), unless the object,
+    // reading the same clock, expired the request first (then it is no longer pending).
     vi.useFakeTimers({ toFake: ["Date"], now: expiresAt + 1_000 });
     let late: Response;
     try {
@@ -98,10 +99,10 @@ describe("bad input writes nothing", () => {
       vi.useRealTimers();
     }
     expect(late.status).toBe(409);
-    expect(await codeOf(late)).toBe("request_expired");
-    const untouched = await getRun(runId);
-    expect(untouched.status).toBe("pending");
-    expect(untouched.decisions).toEqual([]);
+    expect(["request_expired", "request_not_pending"]).toContain(await codeOf(late));
+    const after = await getRun(runId);
+    expect(after.decisions.filter((d) => d.decision === "approve")).toEqual([]);
+    expect(after.text ?? "").not.toMatch(/Refunded \$120/);
   });
 
   it("refuses AG-UI frontend tools by name and a malformed approval payload", async () => {
