@@ -12,6 +12,9 @@
  * 2. Replay: one finished run streamed whole (the same message again replays it).
  *
  * Routes are interleaved per round, so drift hits all three alike. Ratios are against /events.
+ * Last, one live exchange per route is broken down by frame kind (the SSE event name for
+ * /events, the chunk or event `type` for the others; `: comment` lines counted apart), so
+ * the table says where each route's bytes go.
  *
  *   node bench/chat-protocols.mjs [--runs 5] [--rounds 20] [--live 20]
  */
@@ -170,7 +173,7 @@ const live = {
     if (!text.includes("event: done")) {
       throw new Error(`the /events run did not finish: ${text.slice(-400)}`);
     }
-    return bytes;
+    return { bytes, bodies: [text] };
   },
   async chat() {
     const id = `live-${crypto.randomUUID()}`;
@@ -207,7 +210,7 @@ const live = {
     if (dataFrames(second.text).at(-1)?.finishReason !== "stop") {
       throw new Error("the chat run did not finish");
     }
-    return first.bytes + second.bytes;
+    return { bytes: first.bytes + second.bytes, bodies: [first.text, second.text] };
   },
   async "ag-ui"() {
     const threadId = `live-${crypto.randomUUID()}`;
@@ -231,17 +234,35 @@ const live = {
         ],
       }),
     );
-    if (dataFrames(second.text).at(-1)?.outcome?.type !== "success") {
+    const end = dataFrames(second.text).at(-1);
+    if (end?.type !== "RUN_FINISHED" || (end.outcome && end.outcome.type !== "success")) {
       throw new Error("the AG-UI run did not finish");
     }
-    return first.bytes + second.bytes;
+    return { bytes: first.bytes + second.bytes, bodies: [first.text, second.text] };
   },
 };
 
 async function liveSample(route) {
   const started = performance.now();
-  const bytes = await live[route]();
+  const { bytes } = await live[route]();
   return { ms: performance.now() - started, bytes };
+}
+
+/** A body's frames by kind: `{ kind → { frames, bytes } }`, each frame with its blank line. */
+function byKind(body) {
+  const kinds = new Map();
+  for (const frame of body.split("\n\n").filter(Boolean)) {
+    const data = /^data: (.*)$/m.exec(frame)?.[1];
+    const kind = frame.startsWith(":")
+      ? frame
+      : (/^event: (.*)$/m.exec(frame)?.[1] ??
+        (data === "[DONE]" ? "[DONE]" : (JSON.parse(data ?? "{}").type ?? "?")));
+    const entry = kinds.get(kind) ?? { frames: 0, bytes: 0 };
+    entry.frames += 1;
+    entry.bytes += Buffer.byteLength(`${frame}\n\n`);
+    kinds.set(kind, entry);
+  }
+  return kinds;
 }
 
 async function sample(route, conversation) {
@@ -338,6 +359,20 @@ try {
       `One finished two-turn run streamed whole (${RUNS} runs × ${ROUNDS} rounds, wrangler dev)`,
       ["route", "n", "median ms", "p95 ms", "time vs /events", "bytes", "bytes vs /events"],
       rows,
+    ),
+  );
+  const breakdown = [];
+  for (const route of Object.keys(live)) {
+    const { bodies } = await live[route]();
+    for (const [kind, { frames, bytes }] of byKind(bodies.join(""))) {
+      breakdown.push([route, kind, frames, bytes]);
+    }
+  }
+  console.log(
+    table(
+      "Where the bytes of one live exchange go (every response body of the stream, by frame kind)",
+      ["route", "frame kind", "frames", "bytes"],
+      breakdown,
     ),
   );
 } finally {

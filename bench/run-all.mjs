@@ -13,6 +13,7 @@ const SCRIPTS = [
   ["bundle.mjs"],
   ["pipeline.mjs"],
   ["inbox.mjs"],
+  ["chat-protocols.mjs"],
 ];
 console.log(`toolnexus-edge benchmarks — ${new Date().toISOString()}\nmachine: ${machine()}\n`);
 let failed = 0;

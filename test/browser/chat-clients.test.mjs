@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { HttpAgent } from "@ag-ui/client";
+import { EventSchemas } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
 import { DefaultChatTransport, readUIMessageStream } from "ai";
 import { RUNTIME_ERROR, startDevServer } from "../../scripts/lib/dev-server.mjs";
@@ -159,6 +160,14 @@ test("@ag-ui/client's HttpAgent: an interrupt outcome, then resume approves it",
   const [interrupt] = agent.pendingInterrupts;
   assert.equal(interrupt.reason, "tool_approval");
   assert.equal(interrupt.message, "Refund $120 on order 42?");
+  // The tool call came as one TOOL_CALL_CHUNK: the client expanded it into its call.
+  const caller = agent.messages.find((m) => m.role === "assistant" && m.toolCalls?.length);
+  assert.equal(caller.toolCalls[0].id, interrupt.toolCallId);
+  assert.equal(caller.toolCalls[0].function.name, "refund_order");
+  assert.deepEqual(JSON.parse(caller.toolCalls[0].function.arguments), {
+    orderId: "42",
+    amount: 120,
+  });
 
   const events = [];
   await agent.runAgent(
@@ -171,6 +180,11 @@ test("@ag-ui/client's HttpAgent: an interrupt outcome, then resume approves it",
   assert.equal(events.at(-1).type, "RUN_FINISHED");
   const tool = agent.messages.find((m) => m.role === "tool");
   assert.equal(tool.content, "Refunded $120 on order 42");
+  // TEXT_MESSAGE_CHUNKs expanded: START, CONTENT, and the END the client synthesizes.
+  const types = events.map((e) => e.type);
+  assert.ok(types.includes("TEXT_MESSAGE_START") && types.includes("TEXT_MESSAGE_END"));
+  const answer = agent.messages.findLast((m) => m.role === "assistant");
+  assert.match(answer.content, /refund/i);
   assert.doesNotMatch(server.output(), RUNTIME_ERROR);
 });
 
@@ -237,7 +251,7 @@ test("one run through /events, the UI message stream and AG-UI: the same calls, 
       .map((c) => [c.toolCallId, c.output]),
     decisions: chunks
       .filter((c) => c.type === "data-toolnexus-decision")
-      .map((c) => [c.data.requestId, c.data.decision, c.data.channel]),
+      .map((c) => [c.id, c.data.decision, c.data.channel]),
   };
 
   // 3. AG-UI, same conversation id, same user message: the run replayed as AG-UI events
@@ -286,5 +300,10 @@ test("one run through /events, the UI message stream and AG-UI: the same calls, 
   const encoder = new EventEncoder();
   for (const event of wire) {
     assert.equal(encoder.encodeSSE(event), `data: ${JSON.stringify(event)}\n\n`);
+    EventSchemas.parse(event); // each frame is a valid AG-UI 1.0 event as sent
   }
+  // Text and tool calls in the chunked form, which every AG-UI consumer expands.
+  const kinds = new Set(wire.map((e) => e.type));
+  assert.ok(kinds.has("TOOL_CALL_CHUNK") && kinds.has("TEXT_MESSAGE_CHUNK"));
+  assert.ok(!kinds.has("TOOL_CALL_START") && !kinds.has("TEXT_MESSAGE_START"));
 });

@@ -3,8 +3,8 @@
  * approvals, identity-scoped conversations, anonymous callers and ruled requests, CORS.
  */
 import { SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { API_TOKEN, BASE, signedDecision } from "../helpers/edge";
+import { describe, expect, it, vi } from "vitest";
+import { API_TOKEN, BASE, getRun, signedDecision } from "../helpers/edge";
 import {
   agUiPost,
   answeredAssistant,
@@ -67,11 +67,42 @@ describe("bad input writes nothing", () => {
     );
     const unknown = await chatPost({ id, messages: [user, forged] });
     expect(unknown.status).toBe(404);
+    const runId = String(frames[0]?.messageId).slice(2);
+    const untouched = await getRun(runId);
+    expect(untouched.status).toBe("pending"); // nothing written
+    expect(untouched.decisions).toEqual([]);
     const approve = answeredAssistant(frames, { approved: true });
     expect((await chatPost({ id, messages: [user, approve] })).status).toBe(200);
     const decline = answeredAssistant(frames, { approved: false });
     const settled = await chatPost({ id, messages: [user, decline] });
     expect(settled.status).toBe(409);
+    // The recorded approval stands; the late decline added nothing.
+    const decided = await getRun(runId);
+    expect(decided.decisions.map((d) => [d.decision, d.channel])).toEqual([["approve", "chat"]]);
+  });
+
+  it("refuses an approval past the request's expiry (409), recording no approval", async () => {
+    const { id, user, frames } = await pendingChat("refund $120 on order 42");
+    const runId = String(frames[0]?.messageId).slice(2);
+    const expiresAt = Date.parse(String((await getRun(runId)).expiresAt));
+    expect(expiresAt).toBeGreaterThan(Date.now());
+    // The clock past the expiry: our check refuses it (request_expired), unless the object,
+    // reading the same clock, expired the request first (then it is no longer pending).
+    vi.useFakeTimers({ toFake: ["Date"], now: expiresAt + 1_000 });
+    let late: Response;
+    try {
+      late = await chatPost({
+        id,
+        messages: [user, answeredAssistant(frames, { approved: true })],
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(late.status).toBe(409);
+    expect(["request_expired", "request_not_pending"]).toContain(await codeOf(late));
+    const after = await getRun(runId);
+    expect(after.decisions.filter((d) => d.decision === "approve")).toEqual([]);
+    expect(after.text ?? "").not.toMatch(/Refunded \$120/);
   });
 
   it("refuses AG-UI frontend tools by name and a malformed approval payload", async () => {

@@ -83,7 +83,7 @@ describe("sub-agents", () => {
       },
     ]);
     // The child's tool call is attributed to it.
-    expect(events.find((e) => e.type === EventType.TOOL_CALL_START)).toMatchObject({
+    expect(events.find((e) => e.type === EventType.TOOL_CALL_CHUNK)).toMatchObject({
       subagentRunId: "root/coordinator.1/refunds.2",
     });
     const interrupt = t.interruptOf(childRequest as never, null, "h".repeat(43));

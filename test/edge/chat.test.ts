@@ -33,10 +33,11 @@ describe("useChat's round trip", () => {
     const second = await chatPost({ id, messages: [user, assistant], trigger: "submit-message" });
     expect(second.status).toBe(200);
     const more = await readFrames(second);
-    expect(more.find((f) => f.type === "data-toolnexus-decision")?.data).toMatchObject({
-      requestId: request?.approvalId,
-      decision: "approve",
-      channel: "chat",
+    // The decision part is named by the request's id; its data does not repeat it.
+    expect(more.find((f) => f.type === "data-toolnexus-decision")).toEqual({
+      type: "data-toolnexus-decision",
+      id: request?.approvalId,
+      data: { decision: "approve", channel: "chat" },
     });
     expect(more.find((f) => f.type === "tool-output-available")).toMatchObject({
       toolCallId: input?.toolCallId,

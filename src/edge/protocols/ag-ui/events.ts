@@ -4,6 +4,12 @@
  * decisions and waits, which AG-UI has no event for, go out as `CUSTOM` events named
  * `toolnexus.decision` and `toolnexus.waiting`. The run's end is the caller's: a halt
  * becomes `RUN_FINISHED` with an interrupt outcome ({@link interruptOf}).
+ *
+ * Text and tool calls use AG-UI's chunked form (`TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK`),
+ * which every consumer must expand into START / CONTENT / END (spec 1.0, "Streaming
+ * Messages"): a segment's first chunk names it, later ones continue it without an id, and
+ * the END is the consumer's to synthesize when the next event of another kind arrives.
+ * A logged tool call is complete, so it is one chunk; the triad cost three frames for it.
  */
 import { EventType, type BaseEvent, type Interrupt } from "@ag-ui/core";
 import type { Request } from "../../../core/types";
@@ -32,7 +38,8 @@ export interface RunIds {
 }
 
 export class AgUiTranslator {
-  #text: string | undefined;
+  /** The open text segment (its message id) and who writes it (a child's handle, or the run). */
+  #text: { id: string; owner: string | undefined } | undefined;
   readonly #openCalls: string[] = [];
   readonly #callOf = new Map<string, string>();
 
@@ -59,28 +66,27 @@ export class AgUiTranslator {
 
   /** One event's AG-UI events; a child's carry its handle as `subagentRunId` (src/edge/protocols/subagents.ts). */
   event(event: LoggedEvent): AgUiEvent[] {
-    const events = this.#eventOf(event);
     const handle = handleOf(event);
+    const events = this.#eventOf(event, handle);
     return handle ? events.map((e) => ({ subagentRunId: handle, ...e })) : events;
   }
 
-  #eventOf(event: LoggedEvent): AgUiEvent[] {
+  #eventOf(event: LoggedEvent, handle: string | undefined): AgUiEvent[] {
     const data = event.data;
     switch (event.type) {
       case "text":
-        return this.#delta(String(data.delta ?? ""), event.id);
+        return this.#delta(String(data.delta ?? ""), event.id, handle);
       case "tool_call": {
         const id = String(data.id);
         this.#openCalls.push(id);
         return [
           ...this.#closeText(),
-          { type: EventType.TOOL_CALL_START, toolCallId: id, toolCallName: String(data.name) },
           {
-            type: EventType.TOOL_CALL_ARGS,
+            type: EventType.TOOL_CALL_CHUNK,
             toolCallId: id,
+            toolCallName: String(data.name),
             delta: JSON.stringify(data.args ?? {}),
           },
-          { type: EventType.TOOL_CALL_END, toolCallId: id },
         ];
       }
       case "tool_result": {
@@ -192,7 +198,8 @@ export class AgUiTranslator {
       {
         type: EventType.RUN_FINISHED,
         ...this.ids,
-        outcome: status === "cancelled" ? { type: "cancelled" } : { type: "success" },
+        // No outcome is the success outcome (the spec's own equivalence): only a cancel says so.
+        ...(status === "cancelled" ? { outcome: { type: "cancelled" } } : {}),
         ...(status === "incomplete" ? { result: { status, limit: data.limit ?? null } } : {}),
         ...(usage
           ? {
@@ -209,26 +216,27 @@ export class AgUiTranslator {
     ];
   }
 
-  /** Message ids come from event ids: unique in the thread, the same on replay. */
-  #delta(delta: string, eventId: number): AgUiEvent[] {
+  /**
+   * Message ids come from event ids: unique in the thread, the same on replay. The first
+   * chunk of a segment names it (its role is the default, `assistant`); the rest continue it.
+   */
+  #delta(delta: string, eventId: number, owner: string | undefined): AgUiEvent[] {
     if (!delta) {
       return [];
     }
-    const events: AgUiEvent[] = [];
-    if (this.#text === undefined) {
-      this.#text = `m${eventId}`;
-      events.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text, role: "assistant" });
+    if (this.#text !== undefined && this.#text.owner === owner) {
+      return [{ type: EventType.TEXT_MESSAGE_CHUNK, delta }];
     }
-    events.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text, delta });
-    return events;
+    this.#text = { id: `m${eventId}`, owner };
+    return [{ type: EventType.TEXT_MESSAGE_CHUNK, messageId: this.#text.id, delta }];
   }
 
+  /**
+   * Another kind of event follows the text: the consumer closes the chunked segment itself,
+   * so nothing is sent, but the next text is a new segment and names itself.
+   */
   #closeText(): AgUiEvent[] {
-    if (this.#text === undefined) {
-      return [];
-    }
-    const messageId = this.#text;
     this.#text = undefined;
-    return [{ type: EventType.TEXT_MESSAGE_END, messageId }];
+    return [];
   }
 }

@@ -96,12 +96,22 @@ export function modelInput(text: string, body: RunAgentBody): string {
       ["Context:", ...body.context.map((c) => `- ${c.description}: ${c.value}`)].join("\n"),
     );
   }
-  if (body.state !== undefined && body.state !== null && !isEmptyObject(body.state)) {
-    blocks.push(`State: ${JSON.stringify(body.state)}`);
+  const state = givenState(body);
+  if (state !== undefined) {
+    blocks.push(`State: ${JSON.stringify(state)}`);
   }
   return blocks.join("\n\n");
 }
 
-function isEmptyObject(value: unknown): boolean {
-  return typeof value === "object" && value !== null && Object.keys(value).length === 0;
+/**
+ * The input's `state` when it says anything: `HttpAgent` sends `{}` on every run, which
+ * neither reaches the model nor is echoed back as a STATE_SNAPSHOT the client already has.
+ */
+export function givenState(body: RunAgentBody): unknown {
+  const { state } = body;
+  const empty =
+    state === undefined ||
+    state === null ||
+    (typeof state === "object" && Object.keys(state).length === 0);
+  return empty ? undefined : state;
 }

@@ -18,6 +18,7 @@ import { protocolAuth, protocolBase, type ProtocolVars } from "../identity";
 import { runnableAgent, startConversationRun, type ProtocolDeps } from "../start";
 import {
   ApprovalPayloadSchema,
+  givenState,
   MAX_AG_UI_BODY_BYTES,
   modelInput,
   newUserText,
@@ -59,7 +60,7 @@ export function agUiRoutes(deps: ProtocolDeps) {
           runId,
           after,
           before,
-          state: body.state,
+          state: givenState(body),
           user,
           base: protocolBase(c),
           signal: c.req.raw.signal,

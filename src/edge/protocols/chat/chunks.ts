@@ -36,9 +36,10 @@ export type UiChunk =
       data: { handle: string; name?: string; status: string; requestIds?: string[] };
     }
   | {
+      /** `id` is the request's id (a data part is named by its type and id): `data` need not repeat it. */
       type: "data-toolnexus-decision";
       id: string;
-      data: { requestId: string; decision: string; channel: string };
+      data: { decision: string; channel: string };
     }
   | { type: "finish"; finishReason: "stop" | "length" | "tool-calls" | "error" | "other" }
   | { type: "error"; errorText: string };
@@ -183,8 +184,8 @@ export class ChunkTranslator {
       ...this.#closeText(),
       {
         type: "data-toolnexus-decision",
-        id: `decision-${data.requestId}`,
-        data: { requestId: data.requestId, decision, channel: String(data.channel) },
+        id: data.requestId,
+        data: { decision, channel: String(data.channel) },
       },
     ];
     const call = this.#callOf.get(data.requestId);

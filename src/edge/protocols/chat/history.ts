@@ -100,10 +100,10 @@ export function foldChunks(chunks: UiChunk[]): UiPart[] {
         break;
       }
       case "data-toolnexus-decision": {
-        const part = byApproval.get(chunk.data.requestId);
+        const part = byApproval.get(chunk.id);
         if (part) {
           part.state = "approval-responded";
-          part.approval = { id: chunk.data.requestId, approved: chunk.data.decision === "approve" };
+          part.approval = { id: chunk.id, approved: chunk.data.decision === "approve" };
         }
         parts.push({ type: chunk.type, id: chunk.id, data: chunk.data });
         break;

@@ -123,7 +123,7 @@ export const PROTOCOL_PATHS = {
       ),
       responses: {
         200: sse(
-          "AG-UI events: RUN_STARTED, STATE_SNAPSHOT, TEXT_MESSAGE_*, TOOL_CALL_*, CUSTOM toolnexus.decision / toolnexus.waiting, SUBAGENT_* (runs with a team), RUN_FINISHED (success, cancelled or interrupt), RUN_ERROR; `: keep-alive` comments every 15 s while it waits",
+          "AG-UI events: RUN_STARTED, STATE_SNAPSHOT, TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK (the chunked form), TOOL_CALL_RESULT, CUSTOM toolnexus.decision / toolnexus.waiting, SUBAGENT_* (runs with a team), RUN_FINISHED (success, cancelled or interrupt), RUN_ERROR; `: keep-alive` comments every 15 s while it waits",
         ),
         ...errors,
       },
