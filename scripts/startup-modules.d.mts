@@ -1,0 +1,1 @@
+export declare function startupModules(): { lazy: string[]; evaluated: string[] };
