@@ -1,1 +1,5 @@
-export declare function startupModules(): { lazy: string[]; evaluated: string[] };
+export declare function startupModules(): {
+  lazy: string[];
+  evaluated: string[];
+  collations: number;
+};

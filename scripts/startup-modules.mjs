@@ -36,7 +36,8 @@ const relative = (module) => module.replace(/^.*node_modules\//, "");
 
 /**
  * `lazy`: every module the bundle holds in a lazy wrapper; `evaluated`: those of them that
- * ran while the worker module was imported (modules outside wrappers always run).
+ * ran while the worker module was imported (modules outside wrappers always run);
+ * `collations`: localeCompare calls and Intl.Collator constructions during the import.
  */
 export function startupModules() {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-startup-"));
@@ -69,7 +70,8 @@ export function startupModules() {
       encoding: "utf8",
       timeout: 60_000,
     });
-    return { lazy, evaluated: JSON.parse(out).map(relative) };
+    const { modules, collations } = JSON.parse(out);
+    return { lazy, evaluated: modules.map(relative), collations };
   } finally {
     fs.rmSync(outdir, { recursive: true, force: true });
   }
@@ -77,16 +79,33 @@ export function startupModules() {
 
 if (process.argv[1] === SELF) {
   if (process.argv[2] === "--child") {
+    // A collation (localeCompare, Intl.Collator) builds ICU data on first use: tens of ms.
+    let collations = 0;
+    const localeCompare = String.prototype.localeCompare;
+    String.prototype.localeCompare = function (...args) {
+      collations += 1;
+      return localeCompare.apply(this, args);
+    };
+    const Collator = Intl.Collator;
+    Intl.Collator = function (...args) {
+      collations += 1;
+      return new Collator(...args);
+    };
     const worker = await import(pathToFileURL(process.argv[3]).href);
     if (typeof worker.default?.fetch !== "function") {
       throw new Error("the bundle has no default fetch handler");
     }
-    process.stdout.write(JSON.stringify(globalThis.__startupModules ?? []));
+    process.stdout.write(
+      JSON.stringify({ modules: globalThis.__startupModules ?? [], collations }),
+    );
   } else {
-    const { lazy, evaluated } = startupModules();
+    const startup = startupModules();
+    const { lazy, evaluated } = startup;
     const ran = new Set(evaluated);
     const idle = lazy.filter((m) => !ran.has(m));
+    const { collations } = startup;
     console.log(`${lazy.length} lazy modules, ${evaluated.length} of them ran at start-up`);
+    console.log(`${collations} collations (localeCompare, Intl.Collator) at start-up`);
     console.log(`not evaluated at start-up (${idle.length}):`);
     for (const module of idle) {
       console.log(`  ${module}`);

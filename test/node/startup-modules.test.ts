@@ -21,7 +21,7 @@ const MCP_MODULES = [
 ];
 
 describe("the worker's start-up", () => {
-  let modules: { lazy: string[]; evaluated: string[] };
+  let modules: { lazy: string[]; evaluated: string[]; collations: number };
   beforeAll(() => {
     modules = startupModules();
   }, 240_000);
@@ -43,5 +43,10 @@ describe("the worker's start-up", () => {
         m.startsWith("src/edge/protocols/mcp-server/"),
     );
     expect(mcp).toEqual([]);
+  });
+
+  // The first localeCompare builds an ICU collator (tens of ms); the team check used one.
+  it("builds no collator", () => {
+    expect(modules.collations).toBe(0);
   });
 });
