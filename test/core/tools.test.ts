@@ -62,10 +62,12 @@ describe("defineTool", () => {
       return { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
     };
     const tool = defineTool({ name: "t", description: "", inputSchema: schema, run: () => "" });
+    const gated = requireApproval(tool);
     expect(conversions).toBe(0);
-    expect(tool.inputSchema).toMatchObject({ required: ["city"] });
-    expect(tool.inputSchema).toBe(tool.inputSchema);
+    expect(gated.inputSchema).toMatchObject({ required: ["city"] });
+    expect(tool.inputSchema).toBe(gated.inputSchema);
     expect(conversions).toBe(1);
+    expect(Object.keys(gated).sort()).toEqual(Object.keys(tool).sort());
   });
 
   it("zod: bad arguments never reach run, and every problem is listed", async () => {
