@@ -141,19 +141,23 @@ export async function main() {
     ];
     builds.push(parsedOnly(builds[1], path.join(tmp, "product")));
     const startup = builds.map(() => []);
+    const cpu = builds.map(() => []);
     const heap = builds.map(() => []);
     for (let i = 0; i < samples; i += 1) {
       for (const [j, b] of builds.entries()) {
         const m = await importOnce(b.stubbed);
         startup[j].push(m.ms);
+        cpu[j].push(m.cpuMs);
         heap[j].push(m.heap);
       }
     }
     const [base] = builds;
     const baseStart = summarize(startup[0]);
+    const baseCpu = summarize(cpu[0]);
     const baseHeap = summarize(heap[0]);
     const rows = builds.map((b, j) => {
       const s = summarize(startup[j]);
+      const c = summarize(cpu[j]);
       const h = summarize(heap[j]);
       return [
         b.label,
@@ -165,6 +169,8 @@ export async function main() {
         ms(s.median),
         ms(s.p95),
         ratio(s.median, baseStart.median),
+        ms(c.median),
+        ratio(c.median, baseCpu.median),
         mib(h.median),
         ratio(h.median, baseHeap.median),
       ];
@@ -181,6 +187,8 @@ export async function main() {
         "startup median ms",
         "startup p95 ms",
         "startup ×baseline",
+        "startup CPU median ms",
+        "startup CPU ×baseline",
         "heap after import MiB",
         "heap ×baseline",
       ],
