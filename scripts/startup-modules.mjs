@@ -86,11 +86,16 @@ if (process.argv[1] === SELF) {
       collations += 1;
       return localeCompare.apply(this, args);
     };
-    const Collator = Intl.Collator;
-    Intl.Collator = function (...args) {
-      collations += 1;
-      return new Collator(...args);
-    };
+    Intl.Collator = new Proxy(Intl.Collator, {
+      apply(target, self, args) {
+        collations += 1;
+        return Reflect.apply(target, self, args);
+      },
+      construct(target, args, newTarget) {
+        collations += 1;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
     const worker = await import(pathToFileURL(process.argv[3]).href);
     if (typeof worker.default?.fetch !== "function") {
       throw new Error("the bundle has no default fetch handler");
