@@ -49,6 +49,16 @@ function byDependency(metafile) {
   return [...sizes].sort((a, b) => b[1] - a[1]);
 }
 
+/** The ten input modules with the most bytes in the bundle: where the next regression shows. */
+function largestModules(metafile) {
+  const meta = JSON.parse(fs.readFileSync(metafile, "utf8"));
+  const [, output] = Object.entries(meta.outputs).find(([file]) => file.endsWith(".js"));
+  return Object.entries(output.inputs)
+    .map(([file, info]) => [file.replace(/^.*node_modules\//, ""), info.bytesInOutput])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10);
+}
+
 /** Builds one worker; returns the bundle path, its sizes and wrangler's own size line. */
 function buildWorker(label, cwd, outdir, minify = true) {
   fs.rmSync(outdir, { recursive: true, force: true });
@@ -58,7 +68,8 @@ function buildWorker(label, cwd, outdir, minify = true) {
     [
       "deploy",
       "--dry-run",
-      ...(minify ? ["--minify"] : []),
+      // wrangler.toml minifies; --no-minify shows what that setting is worth.
+      minify ? "--minify" : "--no-minify",
       "--outdir",
       outdir,
       "--metafile",
@@ -93,7 +104,23 @@ function buildWorker(label, cwd, outdir, minify = true) {
     stubbed,
     mcp: /elicitation\/create/.test(text),
     dependencies: fs.existsSync(metafile) ? byDependency(metafile) : [],
+    largest: fs.existsSync(metafile) ? largestModules(metafile) : [],
   };
+}
+
+/**
+ * The same bundle parsed but never evaluated: its code as the body of a function nobody
+ * calls (V8 still reads and pre-parses all of it). Its import time is the floor that
+ * laziness cannot go under; only fewer bytes lower it.
+ */
+function parsedOnly(build, outdir) {
+  const text = fs
+    .readFileSync(build.stubbed, "utf8")
+    .replaceAll(/import\{[^}]*\}from"[^"]*";?/g, "")
+    .replace(/export\{[^}]*\};?/, "");
+  const file = path.join(outdir, "parsed-only.mjs");
+  fs.writeFileSync(file, `export default { fetch() {} };\nfunction notCalled() {\n${text}\n}\n`);
+  return { ...build, label: "the worker parsed, not evaluated (startup's floor)", stubbed: file };
 }
 
 const importOnce = (file) =>
@@ -110,27 +137,27 @@ export async function main() {
         path.join(tmp, "baseline"),
       ),
       buildWorker("toolnexus-edge worker (src/worker.ts)", ROOT, path.join(tmp, "product")),
-      buildWorker(
-        "the same, not minified (wrangler's default)",
-        ROOT,
-        path.join(tmp, "unminified"),
-        false,
-      ),
+      buildWorker("the same, built with --no-minify", ROOT, path.join(tmp, "unminified"), false),
     ];
+    builds.push(parsedOnly(builds[1], path.join(tmp, "product")));
     const startup = builds.map(() => []);
+    const cpu = builds.map(() => []);
     const heap = builds.map(() => []);
     for (let i = 0; i < samples; i += 1) {
       for (const [j, b] of builds.entries()) {
         const m = await importOnce(b.stubbed);
         startup[j].push(m.ms);
+        cpu[j].push(m.cpuMs);
         heap[j].push(m.heap);
       }
     }
     const [base] = builds;
     const baseStart = summarize(startup[0]);
+    const baseCpu = summarize(cpu[0]);
     const baseHeap = summarize(heap[0]);
     const rows = builds.map((b, j) => {
       const s = summarize(startup[j]);
+      const c = summarize(cpu[j]);
       const h = summarize(heap[j]);
       return [
         b.label,
@@ -142,6 +169,8 @@ export async function main() {
         ms(s.median),
         ms(s.p95),
         ratio(s.median, baseStart.median),
+        ms(c.median),
+        ratio(c.median, baseCpu.median),
         mib(h.median),
         ratio(h.median, baseHeap.median),
       ];
@@ -158,6 +187,8 @@ export async function main() {
         "startup median ms",
         "startup p95 ms",
         "startup ×baseline",
+        "startup CPU median ms",
+        "startup CPU ×baseline",
         "heap after import MiB",
         "heap ×baseline",
       ],
@@ -173,10 +204,20 @@ export async function main() {
         `${((100 * bytes) / product.minified).toFixed(1)} %`,
       ]),
     );
+    const largest = table(
+      "The ten largest modules of the minified worker (esbuild's bytes in output per input file)",
+      ["module", "minified KiB", "share"],
+      product.largest.map(([name, bytes]) => [
+        name,
+        kib(bytes),
+        `${((100 * bytes) / product.minified).toFixed(1)} %`,
+      ]),
+    );
     console.log(out);
     console.log(deps);
+    console.log(largest);
     console.log(`machine: ${machine()}\n`);
-    return `${out}\n${deps}`;
+    return `${out}\n${deps}\n${largest}`;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

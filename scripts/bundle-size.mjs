@@ -18,13 +18,13 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 /**
  * The gzipped worker may not grow past this. Issue 26's target is 150 KiB with every feature;
- * the worker is not there (see bench/README.md §5): this budget holds the size with every
- * feature of wave 3 merged (275.1 KiB on 2026-12-02; 238.6 before the traces, MCP sign-in,
- * receipts and sub-agent merges), so a
- * later feature cannot add to it unnoticed. Lower it as the bundle shrinks, never raise it
- * without saying why in the commit.
+ * the worker is not there (see bench/README.md §5: its own code alone is ≈ 133 KiB gzipped):
+ * this budget holds what it reached (214.0 KiB on 2026-12-02: 275.1 with ajv in the MCP
+ * server, 229.6 without it, 214.0 without esbuild's keepNames), so a later feature cannot
+ * add to it unnoticed. Lower it as the bundle shrinks, never raise it without saying why in
+ * the commit.
  */
-export const BUDGET_GZIP_BYTES = 276 * 1024;
+export const BUDGET_GZIP_BYTES = 215 * 1024;
 export const TARGET_GZIP_BYTES = 150 * 1024;
 
 export function measureBundle() {

@@ -1,8 +1,9 @@
 /**
- * Opens one MCP session: the SDK's server (src/edge/protocols/mcp-server) connected to its
- * web-standard streamable HTTP transport. Both are imported here, when a session starts,
- * not when the worker starts: the SDK's server modules are a large part of the bundle and
- * most invocations (runs, decisions, queues) never evaluate them (issue 26, cold start).
+ * Opens one MCP session: our server on the SDK's JSON-RPC layer
+ * (src/edge/protocols/mcp-server) connected to the SDK's web-standard streamable HTTP
+ * transport. Both are imported here, when a session starts, not when the worker starts: the
+ * SDK's modules are a large part of the bundle and most invocations (runs, decisions,
+ * queues) never evaluate them (issue 26, cold start; test/node/startup-modules.test.ts).
  */
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { SessionOptions } from "../../src/edge/protocols/mcp-server/server";

@@ -1,10 +1,10 @@
 /**
  * One Durable Object per MCP session (binding `MCP_SESSIONS`, named by the session id): it
- * holds the session's SDK server and its web-standard streamable HTTP transport, so an
+ * holds the session's MCP server and its web-standard streamable HTTP transport, so an
  * elicitation reply (a later POST of the same session) reaches the call that asked. Thin:
  * the server is src/edge/protocols/mcp-server.
  *
- * After eviction: the session (the SDK server, its transport, any elicitation it waits on)
+ * After eviction: the session (the MCP server, its transport, any elicitation it waits on)
  * lives in memory only. An object that wakes up without it answers every request but an
  * `initialize` with 404 and JSON-RPC error -32001 "session not found", which the MCP
  * specification tells a client to answer by initializing a new session. Nothing durable is

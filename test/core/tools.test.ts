@@ -53,6 +53,23 @@ describe("defineTool", () => {
     additionalProperties: false,
   };
 
+  it("zod: the JSON Schema is made when first read, once (not while a worker starts)", () => {
+    const schema = z.object({ city: z.string() });
+    let conversions = 0;
+    // zod's own hook: z.toJSONSchema asks a schema for an override before converting it.
+    schema._zod.toJSONSchema = () => {
+      conversions += 1;
+      return { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+    };
+    const tool = defineTool({ name: "t", description: "", inputSchema: schema, run: () => "" });
+    const gated = requireApproval(tool);
+    expect(conversions).toBe(0);
+    expect(gated.inputSchema).toMatchObject({ required: ["city"] });
+    expect(tool.inputSchema).toBe(gated.inputSchema);
+    expect(conversions).toBe(1);
+    expect(Object.keys(gated).sort()).toEqual(Object.keys(tool).sort());
+  });
+
   it("zod: bad arguments never reach run, and every problem is listed", async () => {
     const calls: unknown[] = [];
     const tool = defineTool({

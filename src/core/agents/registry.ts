@@ -116,7 +116,9 @@ function checkDef(def: AgentDef): void {
 function checkTeams(defs: Map<string, AgentDef>): void {
   const problems: string[] = [];
   const missing = new Set<string>();
-  for (const def of [...defs.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+  // Code-unit order, as names() sorts, not localeCompare: its first call builds an ICU
+  // collator (tens of ms), and this runs when the worker starts (createEdge → checkTeams).
+  for (const def of [...defs.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const unknown = teamNames(def).filter((name) => !defs.has(name));
     if (unknown.length) {
       problems.push(`the team of "${def.name}" names undefined agents: ${unknown.join(", ")}`);

@@ -99,8 +99,8 @@ export function requireApproval<Args = UntypedArgs>(
       ? options.prompt(args)
       : (options.prompt ?? `Allow ${tool.name} with ${JSON.stringify(args ?? {})}?`);
 
-  const gated: Tool & { [GATE]: ApprovalGate } = {
-    ...tool,
+  // Object.assign onto a copy, not a spread: a spread reads every getter.
+  const gated: Tool & { [GATE]: ApprovalGate } = Object.assign(lazyFields(tool), {
     [GATE]: gate,
     async execute(rawArgs: unknown, ctx: Context): Promise<ToolResult> {
       const args = (rawArgs ?? {}) as Args;
@@ -154,6 +154,21 @@ export function requireApproval<Args = UntypedArgs>(
         return req;
       }
     },
-  };
+  });
   return gated;
+}
+
+/**
+ * The tool's own enumerable fields, as a spread copies them, but accessors stay accessors:
+ * a spread would read defineTool's lazy `inputSchema` now, while the worker starts.
+ */
+function lazyFields(tool: Tool): Tool {
+  const copy = {} as Tool;
+  for (const key of Reflect.ownKeys(tool)) {
+    const descriptor = Object.getOwnPropertyDescriptor(tool, key);
+    if (descriptor?.enumerable) {
+      Object.defineProperty(copy, key, descriptor);
+    }
+  }
+  return copy;
 }

@@ -1,4 +1,4 @@
-import type { Context, InputSchema, Tool, ToolResult } from "../types";
+import type { Context, InputSchema, JsonSchema, Tool, ToolResult } from "../types";
 import { argsValidator, toJsonSchema } from "../schema";
 import { errorMessage } from "../errors";
 
@@ -62,10 +62,16 @@ export function defineTool<Args = UntypedArgs>(options: DefineToolOptions<Args>)
   }
   const schema = options.inputSchema ?? { type: "object", properties: {} };
   const validate = argsValidator(schema);
+  let inputSchema: JsonSchema | undefined;
   return {
     name: options.name,
     description: options.description ?? "",
-    inputSchema: toJsonSchema(schema),
+    // Converted when first read (the first model call), not here: a worker defines its
+    // tools while it starts, and z.toJSONSchema was most of that cost (issue 26).
+    get inputSchema(): JsonSchema {
+      inputSchema ??= toJsonSchema(schema);
+      return inputSchema;
+    },
     source: options.source ?? "native",
     async execute(args: unknown, ctx: Context = {}): Promise<ToolResult> {
       const checked = validate(args ?? {});

@@ -1,11 +1,9 @@
 /**
  * The MCP server of one session (SPEC §7C, §7D): each agent a tool taking `{ prompt,
  * threadId? }` and returning the run's answer, plus `get_run` to read a run later. Built on
- * the SDK's low-level `Server` with the Workers-safe JSON Schema validator.
+ * the SDK's JSON-RPC layer (./protocol-server: the SDK's `Server` would bring ajv along).
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
   ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
@@ -13,7 +11,6 @@ import {
   type CallToolResult,
   type ElicitRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { AgentDefinition } from "../../agent";
 import type { ApproverGroupsInit } from "../../approvals/groups";
 import type { EdgeEnv } from "../../settings";
@@ -23,6 +20,7 @@ import { errorMessage } from "../../../core/errors";
 import { callAgent, type CallDeps, finishedResult, pendingText, startCall } from "./call-agent";
 import { runTaskStore, taskOf } from "./run-tasks";
 import { callPlainTool, type PlainTool, plainTools } from "./plain-tools";
+import { SessionProtocolServer } from "./protocol-server";
 
 export const GET_RUN_TOOL = "get_run";
 
@@ -54,7 +52,7 @@ const GET_RUN_INPUT = {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-export function sessionServer(options: SessionOptions): Server {
+export function sessionServer(options: SessionOptions): SessionProtocolServer {
   // What the task store needs of a call's deps: it answers for no caller and never elicits.
   const storeDeps: CallDeps = {
     env: options.env,
@@ -65,7 +63,7 @@ export function sessionServer(options: SessionOptions): Server {
     elicitation: { form: false, url: false },
     elicit: () => Promise.reject(new Error("a task store does not elicit")),
   };
-  const server = new Server(
+  const server = new SessionProtocolServer(
     { name: "toolnexus-edge", version: "0.1.0" },
     {
       capabilities: {
@@ -74,7 +72,6 @@ export function sessionServer(options: SessionOptions): Server {
         tasks: { cancel: {}, requests: { tools: { call: {} } } },
       },
       taskStore: runTaskStore(() => storeDeps),
-      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     },
   );
 
@@ -103,86 +100,80 @@ export function sessionServer(options: SessionOptions): Server {
     ],
   }));
 
-  server.setRequestHandler(
-    CallToolRequestSchema,
-    async (request, extra): Promise<CallToolResult> => {
-      const args = isRecord(request.params.arguments) ? request.params.arguments : {};
-      const headers = new Headers(extra.requestInfo?.headers as Record<string, string> | undefined);
-      const caller = callerIdentity(headers);
-      if (!caller.ok) {
-        throw new McpError(ErrorCode.InvalidParams, caller.message);
+  server.onCallTool(async (request, extra): Promise<CallToolResult> => {
+    const args = isRecord(request.params.arguments) ? request.params.arguments : {};
+    const headers = new Headers(extra.requestInfo?.headers as Record<string, string> | undefined);
+    const caller = callerIdentity(headers);
+    if (!caller.ok) {
+      throw new McpError(ErrorCode.InvalidParams, caller.message);
+    }
+    const capabilities = server.getClientCapabilities()?.elicitation as
+      | { form?: object; url?: object }
+      | undefined;
+    const progressToken = extra._meta?.progressToken;
+    const deps: CallDeps = {
+      env: options.env,
+      approverGroups: options.approverGroups,
+      base: options.base,
+      caller: caller.id,
+      signal: extra.signal,
+      // An empty `elicitation: {}` is form support (the 2025-06-18 shape).
+      elicitation: {
+        form:
+          capabilities !== undefined &&
+          (capabilities.form !== undefined || capabilities.url === undefined),
+        url: capabilities?.url !== undefined,
+      },
+      ...(progressToken === undefined
+        ? {}
+        : {
+            progress: (progress: number, message: string) =>
+              extra.sendNotification({
+                method: "notifications/progress",
+                params: { progressToken, progress, message },
+              }),
+          }),
+      elicit: (params) =>
+        extra.sendRequest(
+          { method: "elicitation/create", params } as ElicitRequest,
+          ElicitResultSchema,
+          { timeout: 10 * 60_000 },
+        ),
+    };
+    if (request.params.name === GET_RUN_TOOL) {
+      return getRun(deps, args.runId);
+    }
+    const agent = options.agents.find((a) => a.name === request.params.name);
+    const plain = agent
+      ? undefined
+      : (await exposedOrFail(exposed)).find((p) => p.tool.name === request.params.name);
+    if (plain) {
+      return callPlainTool(plain, args, extra.signal);
+    }
+    if (!agent) {
+      throw new McpError(ErrorCode.InvalidParams, `no tool ${JSON.stringify(request.params.name)}`);
+    }
+    if (typeof args.prompt !== "string" || !args.prompt.trim()) {
+      throw new McpError(ErrorCode.InvalidParams, "prompt must be a non-empty string");
+    }
+    if (args.threadId !== undefined && typeof args.threadId !== "string") {
+      throw new McpError(ErrorCode.InvalidParams, "threadId must be a string");
+    }
+    const callArgs = {
+      prompt: args.prompt,
+      ...(typeof args.threadId === "string" ? { threadId: args.threadId } : {}),
+    };
+    if (request.params.task) {
+      // A task: the run starts and the call returns at once; tasks/get and tasks/result follow it.
+      const started = await startCall(deps, agent, callArgs);
+      if (!started.ok) {
+        const why = started.result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+        throw new McpError(ErrorCode.InvalidParams, why);
       }
-      const capabilities = server.getClientCapabilities()?.elicitation as
-        | { form?: object; url?: object }
-        | undefined;
-      const progressToken = extra._meta?.progressToken;
-      const deps: CallDeps = {
-        env: options.env,
-        approverGroups: options.approverGroups,
-        base: options.base,
-        caller: caller.id,
-        signal: extra.signal,
-        // An empty `elicitation: {}` is form support (the 2025-06-18 shape).
-        elicitation: {
-          form:
-            capabilities !== undefined &&
-            (capabilities.form !== undefined || capabilities.url === undefined),
-          url: capabilities?.url !== undefined,
-        },
-        ...(progressToken === undefined
-          ? {}
-          : {
-              progress: (progress: number, message: string) =>
-                extra.sendNotification({
-                  method: "notifications/progress",
-                  params: { progressToken, progress, message },
-                }),
-            }),
-        elicit: (params) =>
-          extra.sendRequest(
-            { method: "elicitation/create", params } as ElicitRequest,
-            ElicitResultSchema,
-            { timeout: 10 * 60_000 },
-          ),
-      };
-      if (request.params.name === GET_RUN_TOOL) {
-        return getRun(deps, args.runId);
-      }
-      const agent = options.agents.find((a) => a.name === request.params.name);
-      const plain = agent
-        ? undefined
-        : (await exposedOrFail(exposed)).find((p) => p.tool.name === request.params.name);
-      if (plain) {
-        return callPlainTool(plain, args, extra.signal);
-      }
-      if (!agent) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `no tool ${JSON.stringify(request.params.name)}`,
-        );
-      }
-      if (typeof args.prompt !== "string" || !args.prompt.trim()) {
-        throw new McpError(ErrorCode.InvalidParams, "prompt must be a non-empty string");
-      }
-      if (args.threadId !== undefined && typeof args.threadId !== "string") {
-        throw new McpError(ErrorCode.InvalidParams, "threadId must be a string");
-      }
-      const callArgs = {
-        prompt: args.prompt,
-        ...(typeof args.threadId === "string" ? { threadId: args.threadId } : {}),
-      };
-      if (request.params.task) {
-        // A task: the run starts and the call returns at once; tasks/get and tasks/result follow it.
-        const started = await startCall(deps, agent, callArgs);
-        if (!started.ok) {
-          const why = started.result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
-          throw new McpError(ErrorCode.InvalidParams, why);
-        }
-        return { task: await taskOf(storeDeps, started.run) } as unknown as CallToolResult;
-      }
-      return callAgent(deps, agent, callArgs);
-    },
-  );
+      return { task: await taskOf(storeDeps, started.run) } as unknown as CallToolResult;
+    }
+    return callAgent(deps, agent, callArgs);
+  });
   return server;
 }
 

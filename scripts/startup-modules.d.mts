@@ -1,0 +1,5 @@
+export declare function startupModules(): {
+  lazy: string[];
+  evaluated: string[];
+  collations: number;
+};
