@@ -11,78 +11,16 @@
  *
  *   node tracing.mjs [--runs 3000] [--warmup 2000]
  */
-import path from "node:path";
-import { createRequire } from "node:module";
 import { performance } from "node:perf_hooks";
-import { mockFetch, LOOP_FINAL } from "./lib/mock-server.mjs";
-import { toolnexusSetup, QUESTION } from "./lib/loop-systems.mjs";
-import { importKernel, importTs, ROOT } from "./lib/build.mjs";
 import { summarize, table, ratio, arg, machine, shuffled } from "./lib/stats.mjs";
+import { trace, tracingModule, tracingVariants } from "./lib/tracing-variants.mjs";
 
 const RUNS = Number(arg("runs", "3000"));
 const WARMUP = Number(arg("warmup", "2000"));
-const fromRoot = createRequire(path.join(ROOT, "package.json"));
-const { trace } = fromRoot("@opentelemetry/api");
-const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = fromRoot(
-  "@opentelemetry/sdk-trace-base",
-);
-
-const kernel = await importKernel();
-const tracingModule = await importTs("src/core/tracing/index.ts", "tracing", { external: ["zod"] });
-const telemetry = await importTs("src/edge/telemetry/index.ts", "telemetry", {
-  external: ["zod"],
-});
-
-/** Scenario 1's client, with `tracer` set (or not): every other option the same. */
-async function variant(tracer, after = () => undefined) {
-  const extra = tracer ? { tracer, tracing: { agentName: "bench" } } : {};
-  const { client, toolkit } = await toolnexusSetup("http://mock", kernel, mockFetch, false, extra);
-  return async () => {
-    const result = await client.run(QUESTION, { toolkit });
-    after();
-    return result.text;
-  };
-}
-
-const memory = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
-let edgeSpans = 0;
-const exporter = new telemetry.OtlpExporter({
-  url: "http://127.0.0.1:9/v1/traces",
-  headers: {},
-  resource: { serviceName: "bench" },
-  scope: { name: "bench" },
-  maxQueue: 1_000_000,
-});
-const edgeTracer = telemetry.createEdgeTracer({
-  onEnd: (span) => {
-    edgeSpans += 1;
-    exporter.push(span);
-  },
-});
-
-let spansPerRun = 0;
-const runs = {
-  none: await variant(undefined),
-  // The same as the baseline, measured as a variant: its ratio is the noise floor of the run.
-  again: await variant(undefined),
-  noop: await variant(trace.getTracer("bench")),
-  sdk: await variant(provider.getTracer("bench"), () => {
-    spansPerRun = memory.getFinishedSpans().length;
-    memory.reset();
-  }),
-  edge: await variant(edgeTracer),
-};
+const { runs, counts, exporter } = await tracingVariants();
 // `--only none,again,noop` measures a subset (the baseline is always in).
 const only = arg("only", "");
 const names = Object.keys(runs).filter((n) => !only || n === "none" || only.split(",").includes(n));
-// The mock's first answer depends on the question text; check every variant ends right once.
-for (const name of names) {
-  const text = await runs[name]();
-  if (text !== LOOP_FINAL) {
-    throw new Error(`${name}: unexpected final text ${JSON.stringify(text)}`);
-  }
-}
 
 const samples = Object.fromEntries(names.map((n) => [n, []]));
 for (let i = 0; i < WARMUP + RUNS; i++) {
@@ -101,13 +39,14 @@ for (let i = 0; i < WARMUP + RUNS; i++) {
 const stats = Object.fromEntries(names.map((n) => [n, summarize(samples[n])]));
 const base = stats.none.median;
 const us = (v) => (v * 1000).toFixed(2);
-const perSpan = (n) => (spansPerRun && stats[n] ? us((stats[n].median - base) / spansPerRun) : "–");
+const perSpan = (n) =>
+  counts.spans && stats[n] ? us((stats[n].median - base) / counts.spans) : "–";
 const rowOf = (label, n, r, span = "–") =>
   stats[n]
     ? [label, us(stats[n].median), us(stats[n].p95), r(stats[n].median, base), span]
     : [label, "–", "–", "–", "–"];
 console.log(machine());
-console.log(`spans per run (recording): ${spansPerRun}; edge tracer spans seen: ${edgeSpans}`);
+console.log(`spans per run (recording): ${counts.spans}; edge tracer spans seen: ${counts.edge}`);
 console.log(
   table(
     `Tracing overhead: ${RUNS} runs each, interleaved (in-process mock, µs)`,
