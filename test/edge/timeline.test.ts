@@ -185,6 +185,17 @@ describe("run timeline", () => {
     expect(finished.rows[4]).toMatchObject({ open: false, text: "Refunded." });
   });
 
+  it("a finished run keeps its scale when the page is looked at a day later", () => {
+    const later = buildTimeline({ ...input(), now: T0 + 3_602_000 + 86_400_000 });
+    expect(later.end).toBe(T0 + 3_602_000);
+    const waiting = buildTimeline({
+      run: run({ status: "pending", decisions: [] }),
+      events: input().events.slice(0, 3),
+      now: T0 + 86_400_000,
+    });
+    expect(waiting.end).toBe(T0 + 86_400_000); // still waiting: up to now
+  });
+
   it("a running run's model call is open to the render time", () => {
     const timeline = buildTimeline({
       run: run({ status: "running", decisions: [] }),

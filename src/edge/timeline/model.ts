@@ -191,7 +191,14 @@ export function buildTimeline(input: TimelineInput): Timeline {
       row.end = row.waiting ? row.start : now;
     }
   }
-  const end = Math.max(start + 1, now, ...rows.map((r) => r.end), ...marks.map((m) => m.at));
+  // A finished run's scale ends with it, however much later the page is looked at.
+  const open = run.status === "running" || run.status === "pending";
+  const end = Math.max(
+    start + 1,
+    open ? now : start,
+    ...rows.map((r) => r.end),
+    ...marks.map((m) => m.at),
+  );
   return { start, end, rows, marks };
 }
 
