@@ -1,126 +1,115 @@
 /**
  * Tracing overhead (issue 29). The loop of scenario 1 (one question, two turns, two tools,
  * the mock OpenAI-compatible endpoint as an injected `fetch`: no sockets, so the client's
- * own work is what is measured), run interleaved in one process in four variants:
+ * own work is what is measured), run interleaved in one process in these variants:
  * - no tracer (the baseline), and the same again as a variant (its ratio is the noise floor);
  * - a no-op tracer (`trace.getTracer()` of `@opentelemetry/api` with no provider
  *   registered): target ≤ 1.02× the baseline;
+ * - a tracer whose every span is one constant non-recording span: what the kernel's own
+ *   tracing code costs a run, without the API's proxy and context lookups;
+ * - a tracer that "records" into one constant sampled span whose methods do nothing: the
+ *   kernel's own share of a recorded run (attributes built, wrappers, the trace carrier);
  * - the OpenTelemetry SDK recording into an `InMemorySpanExporter` (reset after each run);
- * - the edge's own tracer (src/edge/telemetry) feeding its OTLP exporter's queue (not sent).
- * The cost per span is (variant − baseline) / spans per run, from the medians.
+ * - the edge's own tracer (src/edge/telemetry) feeding its OTLP exporter's queue (encoded
+ *   and flushed between the timed blocks, so the encoding is not in the number).
+ * Each round runs a block of `--block` runs of every variant, in shuffled order; a variant's
+ * "paired" ratio is the median over rounds of (its block ÷ the baseline's block in the same
+ * round), which a load that comes and goes (a shared machine) moves far less than a ratio
+ * of overall medians. Each block is timed by the wall clock and by this process's CPU time
+ * (`process.cpuUsage`: other processes' load does not count in it). The cost per span is
+ * the paired CPU difference per run over the spans a recorded run has.
  *
- *   node tracing.mjs [--runs 3000] [--warmup 2000]
+ *   node tracing.mjs [--runs 3000] [--warmup 2000] [--block 10] [--only none,again,noop]
  */
-import path from "node:path";
-import { createRequire } from "node:module";
 import { performance } from "node:perf_hooks";
-import { mockFetch, LOOP_FINAL } from "./lib/mock-server.mjs";
-import { toolnexusSetup, QUESTION } from "./lib/loop-systems.mjs";
-import { importKernel, importTs, ROOT } from "./lib/build.mjs";
-import { summarize, table, ratio, arg, machine, shuffled } from "./lib/stats.mjs";
+import { summarize, table, arg, machine, shuffled } from "./lib/stats.mjs";
+import { trace, tracingModule, tracingVariants } from "./lib/tracing-variants.mjs";
 
 const RUNS = Number(arg("runs", "3000"));
 const WARMUP = Number(arg("warmup", "2000"));
-const fromRoot = createRequire(path.join(ROOT, "package.json"));
-const { trace } = fromRoot("@opentelemetry/api");
-const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = fromRoot(
-  "@opentelemetry/sdk-trace-base",
-);
-
-const kernel = await importKernel();
-const tracingModule = await importTs("src/core/tracing/index.ts", "tracing", { external: ["zod"] });
-const telemetry = await importTs("src/edge/telemetry/index.ts", "telemetry", {
-  external: ["zod"],
-});
-
-/** Scenario 1's client, with `tracer` set (or not): every other option the same. */
-async function variant(tracer, after = () => undefined) {
-  const extra = tracer ? { tracer, tracing: { agentName: "bench" } } : {};
-  const { client, toolkit } = await toolnexusSetup("http://mock", kernel, mockFetch, false, extra);
-  return async () => {
-    const result = await client.run(QUESTION, { toolkit });
-    after();
-    return result.text;
-  };
-}
-
-const memory = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
-let edgeSpans = 0;
-const exporter = new telemetry.OtlpExporter({
-  url: "http://127.0.0.1:9/v1/traces",
-  headers: {},
-  resource: { serviceName: "bench" },
-  scope: { name: "bench" },
-  maxQueue: 1_000_000,
-});
-const edgeTracer = telemetry.createEdgeTracer({
-  onEnd: (span) => {
-    edgeSpans += 1;
-    exporter.push(span);
-  },
-});
-
-let spansPerRun = 0;
-const runs = {
-  none: await variant(undefined),
-  // The same as the baseline, measured as a variant: its ratio is the noise floor of the run.
-  again: await variant(undefined),
-  noop: await variant(trace.getTracer("bench")),
-  sdk: await variant(provider.getTracer("bench"), () => {
-    spansPerRun = memory.getFinishedSpans().length;
-    memory.reset();
-  }),
-  edge: await variant(edgeTracer),
-};
+const { runs, counts, exporter } = await tracingVariants();
 // `--only none,again,noop` measures a subset (the baseline is always in).
 const only = arg("only", "");
 const names = Object.keys(runs).filter((n) => !only || n === "none" || only.split(",").includes(n));
-// The mock's first answer depends on the question text; check every variant ends right once.
-for (const name of names) {
-  const text = await runs[name]();
-  if (text !== LOOP_FINAL) {
-    throw new Error(`${name}: unexpected final text ${JSON.stringify(text)}`);
+
+const BLOCK = Number(arg("block", "10"));
+/** Per clock (wall, and this process's CPU time), per variant: µs per run of each block. */
+const samples = { wall: {}, cpu: {} };
+/** Per clock, per round: each variant's block ÷ the baseline's block of that round. */
+const paired = { wall: {}, cpu: {} };
+for (const clock of ["wall", "cpu"]) {
+  for (const n of names) {
+    samples[clock][n] = [];
+    paired[clock][n] = [];
   }
 }
-
-const samples = Object.fromEntries(names.map((n) => [n, []]));
-for (let i = 0; i < WARMUP + RUNS; i++) {
+for (let round = 0; round < Math.ceil((WARMUP + RUNS) / BLOCK); round++) {
+  const took = { wall: {}, cpu: {} };
   for (const name of shuffled(names)) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
-    await runs[name]();
-    if (i >= WARMUP) {
-      samples[name].push(performance.now() - t0);
+    for (let i = 0; i < BLOCK; i++) {
+      await runs[name]();
+    }
+    took.wall[name] = ((performance.now() - t0) * 1000) / BLOCK;
+    const c = process.cpuUsage(c0);
+    took.cpu[name] = (c.user + c.system) / BLOCK;
+  }
+  if (round * BLOCK >= WARMUP) {
+    for (const clock of ["wall", "cpu"]) {
+      for (const name of names) {
+        samples[clock][name].push(took[clock][name]);
+        paired[clock][name].push(took[clock][name] / took[clock].none);
+      }
     }
   }
-  if (exporter.queued > 100_000) {
-    await exporter.flush().catch(() => undefined); // keep the queue bounded (the send fails fast)
-  }
+  await exporter.flush(); // untimed: the edge's queue stays far below its bound
 }
 
-const stats = Object.fromEntries(names.map((n) => [n, summarize(samples[n])]));
-const base = stats.none.median;
-const us = (v) => (v * 1000).toFixed(2);
-const perSpan = (n) => (spansPerRun && stats[n] ? us((stats[n].median - base) / spansPerRun) : "–");
-const rowOf = (label, n, r, span = "–") =>
-  stats[n]
-    ? [label, us(stats[n].median), us(stats[n].p95), r(stats[n].median, base), span]
-    : [label, "–", "–", "–", "–"];
+const median = (xs) => summarize(xs).median;
+const fixed = (v) => v.toFixed(2);
+const times = (v) => `${v.toFixed(3)}×`;
+/** µs per span: the paired CPU difference per run (ratio − 1) × the baseline's CPU median. */
+const perSpan = (n) =>
+  counts.spans
+    ? fixed(((median(paired.cpu[n]) - 1) * median(samples.cpu.none)) / counts.spans)
+    : "–";
+const rowOf = (label, n, span = "–") =>
+  samples.wall[n]
+    ? [
+        label,
+        fixed(median(samples.wall[n])),
+        fixed(median(samples.cpu[n])),
+        times(median(paired.wall[n])),
+        times(median(paired.cpu[n])),
+        span,
+      ]
+    : [label, "–", "–", "–", "–", "–"];
 console.log(machine());
-console.log(`spans per run (recording): ${spansPerRun}; edge tracer spans seen: ${edgeSpans}`);
+console.log(`spans per run (recording): ${counts.spans}; edge tracer spans seen: ${counts.edge}`);
 console.log(
   table(
-    `Tracing overhead: ${RUNS} runs each, interleaved (in-process mock, µs)`,
-    ["variant", "median µs", "p95 µs", "ratio vs no tracer", "µs per span"],
+    `Tracing overhead: ${RUNS} runs each in blocks of ${BLOCK}, interleaved (in-process mock, µs per run)`,
     [
-      rowOf("no tracer (baseline)", "none", () => "1.00×"),
-      rowOf("no tracer again (noise floor)", "again", ratio3),
-      rowOf("no-op tracer (@opentelemetry/api)", "noop", ratio3),
-      rowOf("SDK + InMemorySpanExporter", "sdk", ratio, perSpan("sdk")),
-      rowOf("edge tracer + OTLP queue", "edge", ratio, perSpan("edge")),
+      "variant",
+      "wall median",
+      "CPU median",
+      "paired ratio, wall",
+      "paired ratio, CPU",
+      "µs per span (CPU)",
+    ],
+    [
+      rowOf("no tracer (baseline)", "none"),
+      rowOf("no tracer again (noise floor)", "again"),
+      rowOf("no-op tracer (@opentelemetry/api)", "noop"),
+      rowOf("constant non-recording span (kernel's share)", "constant"),
+      rowOf("recording, spans kept nowhere (kernel's share)", "recording", perSpan("recording")),
+      rowOf("SDK + InMemorySpanExporter", "sdk", perSpan("sdk")),
+      rowOf("edge tracer + OTLP queue", "edge", perSpan("edge")),
     ],
   ),
 );
+const base = median(samples.wall.none) / 1000; // ms, for the isolated segment below
 
 // What a no-op tracer adds per run, isolated: one segment begun and ended (the span of the
 // API's no-op tracer, the trace context looked at), without the loop around it.
@@ -144,10 +133,6 @@ console.log(
   }
   const perRun = (performance.now() - t0) / N;
   console.log(
-    `no-op tracer, one segment isolated: ${us(perRun)} µs per run = ${((perRun / base) * 100).toFixed(2)} % of the baseline median`,
+    `no-op tracer, one segment isolated: ${(perRun * 1000).toFixed(2)} µs per run = ${((perRun / base) * 100).toFixed(2)} % of the baseline median`,
   );
-}
-
-function ratio3(v, b) {
-  return `${(v / b).toFixed(3)}×`;
 }

@@ -13,6 +13,8 @@ export function startDevServer(options?: {
   log?: (line: string) => void;
   cwd?: string;
   vars?: Record<string, string>;
+  /** Kept at stop(): a later server on it resumes the same local state (a restart). */
+  stateDir?: string;
 }): Promise<{
   url: string;
   apiToken: string;

@@ -66,7 +66,20 @@ export function errorSink(sink: ErrorSink = logErrors): (error: unknown, info: E
     try {
       sink(reported, info);
     } catch (thrown) {
-      console.error("toolnexus-edge: the onError sink threw", thrown);
+      // One JSON line like every other, with the ids of the error the sink was given.
+      console.error(
+        logLine({
+          level: "error",
+          code: "error_sink_failed",
+          message: `toolnexus-edge: the onError sink threw: ${errorMessage(thrown)}`,
+          source: info.source,
+          ...(info.runId ? { runId: info.runId } : {}),
+          ...(info.threadId ? { threadId: info.threadId } : {}),
+          ...(info.requestId ? { requestId: info.requestId } : {}),
+          ...(info.traceId ? { traceId: info.traceId } : {}),
+          extra: { reported: reported.message },
+        }),
+      );
     }
   };
 }

@@ -18,6 +18,7 @@ import {
   type RunResult,
 } from "../../src/core";
 import { deciderHash, type TracerLike, type TracingOptions } from "../../src/core/tracing";
+import { SegmentStarts } from "../../src/core/tracing/segment-start";
 import { fakeLlm, type Step } from "../helpers/fake-llm";
 
 const HOUR = 3_600_000;
@@ -335,5 +336,29 @@ describe("kernel tracing", () => {
     expect(done.status).toBe("done");
     expect(exporter.getFinishedSpans()).toHaveLength(0);
     expect(done.trace?.traceparent).toBe(unsampled.traceparent);
+  });
+
+  it("a client's run spans start from attributes built once, per segment kind and model", async () => {
+    const settings = {
+      tracer: trace.getTracer("noop"),
+      options: { agentName: "support", conversationId: "th_1" },
+      provider: "openai",
+    };
+    const starts = new SegmentStarts(settings);
+    expect(starts.name).toBe("invoke_agent support");
+    const start = starts.attributes("m", "start");
+    expect(start).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "support",
+      "gen_ai.conversation.id": "th_1",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "m",
+      "toolnexus.run.segment": "start",
+    });
+    expect(Object.isFrozen(start)).toBe(true);
+    expect(starts.attributes("m", "start")).toBe(start); // not rebuilt per run
+    expect(starts.attributes("m", "resume")["toolnexus.run.segment"]).toBe("resume");
+    expect(starts.attributes("m2", "start")["gen_ai.request.model"]).toBe("m2");
+    expect(new SegmentStarts({ ...settings, options: {} }).name).toBe("invoke_agent");
   });
 });

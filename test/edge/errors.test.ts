@@ -437,10 +437,16 @@ describe("the error sink", () => {
     });
     const { run } = await driveInObject(edge, "broken-tools");
     expect((run as RunView).status).toBe("failed");
-    expect(logged).toHaveBeenCalledWith(
-      "toolnexus-edge: the onError sink threw",
-      expect.any(Error),
-    );
+    // One JSON line, as every log line: searchable by its code and the run's ids.
+    const lines = logged.mock.calls.map(([line]) => JSON.parse(String(line)));
+    const line = lines.find((l) => l.code === "error_sink_failed");
+    expect(line).toMatchObject({
+      level: "error",
+      message: "toolnexus-edge: the onError sink threw: sink down",
+      runId: (run as RunView).runId,
+      threadId: (run as RunView).threadId,
+    });
+    expect(typeof line.reported).toBe("string");
     logged.mockRestore();
   });
 });

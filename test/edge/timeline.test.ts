@@ -136,6 +136,83 @@ describe("run timeline", () => {
     expect(tool).toMatchObject({ open: false, output: "refunded 42" });
   });
 
+  it("finds the model calls in the edge's log, which has no usage events", () => {
+    const request = { id: "apr_c1", kind: "approval", prompt: "Refund?", data: {} };
+    let id = 0;
+    const e = (type: string, at: number, data: unknown) => ({ id: ++id, type, data, at: T0 + at });
+    const halted = [
+      e("tool_call", 1_000, { id: "c1", name: "lookup", args: {} }),
+      e("tool_call", 1_000, { id: "c2", name: "refund", args: {} }),
+      e("pending", 1_010, { request, id: "c2" }),
+      e("tool_result", 1_020, { id: "c1", name: "lookup", output: "ok", isError: false }),
+    ];
+    const waiting = buildTimeline({
+      run: run({ status: "pending", decisions: [] }),
+      events: halted,
+      now: T0 + 600_000,
+    });
+    // The first call ends at its tool calls; no model call runs while the request waits.
+    expect(waiting.rows.map((r) => [r.kind, r.start - T0, r.end - T0])).toEqual([
+      ["model", 0, 1_000],
+      ["tool", 1_000, 1_020],
+      ["tool", 1_000, 1_000],
+      ["request", 1_010, 600_000],
+    ]);
+    expect(waiting.rows[2]).toMatchObject({ open: true, waiting: true });
+    expect(renderTimelinePage({ run: run(), timeline: waiting, nonce: "n" })).toContain(
+      "(not run: waits for a decision)",
+    );
+
+    const finished = buildTimeline({
+      run: run(),
+      events: [
+        ...halted,
+        e("resumed", 3_600_500, { requestId: "apr_c1", decision: "approve", channel: "inbox" }),
+        e("tool_result", 3_600_600, { id: "c2", name: "refund", output: "done", isError: false }),
+        e("text", 3_601_000, { delta: "Refunded." }),
+        e("done", 3_602_000, { status: "done" }),
+      ],
+      now: T0 + 3_700_000,
+    });
+    // The suspended call ran after the decision; the answer is the second model call.
+    expect(finished.rows.map((r) => [r.kind, r.start - T0, r.end - T0])).toEqual([
+      ["model", 0, 1_000],
+      ["tool", 1_000, 1_020],
+      ["tool", 3_600_500, 3_600_600],
+      ["request", 1_010, 3_600_000],
+      ["model", 3_600_600, 3_602_000],
+    ]);
+    expect(finished.rows[4]).toMatchObject({ open: false, text: "Refunded." });
+  });
+
+  it("a finished run keeps its scale when the page is looked at a day later", () => {
+    const later = buildTimeline({ ...input(), now: T0 + 3_602_000 + 86_400_000 });
+    expect(later.end).toBe(T0 + 3_602_000);
+    const waiting = buildTimeline({
+      run: run({ status: "pending", decisions: [] }),
+      events: input().events.slice(0, 3),
+      now: T0 + 86_400_000,
+    });
+    expect(waiting.end).toBe(T0 + 86_400_000); // still waiting: up to now
+  });
+
+  it("a running run's model call is open to the render time", () => {
+    const timeline = buildTimeline({
+      run: run({ status: "running", decisions: [] }),
+      events: [{ id: 1, type: "text", data: { delta: "Thin" }, at: T0 + 500 }],
+      now: T0 + 2_000,
+    });
+    expect(timeline.rows).toEqual([
+      { kind: "model", start: T0, end: T0 + 2_000, open: true, text: "Thin" },
+    ]);
+  });
+
+  it("shows an edit's arguments on its vote", () => {
+    const html = renderTimelinePage({ run: run(), timeline: buildTimeline(input()), nonce: "n" });
+    expect(html).toContain(
+      'carol: approve via slack at +20 min 0 s, edited the arguments to <code class="edit">{&quot;amount&quot;:90}</code>',
+    );
+  });
   it("renders the waterfall: bars to scale, details collapsed, votes and decision", () => {
     const nonce = "n0nce";
     const html = renderTimelinePage({

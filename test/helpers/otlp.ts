@@ -1,5 +1,9 @@
-/** Reading OTLP/HTTP JSON bodies as a collector stores them: structure, never text. */
-import { expect } from "vitest";
+/**
+ * Reading OTLP/HTTP JSON bodies as a collector stores them: structure, never text. The
+ * decoding (by the OTLP JSON encoding's rules, refusing anything else) is otlp-json.mjs,
+ * shared with the node:test suites under test/dev/.
+ */
+import { decodeTraceRequest } from "./otlp-json.mjs";
 
 export interface DecodedSpan {
   resource: Record<string, unknown>;
@@ -17,47 +21,9 @@ export interface DecodedSpan {
 
 /** Every span of every ExportTraceServiceRequest body, with its resource and scope. */
 export function decodeOtlp(bodies: unknown[]): DecodedSpan[] {
-  const spans: DecodedSpan[] = [];
-  for (const body of bodies as any[]) {
-    expect(Array.isArray(body.resourceSpans)).toBe(true);
-    for (const rs of body.resourceSpans) {
-      for (const ss of rs.scopeSpans) {
-        for (const span of ss.spans) {
-          expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
-          expect(span.spanId).toMatch(/^[0-9a-f]{16}$/);
-          spans.push({
-            resource: attributesOf(rs.resource?.attributes ?? []),
-            scope: ss.scope ?? {},
-            traceId: span.traceId,
-            spanId: span.spanId,
-            ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
-            name: span.name,
-            kind: span.kind,
-            start: BigInt(span.startTimeUnixNano),
-            end: BigInt(span.endTimeUnixNano),
-            attributes: attributesOf(span.attributes ?? []),
-            status: span.status ?? {},
-          });
-        }
-      }
-    }
-  }
-  return spans;
-}
-
-/** An OTLP KeyValue list → a plain object (each AnyValue by its one member; int64 as number). */
-export function attributesOf(
-  list: Array<{ key: string; value: Record<string, unknown> }>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const { key, value } of list) {
-    const [kind, v] = Object.entries(value)[0] as [string, any];
-    out[key] =
-      kind === "intValue"
-        ? Number(v)
-        : kind === "arrayValue"
-          ? (v.values as any[]).map((x) => Object.values(x)[0])
-          : v;
-  }
-  return out;
+  return bodies.flatMap((body) =>
+    decodeTraceRequest(body).map(({ parentSpanId, ...span }) =>
+      parentSpanId === undefined ? span : { ...span, parentSpanId },
+    ),
+  );
 }

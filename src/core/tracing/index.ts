@@ -5,6 +5,7 @@
 import type { LoopConfig } from "../loop/run-loop";
 import type { TracedClientOptions } from "./options";
 import { beginSegment, type RunSegment, type SegmentStart } from "./run-trace";
+import { SegmentStarts } from "./segment-start";
 
 export type { TracingOptions, TracedClientOptions, TraceCarrier } from "./options";
 export type {
@@ -41,7 +42,8 @@ export function runTracing(
     provider: tracing.provider ?? (typeof options.style === "string" ? options.style : "_OTHER"),
     ...(typeof options.baseUrl === "string" ? { serverAddress: hostOf(options.baseUrl) } : {}),
   };
-  return { begin: (config, from) => beginSegment(settings, config, from) };
+  const starts = new SegmentStarts(settings);
+  return { begin: (config, from) => beginSegment(settings, starts, config, from) };
 }
 
 function hostOf(url: string): string | undefined {

@@ -23,7 +23,11 @@ export interface TracingOptions {
    * `"clear"` the member id itself. Absent: not recorded.
    */
   decider?: { salt: string } | "clear";
-  /** The clock for span times (epoch ms); tests pass a fake one. Default `Date.now`. */
+  /**
+   * The clock for span times, epoch ms; tests pass a fake one. Default `Date.now`. Span
+   * times are handed to the tracer as these numbers (a `Date` per span costs more than a
+   * no-op tracer's whole span); the SDK reads a number above `performance.now()` as epoch ms.
+   */
   now?: () => number;
 }
 

@@ -16,12 +16,14 @@ import type { Toolkit } from "../toolkit";
 import type { LoopConfig } from "../loop/run-loop";
 import type { RunEvent } from "../events";
 import { SPAN_KIND } from "./otel-shapes";
-import { GEN_AI, OPERATION, TOOLNEXUS } from "./conventions";
+import { GEN_AI, TOOLNEXUS } from "./conventions";
 import type { TraceCarrier } from "./options";
 import { contextWithRemoteParent, contextWithSpan } from "./context";
 import { formatTraceparent, parseTraceparent } from "./traceparent";
 import { recordWait } from "./wait-span";
 import { chatSpan, markError, toolSpan, type SegmentSettings } from "./spans";
+import type { SegmentStarts } from "./segment-start";
+import type { SpanLike } from "./otel-shapes";
 
 export type { SegmentSettings } from "./spans";
 
@@ -49,52 +51,60 @@ export interface RunSegment {
 
 const same = (toolkit: Toolkit): Toolkit => toolkit;
 
+/**
+ * A segment whose span does not record (a no-op tracer, or sampled out): it wraps nothing,
+ * and passes a carried trace context (with its open waits) on untouched, so the next
+ * segment stays in the same trace. A class, not closures: a run with a no-op tracer
+ * allocates this one object besides the tracer's span.
+ */
+class UnrecordedSegment implements RunSegment {
+  readonly toolkit = same;
+  constructor(
+    readonly config: LoopConfig,
+    private readonly span: SpanLike,
+    private readonly from: SegmentStart | undefined,
+  ) {}
+  end(result: RunResult): void {
+    const carried = this.from?.trace;
+    if (carried && parseTraceparent(carried.traceparent)) {
+      result.trace = carried;
+    } else {
+      const traceparent = formatTraceparent(this.span.spanContext());
+      if (traceparent) {
+        result.trace = { traceparent };
+      }
+    }
+    this.span.end();
+  }
+  fail(): void {
+    this.span.end();
+  }
+}
+
 export function beginSegment(
   settings: SegmentSettings,
+  starts: SegmentStarts,
   plain: LoopConfig,
   from: SegmentStart | undefined,
 ): RunSegment {
   const { tracer, options } = settings;
   const now = options.now ?? Date.now;
   const started = now();
-  const carried = parseTraceparent(from?.trace?.traceparent);
-  const agent = options.agentName;
+  const carried = from?.trace ? parseTraceparent(from.trace.traceparent) : undefined;
   const segment = tracer.startSpan(
-    agent ? `${OPERATION.invokeAgent} ${agent}` : OPERATION.invokeAgent,
+    starts.name,
     {
       kind: SPAN_KIND.INTERNAL,
-      startTime: new Date(started),
-      attributes: {
-        [GEN_AI.operation]: OPERATION.invokeAgent,
-        [GEN_AI.provider]: settings.provider,
-        [GEN_AI.agentName]: agent,
-        [GEN_AI.agentId]: options.agentId,
-        [GEN_AI.conversationId]: options.conversationId,
-        [GEN_AI.requestModel]: plain.model,
-        [TOOLNEXUS.segment]: from === undefined ? "start" : from.answer ? "resume" : "continue",
-      },
+      startTime: started,
+      attributes: starts.attributes(
+        plain.model,
+        from === undefined ? "start" : from.answer ? "resume" : "continue",
+      ),
     },
     carried ? contextWithRemoteParent(carried) : undefined,
   );
-  // Sampled out, or a no-op tracer: record nothing, allocate little; a carried context
-  // (and its open waits) passes on untouched, so the next segment stays in the same trace.
   if (!segment.isRecording()) {
-    return {
-      config: plain,
-      toolkit: same,
-      end(result) {
-        if (from?.trace && parseTraceparent(from.trace.traceparent)) {
-          result.trace = from.trace;
-        } else {
-          const traceparent = formatTraceparent(segment.spanContext());
-          if (traceparent) {
-            result.trace = { traceparent };
-          }
-        }
-        segment.end();
-      },
-      fail: () => segment.end(),
-    };
+    return new UnrecordedSegment(plain, segment, from);
   }
 
   const runContext = carried ?? segment.spanContext();
@@ -230,11 +240,11 @@ export function beginSegment(
       if (trace) {
         result.trace = trace;
       }
-      segment.end(new Date(now()));
+      segment.end(now());
     },
     fail(error) {
       markError(segment, error);
-      segment.end(new Date(now()));
+      segment.end(now());
     },
   };
 }

@@ -53,13 +53,13 @@ export function chatSpan(
   }
   const span = settings.tracer.startSpan(
     `${OPERATION.chat} ${request.model}`,
-    { kind: SPAN_KIND.CLIENT, startTime: new Date(since), attributes },
+    { kind: SPAN_KIND.CLIENT, startTime: since, attributes },
     parent,
   );
   if (error !== undefined) {
     markError(span, error);
   }
-  span.end(new Date(until));
+  span.end(until);
 }
 
 export function toolSpan(
@@ -91,13 +91,13 @@ export function toolSpan(
   }
   const span = settings.tracer.startSpan(
     `${OPERATION.executeTool} ${name}`,
-    { kind: SPAN_KIND.INTERNAL, startTime: new Date(since), attributes },
+    { kind: SPAN_KIND.INTERNAL, startTime: since, attributes },
     parent,
   );
   if (result.isError) {
     span.setStatus({ code: STATUS.ERROR, message: capped(result.output.slice(0, 200)) });
   }
-  span.end(new Date(until));
+  span.end(until);
 }
 
 /** The `error.type` of a failure: the provider's HTTP status, else the error's class name. */

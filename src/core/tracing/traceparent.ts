@@ -8,13 +8,14 @@ import type { SpanContextLike } from "./otel-shapes";
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ZERO_TRACE = "0".repeat(32);
 const ZERO_SPAN = "0".repeat(16);
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
 
+/** The all-zeros test first: a no-op tracer's context is all zeros, and then no pattern runs. */
 export function isValidSpanContext(context: SpanContextLike): boolean {
+  const { traceId, spanId } = context;
   return (
-    /^[0-9a-f]{32}$/.test(context.traceId) &&
-    context.traceId !== ZERO_TRACE &&
-    /^[0-9a-f]{16}$/.test(context.spanId) &&
-    context.spanId !== ZERO_SPAN
+    traceId !== ZERO_TRACE && spanId !== ZERO_SPAN && TRACE_ID.test(traceId) && SPAN_ID.test(spanId)
   );
 }
 

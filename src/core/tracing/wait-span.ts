@@ -43,12 +43,12 @@ export function recordWait(
     `${AWAIT_DECISION} ${tool}`,
     {
       kind: SPAN_KIND.INTERNAL,
-      startTime: new Date(wait.since),
+      startTime: wait.since,
       attributes: waitAttributes(options, wait, tool),
     },
     parent,
   );
-  span.end(new Date(Math.max(wait.until, wait.since)));
+  span.end(Math.max(wait.until, wait.since));
 }
 
 function waitAttributes(options: TracingOptions, wait: WaitEnd, tool: string): Attributes {

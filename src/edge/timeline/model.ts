@@ -6,6 +6,7 @@
  * escalation.
  */
 import type { ApprovalView, DecisionView, RunView } from "../protocol";
+import { ModelCalls, type ModelCallRow } from "./model-calls";
 
 /** One stored event: what `GET /v1/runs/:id/events` replays, with the time it was recorded. */
 export interface TimelineEvent {
@@ -24,7 +25,7 @@ export interface TimelineInput {
 }
 
 export type TimelineRow =
-  | { kind: "model"; start: number; end: number; open: boolean; text: string; tokens?: number }
+  | ModelCallRow
   | {
       kind: "tool";
       callId: string;
@@ -35,6 +36,8 @@ export type TimelineRow =
       start: number;
       end: number;
       open: boolean;
+      /** Suspended on a request that is not decided yet: it has not run. */
+      waiting?: boolean;
     }
   | {
       kind: "request";
@@ -47,7 +50,15 @@ export type TimelineRow =
       end: number;
       open: boolean;
       marks: Array<{ at: number; label: string }>;
-      votes: Array<{ at: number; by: string; decision: string; channel: string; reset: boolean }>;
+      votes: Array<{
+        at: number;
+        by: string;
+        decision: string;
+        channel: string;
+        reset: boolean;
+        /** An edit: the full arguments this vote approved. */
+        edited?: unknown;
+      }>;
       decision?: {
         decision: string;
         by: string | null;
@@ -74,31 +85,26 @@ export function buildTimeline(input: TimelineInput): Timeline {
   const marks: Timeline["marks"] = [];
   const tools = new Map<string, Extract<TimelineRow, { kind: "tool" }>>();
   const requests = new Map<string, Extract<TimelineRow, { kind: "request" }>>();
-  let modelStart = start;
-  let modelText = "";
+  /** A suspended call's request id → its tool call id: the call runs when the decision comes. */
+  const suspendedCalls = new Map<string, string>();
+  const model = new ModelCalls(start, (row) => rows.push(row));
 
   for (const event of events) {
     const data = isRecord(event.data) ? event.data : {};
     switch (event.type) {
       case "text":
-        modelText += typeof data.delta === "string" ? data.delta : "";
+        model.streamed(typeof data.delta === "string" ? data.delta : "");
         break;
       case "usage": {
         const usage = isRecord(data.usage) ? data.usage : data;
-        const tokens = typeof usage.totalTokens === "number" ? usage.totalTokens : undefined;
-        rows.push({
-          kind: "model",
-          start: modelStart,
-          end: event.at,
-          open: false,
-          text: modelText,
-          ...(tokens === undefined ? {} : { tokens }),
-        });
-        modelText = "";
-        modelStart = event.at;
+        model.answered(
+          event.at,
+          typeof usage.totalTokens === "number" ? usage.totalTokens : undefined,
+        );
         break;
       }
       case "tool_call": {
+        model.answered(event.at);
         const callId = String(data.id ?? "");
         const row = {
           kind: "tool" as const,
@@ -122,12 +128,18 @@ export function buildTimeline(input: TimelineInput): Timeline {
           row.end = event.at;
           row.open = false;
         }
-        modelStart = Math.max(modelStart, event.at);
+        model.next(event.at);
         break;
       }
       case "pending": {
         const request = isRecord(data.request) ? data.request : {};
         const requestId = String(request.id ?? "");
+        model.pending(requestId);
+        const call = typeof data.id === "string" ? tools.get(data.id) : undefined;
+        if (call) {
+          suspendedCalls.set(requestId, call.callId);
+          call.waiting = true;
+        }
         if (!requests.has(requestId)) {
           const row = requestRow(run, request, requestId, event.at);
           requests.set(requestId, row);
@@ -148,28 +160,45 @@ export function buildTimeline(input: TimelineInput): Timeline {
         row?.marks.push({ at: event.at, label });
         break;
       }
-      case "resumed":
+      case "resumed": {
         marks.push({ at: event.at, label: "resumed" });
-        modelStart = Math.max(modelStart, event.at);
+        const requestId = typeof data.requestId === "string" ? data.requestId : undefined;
+        // The suspended call's bar is its execution, after the wait the request's bar shows.
+        const call = requestId ? tools.get(suspendedCalls.get(requestId) ?? "") : undefined;
+        if (call?.open) {
+          call.start = event.at;
+          call.waiting = false;
+        }
+        model.next(event.at, requestId ?? true);
         break;
+      }
       case "done":
       case "error":
         marks.push({ at: event.at, label: event.type });
+        model.finish(event.at, false);
         break;
       default:
         break;
     }
   }
+  model.finish(now, run.status === "running");
 
   for (const row of requests.values()) {
     settle(row, run.decisions, now);
   }
   for (const row of tools.values()) {
     if (row.open) {
-      row.end = now;
+      row.end = row.waiting ? row.start : now;
     }
   }
-  const end = Math.max(start + 1, now, ...rows.map((r) => r.end), ...marks.map((m) => m.at));
+  // A finished run's scale ends with it, however much later the page is looked at.
+  const open = run.status === "running" || run.status === "pending";
+  const end = Math.max(
+    start + 1,
+    open ? now : start,
+    ...rows.map((r) => r.end),
+    ...marks.map((m) => m.at),
+  );
   return { start, end, rows, marks };
 }
 
@@ -205,6 +234,7 @@ function requestRow(
       decision: v.decision,
       channel: v.channel,
       reset: v.reset === true,
+      ...(v.args === undefined ? {} : { edited: v.args }),
     })),
   };
 }

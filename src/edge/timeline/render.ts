@@ -59,7 +59,10 @@ ${view.eventsPath ? '<p id="live" class="summary">live</p>' : ""}
 
 function renderRow(row: TimelineRow, index: number, timeline: Timeline): string {
   const bar = barOf(row.start, row.end, timeline);
-  const took = esc(duration(row.end - row.start) + (row.open ? " so far" : ""));
+  const took =
+    row.kind === "tool" && row.waiting
+      ? "waits for a decision"
+      : esc(duration(row.end - row.start) + (row.open ? " so far" : ""));
   switch (row.kind) {
     case "model":
       return `<li class="row model${row.open ? " open" : ""}">
@@ -73,7 +76,7 @@ ${row.text ? `<details id="d${index}"><summary>Text</summary><pre>${esc(row.text
 <div class="track">${bar}</div>
 <details id="d${index}"><summary>Arguments and result</summary>
 <h3>Arguments</h3><pre class="args">${esc(prettyJson(row.args))}</pre>
-<h3>Result${row.isError ? " (error)" : ""}</h3><pre class="result">${esc(row.output ?? (row.open ? "(running)" : ""))}</pre>
+<h3>Result${row.isError ? " (error)" : ""}</h3><pre class="result">${esc(row.output ?? (row.waiting ? "(not run: waits for a decision)" : row.open ? "(running)" : ""))}</pre>
 </details>
 </li>`;
     case "request": {
@@ -86,7 +89,7 @@ ${row.text ? `<details id="d${index}"><summary>Text</summary><pre>${esc(row.text
       const votes = row.votes
         .map(
           (v) =>
-            `<li>${esc(v.by)}: ${esc(v.decision)} via ${esc(v.channel)} at ${esc(offset(v.at - timeline.start))}${v.reset ? " (reset by a later edit)" : ""}</li>`,
+            `<li>${esc(v.by)}: ${esc(v.decision)} via ${esc(v.channel)} at ${esc(offset(v.at - timeline.start))}${v.edited === undefined ? "" : `, edited the arguments to <code class="edit">${esc(JSON.stringify(v.edited))}</code>`}${v.reset ? " (reset by a later edit)" : ""}</li>`,
         )
         .join("");
       const marks = row.marks
