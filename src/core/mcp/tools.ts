@@ -14,6 +14,7 @@ import { NO_SDK_TIMEOUT, PausableDeadline } from "./deadline";
 import { CALL_KEY_META } from "./link";
 import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
+import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Awaited<ReturnType<McpClient["callTool"]>>;
@@ -91,6 +92,11 @@ async function callTool(
   if (signIn.failure) {
     return signIn.failure;
   }
+  const endTurn = await options.calls.turn();
+  if (ctx.signal?.aborted) {
+    endTurn();
+    return { output: `${name} aborted`, isError: true };
+  }
   const limit = Math.min(options.timeout, ctx.timeout ?? Infinity);
   const controller = new AbortController();
   let timedOut = false;
@@ -152,8 +158,13 @@ async function callTool(
       ctx,
       signedIn: signIn.signedIn,
     });
+    const urlsRequired = urlElicitationsIn(error);
     if (signInPending) {
       result = signInPending;
+    } else if (urlsRequired) {
+      result = pending(
+        urlRequiredRequest(urlsRequired, { server: options.server, tool: name, ctx }),
+      );
     } else if (timedOut) {
       result = { output: `${name} timed out after ${limit} ms`, isError: true };
     } else if (ctx.signal?.aborted) {
@@ -164,6 +175,7 @@ async function callTool(
   } finally {
     call.deadline.clear();
     options.calls.end(call);
+    endTurn();
     ctx.signal?.removeEventListener("abort", onAbort);
   }
 
