@@ -277,3 +277,41 @@ describe("2.6 one waitFor: the client's answers MCP elicitations when the toolki
     ]);
   });
 });
+
+describe("2.7 a response stream that closes without a reply", () => {
+  it("fails the call at once (not at the timeout), whether it ends or breaks; the server's other calls go on", async () => {
+    const plain = (name: string): TestTool => ({ name, run: () => text(`${name} ran`) });
+    const server = track(
+      streamableServer({ tools: [plain("fine"), plain("ends"), plain("breaks")] }),
+    );
+    // The server's answer to a call of `ends` / `breaks` is lost on the way.
+    const lossy: typeof fetch = async (input, init) => {
+      const body = typeof init?.body === "string" ? init.body : "";
+      const headers = { "content-type": "text/event-stream" };
+      if (body.includes('"name":"ends"')) {
+        return new Response("", { headers });
+      }
+      if (body.includes('"name":"breaks"')) {
+        const broken = new ReadableStream({
+          start: (controller) => controller.error(new TypeError("socket hang up")),
+        });
+        return new Response(broken, { headers });
+      }
+      return server.fetch(input, init);
+    };
+    const toolkit = track(
+      await createToolkit({
+        // A timeout far past the test's own: only failing at once passes.
+        mcp: { mcpServers: { flaky: { url: `${ORIGIN}/mcp`, timeout: 600_000 } } },
+        fetch: routeFetch({ [ORIGIN]: lossy }),
+      }),
+    );
+    const lost = (name: string) => ({
+      output: `${name} failed: the server closed the response stream without a reply`,
+      isError: true,
+    });
+    expect(await toolkit.execute("flaky_ends", {})).toEqual(lost("flaky_ends"));
+    expect(await toolkit.execute("flaky_breaks", {})).toEqual(lost("flaky_breaks"));
+    expect(await toolkit.execute("flaky_fine", {})).toEqual({ output: "fine ran", isError: false });
+  });
+});

@@ -21,6 +21,8 @@ export interface McpCall {
   notes: string[];
   /** An elicitation handler chose to suspend the call durably on `request`. */
   suspend(request: Request): void;
+  /** Ends the call now with `error` (its response stream closed without a reply). */
+  fail(error: Error): void;
 }
 
 let sequence = 0;

@@ -101,6 +101,8 @@ async function callTool(
   const controller = new AbortController();
   let timedOut = false;
   let suspended: Request | undefined;
+  // The SDK wraps an abort's reason in its own error: keep ours to report it as is.
+  let failure: Error | undefined;
   let onSuspend: () => void = () => {};
   const suspension = new Promise<void>((resolve) => (onSuspend = resolve));
 
@@ -117,6 +119,10 @@ async function callTool(
     suspend(request) {
       suspended ??= request;
       onSuspend();
+    },
+    fail(error) {
+      failure ??= error;
+      controller.abort(error);
     },
   };
   const onAbort = () => controller.abort(ctx.signal?.reason);
@@ -165,6 +171,8 @@ async function callTool(
       result = pending(
         urlRequiredRequest(urlsRequired, { server: options.server, tool: name, ctx }),
       );
+    } else if (failure) {
+      result = { output: `${name} failed: ${failure.message}`, isError: true };
     } else if (timedOut) {
       result = { output: `${name} timed out after ${limit} ms`, isError: true };
     } else if (ctx.signal?.aborted) {
