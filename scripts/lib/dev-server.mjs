@@ -58,10 +58,12 @@ export const TEST_VARS = {
  * The command line: wrangler's `--env-file` replaces .dev.vars (and .env) entirely, so
  * exactly `vars` reach the worker.
  */
-export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
+export function devServerArgs({ port, inspectorPort, stateDir, envFile, config, script }) {
   return [
     WRANGLER,
     "dev",
+    ...(script ? [script] : []),
+    ...(config ? ["--config", config] : []),
     "--ip",
     "127.0.0.1",
     "--port",
@@ -79,9 +81,10 @@ export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
 }
 
 /**
- * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string> }} options
+ * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string>, config?: string, script?: string }} options
  *   `cwd`: the worker project (default: this repository); `vars`: exactly the variables
- *   the worker gets (default {@link TEST_VARS}).
+ *   the worker gets (default {@link TEST_VARS}); `config` and `script`: another wrangler
+ *   configuration and entry module (a test fixture's), relative to `cwd`.
  * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void> }>}
  */
 export async function startDevServer({
@@ -89,6 +92,8 @@ export async function startDevServer({
   log = () => {},
   cwd = ROOT,
   vars = TEST_VARS,
+  config,
+  script,
 } = {}) {
   const credentials = {
     apiToken: vars.API_TOKEN,
@@ -112,6 +117,8 @@ export async function startDevServer({
     inspectorPort: await freePort(),
     stateDir,
     envFile,
+    config,
+    script,
   });
   log(`wrangler dev with the test configuration (${Object.keys(vars).join(", ")}), not .dev.vars`);
   const url = `http://127.0.0.1:${args[args.indexOf("--port") + 1]}`;
