@@ -263,6 +263,7 @@ export function inboxItem(
     metadata: parseJson(run.metadata) ?? null,
     prompt: request.prompt,
     kind: request.kind,
+    ...(request.kind === "input" && data.schema !== undefined ? { schema: data.schema } : {}),
     expiresAt,
     groups: at.groups,
     status: change.decision ? "decided" : "open",

@@ -23,6 +23,7 @@ import { accessIdentity, readAccessSettings } from "./access";
 import { rulesOf } from "../../core/approvers/rules";
 import { editableKeys, editedArgs } from "./arg-edits";
 import { MAX_REASON_CHARS } from "../http/schemas";
+import { fieldsFromForm } from "../pages/schema-fields";
 
 /** Who an anonymous approval link decides as (it names no person). */
 export const ANONYMOUS_LINK = "anonymous link";
@@ -206,7 +207,8 @@ export function approvalRoutes() {
             403,
           );
         }
-        const form = await c.req.parseBody();
+        // `all`: a multiple-choice field sends one value per ticked box.
+        const form = await c.req.parseBody({ all: true });
         const decision =
           form.decision === "approve"
             ? "approve"
@@ -234,12 +236,11 @@ export function approvalRoutes() {
                 text,
               )
             : undefined;
-        const fields = Object.entries(form).filter(
-          ([key, value]) => key.startsWith("field:") && typeof value === "string",
-        );
         const data =
           description.request.kind === "input"
-            ? Object.fromEntries(fields.map(([k, v]) => [k.slice(6), v]))
+            ? fieldsFromForm(description.request.data?.schema, (name) =>
+                [form[name]].flat().filter((v): v is string => typeof v === "string"),
+              )
             : undefined;
         const outcome: DecisionOutcome = await threadStub(c.env, claims.threadId).decide({
           runId: claims.runId,
