@@ -152,6 +152,7 @@ describe("2.2 a call answered with -32042 (URL elicitation required)", () => {
           tool: "crm_sync",
           elicitations: [
             {
+              mode: "url",
               elicitationId: "el-1",
               url: "https://crm.example/connect?e=1",
               message: "Connect your CRM account",

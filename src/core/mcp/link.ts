@@ -35,24 +35,24 @@ export function linkingFetch(base: Fetch, calls: CallRegistry): Fetch {
     const requestId = JSON.stringify(sent.requestId);
     let replied = false;
     let resumable = false;
-    const body = readAlong(response.body, {
-      message(message) {
-        if (typeof message.method === "string" && message.id !== undefined && message.id !== null) {
+    const body = readAlong(
+      response.body,
+      (message) => {
+        if (message === "id") {
+          resumable = true;
+        } else if (typeof message.method === "string" && message.id != null) {
           calls.link(message.id, call);
         } else if (message.method === undefined && JSON.stringify(message.id) === requestId) {
           replied = true;
         }
       },
-      eventId() {
-        resumable = true;
-      },
-      end() {
+      () => {
         // With an event id the SDK reconnects and the reply may still come (resumability).
         if (!replied && !resumable) {
           call.fail(new Error("the server closed the response stream without a reply"));
         }
       },
-    });
+    );
     return new Response(body, {
       status: response.status,
       statusText: response.statusText,
@@ -80,31 +80,37 @@ function stripCallKey(body: string): { key: string; requestId: unknown; body: st
   return { key, requestId: (message as { id?: unknown }).id, body: JSON.stringify(message) };
 }
 
-interface StreamWatcher {
-  /** Each JSON-RPC message in the stream's events. */
-  message(message: { method?: unknown; id?: unknown }): void;
-  /** An event carried an `id:` (the stream can be resumed). */
-  eventId(): void;
-  /** The stream ended or broke. */
-  end(): void;
-}
+type Seen = { method?: unknown; id?: unknown } | "id";
 
-/** The same bytes, read along: SSE lines are parsed for the watcher, chunks pass through unchanged. */
-function readAlong(source: ReadableStream<Uint8Array>, watcher: StreamWatcher) {
+/**
+ * The same bytes, read along: each JSON-RPC message in the SSE events (and `"id"` for an
+ * event with an id) goes to `onSeen`, `onEnd` runs when the stream ends or breaks.
+ */
+function readAlong(
+  source: ReadableStream<Uint8Array>,
+  onSeen: (seen: Seen) => void,
+  onEnd: () => void,
+) {
   const reader = source.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
   const line = (text: string) => {
-    if (text === "") {
-      if (data.length > 0) {
-        report(data.join("\n"), watcher);
+    if (text.startsWith("data:")) {
+      data.push(text.slice(text.startsWith("data: ") ? 6 : 5));
+    } else if (text.startsWith("id:") && text.slice(3).trim()) {
+      onSeen("id");
+    } else if (text === "" && data.length > 0) {
+      try {
+        for (const message of [JSON.parse(data.join("\n"))].flat()) {
+          if (typeof message === "object" && message !== null) {
+            onSeen(message);
+          }
+        }
+      } catch {
+        // not JSON: not ours to judge; the SDK reports it
       }
       data = [];
-    } else if (text.startsWith("data:")) {
-      data.push(text.slice(text.startsWith("data: ") ? 6 : 5));
-    } else if (text.startsWith("id:") && text.slice(3).trim() !== "") {
-      watcher.eventId();
     }
   };
   return new ReadableStream<Uint8Array>({
@@ -113,12 +119,12 @@ function readAlong(source: ReadableStream<Uint8Array>, watcher: StreamWatcher) {
       try {
         chunk = await reader.read();
       } catch (error) {
-        watcher.end();
+        onEnd();
         controller.error(error);
         return;
       }
       if (chunk.done) {
-        watcher.end();
+        onEnd();
         controller.close();
         return;
       }
@@ -127,26 +133,9 @@ function readAlong(source: ReadableStream<Uint8Array>, watcher: StreamWatcher) {
       const cut = buffer.endsWith("\r") ? buffer.length - 1 : buffer.length;
       const lines = buffer.slice(0, cut).split(/\r\n|\r|\n/);
       buffer = (lines.pop() ?? "") + buffer.slice(cut);
-      for (const text of lines) {
-        line(text);
-      }
+      lines.forEach(line);
       controller.enqueue(chunk.value);
     },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
+    cancel: (reason) => reader.cancel(reason),
   });
-}
-
-function report(data: string, watcher: StreamWatcher): void {
-  try {
-    const messages: unknown = JSON.parse(data);
-    for (const message of Array.isArray(messages) ? messages : [messages]) {
-      if (typeof message === "object" && message !== null) {
-        watcher.message(message as { method?: unknown; id?: unknown });
-      }
-    }
-  } catch {
-    // not JSON: not ours to judge; the SDK reports it
-  }
 }

@@ -85,8 +85,9 @@ async function callTool(
   ctx: Context,
   options: McpToolOptions,
 ): Promise<ToolResult> {
+  const aborted: ToolResult = { output: `${name} aborted`, isError: true };
   if (ctx.signal?.aborted) {
-    return { output: `${name} aborted`, isError: true };
+    return aborted;
   }
   const signIn = await finishSignIn(name, options.auth, ctx);
   if (signIn.failure) {
@@ -95,7 +96,7 @@ async function callTool(
   const endTurn = await options.calls.turn();
   if (ctx.signal?.aborted) {
     endTurn();
-    return { output: `${name} aborted`, isError: true };
+    return aborted;
   }
   const limit = Math.min(options.timeout, ctx.timeout ?? Infinity);
   const controller = new AbortController();
@@ -176,7 +177,7 @@ async function callTool(
     } else if (timedOut) {
       result = { output: `${name} timed out after ${limit} ms`, isError: true };
     } else if (ctx.signal?.aborted) {
-      result = { output: `${name} aborted`, isError: true };
+      result = aborted;
     } else {
       result = { output: `${name} failed: ${errorMessage(error)}`, isError: true };
     }

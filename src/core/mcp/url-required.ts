@@ -34,31 +34,25 @@ export function urlElicitationsIn(error: unknown): ElicitRequestURLParams[] | un
 /**
  * @example
  * urlRequiredRequest([{ mode: "url", message: "Connect your account", url: "https://x.test/connect", elicitationId: "e1" }], { server: "crm", tool: "crm_sync", ctx: { callId: "call_1" } });
- * // { id: "urlreq_call_1", kind: "authorization", prompt: "crm_sync: Connect your account", url: "https://x.test/connect", data: { server: "crm", tool: "crm_sync", elicitations: [{ … }] } }
+ * // { id: "urlreq_call_1", kind: "authorization", prompt: "crm_sync: Connect your account", url: "https://x.test/connect", data: { server: "crm", tool: "crm_sync", elicitations: [{ mode: "url", … }] } }
  */
 export function urlRequiredRequest(
   elicitations: ElicitRequestURLParams[],
   origin: { server: string; tool: string; ctx: Context },
 ): Request {
   const [first, ...rest] = elicitations as [ElicitRequestURLParams, ...ElicitRequestURLParams[]];
-  const more = rest.map((e) => `\n- ${e.message}: ${e.url}`).join("");
   const request: Request = {
-    kind: "authorization",
-    prompt: `${origin.tool}: ${first.message}${more}`,
-    url: first.url,
-    data: {
-      server: origin.server,
-      tool: origin.tool,
-      elicitations: elicitations.map(({ elicitationId, url, message }) => ({
-        elicitationId,
-        url,
-        message,
-      })),
-    },
     // Derived from the call when known, so a retried first execution asks the same request.
     id: origin.ctx.callId
-      ? `urlreq_${origin.ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}`
+      ? `urlreq_${origin.ctx.callId.replace(/[^\w-]/g, "_")}`
       : newRequestId("urlreq"),
+    kind: "authorization",
+    prompt: [
+      `${origin.tool}: ${first.message}`,
+      ...rest.map((e) => `- ${e.message}: ${e.url}`),
+    ].join("\n"),
+    url: first.url,
+    data: { server: origin.server, tool: origin.tool, elicitations },
   };
   return request;
 }

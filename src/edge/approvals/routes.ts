@@ -207,8 +207,7 @@ export function approvalRoutes() {
             403,
           );
         }
-        // `all`: a multiple-choice field sends one value per ticked box.
-        const form = await c.req.parseBody({ all: true });
+        const form = await c.req.parseBody();
         const decision =
           form.decision === "approve"
             ? "approve"
@@ -238,9 +237,10 @@ export function approvalRoutes() {
             : undefined;
         const data =
           description.request.kind === "input"
-            ? fieldsFromForm(description.request.data?.schema, (name) =>
-                [form[name]].flat().filter((v): v is string => typeof v === "string"),
-              )
+            ? fieldsFromForm(description.request.data?.schema, (name) => {
+                const value = form[name];
+                return typeof value === "string" ? value : undefined;
+              })
             : undefined;
         const outcome: DecisionOutcome = await threadStub(c.env, claims.threadId).decide({
           runId: claims.runId,

@@ -134,7 +134,7 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       const version = form.get("argsHash") ?? "";
       const data =
         decision === "approve" && item.kind === "input"
-          ? fieldsFromForm(item.schema, (name) => form.getAll(name))
+          ? fieldsFromForm(item.schema, (name) => form.get(name) ?? undefined)
           : undefined;
       const outcome: DecisionOutcome = await threadStub(c.env, threadId).decide({
         runId,
