@@ -262,6 +262,7 @@ export function inboxItem(
     metadata: run.metadata,
     prompt: request.prompt,
     kind: request.kind,
+    ...(request.kind === "input" && data.schema !== undefined ? { schema: data.schema } : {}),
     expiresAt,
     groups: at.groups,
     status: change.decision ? "decided" : "open",

@@ -7,6 +7,8 @@ export function devServerArgs(options: {
   inspectorPort: number;
   stateDir: string;
   envFile: string;
+  config?: string;
+  script?: string;
 }): string[];
 export function startDevServer(options?: {
   timeoutMs?: number;
@@ -15,6 +17,8 @@ export function startDevServer(options?: {
   vars?: Record<string, string>;
   /** Kept at stop(): a later server on it resumes the same local state (a restart). */
   stateDir?: string;
+  config?: string;
+  script?: string;
 }): Promise<{
   url: string;
   apiToken: string;

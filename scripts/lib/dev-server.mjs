@@ -58,10 +58,12 @@ export const TEST_VARS = {
  * The command line: wrangler's `--env-file` replaces .dev.vars (and .env) entirely, so
  * exactly `vars` reach the worker.
  */
-export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
+export function devServerArgs({ port, inspectorPort, stateDir, envFile, config, script }) {
   return [
     WRANGLER,
     "dev",
+    ...(script ? [script] : []),
+    ...(config ? ["--config", config] : []),
     "--ip",
     "127.0.0.1",
     "--port",
@@ -79,11 +81,13 @@ export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
 }
 
 /**
- * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string>, stateDir?: string }} options
+ * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string>, stateDir?: string, config?: string, script?: string }} options
  *   `cwd`: the worker project (default: this repository); `vars`: exactly the variables
  *   the worker gets (default {@link TEST_VARS}); `stateDir`: where the local Durable
  *   Objects, queues and alarms persist — given, it is kept at stop(), so a second server
- *   started on it is the same deployment after a restart (default: a fresh temporary one).
+ *   started on it is the same deployment after a restart (default: a fresh temporary one);
+ *   `config` and `script`: another wrangler configuration and entry module (a test
+ *   fixture's), relative to `cwd`.
  * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void> }>}
  */
 export async function startDevServer({
@@ -92,6 +96,8 @@ export async function startDevServer({
   cwd = ROOT,
   vars = TEST_VARS,
   stateDir: keptStateDir,
+  config,
+  script,
 } = {}) {
   const credentials = {
     apiToken: vars.API_TOKEN,
@@ -115,6 +121,8 @@ export async function startDevServer({
     inspectorPort: await freePort(),
     stateDir,
     envFile,
+    config,
+    script,
   });
   log(`wrangler dev with the test configuration (${Object.keys(vars).join(", ")}), not .dev.vars`);
   const url = `http://127.0.0.1:${args[args.indexOf("--port") + 1]}`;

@@ -50,7 +50,10 @@ export interface ToolkitOptions {
   agents?: A2AAgent[] | Record<string, unknown>;
   /** Replaces the MCP loader (default: the SDK-based one in src/core/mcp). */
   loadMcp?: ToolSourceLoader;
-  /** Answers MCP elicitations in process; without it (or `onElicitation`) the capability is not advertised. */
+  /**
+   * Answers MCP elicitations in process. Without it (or `onElicitation`) the calling loop's
+   * `waitFor` answers them (its stream emits `pending`), and with none the call suspends.
+   */
   waitFor?: WaitFor;
   /**
    * Answers MCP elicitations per call, with the call's context; takes precedence over

@@ -48,6 +48,12 @@ export interface Context {
    * waiting inline, and the host answers the request when the wait is over.
    */
   suspendAfterMs?: number;
+  /**
+   * Set by a loop whose host answers requests inline (a client `waitFor`): a tool that meets
+   * a person's question in the middle of its work (an MCP server's elicitation) asks it here,
+   * and the loop emits `pending` for it like for any request. Absent ⇒ the tool suspends.
+   */
+  waitFor?: WaitFor;
 }
 export type ToolContext = Context;
 

@@ -119,12 +119,18 @@ async function setup(options: Omit<ToolkitOptions, "mcp" | "fetch"> = {}, server
 }
 
 describe("elicitation capability", () => {
-  it("without a waitFor the client does not advertise elicitation, and a server's elicitation fails", async () => {
+  it("without any waitFor the client still advertises elicitation (a caller's loop may answer), and a direct call suspends on it", async () => {
     const { server, toolkit } = await setup();
-    expect(server.initializeParams()[0].capabilities).toEqual({});
-    const result = await toolkit.execute("tickets_try_elicit", {});
-    expect(result.isError).toBe(true);
-    expect(result.output).toMatch(/^cannot elicit: /);
+    expect(server.initializeParams()[0].capabilities).toEqual({
+      elicitation: { form: {}, url: {} },
+    });
+    const result = await toolkit.execute("tickets_try_elicit", {}, { callId: "direct" });
+    expect(pendingOf(result)).toMatchObject({
+      id: "eli_direct",
+      kind: "input",
+      prompt: "Anything?",
+    });
+    expect(server.elicitResults).toEqual([{ action: "cancel" }]);
   });
 
   it("with a waitFor the client advertises form and url elicitation", async () => {

@@ -463,6 +463,19 @@ describe("the approval page of the inline request", () => {
     expect(again.status).toBe(409);
   });
 
+  it("its approvals inbox item carries the form's schema, for the inbox form's fields and defaults", async () => {
+    const { runId, request } = await suspendedDurably();
+    const item = await until(async () => {
+      const listed = await api("/v1/approvals?group=default");
+      const body = await listed.json<{ items: Array<Record<string, unknown>> }>();
+      return body.items.find((i) => i.runId === runId && i.requestId === request.id);
+    }, "the elicitation in the default inbox");
+    expect(item).toMatchObject({ kind: "input", schema: ADDRESS_SCHEMA });
+    const response = await decide(runId, request.id, "cancel");
+    expect(response.status).toBe(202);
+    await waitForStatus(runId, FINISHED);
+  });
+
   it("once suspended durably, GET /v1/runs/:id gives the same request's approval link, with the address field", async () => {
     const { runId } = await suspendedDurably();
     const run = await getRun(runId);

@@ -196,6 +196,7 @@ async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answe
       callId: call.id,
       runId: env.runId,
       ...(answer ? { answer } : {}),
+      ...(env.waitFor ? { waitFor: askedDuringCall(call, env, env.waitFor) } : {}),
     });
     return { args: effectiveArgs, result, ms: Date.now() - started };
   } catch (error) {
@@ -205,6 +206,14 @@ async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answe
       ms: Date.now() - started,
     };
   }
+}
+
+/** A question a tool asks mid-call goes to the host's `waitFor`, announced like any request. */
+function askedDuringCall(call: ToolCall, env: CallEnv, waitFor: WaitFor): WaitFor {
+  return (request) => {
+    env.emit?.({ type: "pending", request, id: call.id });
+    return waitFor(request);
+  };
 }
 
 /** Applies `afterTool` (awaited only when there is one) and closes the call: metric, record, event, message. */

@@ -37,6 +37,8 @@ export interface ElicitationContext {
   elicitation: ElicitationParams;
   /** Aborted when the server withdraws the request, or the call is aborted or times out. */
   signal: AbortSignal;
+  /** `Context.waitFor` of that call: its loop's host answers requests inline. */
+  waitFor?: WaitFor;
 }
 
 /** Tells the bridge to cancel upstream and suspend the tool call durably on `suspend`. */
@@ -68,17 +70,31 @@ export function isSuspendCall(reply: unknown): reply is SuspendCall {
   return typeof reply === "object" && reply !== null && "suspend" in reply;
 }
 
-/** `onElicitation` wins; else `waitFor`; else none (and the capability is not advertised). */
+/**
+ * `onElicitation` wins; else the toolkit's `waitFor`; else the caller's: the loop's
+ * `ctx.waitFor` when its host answers inline (a client `waitFor`), otherwise the call
+ * suspends on the request and the re-execution with the person's answer answers the
+ * server's next elicitation with it. So elicitation is always advertised.
+ */
 export function elicitationHandler(options: {
   onElicitation?: ElicitationHandler;
   waitFor?: WaitFor;
-}): ElicitationHandler | undefined {
+}): ElicitationHandler {
   if (options.onElicitation) {
     return options.onElicitation;
   }
   const waitFor = options.waitFor;
-  return waitFor ? (request) => waitFor(request) : undefined;
+  return waitFor ? (request) => waitFor(request) : askCaller;
 }
+
+const askCaller: ElicitationHandler = (request, ctx) => {
+  // Named after the call, so the re-execution knows its own answer from any other (an approval's).
+  const id = ctx.callId ? `eli_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}` : request.id;
+  if (ctx.answer?.ok && ctx.answer.id === id) {
+    return { ...ctx.answer, id: request.id };
+  }
+  return ctx.waitFor ? ctx.waitFor(request) : suspendCall({ ...request, id });
+};
 
 /** The function the MCP client runs for each `elicitation/create` from `server`. */
 export function elicitationResponder(
@@ -103,6 +119,7 @@ export function elicitationResponder(
           callId: call.ctx.callId,
           runId: call.ctx.runId,
           answer: call.ctx.answer,
+          waitFor: call.ctx.waitFor,
         }),
       );
     }

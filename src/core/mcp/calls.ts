@@ -2,7 +2,8 @@
  * The tool calls in flight on one MCP connection, and which of them a server
  * request (an elicitation) belongs to. A server request is linked to a call when it
  * arrived on that call's own response stream (see link.ts); otherwise, if exactly
- * one call is in flight, it is that one; otherwise it is unattributed.
+ * one call is in flight, it is that one (over SSE calls take turns so that this holds);
+ * otherwise it is unattributed.
  */
 import type { Context, Request } from "../types";
 import type { PausableDeadline } from "./deadline";
@@ -20,6 +21,8 @@ export interface McpCall {
   notes: string[];
   /** An elicitation handler chose to suspend the call durably on `request`. */
   suspend(request: Request): void;
+  /** Ends the call now with `error` (its response stream closed without a reply). */
+  fail(error: Error): void;
 }
 
 let sequence = 0;
@@ -31,6 +34,25 @@ export function newCallKey(): string {
 export class CallRegistry {
   private readonly calls = new Map<string, McpCall>();
   private readonly links = new Map<string, McpCall>();
+  private tail: Promise<void> = Promise.resolve();
+  /**
+   * Over the legacy SSE transport every server message shares one event stream, so
+   * nothing says which call an elicitation belongs to: calls then go one at a time, and
+   * the one in flight is the one that elicited (see `attribute`).
+   */
+  oneAtATime = false;
+
+  /** Waits for this call's turn; resolves to the function that ends it. */
+  async turn(): Promise<() => void> {
+    if (!this.oneAtATime) {
+      return () => {};
+    }
+    const before = this.tail;
+    let release: () => void = () => {};
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    await before;
+    return release;
+  }
 
   begin(call: McpCall): void {
     this.calls.set(call.key, call);

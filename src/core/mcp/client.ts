@@ -167,23 +167,13 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
     return result;
   }
 
-  /** Answers `elicitation/create`; requests and results are checked as the SDK's `Client` does. */
+  /**
+   * Answers `elicitation/create`; results are checked as the SDK's `Client` does. The
+   * client advertises both modes whenever it answers (see connect.ts), so any mode is taken.
+   */
   onElicitation(handler: ElicitHandler): void {
-    const modes = this.capabilities.elicitation;
     this.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const params = { ...request.params, mode: request.params.mode ?? "form" };
-      if (params.mode === "form" && !modes?.form) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          "Client does not support form-mode elicitation requests",
-        );
-      }
-      if (params.mode === "url" && !modes?.url) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          "Client does not support URL-mode elicitation requests",
-        );
-      }
       const result = ElicitResultSchema.safeParse(
         await handler(params as ElicitRequest["params"], extra),
       );
@@ -205,12 +195,8 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
 
   protected assertNotificationCapability(): void {}
 
-  protected assertRequestHandlerCapability(method: string): void {
-    // Called from Protocol's constructor too, before our fields exist.
-    if (method === "elicitation/create" && !this.capabilities?.elicitation) {
-      throw new Error(`Client does not support elicitation capability (required for ${method})`);
-    }
-  }
+  // Elicitation is the one request handled, and it is registered only with its capability (connect.ts).
+  protected assertRequestHandlerCapability(): void {}
 
   protected assertTaskCapability(): void {}
 

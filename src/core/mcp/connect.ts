@@ -32,8 +32,8 @@ export interface McpConnection {
 export interface ConnectOptions {
   env?: EnvLike;
   fetch?: typeof fetch;
-  /** Present ⇒ the client advertises elicitation (form + url) and answers through it. */
-  elicitation?: ElicitationHandler;
+  /** Answers elicitations; the client advertises both modes (form + url). */
+  elicitation: ElicitationHandler;
   calls: CallRegistry;
   /** The server's access tokens (entries with `oauth`); a 401 throws `AuthorizationRequired` either way. */
   bearer?: BearerSource;
@@ -132,11 +132,8 @@ async function attempt(
 }
 
 function newClient(server: string, options: ConnectOptions): McpClient {
-  const handler = options.elicitation;
-  const client = new McpClient(CLIENT_INFO, handler ? { elicitation: { form: {}, url: {} } } : {});
-  if (handler) {
-    client.onElicitation(elicitationResponder(server, options.calls, handler));
-  }
+  const client = new McpClient(CLIENT_INFO, { elicitation: { form: {}, url: {} } });
+  client.onElicitation(elicitationResponder(server, options.calls, options.elicitation));
   return client;
 }
 

@@ -6,11 +6,10 @@
  * (stdio) entries are reported as failed, never a crash. `createToolkit({ mcp })`
  * calls this for you.
  *
- * Elicitation: with a handler (`onElicitation`, or else `waitFor`) the client
- * advertises the `elicitation` capability (form + url) and bridges each
- * `elicitation/create` onto a `Request` (see ./elicitation for the mappings and
- * ./bridge for the per-call hook the edge plugs into); without one it does not
- * advertise it.
+ * Elicitation: the client advertises the `elicitation` capability (form + url) and
+ * bridges each `elicitation/create` onto a `Request` (see ./elicitation for the mappings
+ * and ./bridge for who answers: `onElicitation`, else `waitFor`, else the calling loop's
+ * `waitFor`, else the call suspends on the request).
  *
  * @example
  * const source = await loadMcp({
@@ -43,7 +42,7 @@ export interface LoadMcpOptions {
   config: unknown;
   /** Where `${ENV}` in headers is looked up (then `process.env` where one exists). */
   env?: EnvLike;
-  /** Answers elicitations in process (used when there is no `onElicitation`). */
+  /** Answers elicitations in process (used when there is no `onElicitation`; else the caller's loop does). */
   waitFor?: WaitFor;
   /** Answers elicitations per call; takes precedence over `waitFor`. See ./bridge. */
   onElicitation?: ElicitationHandler;
@@ -111,7 +110,7 @@ export async function loadMcp(options: LoadMcpOptions): Promise<McpSource> {
 async function loadServer(
   config: McpServerConfig,
   options: LoadMcpOptions,
-  handler: ElicitationHandler | undefined,
+  handler: ElicitationHandler,
 ): Promise<Loaded> {
   const name = config.name;
   if (!config.enabled) {
@@ -142,6 +141,7 @@ async function loadServer(
       calls,
       ...(session ? { bearer: session } : {}),
     });
+    calls.oneAtATime = connection.transport === "sse";
     try {
       const client = connection.client;
       const listed = await withDeadline("tools/list", config.timeout, (signal) =>

@@ -14,6 +14,7 @@ import { NO_SDK_TIMEOUT, PausableDeadline } from "./deadline";
 import { CALL_KEY_META } from "./link";
 import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
+import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Awaited<ReturnType<McpClient["callTool"]>>;
@@ -84,17 +85,25 @@ async function callTool(
   ctx: Context,
   options: McpToolOptions,
 ): Promise<ToolResult> {
+  const aborted: ToolResult = { output: `${name} aborted`, isError: true };
   if (ctx.signal?.aborted) {
-    return { output: `${name} aborted`, isError: true };
+    return aborted;
   }
   const signIn = await finishSignIn(name, options.auth, ctx);
   if (signIn.failure) {
     return signIn.failure;
   }
+  const endTurn = await options.calls.turn();
+  if (ctx.signal?.aborted) {
+    endTurn();
+    return aborted;
+  }
   const limit = Math.min(options.timeout, ctx.timeout ?? Infinity);
   const controller = new AbortController();
   let timedOut = false;
   let suspended: Request | undefined;
+  // The SDK wraps an abort's reason in its own error: keep ours to report it as is.
+  let failure: Error | undefined;
   let onSuspend: () => void = () => {};
   const suspension = new Promise<void>((resolve) => (onSuspend = resolve));
 
@@ -111,6 +120,10 @@ async function callTool(
     suspend(request) {
       suspended ??= request;
       onSuspend();
+    },
+    fail(error) {
+      failure ??= error;
+      controller.abort(error);
     },
   };
   const onAbort = () => controller.abort(ctx.signal?.reason);
@@ -152,18 +165,26 @@ async function callTool(
       ctx,
       signedIn: signIn.signedIn,
     });
+    const urlsRequired = urlElicitationsIn(error);
     if (signInPending) {
       result = signInPending;
+    } else if (urlsRequired) {
+      result = pending(
+        urlRequiredRequest(urlsRequired, { server: options.server, tool: name, ctx }),
+      );
+    } else if (failure) {
+      result = { output: `${name} failed: ${failure.message}`, isError: true };
     } else if (timedOut) {
       result = { output: `${name} timed out after ${limit} ms`, isError: true };
     } else if (ctx.signal?.aborted) {
-      result = { output: `${name} aborted`, isError: true };
+      result = aborted;
     } else {
       result = { output: `${name} failed: ${errorMessage(error)}`, isError: true };
     }
   } finally {
     call.deadline.clear();
     options.calls.end(call);
+    endTurn();
     ctx.signal?.removeEventListener("abort", onAbort);
   }
 

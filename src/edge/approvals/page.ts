@@ -6,6 +6,7 @@
 
 import { argEditFields, esc, layout, prettyJson, utcAndRelative } from "../pages/layout";
 import { askedByOf } from "../agents/asked-by";
+import { renderSchemaFields } from "../pages/schema-fields";
 
 /** What the approval page shows for one pending request. */
 export interface ApprovalPageView {
@@ -85,7 +86,7 @@ export function renderApprovalPage(view: ApprovalPageView): string {
   const form = view.readOnly
     ? `<p id="read-only" class="error">${esc(view.readOnly)}</p>`
     : `<form method="POST" action="${esc(view.actionPath)}">
-${view.argsHash ? `<input type="hidden" name="argsHash" value="${esc(view.argsHash)}">\n` : ""}${view.kind === "input" ? renderFields(view.data?.schema) : ""}${renderArgEdits(view)}<label for="reason">Reason <span class="hint">(optional)</span></label>
+${view.argsHash ? `<input type="hidden" name="argsHash" value="${esc(view.argsHash)}">\n` : ""}${view.kind === "input" ? renderSchemaFields(view.data?.schema) : ""}${renderArgEdits(view)}<label for="reason">Reason <span class="hint">(optional)</span></label>
 <textarea id="reason" name="reason" rows="3" maxlength="1000"></textarea>
 <div class="actions">
 <button type="submit" class="approve" name="decision" value="approve">Approve</button>
@@ -136,30 +137,6 @@ ${fields}
 `;
 }
 
-/** One labelled text input per property of a flat JSON Schema object; unknown shapes render nothing. */
-function renderFields(schema: unknown): string {
-  if (!isRecord(schema) || !isRecord(schema.properties)) {
-    return "";
-  }
-  const required: unknown[] = Array.isArray(schema.required) ? schema.required : [];
-  return Object.entries(schema.properties)
-    .map(([name, def], index) => {
-      const prop = isRecord(def) ? def : {};
-      const title = typeof prop.title === "string" ? prop.title : name;
-      const hint =
-        typeof prop.description === "string"
-          ? ` <span class="hint">${esc(prop.description)}</span>`
-          : "";
-      const isRequired = required.includes(name);
-      const value = prop.default !== undefined ? ` value="${esc(String(prop.default))}"` : "";
-      const id = `field-${index}`; // ids from an index: property names may hold any character
-      return `<label for="${id}">${esc(title)}${isRequired ? " *" : ""}${hint}</label>
-<input type="text" id="${id}" name="field:${esc(name)}"${value}${isRequired ? " required" : ""}>
-`;
-    })
-    .join("");
-}
-
 function renderVotes(view: ApprovalPageView): string {
   const items = (view.votes ?? []).map(
     (v) =>
@@ -172,8 +149,4 @@ ${items.length ? `<ul>${items.join("")}</ul>` : "<p>No votes yet.</p>"}`;
 
 function row(term: string, definition: string): string {
   return `<dt>${term}</dt><dd>${definition}</dd>`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

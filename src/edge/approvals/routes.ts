@@ -23,6 +23,7 @@ import { accessIdentity } from "./access";
 import { rulesOf } from "../../core/approvers/rules";
 import { editableKeys, editedArgs } from "./arg-edits";
 import { MAX_REASON_CHARS } from "../http/schemas";
+import { fieldsFromForm } from "../pages/schema-fields";
 
 /** Who an anonymous approval link decides as (it names no person). */
 export const ANONYMOUS_LINK = "anonymous link";
@@ -234,12 +235,12 @@ export function approvalRoutes() {
                 text,
               )
             : undefined;
-        const fields = Object.entries(form).filter(
-          ([key, value]) => key.startsWith("field:") && typeof value === "string",
-        );
         const data =
           description.request.kind === "input"
-            ? Object.fromEntries(fields.map(([k, v]) => [k.slice(6), v]))
+            ? fieldsFromForm(description.request.data?.schema, (name) => {
+                const value = form[name];
+                return typeof value === "string" ? value : undefined;
+              })
             : undefined;
         const outcome: DecisionOutcome = await threadStub(c.env, claims.threadId).decide({
           runId: claims.runId,

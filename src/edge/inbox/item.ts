@@ -50,6 +50,8 @@ export interface InboxItem {
   metadata: unknown;
   prompt: string;
   kind: Request["kind"];
+  /** `kind: "input"`: the fields asked for (`data.schema`, a flat JSON Schema). */
+  schema?: unknown;
   expiresAt: string | null;
   /** The group the request's rules name (`default` without one), then any escalation group. */
   groups: string[];

@@ -6,6 +6,7 @@
  * render, so the page needs no clock of its own.
  */
 import { argEditFields, esc, layout, prettyJson, time } from "../pages/layout";
+import { renderSchemaFields } from "../pages/schema-fields";
 
 import type { InboxItem } from "./item";
 import { editableKeys, editedArgs } from "../approvals/arg-edits";
@@ -73,7 +74,7 @@ function openItem(item: InboxItem, view: InboxPageView): string {
 ${edited(item)}${votes}<form method="POST" action="/inbox/decide">
 ${hidden}
 ${version}
-<button type="submit" class="approve" name="decision" value="approve">Approve</button>
+${item.kind === "input" ? renderSchemaFields(item.schema, `field-${item.requestId}`) : ""}<button type="submit" class="approve" name="decision" value="approve">Approve</button>
 </form>
 <form method="POST" action="/inbox/decide" class="decline">
 ${hidden}

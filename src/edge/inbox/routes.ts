@@ -15,6 +15,7 @@ import type { DecisionOutcome } from "../protocol";
 import { MAX_REASON_CHARS } from "../http/schemas";
 import { NO_STORE_NO_REFERRER } from "../http/headers";
 import { inboxSignedIn, signInPage } from "./signed-in";
+import { fieldsFromForm } from "../pages/schema-fields";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 
@@ -131,12 +132,17 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       const reason = form.get("reason")?.trim().slice(0, MAX_REASON_CHARS) || undefined;
       const args = decision === "approve" ? itemEditedArgs(item, form) : undefined;
       const version = form.get("argsHash") ?? "";
+      const data =
+        decision === "approve" && item.kind === "input"
+          ? fieldsFromForm(item.schema, (name) => form.get(name) ?? undefined)
+          : undefined;
       const outcome: DecisionOutcome = await threadStub(c.env, threadId).decide({
         runId,
         requestId,
         decision,
         ...(decision === "decline" && reason ? { reason } : {}),
         ...(args ? { args } : {}),
+        ...(data ? { data } : {}),
         ...(decision === "approve" && version ? { argsHash: version } : {}),
         channel: "inbox",
         decidedBy: who.member,

@@ -73,6 +73,7 @@ export const InboxItemSchema = z
     metadata: z.unknown(),
     prompt: z.string(),
     kind: z.string(),
+    schema: z.unknown().optional(), // kind input: the fields asked for (flat JSON Schema)
     expiresAt: z.string().nullable(),
     groups: z.array(z.string()),
     status: z.enum(["open", "decided"]),
