@@ -9,7 +9,7 @@
  * transcript and totals are the run's.
  */
 import type { Message, Request, RunResult, Usage } from "../../src/core/types";
-import type { HandleState } from "../../src/core/agents/types";
+import type { Budget, HandleState } from "../../src/core/agents/types";
 import type { Sql } from "../storage/sql";
 import type { ToolMessage } from "../storage/run-store";
 
@@ -46,7 +46,7 @@ export interface NewHandle {
   depth: number;
   callId: string;
   prompt: string;
-  budget: Record<string, number>;
+  budget: Budget;
   now: number;
 }
 

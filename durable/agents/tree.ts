@@ -8,6 +8,7 @@ import type { AgentDefinition } from "../../src/edge/agent";
 import type { DriverDeps } from "../thread/drive/driver-deps";
 import type { RunRow } from "../storage/run-store";
 import type { HandleStore } from "./handle-store";
+import type { TurnGate } from "../../src/core/agents/limits/gates";
 import { isChildPath } from "../../src/edge/agents/asked-by";
 
 export { askedByOf, isChildPath } from "../../src/edge/agents/asked-by";
@@ -17,6 +18,8 @@ export interface TreeContext {
   handles: HandleStore;
   run: RunRow;
   signal: AbortSignal;
+  /** Each parent's `maxConcurrent` gate (SPEC §7D gate 2), for the children this drive runs. */
+  concurrency: Map<string, TurnGate>;
   /**
    * The `task` tools a caller gets (team-tool.ts), handed in where the tree is built so a
    * child's step and the task tool, which call each other, do not import each other.
