@@ -6,129 +6,13 @@
  * Scripted models; "an hour later" is the stored clock moved back, not a wait.
  */
 import { describe, expect, it } from "vitest";
-import { env, runInDurableObject } from "cloudflare:test";
-import { createEdge } from "../../src/create-edge";
-import { defineAgent } from "../../src/edge/agent";
-import { defineTool } from "../../src/core/tools/define";
-import { requireApproval } from "../../src/core/tools/approval";
 import type { Budget } from "../../src/core/agents/types";
-import type { Message } from "../../src/core/types";
-import type { ModelRequest } from "../../src/core/providers/model";
-import type { RunView } from "../../src/edge/protocol";
-import { newRunId, newThreadId } from "../../src/edge/http/threads";
-import { BASE } from "../helpers/edge";
-import { threadStub } from "../helpers/durable";
-
-type Object_ = InstanceType<ReturnType<typeof createEdge>["ThreadObject"]>;
-type TreeView = Array<{ handle: string; state: string; turns: number }>;
-
-const tokens = (n: number) => ({ promptTokens: n, completionTokens: 0, totalTokens: n });
-const toolResults = (request: ModelRequest) =>
-  request.messages.filter((m): m is Extract<Message, { role: "tool" }> => m.role === "tool");
-
-function rig(opts: {
-  coordinator?: Budget;
-  worker?: Budget;
-  tasks?: number;
-  /** Tool results the worker wants before it answers. */
-  pings?: number;
-  onWorkerCall?: () => Promise<void>;
-}) {
-  const log = { coordinatorCalls: 0, pings: 0, refunds: 0 };
-  const ping = defineTool({
-    name: "ping",
-    description: "Ping",
-    run: () => {
-      log.pings += 1;
-      return "pong";
-    },
-  });
-  const refund = requireApproval(
-    defineTool({
-      name: "refund",
-      description: "Refund",
-      run: () => {
-        log.refunds += 1;
-        return "refunded";
-      },
-    }),
-    { prompt: "Refund?" },
-  );
-  const worker = defineAgent({
-    name: "worker",
-    description: "Works",
-    systemPrompt: "w",
-    tools: [ping, refund],
-    ...(opts.worker ? { budget: opts.worker } : {}),
-    demoModel: async (request) => {
-      await opts.onWorkerCall?.();
-      const prompt = String(request.messages.find((m) => m.role === "user")?.content);
-      const done = toolResults(request).length;
-      if (prompt === "refund") {
-        return done === 0
-          ? { toolCalls: [{ name: "refund", arguments: {} }], usage: tokens(30) }
-          : { content: "refund done", usage: tokens(30) };
-      }
-      return done < (opts.pings ?? 3)
-        ? { toolCalls: [{ name: "ping", arguments: {} }], usage: tokens(30) }
-        : { content: `worked ${done}`, usage: tokens(30) };
-    },
-  });
-  const coordinator = defineAgent({
-    name: "coordinator",
-    description: "Delegates",
-    systemPrompt: "c",
-    tools: [],
-    team: ["worker"],
-    ...(opts.coordinator ? { budget: opts.coordinator } : {}),
-    demoModel: (request) => {
-      log.coordinatorCalls += 1;
-      const last = request.messages.at(-1);
-      if (last?.role === "user") {
-        const prompt = last.content === "refund" ? "refund" : "work";
-        const calls = Array.from({ length: opts.tasks ?? 1 }, () => ({
-          name: "task",
-          arguments: { agent: "worker", prompt },
-        }));
-        return { toolCalls: calls, usage: tokens(10) };
-      }
-      return {
-        content: toolResults(request)
-          .map((m) => m.content)
-          .join(" | "),
-        usage: tokens(10),
-      };
-    },
-  });
-  return { edge: createEdge({ agents: [coordinator, worker] }), log };
-}
-
-async function inObject<R>(
-  edge: ReturnType<typeof createEdge>,
-  input: string,
-  fn: (object: Object_, runId: string, state: DurableObjectState) => Promise<R>,
-): Promise<R> {
-  const threadId = newThreadId();
-  const runId = newRunId(threadId);
-  const queue = { send: async () => {}, sendBatch: async () => {} };
-  return runInDurableObject(threadStub(threadId), async (_instance, state) => {
-    const object = new edge.ThreadObject(state, {
-      ...env,
-      RESUME_QUEUE: queue,
-      NOTIFY_QUEUE: queue,
-    });
-    await object.start({ runId, threadId, agent: "coordinator", input, publicUrl: BASE });
-    await object.drive(runId);
-    const result = await fn(object, runId, state);
-    await state.storage.deleteAlarm();
-    return result;
-  });
-}
-
-const viewOf = async (object: Object_, runId: string) =>
-  (await object.getRun(runId, { transcript: true })) as RunView & { tree: TreeView };
-const taskOutputs = (view: RunView) =>
-  (view.transcript ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+import {
+  inTreeObject as inObject,
+  taskOutputs,
+  treeRig as rig,
+  viewOf,
+} from "../helpers/subagent-rig";
 
 describe("hierarchical budgets of a tree in the Durable Object", () => {
   it("maxTokens: a child's carve stops it, and what it spent stops its queued sibling and its parent", async () => {
