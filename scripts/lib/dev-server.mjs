@@ -79,9 +79,11 @@ export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
 }
 
 /**
- * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string> }} options
+ * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string>, stateDir?: string }} options
  *   `cwd`: the worker project (default: this repository); `vars`: exactly the variables
- *   the worker gets (default {@link TEST_VARS}).
+ *   the worker gets (default {@link TEST_VARS}); `stateDir`: the caller's directory for the
+ *   persisted state (Durable Objects, queues, alarms), kept on stop so a second server
+ *   started on it is a restart of the first (default: a temporary one, removed on stop).
  * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void> }>}
  */
 export async function startDevServer({
@@ -89,13 +91,14 @@ export async function startDevServer({
   log = () => {},
   cwd = ROOT,
   vars = TEST_VARS,
+  stateDir: ownStateDir,
 } = {}) {
   const credentials = {
     apiToken: vars.API_TOKEN,
     webhookSecrets: (vars.WEBHOOK_SECRET ?? "").split(/\s+/).filter(Boolean),
     notifySecrets: (vars.NOTIFY_SECRET ?? "").split(/\s+/).filter(Boolean),
   };
-  const stateDir = mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
+  const stateDir = ownStateDir ?? mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
   const envFile = path.join(stateDir, "dev.vars");
   writeFileSync(
     envFile,
@@ -154,6 +157,9 @@ export async function startDevServer({
     }
   };
   const removeState = () => {
+    if (ownStateDir) {
+      return; // the caller's: a restart reads it
+    }
     try {
       rmSync(stateDir, { recursive: true, force: true });
     } catch {
