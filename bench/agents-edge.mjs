@@ -12,15 +12,22 @@
  * start → pending, the decision recorded, resume → done. The tree's extra writes per child
  * handle are (tree − flat) / 3. Runs alternate flat/tree after a warm-up, in one process.
  *
+ * Peers in the same run (lib/agents-peers.mjs: OpenAI Agents SDK agents-as-tools, LangGraph
+ * sub-graphs, in-memory with scripted models): start → interrupted, the state serialized,
+ * resume → done, the finished siblings' tools counted (each must run once). The second table
+ * sets the edge (its storage included) beside them, every system interleaved per iteration.
+ *
  *   node agents-edge.mjs [--runs 200] [--warmup 30]
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
 import { importTs } from "./lib/build.mjs";
 import { measurePhase, openStorage } from "./lib/sqlite-storage.mjs";
-import { summarize, table, ms, ratio, arg, machine } from "./lib/stats.mjs";
+import { summarize, table, ms, ratio, arg, machine, shuffled } from "./lib/stats.mjs";
+import { peers } from "./lib/agents-peers.mjs";
 
 const PHASES = [
   ["start", "start"],
@@ -74,6 +81,25 @@ async function oneRun(harness, agents, dir) {
   }
 }
 
+/** A peer's suspend → resume, timed; each tool must have run exactly once. */
+async function peerRun(name, peer) {
+  const before = { ...peer.counts };
+  const t0 = performance.now();
+  const state = await peer.suspend();
+  const t1 = performance.now();
+  const text = await peer.resume(state);
+  const t2 = performance.now();
+  if (text !== FINAL) {
+    throw new Error(`unexpected final text ${JSON.stringify(text)}`);
+  }
+  for (const [tool, n] of Object.entries(peer.counts)) {
+    if (n !== before[tool] + 1) {
+      throw new Error(`${name}: ${tool} ran ${n - before[tool]} times in one run`);
+    }
+  }
+  return { phase1: t1 - t0, resume: t2 - t1, state: Buffer.byteLength(state) };
+}
+
 export async function main() {
   const runs = Number(arg("runs", 200));
   const warmup = Number(arg("warmup", 30));
@@ -81,14 +107,24 @@ export async function main() {
   const systems = { flat: harness.flatAgents, tree: harness.treeAgents };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-agents-edge-"));
   try {
-    for (let i = 0; i < warmup; i += 1) {
-      await oneRun(harness, systems.flat, dir);
-      await oneRun(harness, systems.tree, dir);
+    const peerRuns = {};
+    for (const name of Object.keys(peers)) {
+      for (const kind of ["flat", "tree"]) {
+        peerRuns[`${name} ${kind}`] = await peers[name](kind);
+      }
     }
-    const samples = { flat: [], tree: [] };
+    const one = async (name) =>
+      systems[name] ? oneRun(harness, systems[name], dir) : peerRun(name, peerRuns[name]);
+    const names = [...Object.keys(systems), ...Object.keys(peerRuns)];
+    for (let i = 0; i < warmup; i += 1) {
+      for (const name of names) {
+        await one(name);
+      }
+    }
+    const samples = Object.fromEntries(names.map((name) => [name, []]));
     for (let i = 0; i < runs; i += 1) {
-      for (const name of i % 2 ? ["flat", "tree"] : ["tree", "flat"]) {
-        samples[name].push(await oneRun(harness, systems[name], dir));
+      for (const name of shuffled(names)) {
+        samples[name].push(await one(name));
       }
     }
     if (samples.tree[0].path !== "root/coordinator.1/refunds.1") {
@@ -133,9 +169,50 @@ export async function main() {
       ],
       rows,
     );
+    const edgeOf = (r) => ({
+      phase1: r.start.ms + r.suspend.ms,
+      resume: r.resume.ms,
+      state: r.start.bytes + r.suspend.bytes,
+    });
+    const peerRows = [
+      ["toolnexus-edge (Durable Object storage on SQLite)", "flat", "tree", edgeOf],
+      ...Object.keys(peers).map((name) => [name, `${name} flat`, `${name} tree`, (r) => r]),
+    ].map(([label, flat, tree, view]) => {
+      const m = (name, key) => summarize(samples[name].map((r) => view(r)[key])).median;
+      return [
+        label,
+        ms(m(flat, "phase1")),
+        ms(m(tree, "phase1")),
+        ratio(m(tree, "phase1"), m(flat, "phase1")),
+        ms(m(flat, "resume")),
+        ms(m(tree, "resume")),
+        ratio(m(tree, "resume"), m(flat, "resume")),
+        m(flat, "state"),
+        m(tree, "state"),
+      ];
+    });
+    const peerTable = table(
+      `The same tree and flat run, every system interleaved (medians of ${runs}, ms; state = bytes persisted at the halt: the edge's payload written through start → pending, a peer's serialized state)`,
+      [
+        "system",
+        "start → pending flat",
+        "tree",
+        "tree / flat",
+        "resume → done flat",
+        "tree",
+        "tree / flat",
+        "state bytes flat",
+        "state bytes tree",
+      ],
+      peerRows,
+    );
     console.log(out);
+    console.log(peerTable);
+    console.log(
+      "Finished siblings re-executed on resume: none in any system (each lookup ran once per run, checked).",
+    );
     console.log(`machine: ${machine()}\n`);
-    return out;
+    return `${out}\n${peerTable}`;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
