@@ -88,8 +88,12 @@ export const peers = {
             instructions: "coordinator",
             model,
             tools: CHILDREN.map((name) =>
-              new agents.Agent({ name, instructions: name, model, tools: [tool(toolOf[name])] })
-                .asTool({ toolName: `${name}_agent`, toolDescription: name }),
+              new agents.Agent({
+                name,
+                instructions: name,
+                model,
+                tools: [tool(toolOf[name])],
+              }).asTool({ toolName: `${name}_agent`, toolDescription: name }),
             ),
           });
     return {
