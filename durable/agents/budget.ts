@@ -1,7 +1,8 @@
 /**
  * Hierarchical budgets at the edge (SPEC §7D, issue 24): the kernel's walk
  * (src/core/agents/limits/budget.ts) over the stored tree. Each level of a handle's chain is
- * its effective budget (the run's agent's own at the top, a child's carved at spawn), its
+ * its budget (the run's agent's, a child's own as spawned; nothing is carved: the walk reads
+ * every ancestor's budget live, which bounds a child as `min(own, parent remaining)` would), its
  * tree spend (its own turns, tokens and tool calls plus every descendant's, read from what
  * each handle checkpoints per turn) and when it started (the run's or the child's creation,
  * so time spent suspended counts, as on the kernel's clock).
@@ -12,23 +13,18 @@
 import type { Usage } from "../../src/core/types";
 import type { Budget } from "../../src/core/agents/types";
 import type { RunState } from "../../src/core/loop/run-loop";
+import type { Spent } from "../../src/core/agents/tree/handle";
+import { addUsage } from "../../src/core/providers/model";
 import {
-  carve,
   describeExhausted,
   exhausted,
   type BudgetLevel,
   type Exhausted,
 } from "../../src/core/agents/limits/budget";
 import { zeroUsage, type HandleRow } from "./handle-store";
-import { rootHandleOf, type TreeContext } from "./tree";
+import { rootHandleOf, type Slots, type TreeContext } from "./tree";
 
-interface Own {
-  turns: number;
-  usage: Usage;
-  toolCalls: number;
-}
-
-/** The effective budget of a handle: the run's agent's at the top, the carved one of a child. */
+/** The budget of a handle: the run's agent's at the top, a child's own (stored at spawn). */
 export function budgetOf(tree: TreeContext, handle: string): Budget {
   if (handle === rootHandleOf(tree.run)) {
     return tree.deps.agents.get(tree.run.agent)?.budget ?? {};
@@ -42,42 +38,37 @@ export function budgetOf(tree: TreeContext, handle: string): Budget {
  * `live`: the state of the loop that asks, fresher than its last checkpoint.
  */
 export function chainOf(tree: TreeContext, handle: string, live?: RunState): BudgetLevel[] {
-  const top = rootHandleOf(tree.run);
-  const rows = tree.handles.handles(tree.run.run_id);
-  const ownOf = (id: string): Own => {
+  const { deps, run } = tree;
+  const top = rootHandleOf(run);
+  const rows = tree.handles.handles(run.run_id);
+  const ownOf = (id: string): Spent => {
     if (live && id === handle) {
       return { turns: live.turns, usage: live.usage, toolCalls: live.toolCalls.length };
     }
     if (id === top) {
-      const run = tree.deps.store.run(tree.run.run_id) ?? tree.run;
-      const usage = JSON.parse(run.usage) as Usage;
-      return { turns: run.turns, usage, toolCalls: tree.deps.store.toolCalls(run.run_id).length };
+      const stored = deps.store.run(run.run_id) ?? run;
+      const toolCalls = deps.store.toolCalls(run.run_id).length;
+      return { turns: stored.turns, usage: JSON.parse(stored.usage) as Usage, toolCalls };
     }
     const row = rows.find((r) => r.handle === id);
-    return row ? ownOfRow(row) : { turns: 0, usage: zeroUsage(), toolCalls: 0 };
+    return row ? spentOf(row) : { turns: 0, usage: zeroUsage(), toolCalls: 0 };
   };
   const chain: BudgetLevel[] = [];
   for (let id = handle; id.startsWith(top); id = id.slice(0, id.lastIndexOf("/"))) {
-    const below = rows.filter((r) => r.handle.startsWith(`${id}/`)).map((r) => r.handle);
-    const spent = [id, ...below].map(ownOf);
+    const spent: Spent = { turns: 0, usage: zeroUsage(), toolCalls: 0 };
+    for (const one of [id, ...rows.map((r) => r.handle).filter((h) => h.startsWith(`${id}/`))]) {
+      const own = ownOf(one);
+      spent.turns += own.turns;
+      spent.toolCalls += own.toolCalls;
+      addUsage(spent.usage, own.usage);
+    }
     const row = rows.find((r) => r.handle === id);
     chain.push({
       id,
-      budget: budgetOf(tree, id),
-      tree: {
-        turns: sum(spent.map((s) => s.turns)),
-        toolCalls: sum(spent.map((s) => s.toolCalls)),
-        usage: {
-          promptTokens: sum(spent.map((s) => s.usage.promptTokens)),
-          completionTokens: sum(spent.map((s) => s.usage.completionTokens)),
-          totalTokens: sum(spent.map((s) => s.usage.totalTokens)),
-        },
-      },
-      startedAt: id === top ? tree.run.created_at : (row?.created_at ?? tree.deps.now()),
+      budget: id === top ? budgetOf(tree, id) : row ? (JSON.parse(row.budget) as Budget) : {},
+      tree: spent,
+      startedAt: id === top ? run.created_at : (row?.created_at ?? deps.now()),
     });
-    if (id === top) {
-      break;
-    }
   }
   return chain;
 }
@@ -89,11 +80,6 @@ export function spentLimit(
   live?: RunState,
 ): Exhausted | undefined {
   return exhausted(chainOf(tree, handle, live), tree.deps.now());
-}
-
-/** A new child's budget: `min(own, parent remaining)`, as the kernel carves it at spawn. */
-export function carveFor(tree: TreeContext, parent: string, own: Budget | undefined): Budget {
-  return carve(own ?? {}, chainOf(tree, parent), tree.deps.now());
 }
 
 /**
@@ -112,12 +98,38 @@ export function liveLimit(tree: TreeContext, handle: string) {
   };
 }
 
-function ownOfRow(row: HandleRow): Own {
+/**
+ * Gate 2 at the edge (`maxConcurrent`): at most `max` of a parent's children run at once, the
+ * others wait in call order, and a child that settles or suspends hands its slot on. Unlike
+ * the kernel's turn gate it needs no abort race: a cancelled drive aborts the running
+ * children, and each queued one then stops at its first step.
+ */
+export function childSlots(max: number | undefined): Slots {
+  let free = max ?? Number.POSITIVE_INFINITY;
+  const queue: Array<() => void> = [];
+  return async (work) => {
+    if (free > 0) {
+      free -= 1;
+    } else {
+      await new Promise<void>((resolve) => queue.push(resolve));
+    }
+    try {
+      return await work();
+    } finally {
+      const next = queue.shift();
+      if (next) {
+        next(); // the slot passes straight on
+      } else {
+        free += 1;
+      }
+    }
+  };
+}
+
+function spentOf(row: HandleRow): Spent {
   return {
     turns: row.turns,
     usage: JSON.parse(row.usage) as Usage,
     toolCalls: (JSON.parse(row.tool_calls) as unknown[]).length,
   };
 }
-
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);

@@ -9,9 +9,8 @@
 import type { Answer, Context, Request, Tool, ToolResult } from "../../src/core/types";
 import { rulesOf } from "../../src/core/approvers/rules";
 import type { AgentDefinition } from "../../src/edge/agent";
-import { turnGate } from "../../src/core/agents/limits/gates";
 import { pendingOfHandle, type HandleRow } from "./handle-store";
-import { budgetOf, carveFor } from "./budget";
+import { budgetOf, childSlots } from "./budget";
 import { stepHandle, taskResultOf } from "./child-step";
 import type { Caller, TreeContext } from "./tree";
 
@@ -83,10 +82,13 @@ async function runTask(
   }
   // Gate 2: the child runs once its parent has a free slot (spawned already, so queued
   // children keep the order of the calls; a suspended child gives its slot back).
-  const settled = await concurrencyOf(tree, caller.handle).run(async () => {
+  const settled = await concurrencyOf(
+    tree,
+    caller.handle,
+  )(async () => {
     const stepped = await stepHandle(tree, row, { kind: "continue" });
     return offerToWaitFor(tree, caller, stepped);
-  }, tree.signal);
+  });
   return taskResultOf(settled);
 }
 
@@ -94,7 +96,7 @@ async function runTask(
 function concurrencyOf(tree: TreeContext, parent: string) {
   let gate = tree.concurrency.get(parent);
   if (!gate) {
-    gate = turnGate(budgetOf(tree, parent).maxConcurrent);
+    gate = childSlots(budgetOf(tree, parent).maxConcurrent);
     tree.concurrency.set(parent, gate);
   }
   return gate;
@@ -110,7 +112,7 @@ function spawn(
   const { deps, handles, run } = tree;
   const n = handles.countOf(run.run_id, caller.handle, definition.name) + 1;
   const handle = `${caller.handle}/${definition.name}.${n}`;
-  const budget = carveFor(tree, caller.handle, definition.budget);
+  const budget = definition.budget ?? {};
   deps.transaction(() => {
     handles.insert({
       runId: run.run_id,

@@ -3,6 +3,7 @@
  * `maxWallMs` and `maxConcurrent` along the ancestor chain of a tree in the thread's Durable
  * Object, walked live before every model call and every child step. A limit stop is
  * `incomplete` with the limit named (the child's `task` result says whose budget it was).
+ * Nothing is carved at spawn: the walk reads every ancestor's budget (docs/agents.md).
  * Scripted models; "an hour later" is the stored clock moved back, not a wait.
  */
 import { describe, expect, it } from "vitest";
@@ -15,15 +16,16 @@ import {
 } from "../helpers/subagent-rig";
 
 describe("hierarchical budgets of a tree in the Durable Object", () => {
-  it("maxTokens: a child's carve stops it, and what it spent stops its queued sibling and its parent", async () => {
-    // The coordinator's 10 tokens + worker.1's 3 × 30 spend its 100: worker.2 (carved 90 at
-    // spawn, before worker.1 spent anything) is stopped by the live walk, unrun.
+  it("maxTokens: what one child spent stops it, its queued sibling and their parent", async () => {
+    // The coordinator's 10 tokens + worker.1's 3 × 30 spend its 100 (worker.1 has no budget of
+    // its own): worker.1 stops before its fourth call, worker.2 (queued behind it, spawned
+    // before worker.1 spent anything) before its first, the coordinator before its second.
     const { edge, log } = rig({ coordinator: { maxTokens: 100, maxConcurrent: 1 }, tasks: 2 });
     const view = await inObject(edge, "work", (object, runId) => viewOf(object, runId));
     expect(view).toMatchObject({ status: "incomplete", limit: "maxTokens" });
     expect(log.coordinatorCalls).toBe(1);
     expect(taskOutputs(view)).toEqual([
-      "incomplete (budget exhausted: maxTokens of root/coordinator.1/worker.1 (90 of 90)): ",
+      "incomplete (budget exhausted: maxTokens of root/coordinator.1 (100 of 100)): ",
       "incomplete (budget exhausted: maxTokens of root/coordinator.1 (100 of 100)): ",
     ]);
     expect(view.tree.map((h) => [h.handle, h.state, h.turns])).toEqual([
@@ -53,8 +55,6 @@ describe("hierarchical budgets of a tree in the Durable Object", () => {
   });
 
   it("maxWallMs: a child's approval decided an hour later finds the tree's time spent", async () => {
-    // The child's carve (the coordinator's minute, less what had passed at spawn) runs out
-    // first; the coordinator's own minute stops the coordinator.
     const { edge, log } = rig({ coordinator: { maxWallMs: 60_000 } });
     const { pendingView, done } = await inObject(edge, "refund", async (object, runId, state) => {
       const pendingView = await viewOf(object, runId);
@@ -76,7 +76,7 @@ describe("hierarchical budgets of a tree in the Durable Object", () => {
     expect(done).toMatchObject({ status: "incomplete", limit: "maxWallMs" });
     expect(taskOutputs(done)).toEqual([
       expect.stringMatching(
-        /^incomplete \(budget exhausted: maxWallMs of root\/coordinator\.1\/worker\.1 \(36\d{5} of \d+\)\): $/,
+        /^incomplete \(budget exhausted: maxWallMs of root\/coordinator\.1 \(36\d{5} of 60000\)\): $/,
       ),
     ]);
     expect(log.refunds).toBe(0); // stopped before its step: the approved call never ran
