@@ -82,10 +82,8 @@ async function runTask(
   }
   // Gate 2: the child runs once its parent has a free slot (spawned already, so queued
   // children keep the order of the calls; a suspended child gives its slot back).
-  const settled = await concurrencyOf(
-    tree,
-    caller.handle,
-  )(async () => {
+  const slots = concurrencyOf(tree, caller.handle);
+  const settled = await slots(async () => {
     const stepped = await stepHandle(tree, row, { kind: "continue" });
     return offerToWaitFor(tree, caller, stepped);
   });
