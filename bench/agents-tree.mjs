@@ -148,5 +148,5 @@ console.log(
   `JSON snapshot of the halted tree (what a host persists besides transcripts): ${snapshotBytes} bytes`,
 );
 console.log(
-  "Peers (OpenAI Agents SDK agents-as-tools, LangGraph sub-graphs): not measured in this scenario.",
+  "Peers (OpenAI Agents SDK agents-as-tools, LangGraph sub-graphs) and the edge: agents-edge.mjs.",
 );

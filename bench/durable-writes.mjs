@@ -15,9 +15,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { performance } from "node:perf_hooks";
 import { importTs } from "./lib/build.mjs";
-import { openStorage } from "./lib/sqlite-storage.mjs";
+import { measurePhase, openStorage } from "./lib/sqlite-storage.mjs";
 import { summarize, table, ms, ratio, arg, machine } from "./lib/stats.mjs";
 
 const PHASES = [
@@ -53,28 +52,7 @@ async function oneRun(harness, length, dir) {
     thread.seed(threadId, history(length));
     const out = {};
     const phase = async (name, body) => {
-      db.pragma("wal_checkpoint(TRUNCATE)");
-      const before = { ...counters };
-      const t0 = performance.now();
-      db.exec("BEGIN");
-      try {
-        await body();
-        db.exec("COMMIT");
-      } catch (error) {
-        db.exec("ROLLBACK");
-        throw error;
-      }
-      const elapsed = performance.now() - t0;
-      const wal = fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0;
-      out[name] = {
-        rows: counters.rowsWritten - before.rowsWritten,
-        bytes: counters.payloadBytes - before.payloadBytes,
-        statements: counters.writes - before.writes,
-        all: counters.statements - before.statements,
-        read: counters.rowsRead - before.rowsRead,
-        wal,
-        ms: elapsed,
-      };
+      out[name] = await measurePhase({ db, file, counters }, body);
     };
     await phase("start", () => thread.start(runId, threadId, "Please delete my account"));
     await phase("suspend", () => thread.drive(runId));

@@ -20,6 +20,8 @@ import { startTimers } from "../../durable/thread/reminders";
 import { InlineWaiters } from "../../durable/thread/drive/elicitation";
 import { approverDirectory } from "../../src/edge/approvals/groups";
 import { supportAgent } from "../../src/edge/demo/agent";
+import { HandleStore } from "../../durable/agents/handle-store";
+import type { AgentDefinition } from "../../src/edge/agent";
 import type { Message } from "../../src/core/types";
 
 /** The demo's approver groups, as in .dev.vars.example: deleting an account needs a support lead. */
@@ -32,7 +34,7 @@ const DEMO_GROUPS = JSON.stringify({
 export interface Thread {
   store: RunStore;
   /** ThreadObject.start: one transaction inserting the run (the queue send is not storage). */
-  start(runId: string, threadId: string, input: string): void;
+  start(runId: string, threadId: string, input: string, agent?: string): void;
   /** ThreadObject.drive for one run: drives until no work is left. */
   drive(runId: string): Promise<void>;
   /** ThreadObject.decide: one transaction recording the decision (and its inbox row). */
@@ -46,7 +48,12 @@ export interface Thread {
   seed(threadId: string, messages: Message[]): void;
 }
 
-export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) => T): Thread {
+/** `agents`: what createEdge is given (the demo `support` agent by default); the first runs. */
+export function createThread(
+  storage: SqlStorage,
+  transaction: <T>(fn: () => T) => T,
+  agents: AgentDefinition[] = [supportAgent],
+): Thread {
   const sql = createSql(storage);
   migrate(sql);
   const store = new RunStore(sql);
@@ -56,7 +63,7 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
   const directory = approverDirectory({ APPROVER_GROUPS: DEMO_GROUPS });
   const deps: DriverDeps = {
     store,
-    agents: new Map([[supportAgent.name, supportAgent]]),
+    agents: new Map(agents.map((a) => [a.name, a])),
     config: { apiToken: "bench", webhookSecrets: ["whsec_YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldA=="] },
     env: {},
     now: () => Date.now(),
@@ -66,16 +73,18 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
     waiters: new InlineWaiters(),
     elicitationWindowMs: 0,
     inbox: inboxHooks(outbox, votes),
+    // The sub-agent tree of an agent with a team (durable/agents/), as the object has it.
+    handles: new HandleStore(sql),
   };
   const signal = new AbortController().signal;
   return {
     store,
-    start(runId, threadId, input) {
+    start(runId, threadId, input, agent = agents[0]?.name ?? supportAgent.name) {
       transaction(() =>
         store.insertRun({
           runId,
           threadId,
-          agent: supportAgent.name,
+          agent,
           input,
           publicUrl: "http://127.0.0.1",
           now: Date.now(),
@@ -101,7 +110,11 @@ export function createThread(storage: SqlStorage, transaction: <T>(fn: () => T) 
       const outcome = transaction(() =>
         recordDecisionInInbox({ store, outbox, votes, directory }, input, Date.now()),
       );
-      return "checkEdit" in outcome ? { ok: false, status: 400 } : outcome;
+      if ("checkEdit" in outcome) {
+        return { ok: false, status: 400 };
+      }
+      // The route's statuses: 202 recorded, else the refusal's (409 for most, the bench's concern).
+      return outcome.ok ? { ok: true, status: 202 } : { ok: false, status: 409 };
     },
     seed(threadId, messages) {
       const runId = `${threadId}.run_seed${String(Math.random()).slice(2, 18).padEnd(16, "0")}`;

@@ -259,14 +259,15 @@ const fromJson = (v) =>
         ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fromJson(x)]))
         : v;
 
-function exportThread(saver, thread) {
+/** A MemorySaver thread (its checkpoints and pending writes) as JSON, byte values as text. */
+export function exportThread(saver, thread) {
   const writes = Object.fromEntries(
     Object.entries(saver.writes).filter(([key]) => JSON.parse(key)[0] === thread),
   );
   return { storage: toJson(saver.storage[thread] ?? {}), writes: toJson(writes) };
 }
 
-function importThread(saver, state) {
+export function importThread(saver, state) {
   saver.storage[state.thread] = fromJson(state.storage);
   for (const [key, value] of Object.entries(fromJson(state.writes))) {
     saver.writes[key] = value;

@@ -8,6 +8,8 @@
  * - rows read: rows returned to the caller (a lower bound of what SQLite scanned).
  * Page-level bytes come from the WAL file (see durable-writes.mjs).
  */
+import fs from "node:fs";
+import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
@@ -86,4 +88,34 @@ export function openStorage(file) {
   /** Nested calls become savepoints (better-sqlite3 handles that). */
   const transaction = (fn) => db.transaction(fn)();
   return { db, storage, transaction, counters };
+}
+
+/**
+ * One phase as one commit (a Durable Object coalesces the writes made between I/O awaits):
+ * the WAL truncated first, so its size after the commit is the pages written; returns what
+ * the phase wrote and read, and its time.
+ */
+export async function measurePhase({ db, file, counters }, body) {
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  const before = { ...counters };
+  const t0 = performance.now();
+  db.exec("BEGIN");
+  try {
+    await body();
+    db.exec("COMMIT");
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
+  }
+  const elapsed = performance.now() - t0;
+  const wal = fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0;
+  return {
+    rows: counters.rowsWritten - before.rowsWritten,
+    bytes: counters.payloadBytes - before.payloadBytes,
+    statements: counters.writes - before.writes,
+    all: counters.statements - before.statements,
+    read: counters.rowsRead - before.rowsRead,
+    wal,
+    ms: elapsed,
+  };
 }

@@ -10,7 +10,7 @@ import { compactor } from "../../src/core/compaction";
 import type { AgentDefinition } from "../../src/edge/agent";
 import { edgeMetrics } from "../../src/edge/metrics";
 import { refusalText } from "../../src/edge/approvals/refusal";
-import type { RunState, CallCheckpoint } from "../../src/core/loop/run-loop";
+import type { RunState, CallCheckpoint, LimitBefore } from "../../src/core/loop/run-loop";
 import type { TreeContext } from "./tree";
 
 /** The agent's own hooks at the edge: its compactor (SPEC §7F), if it has one. */
@@ -27,12 +27,13 @@ export interface ChildPersister {
 export function childClient(
   tree: TreeContext,
   agent: AgentDefinition,
-  maxTurns: number,
+  limits: { maxTurns: number; limitBefore: LimitBefore },
   persister: ChildPersister,
 ): Client {
   const hooks = agentHooks(agent);
   const common = {
-    maxTurns,
+    maxTurns: limits.maxTurns,
+    limitBefore: limits.limitBefore,
     streaming: true,
     refusalText,
     onCheckpoint: persister.turn,

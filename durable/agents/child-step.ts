@@ -14,6 +14,8 @@ import { childClient } from "./child-client";
 import { childCheckpointer } from "./child-checkpoint";
 import { pendingOfHandle, storedRunOf, type HandleRow } from "../storage/handle-store";
 import { callerOf } from "./callers";
+import { liveLimit, spentLimit } from "./budget";
+import { describeExhausted } from "../../src/core/agents/limits/budget";
 import type { TreeContext } from "./tree";
 
 export type Step = { kind: "continue" } | { kind: "answer"; request: Request; answer: Answer };
@@ -31,6 +33,11 @@ export async function stepHandle(
       text: `agent ${row.agent} is not deployed any more`,
     });
   }
+  // The live walk before the step (SPEC §7D): a spent limit on the chain stops it unrun.
+  const spent = spentLimit(tree, row.handle);
+  if (spent) {
+    return settle(tree, row, { status: "incomplete", text: "", limit: describeExhausted(spent) });
+  }
   const { messages, committed } = handles.transcript(run.runId, row.handle);
   const budget = row.budget;
   const maxTurns = Math.min(
@@ -40,11 +47,12 @@ export async function stepHandle(
   const stored = { runId: run.runId, ...storedRunOf(row) };
   let result: RunResult;
   let toolkit: Toolkit | undefined;
+  const live = liveLimit(tree, row.handle);
   try {
     const client = childClient(
       tree,
       caller.agent,
-      maxTurns,
+      { maxTurns, limitBefore: live.limitBefore },
       childCheckpointer(tree, row.handle, committed),
     );
     toolkit = await createToolkit({
@@ -77,7 +85,7 @@ export async function stepHandle(
   return settle(tree, row, {
     status: result.status === "incomplete" ? "incomplete" : "done",
     text: result.text,
-    ...(result.limit ? { limit: result.limit } : {}),
+    ...(result.limit ? { limit: live.described() ?? result.limit } : {}),
   });
 }
 

@@ -1,13 +1,15 @@
 /**
- * The driver's three touch points with the sub-agent tree, so durable/thread/driver.ts only
+ * The driver's four touch points with the sub-agent tree, so durable/thread/driver.ts only
  * delegates: the tree of this unit of work (for an agent with a team), the run's own `task`
- * tool, and routing a decision to the sub-agent that asked.
+ * tool, its budget walk, and routing a decision to the sub-agent that asked.
  */
 import type { Tool } from "../../src/core/types";
 import type { AgentDefinition } from "../../src/edge/agent";
 import type { DriverDeps } from "../thread/drive/driver-deps";
 import type { RunRow } from "../storage/run-store";
+import type { LimitBefore } from "../../src/core/loop/run-loop";
 import { teamTools } from "./team-tool";
+import { liveLimit } from "./budget";
 import { rootHandleOf, type TreeContext } from "./tree";
 
 export { routeAnswer } from "./cascade";
@@ -26,6 +28,7 @@ export function treeOf(
     handles: deps.handles,
     run,
     signal,
+    concurrency: new Map(),
     teamTools: (caller) => teamTools(tree, caller),
   };
   return tree;
@@ -36,4 +39,9 @@ export function runTeamTools(tree: TreeContext | undefined, agent: AgentDefiniti
     return [];
   }
   return teamTools(tree, { handle: rootHandleOf(tree.run), agent, depth: 1, above: [] });
+}
+
+/** The run's own agent walks the tree's budgets before each of its model calls too. */
+export function runLimitBefore(tree: TreeContext | undefined): LimitBefore | undefined {
+  return tree ? liveLimit(tree, rootHandleOf(tree.run)).limitBefore : undefined;
 }

@@ -10,6 +10,7 @@ import type { Answer, Context, Request, Tool, ToolResult } from "../../src/core/
 import { rulesOf } from "../../src/core/approvers/rules";
 import type { AgentDefinition } from "../../src/edge/agent";
 import { pendingOfHandle, type HandleRow } from "../storage/handle-store";
+import { budgetOf, childSlots } from "./budget";
 import { stepHandle, taskResultOf } from "./child-step";
 import type { Caller, TreeContext } from "./tree";
 
@@ -71,18 +72,32 @@ async function runTask(
     if (known.status !== "running") {
       return taskResultOf(known); // settled: its recorded result; suspended: its request
     }
-    row = await stepHandle(tree, known, { kind: "continue" });
+    row = known;
   } else {
     const refused = spawnRefusal(tree, caller);
     if (refused) {
       return failure(`task refused: ${refused}`);
     }
-    row = await stepHandle(tree, spawn(tree, caller, definition, { prompt, callId: ctx.callId }), {
-      kind: "continue",
-    });
+    row = spawn(tree, caller, definition, { prompt, callId: ctx.callId });
   }
-  row = await offerToWaitFor(tree, caller, row);
-  return taskResultOf(row);
+  // Gate 2: the child runs once its parent has a free slot (spawned already, so queued
+  // children keep the order of the calls; a suspended child gives its slot back).
+  const slots = concurrencyOf(tree, caller.handle);
+  const settled = await slots(async () => {
+    const stepped = await stepHandle(tree, row, { kind: "continue" });
+    return offerToWaitFor(tree, caller, stepped);
+  });
+  return taskResultOf(settled);
+}
+
+/** A parent's `maxConcurrent` running children, shared by all its `task` calls of this drive. */
+function concurrencyOf(tree: TreeContext, parent: string) {
+  let gate = tree.concurrency.get(parent);
+  if (!gate) {
+    gate = childSlots(budgetOf(tree, parent).maxConcurrent);
+    tree.concurrency.set(parent, gate);
+  }
+  return gate;
 }
 
 /** A new child: its row and its first two messages (system prompt, the caller's prompt) in one commit. */
@@ -95,7 +110,7 @@ function spawn(
   const { deps, handles, run } = tree;
   const n = handles.countOf(run.runId, caller.handle, definition.name) + 1;
   const handle = `${caller.handle}/${definition.name}.${n}`;
-  const budget = carve(definition, caller);
+  const budget = definition.budget ?? {};
   deps.transaction(() => {
     handles.insert({
       runId: run.runId,
@@ -142,16 +157,6 @@ function spawnRefusal(tree: TreeContext, caller: Caller): string | undefined {
     }
   }
   return undefined;
-}
-
-/** The child's own budget, its `maxTurns` no more than its caller's. */
-function carve(definition: AgentDefinition, caller: Caller): Record<string, number> {
-  const own = { ...(definition.budget ?? {}) } as Record<string, number>;
-  const limit = caller.agent.budget?.maxTurns;
-  if (limit !== undefined) {
-    own.maxTurns = Math.min(own.maxTurns ?? limit, limit);
-  }
-  return own;
 }
 
 /**

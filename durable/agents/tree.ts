@@ -17,12 +17,17 @@ export interface TreeContext {
   handles: HandleStore;
   run: RunRow;
   signal: AbortSignal;
+  /** Each parent's `maxConcurrent` gate (SPEC §7D gate 2), for the children this drive runs. */
+  concurrency: Map<string, Slots>;
   /**
    * The `task` tools a caller gets (team-tool.ts), handed in where the tree is built so a
    * child's step and the task tool, which call each other, do not import each other.
    */
   teamTools(caller: Caller): Tool[];
 }
+
+/** Runs `work` once its parent has a free slot for a running child (durable/agents/budget.ts). */
+export type Slots = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** One level of the tree as a `task` tool sees its caller: its handle and the agents above it. */
 export interface Caller {

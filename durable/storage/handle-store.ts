@@ -9,6 +9,7 @@
  * transcript and totals are the run's.
  */
 import type { Message, Request, RunResult, Usage } from "../../src/core/types";
+import type { Budget } from "../../src/core/agents/types";
 import { columnOf, type Sql } from "./sql";
 import { decodeHandle, decodeMessage, type RawRow } from "./decode";
 import type { HandleRow } from "./records";
@@ -23,7 +24,7 @@ export interface NewHandle {
   depth: number;
   callId: string;
   prompt: string;
-  budget: Record<string, number>;
+  budget: Budget;
   now: number;
 }
 

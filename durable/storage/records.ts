@@ -4,7 +4,7 @@
  * JSON text; the stores are the only writers.
  */
 import type { Answer, Message, Request, RunResult, Usage } from "../../src/core/types";
-import type { HandleState } from "../../src/core/agents/types";
+import type { Budget, HandleState } from "../../src/core/agents/types";
 import type { TraceCarrier } from "../../src/core/tracing";
 import type { Channel } from "../../src/edge/protocol";
 
@@ -66,8 +66,8 @@ export interface EventRow {
 
 export type ChildStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
 
-/** The limits a handle was spawned with (`Budget`'s numbers). */
-export type HandleBudget = Record<string, number>;
+/** The limits a handle was spawned with. */
+export type HandleBudget = Budget;
 
 /** A stored handle, decoded: its JSON columns arrive as values. */
 export interface HandleRow {

@@ -16,15 +16,27 @@ const treeLine = (tree) =>
 
 /** Returns what a caller checks: the pending run, the votes' answers, the finished run. */
 export async function delegationFlow({ client, say = () => {} }) {
+  const { runId, pending, request } = await startDelegation({ client, say });
+  const { votes, done } = await decideDelegation({ client, runId, request, say });
+  return { runId, pending, request, votes, done };
+}
+
+/** The coordinator's run, once it is pending on the child's request. */
+export async function startDelegation({ client, say = () => {} }) {
   const { body } = await client.startRun({ agent: "coordinator", input: DELEGATED_TICKET });
   const pending = await client.waitFor(body.runId, isPending);
   const request = pending.pending;
   say(`run ${body.runId} is pending on ${request.id}, asked by ${request.data?.path}`);
   say(`tree: ${treeLine(pending.tree ?? [])}`);
+  return { runId: body.runId, pending, request };
+}
+
+/** Two finance votes by signed webhook, then the run once it has finished. */
+export async function decideDelegation({ client, runId, request, say = () => {} }) {
   const votes = [];
   for (const decidedBy of ["ann@example.com", "bob@example.com"]) {
     const response = await client.decide(
-      { runId: body.runId, requestId: request.id, decision: "approve", decidedBy },
+      { runId, requestId: request.id, decision: "approve", decidedBy },
       { expect: [202] },
     );
     votes.push(response.body);
@@ -32,11 +44,8 @@ export async function delegationFlow({ client, say = () => {} }) {
       `${decidedBy} approves (signed webhook) → votes ${response.body.votes} of ${response.body.needed}`,
     );
   }
-  const done = await client.waitFor(
-    body.runId,
-    (r) => r.status !== "pending" && r.status !== "running",
-  );
+  const done = await client.waitFor(runId, (r) => r.status !== "pending" && r.status !== "running");
   say(`tree: ${treeLine(done.tree ?? [])}`);
   say(`final text: ${JSON.stringify(done.text)}`);
-  return { runId: body.runId, pending, request, votes, done };
+  return { votes, done };
 }

@@ -142,6 +142,12 @@ describe("team checks at createEdge", () => {
     expect(() => createEdge({ agents: [member("a", ["b"], 3), member("b", ["a"])] })).not.toThrow();
   });
 
+  it("two agents with one name are refused", () => {
+    expect(() =>
+      createEdge({ agents: [member("boss", ["helper"]), member("helper"), member("helper")] }),
+    ).toThrow('two different agents are named "helper"');
+  });
+
   it("defineAgent refuses a team that is not a list of names", () => {
     expect(() => member("x", [""])).toThrow(/team must be an array of agent names/);
   });

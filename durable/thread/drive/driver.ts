@@ -29,9 +29,8 @@ import {
 } from "./tracing";
 import { runOAuth } from "../../tokens/run-oauth";
 import type { DecisionRow, RunRow } from "../../storage/run-store";
-
 import { agentHooks } from "../../agents/child-client";
-import { routeAnswer, runTeamTools, treeOf } from "../../agents/run-tree";
+import { routeAnswer, runLimitBefore, runTeamTools, treeOf } from "../../agents/run-tree";
 
 export type { DriverDeps, Work } from "./driver-deps";
 
@@ -136,6 +135,7 @@ export async function driveOnce(
     const client = makeClient(deps, agent, {
       afterCancel: finalOnly,
       maxTurns: finalOnly ? run.turns : undefined,
+      limitBefore: finalOnly ? undefined : runLimitBefore(tree),
       persister,
       signal,
       traced: tracing?.client ?? {},
@@ -240,6 +240,7 @@ function inlineDeps(deps: DriverDeps): InlineDeps {
 interface ClientSetup {
   afterCancel: boolean;
   maxTurns: number | undefined;
+  limitBefore: ReturnType<typeof runLimitBefore>; // the tree's budgets (an agent with a team)
   persister: ReturnType<typeof checkpointer>;
   signal: AbortSignal;
   /** `tracer` and `tracing`, or nothing (./tracing.ts). */
@@ -252,6 +253,7 @@ function makeClient(deps: DriverDeps, agent: AgentDefinition, setup: ClientSetup
   const common = {
     ...setup.traced,
     maxTurns: maxTurns ?? agent.maxTurns ?? 10,
+    limitBefore: setup.limitBefore,
     // Text deltas reach the event log (and live SSE listeners) as the model produces them.
     streaming: true,
     refusalText,

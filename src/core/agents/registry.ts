@@ -44,10 +44,7 @@ export function buildRegistry(
     checkDef(def);
     const known = into.get(def.name) ?? byName.get(def.name);
     if (known && known !== def) {
-      throw new AgentConfigError(
-        `two different agents are named "${def.name}"; agent names must be unique`,
-        [def.name],
-      );
+      throw duplicateName(def.name);
     }
     if (into.has(def.name) || byName.get(def.name) === def) {
       return;
@@ -95,6 +92,30 @@ export function buildRegistry(
         .map((name) => byName.get(name) as AgentDef),
     add,
   };
+}
+
+/**
+ * The registry's checks alone, for a host that keeps its own map of agents (the edge's
+ * createEdge, whose teams are names): each definition, unique names, the teams, the cycles.
+ */
+export function checkAgents(defs: AgentDef[], runtimeBudget: Budget | undefined): void {
+  const byName = new Map<string, AgentDef>();
+  for (const def of defs) {
+    checkDef(def);
+    if (byName.has(def.name)) {
+      throw duplicateName(def.name);
+    }
+    byName.set(def.name, def);
+  }
+  checkTeams(byName);
+  checkCycles(byName, runtimeBudget);
+}
+
+function duplicateName(name: string): AgentConfigError {
+  return new AgentConfigError(
+    `two different agents are named "${name}"; agent names must be unique`,
+    [name],
+  );
 }
 
 export function teamNames(def: AgentDef): string[] {

@@ -40,6 +40,7 @@ export function loopConfigs(
   const buildConfig: LoopConfigFor = ({ event, text, beforeWait }, stream) => ({
     checkpoint: options.onCheckpoint,
     ...(options.onCallCheckpoint ? { callCheckpoint: options.onCallCheckpoint } : {}),
+    ...(options.limitBefore ? { limitBefore: options.limitBefore } : {}),
     model: options.model,
     callModel,
     stream,

@@ -10,7 +10,7 @@ import type { Hooks } from "../hooks";
 import type { RunEvent } from "../events";
 import type { MetricEvent } from "../metrics";
 import type { ConversationStore } from "./conversation-store";
-import type { CallCheckpoint, RunState } from "../loop/run-loop";
+import type { CallCheckpoint, LimitBefore, RunState } from "../loop/run-loop";
 import type { TranslateRequest, TranslateResult } from "./translate";
 import type { ContinueInput, ResumeInput } from "../loop/resume";
 import type { TracedClientOptions } from "../tracing/options";
@@ -45,6 +45,12 @@ export interface CommonClientOptions extends TracedClientOptions {
    * only the calls without a result (`continueRun`). The edge stores one row per call here.
    */
   onCallCheckpoint?: CallCheckpoint;
+  /**
+   * Asked before every model call with the run's state: a limit it names (a budget shared
+   * with other runs, as the edge's sub-agent trees have) stops the run `incomplete` with
+   * `limit` set to that name, without calling the model.
+   */
+  limitBefore?: LimitBefore;
   /** Receives every run event (the same ones `stream()` yields), for every run of this client. */
   onEvent?: (event: RunEvent) => void;
   /**

@@ -47,7 +47,15 @@ export interface LoopConfig {
    * and, after a crash, run again only the calls that have none.
    */
   callCheckpoint?: CallCheckpoint;
+  /** See `CommonClientOptions.limitBefore`: asked before every model call. */
+  limitBefore?: LimitBefore;
 }
+
+/**
+ * A limit the host keeps outside the run (a budget its siblings spend too): the name of
+ * the spent one stops the run `incomplete` with that limit, before the model is called.
+ */
+export type LimitBefore = (state: RunState) => string | undefined;
 
 /** See {@link LoopConfig.callCheckpoint}: `state.messages` ends with the turn's assistant message. */
 export type CallCheckpoint = (state: RunState, result: ToolMessage) => Promise<void> | void;
@@ -129,6 +137,10 @@ export async function runTurns(
   while (true) {
     if (state.turns >= config.maxTurns) {
       return result(state, "incomplete", { limit: "maxTurns" });
+    }
+    const limit = config.limitBefore?.(state);
+    if (limit) {
+      return result(state, "incomplete", { limit });
     }
     signal?.throwIfAborted();
 

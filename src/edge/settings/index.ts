@@ -92,7 +92,7 @@ function readerOf(env: EdgeEnv): EdgeSettings {
   const once = <T>(name: keyof typeof INPUTS, parse: () => T): T => {
     const from = INPUTS[name].map((key) => env[key]);
     const kept = parts.get(name);
-    if (kept && kept.from.every((value, i) => value === from[i])) {
+    if (kept?.from.every((value, i) => value === from[i])) {
       return kept.value as T;
     }
     const value = parse();

@@ -9,6 +9,12 @@ import type { HandleRecord, Spent } from "../tree/handle";
 import { addUsage } from "../../providers/model";
 
 const POOLS = ["maxTurns", "maxTokens", "maxToolCalls"] as const;
+
+/**
+ * What the budget walk reads of one handle of a chain: the kernel's records, and the edge's
+ * stored handles (durable/agents/budget.ts) built into the same shape.
+ */
+export type BudgetLevel = Pick<HandleRecord, "id" | "budget" | "tree" | "startedAt">;
 type Pool = (typeof POOLS)[number];
 
 function used(spent: Spent, pool: Pool): number {
@@ -27,7 +33,7 @@ function used(spent: Spent, pool: Pool): number {
 }
 
 /** What is left of `pool` for a handle: the least over it and its ancestors (undefined: unlimited). */
-export function remaining(chain: HandleRecord[], pool: Pool): number | undefined {
+export function remaining(chain: BudgetLevel[], pool: Pool): number | undefined {
   let least: number | undefined;
   for (const h of chain) {
     const max = h.budget[pool];
@@ -46,7 +52,7 @@ const minDefined = (a: number | undefined, b: number | undefined) =>
  * A child's effective budget: `min(own, parent remaining)` for the pools and the wall time;
  * `maxDepth` shrinks by one level; `maxChildren` and `maxConcurrent` are the child's own.
  */
-export function carve(requested: Budget, parentChain: HandleRecord[], now: number): Budget {
+export function carve(requested: Budget, parentChain: BudgetLevel[], now: number): Budget {
   const out: Budget = { ...requested };
   for (const pool of POOLS) {
     const left = remaining(parentChain, pool);
@@ -67,7 +73,7 @@ export function carve(requested: Budget, parentChain: HandleRecord[], now: numbe
   return out;
 }
 
-function wallLeft(chain: HandleRecord[], now: number): number | undefined {
+function wallLeft(chain: BudgetLevel[], now: number): number | undefined {
   let least: number | undefined;
   for (const h of chain) {
     const max = h.budget.maxWallMs;
@@ -88,7 +94,7 @@ export interface Exhausted {
 }
 
 /** The first spent limit along the chain (the handle itself first), or undefined. */
-export function exhausted(chain: HandleRecord[], now: number): Exhausted | undefined {
+export function exhausted(chain: BudgetLevel[], now: number): Exhausted | undefined {
   for (const h of chain) {
     for (const pool of POOLS) {
       const max = h.budget[pool];
