@@ -50,12 +50,17 @@ function transferAgent() {
   return { agent, executions };
 }
 
-/** A thread context whose resume queue only records what it is given. */
-function contextWithoutQueue(state: DurableObjectState, agent: ReturnType<typeof defineAgent>) {
+/** A thread context whose resume queue only records what it is given (once `sendGate` lets it). */
+function contextWithoutQueue(
+  state: DurableObjectState,
+  agent: ReturnType<typeof defineAgent>,
+  extra: { sendGate?: Promise<void>; env?: Record<string, unknown> } = {},
+) {
   const sent: DriveMessage[] = [];
   const resumeQueue = {
     send: async (message: DriveMessage) => {
       sent.push(message);
+      await extra.sendGate;
     },
     sendBatch: async (messages: Iterable<{ body: DriveMessage }>) => {
       for (const m of messages) {
@@ -63,7 +68,7 @@ function contextWithoutQueue(state: DurableObjectState, agent: ReturnType<typeof
       }
     },
   };
-  const testEnv = { ...(env as EdgeEnv), RESUME_QUEUE: resumeQueue } as EdgeEnv;
+  const testEnv = { ...(env as EdgeEnv), RESUME_QUEUE: resumeQueue, ...extra.env } as EdgeEnv;
   const t: ThreadContext = createThreadContext(state, testEnv, {
     options: { agents: [agent] },
     agents: new Map([[agent.name, agent]]),
@@ -151,6 +156,69 @@ describe("drive at once", { timeout: 30_000 }, () => {
       await until(() => t.store.run(runId)?.status === "done", "the run to finish");
       expect(executions).toEqual(["call_t"]);
       expect(sent).toHaveLength(2); // the start's and the one recorded decision's
+    });
+  });
+
+  it("the approved tool waits for none of the round trips: not the queue's send, not the inbox's and receipts' delivery (the answer waits for the delivery)", async () => {
+    const threadId = newThreadId();
+    const runId = newRunId(threadId);
+    const stub = env.THREADS.get(env.THREADS.idFromName(threadId));
+    await runInDurableObject(stub, async (_instance, state) => {
+      const { agent, executions } = transferAgent();
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      // The receipts store and the queue answer only once the gate opens.
+      let accepted = 0;
+      const receipts = {
+        idFromName: () => ({}),
+        get: () => ({
+          accept: async (signed: unknown[]) => {
+            await gate;
+            accepted += signed.length;
+            return { accepted: signed.length };
+          },
+        }),
+      };
+      const { t, delivery, sent } = contextWithoutQueue(state, agent, {
+        sendGate: gate,
+        env: { RECEIPTS: receipts },
+      });
+
+      const started = await startRun(t, delivery, {
+        runId,
+        threadId,
+        agent: agent.name,
+        input: "Transfer 5",
+        publicUrl: "https://edge.test",
+      });
+      expect(started.ok).toBe(true); // answered while its queue send still waits
+      await until(() => t.store.run(runId)?.status === "pending", "the run to suspend");
+      const request = JSON.parse(t.store.requireRun(runId).pending ?? "null");
+
+      let answered = false;
+      const decided = decideAny(t, delivery, {
+        runId,
+        requestId: request.id,
+        decision: "approve",
+        channel: "webhook",
+      }).then((outcome) => {
+        answered = true;
+        return outcome;
+      });
+      await until(() => t.store.run(runId)?.status === "done", "the run to finish, gate shut");
+      expect(executions).toEqual(["call_t"]);
+      expect(sent).toEqual([
+        { threadId, runId },
+        { threadId, runId },
+      ]);
+      expect(answered, "the answer waits for the inbox and receipts delivery").toBe(false);
+      expect(accepted).toBe(0);
+
+      open();
+      expect(await decided).toMatchObject({ ok: true, duplicate: false });
+      await until(() => accepted > 0, "the receipt to reach the store");
+      await drive(t, delivery, runId); // the backstop delivery: nothing runs again
+      expect(executions).toEqual(["call_t"]);
     });
   });
 });
