@@ -161,10 +161,12 @@ export async function sendResume(
 export function sendResumeSoon(t: ThreadContext, run: { thread_id: string; run_id: string }): void {
   t.state.waitUntil(
     sendResume(t, run).catch((error: unknown) =>
-      t.report(
-        new Error("resume queue: send failed, the alarm drives the run", { cause: error }),
-        { source: "driver", runId: run.run_id, threadId: run.thread_id, recoverable: true },
-      ),
+      t.report(new Error("resume queue: send failed, the alarm drives the run", { cause: error }), {
+        source: "driver",
+        runId: run.run_id,
+        threadId: run.thread_id,
+        recoverable: true,
+      }),
     ),
   );
 }
