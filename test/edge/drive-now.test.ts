@@ -54,13 +54,17 @@ function transferAgent() {
 function contextWithoutQueue(
   state: DurableObjectState,
   agent: ReturnType<typeof defineAgent>,
-  extra: { sendGate?: Promise<void>; env?: Record<string, unknown> } = {},
+  extra: { sendGate?: Promise<void>; sendFails?: boolean; env?: Record<string, unknown> } = {},
 ) {
   const sent: DriveMessage[] = [];
+  const reported: Error[] = [];
   const resumeQueue = {
     send: async (message: DriveMessage) => {
       sent.push(message);
       await extra.sendGate;
+      if (extra.sendFails) {
+        throw new Error("queue unavailable");
+      }
     },
     sendBatch: async (messages: Iterable<{ body: DriveMessage }>) => {
       for (const m of messages) {
@@ -72,9 +76,9 @@ function contextWithoutQueue(
   const t: ThreadContext = createThreadContext(state, testEnv, {
     options: { agents: [agent] },
     agents: new Map([[agent.name, agent]]),
-    report: () => {},
+    report: (error) => void reported.push(error as Error),
   });
-  return { t, delivery: new OutboxDelivery(t), sent };
+  return { t, delivery: new OutboxDelivery(t), sent, reported };
 }
 
 describe("drive at once", { timeout: 30_000 }, () => {
@@ -219,6 +223,42 @@ describe("drive at once", { timeout: 30_000 }, () => {
       await until(() => accepted > 0, "the receipt to reach the store");
       await drive(t, delivery, runId); // the backstop delivery: nothing runs again
       expect(executions).toEqual(["call_t"]);
+    });
+  });
+
+  it("a resume message the queue refuses is reported, not a failed start or decision: the run is driven anyway", async () => {
+    const threadId = newThreadId();
+    const runId = newRunId(threadId);
+    const stub = env.THREADS.get(env.THREADS.idFromName(threadId));
+    await runInDurableObject(stub, async (_instance, state) => {
+      const { agent, executions } = transferAgent();
+      const { t, delivery, reported } = contextWithoutQueue(state, agent, { sendFails: true });
+      const started = await startRun(t, delivery, {
+        runId,
+        threadId,
+        agent: agent.name,
+        input: "Transfer 5",
+        publicUrl: "https://edge.test",
+      });
+      expect(started.ok).toBe(true);
+      await until(() => t.store.run(runId)?.status === "pending", "the run to suspend");
+      await until(() => reported.length > 0, "the refused send to be reported");
+      expect(reported[0]?.message).toBe("resume queue: send failed, the alarm drives the run");
+
+      const request = JSON.parse(t.store.requireRun(runId).pending ?? "null");
+      const decided = await decideAny(t, delivery, {
+        runId,
+        requestId: request.id,
+        decision: "approve",
+        channel: "webhook",
+      });
+      expect(decided).toMatchObject({ ok: true, duplicate: false });
+      await until(() => t.store.run(runId)?.status === "done", "the run to finish");
+      expect(executions).toEqual(["call_t"]);
+      await until(() => reported.length > 1, "the decision's refused send to be reported");
+      await drive(t, delivery); // what the alarm does: nothing is left
+      expect(executions).toEqual(["call_t"]);
+      expect(await state.storage.getAlarm()).toBeNull();
     });
   });
 });
