@@ -24,6 +24,7 @@ import { systems as plainSystems } from "./lib/loop-systems.mjs";
 import { systems as streamSystems } from "./lib/stream-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
 import { childResult } from "./lib/child.mjs";
+import { PEER_LABELS } from "./lib/peer-versions.mjs";
 import { summarize, table, ms, ratio, mib, shuffled, arg, machine } from "./lib/stats.mjs";
 
 // `--stream`: the same scenario with every reply streamed (SSE), the raw SSE loop as the floor.
@@ -49,8 +50,8 @@ const LABELS = {
   "toolnexus-ontext": "toolnexus ask({ onText }) (zod tools)",
   toolnexus: STREAM ? "toolnexus stream() (zod tools)" : "toolnexus createClient (zod tools)",
   "toolnexus-json": "toolnexus createClient (JSON-Schema tools)",
-  "vercel-ai": "Vercel AI SDK (ai 6)",
-  "openai-agents": "OpenAI Agents SDK 0.14.3",
+  "vercel-ai": PEER_LABELS["vercel-ai"],
+  "openai-agents": PEER_LABELS["openai-agents"],
 };
 
 async function setup(names, origin, fetchImpl) {

@@ -30,6 +30,8 @@ export const API_TOKEN = vars.API_TOKEN;
 export const APPROVER_GROUPS = vars.APPROVER_GROUPS.replace(/^'(.*)'$/, "$1");
 // .dev.vars.example leaves the secrets for `npm start` to generate; the benchmark makes its own.
 export const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+// Every decision signs a receipt: without an Ed25519 seed the decision is a 500 config_error.
+export const RECEIPT_KEY = randomBytes(32).toString("base64");
 
 /** Standard Webhooks headers for `body`: v1,base64(HMAC-SHA256(key, "id.timestamp.body")). */
 export function signed(body) {
@@ -312,7 +314,7 @@ export async function main() {
           cwd: snapshot.dir,
           ready: s.ready,
           vars: s.product
-            ? { API_TOKEN, WEBHOOK_SECRET: SECRET, APPROVER_GROUPS, LLM_BASE_URL: "" }
+            ? { API_TOKEN, WEBHOOK_SECRET: SECRET, RECEIPT_KEY, APPROVER_GROUPS, LLM_BASE_URL: "" }
             : {},
         }),
       );

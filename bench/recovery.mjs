@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import { ROOT } from "./lib/build.mjs";
 import { startWranglerDev, snapshotWorker } from "./lib/wrangler-dev.mjs";
 import { summarize, table, ms, arg, machine } from "./lib/stats.mjs";
-import { API_TOKEN, APPROVER_GROUPS, SECRET, signed } from "./pipeline.mjs";
+import { API_TOKEN, APPROVER_GROUPS, RECEIPT_KEY, SECRET, signed } from "./pipeline.mjs";
 import { startFakeModel } from "../scripts/lib/fake-model.mjs";
 
 const auth = { authorization: `Bearer ${API_TOKEN}` };
@@ -77,6 +77,7 @@ export async function main() {
   const vars = {
     API_TOKEN,
     WEBHOOK_SECRET: SECRET,
+    RECEIPT_KEY,
     APPROVER_GROUPS,
     LLM_BASE_URL: `${model.url}/v1`,
     LLM_STYLE: "openai",

@@ -18,6 +18,7 @@ import { startMock, APPROVE_FINAL } from "./lib/mock-server.mjs";
 import { systems } from "./lib/resume-systems.mjs";
 import { importKernel } from "./lib/build.mjs";
 import { childResult } from "./lib/child.mjs";
+import { PEER_LABELS } from "./lib/peer-versions.mjs";
 import { summarize, table, ms, ratio, shuffled, arg, machine } from "./lib/stats.mjs";
 
 const ALL = ["raw", "toolnexus", "toolnexus-fresh", "vercel-ai", "openai-agents", "langgraph"];
@@ -30,9 +31,7 @@ const LABELS = {
   raw: "raw loop (baseline)",
   toolnexus: "toolnexus runWithAnswer",
   "toolnexus-fresh": "toolnexus, new client + toolkit per resume",
-  "vercel-ai": "Vercel AI SDK",
-  "openai-agents": "OpenAI Agents SDK",
-  langgraph: "LangGraph JS",
+  ...PEER_LABELS,
 };
 
 /** A prior transcript: alternating user/assistant text turns of ~120 characters. */

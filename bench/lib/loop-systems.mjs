@@ -157,7 +157,7 @@ export const systems = {
     };
   },
 
-  /** OpenAI Agents SDK 0.14.3 on chat completions, tracing off. */
+  /** OpenAI Agents SDK on chat completions, tracing off. */
   async "openai-agents"(origin, _kernel, fetchImpl) {
     const agents = await import("@openai/agents");
     const { default: OpenAI } = await import("openai");

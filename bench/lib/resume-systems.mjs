@@ -127,7 +127,7 @@ export const systems = {
     };
   },
 
-  /** OpenAI Agents SDK 0.14.3: needsApproval; RunState.toString / RunState.fromString + reject. */
+  /** OpenAI Agents SDK: needsApproval; RunState.toString / RunState.fromString + reject. */
   async "openai-agents"(origin) {
     const agents = await import("@openai/agents");
     const { default: OpenAI } = await import("openai");

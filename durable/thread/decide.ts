@@ -1,9 +1,11 @@
 /**
  * A decision arriving at the thread, from any channel: recorded by the ledger in one
- * synchronous pass (with the request's inbox row), the inbox delivered before answering (so
- * whoever decided reads the updated inbox), then applied: handed straight to a driver
+ * synchronous pass (with the request's inbox row), then applied: handed straight to a driver
  * waiting inline for it (an MCP elicitation), else driven at once by this object
- * (drive-now.ts), with the `resume` queue message and the backstop alarm as the durable paths.
+ * (drive-now.ts), with the `resume` queue message and the backstop alarm as the durable
+ * paths. The inbox is delivered before answering (so whoever decided reads the updated
+ * inbox), but after the drive has begun: the approved tool does not wait for the inbox's
+ * and the receipts store's round trips, nor for the queue's send (issue 26).
  */
 import { canonicalJson } from "../../src/core/schema/canonical-json";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
@@ -12,7 +14,7 @@ import { recordDecisionInInbox, type RuledDeps } from "../ledger/decisions";
 import type { EditCheck } from "../ledger/votes";
 import type { OutboxDelivery } from "../outbox/delivery";
 import { armAlarm, DECISION_BACKSTOP_MS } from "./alarms";
-import { sendResume, type ThreadContext } from "./context";
+import { sendResumeSoon, type ThreadContext } from "./context";
 import { driveNow } from "./drive/drive-now";
 import { configErrorOutcome } from "./config-error";
 import { requireReceiptConfig } from "../outbox/receipt-delivery";
@@ -51,15 +53,12 @@ export async function decideAny(
     // drive): a recorded decision is never left without something to apply it.
     await armAlarm(t, Date.now() + DECISION_BACKSTOP_MS);
   }
+  // A vote that waits for more, or an answer handed to the driver waiting inline for it.
+  if (outcome.decision && !t.waiters.deliver(input.requestId, outcome.decision.answer)) {
+    driveNow(t, delivery, input.runId);
+    sendResumeSoon(t, t.store.requireRun(input.runId));
+  }
   await delivery.deliver();
-  if (!outcome.decision) {
-    return outcome; // a vote that waits for more
-  }
-  if (t.waiters.deliver(input.requestId, outcome.decision.answer)) {
-    return outcome;
-  }
-  driveNow(t, delivery, input.runId);
-  await sendResume(t, t.store.requireRun(input.runId));
   return outcome;
 }
 

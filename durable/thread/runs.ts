@@ -9,7 +9,7 @@ import { runView } from "../storage/run-view";
 import type { OutboxDelivery } from "../outbox/delivery";
 import { closeOpenTurn } from "./drive/close-turn";
 import { armAlarm } from "./alarms";
-import { sendResume, type ThreadContext } from "./context";
+import { sendResume, sendResumeSoon, type ThreadContext } from "./context";
 import { driveNow } from "./drive/drive-now";
 import { agentVersion } from "../../src/edge/versions/agent-version";
 
@@ -48,7 +48,7 @@ export async function startRun(
   // The run as started: the drive below may take it further before this answer is sent.
   const run = runView(t.store, t.votes, t.store.requireRun(input.runId), false);
   driveNow(t, delivery, input.runId);
-  await sendResume(t, { threadId: input.threadId, runId: input.runId });
+  sendResumeSoon(t, { threadId: input.threadId, runId: input.runId });
   return { ok: true, run };
 }
 

@@ -50,12 +50,21 @@ function transferAgent() {
   return { agent, executions };
 }
 
-/** A thread context whose resume queue only records what it is given. */
-function contextWithoutQueue(state: DurableObjectState, agent: ReturnType<typeof defineAgent>) {
+/** A thread context whose resume queue only records what it is given (once `sendGate` lets it). */
+function contextWithoutQueue(
+  state: DurableObjectState,
+  agent: ReturnType<typeof defineAgent>,
+  extra: { sendGate?: Promise<void>; sendFails?: boolean; env?: Record<string, unknown> } = {},
+) {
   const sent: DriveMessage[] = [];
+  const reported: Error[] = [];
   const resumeQueue = {
     send: async (message: DriveMessage) => {
       sent.push(message);
+      await extra.sendGate;
+      if (extra.sendFails) {
+        throw new Error("queue unavailable");
+      }
     },
     sendBatch: async (messages: Iterable<{ body: DriveMessage }>) => {
       for (const m of messages) {
@@ -63,13 +72,13 @@ function contextWithoutQueue(state: DurableObjectState, agent: ReturnType<typeof
       }
     },
   };
-  const testEnv = { ...(env as EdgeEnv), RESUME_QUEUE: resumeQueue } as EdgeEnv;
+  const testEnv = { ...(env as EdgeEnv), RESUME_QUEUE: resumeQueue, ...extra.env } as EdgeEnv;
   const t: ThreadContext = createThreadContext(state, testEnv, {
     options: { agents: [agent] },
     agents: new Map([[agent.name, agent]]),
-    report: () => {},
+    report: (error) => void reported.push(error as Error),
   });
-  return { t, delivery: new OutboxDelivery(t), sent };
+  return { t, delivery: new OutboxDelivery(t), sent, reported };
 }
 
 describe("drive at once", { timeout: 30_000 }, () => {
@@ -151,6 +160,105 @@ describe("drive at once", { timeout: 30_000 }, () => {
       await until(() => t.store.run(runId)?.status === "done", "the run to finish");
       expect(executions).toEqual(["call_t"]);
       expect(sent).toHaveLength(2); // the start's and the one recorded decision's
+    });
+  });
+
+  it("the approved tool waits for none of the round trips: not the queue's send, not the inbox's and receipts' delivery (the answer waits for the delivery)", async () => {
+    const threadId = newThreadId();
+    const runId = newRunId(threadId);
+    const stub = env.THREADS.get(env.THREADS.idFromName(threadId));
+    await runInDurableObject(stub, async (_instance, state) => {
+      const { agent, executions } = transferAgent();
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      // The receipts store and the queue answer only once the gate opens.
+      let accepted = 0;
+      const receipts = {
+        idFromName: () => ({}),
+        get: () => ({
+          accept: async (signed: unknown[]) => {
+            await gate;
+            accepted += signed.length;
+            return { accepted: signed.length };
+          },
+        }),
+      };
+      const { t, delivery, sent } = contextWithoutQueue(state, agent, {
+        sendGate: gate,
+        env: { RECEIPTS: receipts },
+      });
+
+      const started = await startRun(t, delivery, {
+        runId,
+        threadId,
+        agent: agent.name,
+        input: "Transfer 5",
+        publicUrl: "https://edge.test",
+      });
+      expect(started.ok).toBe(true); // answered while its queue send still waits
+      await until(() => t.store.run(runId)?.status === "pending", "the run to suspend");
+      const request = t.store.requireRun(runId).pending!;
+
+      let answered = false;
+      const decided = decideAny(t, delivery, {
+        runId,
+        requestId: request.id,
+        decision: "approve",
+        channel: "webhook",
+      }).then((outcome) => {
+        answered = true;
+        return outcome;
+      });
+      await until(() => t.store.run(runId)?.status === "done", "the run to finish, gate shut");
+      expect(executions).toEqual(["call_t"]);
+      expect(sent).toEqual([
+        { threadId, runId },
+        { threadId, runId },
+      ]);
+      expect(answered, "the answer waits for the inbox and receipts delivery").toBe(false);
+      expect(accepted).toBe(0);
+
+      open();
+      expect(await decided).toMatchObject({ ok: true, duplicate: false });
+      await until(() => accepted > 0, "the receipt to reach the store");
+      await drive(t, delivery, runId); // the backstop delivery: nothing runs again
+      expect(executions).toEqual(["call_t"]);
+    });
+  });
+
+  it("a resume message the queue refuses is reported, not a failed start or decision: the run is driven anyway", async () => {
+    const threadId = newThreadId();
+    const runId = newRunId(threadId);
+    const stub = env.THREADS.get(env.THREADS.idFromName(threadId));
+    await runInDurableObject(stub, async (_instance, state) => {
+      const { agent, executions } = transferAgent();
+      const { t, delivery, reported } = contextWithoutQueue(state, agent, { sendFails: true });
+      const started = await startRun(t, delivery, {
+        runId,
+        threadId,
+        agent: agent.name,
+        input: "Transfer 5",
+        publicUrl: "https://edge.test",
+      });
+      expect(started.ok).toBe(true);
+      await until(() => t.store.run(runId)?.status === "pending", "the run to suspend");
+      await until(() => reported.length > 0, "the refused send to be reported");
+      expect(reported[0]?.message).toBe("resume queue: send failed, the alarm drives the run");
+
+      const request = t.store.requireRun(runId).pending!;
+      const decided = await decideAny(t, delivery, {
+        runId,
+        requestId: request.id,
+        decision: "approve",
+        channel: "webhook",
+      });
+      expect(decided).toMatchObject({ ok: true, duplicate: false });
+      await until(() => t.store.run(runId)?.status === "done", "the run to finish");
+      expect(executions).toEqual(["call_t"]);
+      await until(() => reported.length > 1, "the decision's refused send to be reported");
+      await drive(t, delivery); // what the alarm does: nothing is left
+      expect(executions).toEqual(["call_t"]);
+      expect(await state.storage.getAlarm()).toBeNull();
     });
   });
 });
