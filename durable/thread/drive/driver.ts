@@ -5,18 +5,18 @@
  * memory across a suspension: every step starts from storage.
  */
 import { decodeRequest, decodeUsage } from "../../storage/decode";
-import type { Request, RunResult } from "../../../src/core/types";
+import type { RunResult } from "../../../src/core/types";
 import { agentVersion } from "../../../src/edge/versions/agent-version";
 import type { RunEvent } from "../../../src/core/events";
 import type { TracedClientOptions } from "../../../src/core/tracing/index";
 import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
 import { createToolkit, type Toolkit } from "../../../src/core/toolkit";
-import { answerDeclined } from "../../../src/core/answers";
 import { errorMessage } from "../../../src/core/errors";
 import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../../src/edge/agent";
 import { edgeMetrics } from "../../../src/edge/metrics";
 import { refusalText } from "../../../src/edge/approvals/refusal";
 import { closeOpenTurn } from "./close-turn";
+import { recordExpiry } from "./expiry";
 import { checkpointer } from "./checkpoint";
 import type { DriverDeps, Work } from "./driver-deps";
 import { HALTED_SIGNAL } from "../event-hub";
@@ -29,7 +29,7 @@ import {
   type DriveTracing,
 } from "./tracing";
 import { runOAuth } from "../../tokens/run-oauth";
-import { answerOfRow, pendingOfRow, type DecisionRow, type RunRow } from "../../storage/run-store";
+import { answerOfRow, pendingOfRow, type RunRow } from "../../storage/run-store";
 
 import { agentHooks } from "../../agents/child-client";
 import { routeAnswer, runTeamTools, treeOf } from "../../agents/run-tree";
@@ -70,25 +70,6 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
     return { kind: "answer", decision, request, finalOnly: true };
   }
   return undefined;
-}
-
-function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): DecisionRow {
-  const row = {
-    request_id: request.id,
-    run_id: run.run_id,
-    decision: "expire" as const,
-    answer: JSON.stringify(answerDeclined(request.id, "expired")),
-    channel: "expiry" as const,
-    decided_by: "expiry",
-    webhook_id: null,
-    decided_at: deps.now(),
-  };
-  const decision = { ...row, applied_at: null };
-  deps.transaction(() => {
-    deps.store.insertDecision(row, request);
-    deps.inbox?.settled(run, request, decision);
-  });
-  return decision;
 }
 
 /** Runs one unit of work. Returns true when it changed something (the caller looks again). */
