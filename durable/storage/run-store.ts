@@ -50,6 +50,8 @@ export interface DecisionRow {
   webhook_id: string | null;
   decided_at: number;
   applied_at: number | null;
+  /** Schema v11: the agent version the decision was recorded under (null: not recorded). */
+  agent_version?: string | null;
 }
 
 export interface EventRow {
@@ -241,6 +243,20 @@ export class RunStore {
       this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM receipts WHERE run_id = ${runId}`?.n ??
       0
     );
+  }
+
+  /** Which agent version a decision arriving was checked under (the ledger's transaction). */
+  markRecordedUnder(requestId: string, version: string): void {
+    this.sql`UPDATE decisions SET agent_version = ${version} WHERE request_id = ${requestId}`;
+  }
+
+  /**
+   * The answer an unapplied decision became when it met a newer agent version at apply time
+   * (durable/versions/resume-check.ts): who decided stays; the run is given `answer`.
+   */
+  supersede(requestId: string, answer: string, version: string): void {
+    this.sql`UPDATE decisions SET answer = ${answer}, agent_version = ${version}
+      WHERE request_id = ${requestId} AND applied_at IS NULL`;
   }
 
   markApplied(requestId: string, now: number): void {

@@ -14,26 +14,35 @@ import { AGENT_CHANGED, checkVersionChange } from "../../src/edge/versions/versi
 import { openRequests } from "../storage/open-requests";
 import type { ThreadContext } from "../thread/context";
 
-/** A refusal to answer, or the input to record (changed only by a migration). */
-export type VersionGate = { refused: DecisionOutcome } | { input: DecisionInput };
+/**
+ * A refusal to answer, or the input to record (changed only by a migration) and the agent
+ * version it was checked under: stored with the decision, so the driver that applies it checks
+ * again only when another deploy came in between (./resume-check.ts).
+ */
+export type VersionGate = { refused: DecisionOutcome } | { input: DecisionInput; version?: string };
 
 export async function versionGate(t: ThreadContext, input: DecisionInput): Promise<VersionGate> {
   const run = t.store.run(input.runId);
   const agent = run && t.agents.get(run.agent);
   const request = run && openRequests(t.store, run).find((r) => r.id === input.requestId);
-  // Unknown run or request, an already decided one, or a run from before versions: the ledger answers as always.
-  if (!run || !agent || !request || !run.agent_version || t.store.decision(request.id)) {
+  // Unknown run or request, an already decided one: the ledger answers as always.
+  if (!run || !agent || !request || t.store.decision(request.id)) {
     return { input };
+  }
+  const version = await agentVersion(agent, t.env);
+  // A run from before versions were recorded: nothing to compare with.
+  if (!run.agent_version) {
+    return { input, version };
   }
   const tool = request.data?.tool;
   if (typeof tool !== "string" || input.decision !== "approve") {
-    return { input }; // only an approval lets a tool run; a refusal is always allowed through
+    return { input, version }; // only an approval lets a tool run; a refusal is always allowed through
   }
   const votes = t.votes.votes(request.id);
   const args = (input.args as Record<string, unknown> | undefined) ?? currentArgs(request, votes);
   const check = await checkVersionChange({
     agent,
-    currentVersion: await agentVersion(agent, t.env),
+    currentVersion: version,
     tools: await agentTools(agent, t.env),
     request,
     requestVersion: run.agent_version,
@@ -45,8 +54,8 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
   }
   if (check.kind === "migrate" && !rulesOf(request)) {
     const data = typeof input.data === "object" && input.data !== null ? input.data : {};
-    return { input: { ...input, data: { ...data, args: check.args } } };
+    return { input: { ...input, data: { ...data, args: check.args } }, version };
   }
   // `continue`, `same`; `migrate` under rules and `reask` are recorded as they came (see the report).
-  return { input };
+  return { input, version };
 }

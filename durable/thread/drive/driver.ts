@@ -29,6 +29,7 @@ import {
   type DriveTracing,
 } from "./tracing";
 import { runOAuth } from "../../tokens/run-oauth";
+import { answerUnderCurrentVersion } from "../../versions/resume-check";
 import { answerOfRow, pendingOfRow, type RunRow } from "../../storage/run-store";
 
 import { agentHooks } from "../../agents/child-client";
@@ -153,7 +154,12 @@ export async function driveOnce(
       work.kind === "answer" &&
       !deps.store.slots(runId).some((slot) => slot.pending?.id === work.request.id);
     if (work.kind === "answer" && !answerApplied) {
-      const answer = answerOfRow(work.decision);
+      const answer = await answerUnderCurrentVersion(deps, {
+        ...work,
+        run,
+        agent,
+        tools: toolkit.tools(),
+      });
       deps.record(runId, "resumed", {
         requestId: work.request.id,
         decision: work.decision.decision,

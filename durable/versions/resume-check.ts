@@ -1,0 +1,140 @@
+/**
+ * A decision recorded under one deploy and applied under another: a run decided just before a
+ * redeploy is resumed by the new code. The driver puts the recorded approval through the same
+ * check a decision arriving meets (src/edge/versions/version-check.ts), so no tool runs with
+ * arguments its current schema rejects, whenever the deploy came in.
+ *
+ * When the check changes the answer (a decline, or migrated arguments), the decision's row keeps
+ * who decided what and takes the answer the run is given and the version it was checked under, in
+ * one transaction with a receipt that says so (channel `version`): the approval's receipt named
+ * other arguments, or none that may run now. A second drive finds the row checked under the current
+ * version and applies its answer as it is.
+ */
+import { answerDeclined, answerOutput } from "../../src/core/answers";
+import { originalArgs } from "../../src/core/approvers/vote";
+import type { Answer, Request, Tool } from "../../src/core/types";
+import type { AgentDefinition } from "../../src/edge/agent";
+import type { ReceiptDraft } from "../../src/edge/receipts/receipt";
+import { agentVersion } from "../../src/edge/versions/agent-version";
+import { checkVersionChange } from "../../src/edge/versions/version-check";
+import { pathOf } from "../agents/tree";
+import { receiptDraft } from "../receipts/draft";
+import { UNRECORDED_VERSION } from "../receipts/record";
+import { answerOfRow, type DecisionRow, type RunRow, type RunStore } from "../storage/run-store";
+
+/** The receipt channel of an answer the agent's version check gave instead of the recorded one. */
+export const VERSION_CHANNEL = "version";
+
+export interface ResumeCheckDeps {
+  store: RunStore;
+  env: unknown;
+  transaction<T>(fn: () => T): T;
+  now(): number;
+  /** Appends a receipt to the thread's chain (inside the caller's transaction). */
+  appendReceipt?(draft: ReceiptDraft, at: Date): void;
+}
+
+export interface ResumeCheckInput {
+  run: RunRow;
+  agent: AgentDefinition;
+  request: Request;
+  decision: DecisionRow;
+  /** The tools as built for this drive (the toolkit's: connected MCP tools' schemas count too). */
+  tools: readonly Tool[];
+}
+
+/**
+ * The answer to resume the run with: the recorded one, or what the current agent version makes
+ * of it (`agent_changed: …` refusal, or the approval with migrated `data.args`).
+ * @example
+ * const answer = await answerUnderCurrentVersion(deps, { run, agent, request, decision, tools: toolkit.tools() });
+ */
+export async function answerUnderCurrentVersion(
+  deps: ResumeCheckDeps,
+  input: ResumeCheckInput,
+): Promise<Answer> {
+  const { run, agent, request, decision } = input;
+  const answer = answerOfRow(decision);
+  const tool = request.data?.tool;
+  // Only an approval lets a tool run; a sub-agent's request is its own agent's (not this run's) tool.
+  if (!answer.ok || typeof tool !== "string" || !run.agent_version || pathOf(request)) {
+    return answer;
+  }
+  const version = await agentVersion(agent, deps.env);
+  if (decision.agent_version === version) {
+    return answer; // checked (or migrated) when it was recorded, under this very deploy
+  }
+  const check = await checkVersionChange({
+    agent,
+    currentVersion: version,
+    tools: input.tools,
+    request,
+    // Recorded under a deploy that already checked it: that deploy's version is where it comes from.
+    requestVersion: decision.agent_version ?? run.agent_version,
+    tool,
+    args: argsOf(answer) ?? originalArgs(request),
+  });
+  if (check.kind === "same" || check.kind === "continue") {
+    return answer;
+  }
+  const changed =
+    check.kind === "decline"
+      ? answerDeclined(request.id, check.reason)
+      : check.kind === "migrate"
+        ? answerOutput(request.id, { ...dataOf(answer), args: check.args })
+        : // The migrated arguments need other approvers than the ones who decided: theirs was
+          // not a yes to these arguments, and nobody has asked the others yet.
+          answerDeclined(
+            request.id,
+            `agent_changed: the migrated arguments of ${tool} need other approvers than the ones who decided`,
+          );
+  supersede(deps, input, changed, version);
+  return changed;
+}
+
+/** The row takes the answer and the version; its receipt records the change, atomically. */
+function supersede(
+  deps: ResumeCheckDeps,
+  input: ResumeCheckInput,
+  answer: Answer,
+  version: string,
+): void {
+  const { run, request, decision } = input;
+  const now = deps.now();
+  const row: Omit<DecisionRow, "applied_at"> = {
+    ...decision,
+    decision: answer.ok ? "approve" : "decline",
+    answer: JSON.stringify(answer),
+    decided_by: null, // the agent's version check, not a person
+  };
+  deps.transaction(() => {
+    deps.store.supersede(request.id, row.answer, version);
+    deps.appendReceipt?.(
+      {
+        ...receiptDraft({
+          run,
+          request,
+          decision: row,
+          votes: [],
+          agentVersion: run.agent_version ?? UNRECORDED_VERSION,
+        }),
+        channel: VERSION_CHANNEL,
+      },
+      new Date(now),
+    );
+  });
+}
+
+function dataOf(answer: Answer): Record<string, unknown> {
+  return typeof answer.data === "object" && answer.data !== null && !Array.isArray(answer.data)
+    ? (answer.data as Record<string, unknown>)
+    : {};
+}
+
+/** An approval's `data.args` (an approver's edit, or a migration): what the tool would run with. */
+function argsOf(answer: Answer): Record<string, unknown> | undefined {
+  const args = dataOf(answer).args;
+  return typeof args === "object" && args !== null && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : undefined;
+}
