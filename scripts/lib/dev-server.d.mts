@@ -7,12 +7,18 @@ export function devServerArgs(options: {
   inspectorPort: number;
   stateDir: string;
   envFile: string;
+  config?: string;
+  script?: string;
+  persistTo?: string;
 }): string[];
 export function startDevServer(options?: {
   timeoutMs?: number;
   log?: (line: string) => void;
   cwd?: string;
   vars?: Record<string, string>;
+  config?: string;
+  script?: string;
+  persistTo?: string;
 }): Promise<{
   url: string;
   apiToken: string;

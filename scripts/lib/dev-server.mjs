@@ -58,10 +58,12 @@ export const TEST_VARS = {
  * The command line: wrangler's `--env-file` replaces .dev.vars (and .env) entirely, so
  * exactly `vars` reach the worker.
  */
-export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
+export function devServerArgs({ port, inspectorPort, stateDir, envFile, config, script, persistTo }) {
   return [
     WRANGLER,
     "dev",
+    ...(script ? [script] : []),
+    ...(config ? ["--config", config] : []),
     "--ip",
     "127.0.0.1",
     "--port",
@@ -69,7 +71,7 @@ export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
     "--inspector-port",
     String(inspectorPort),
     "--persist-to",
-    path.join(stateDir, "state"),
+    persistTo ?? path.join(stateDir, "state"),
     "--show-interactive-dev-session=false",
     "--log-level",
     "info",
@@ -79,9 +81,12 @@ export function devServerArgs({ port, inspectorPort, stateDir, envFile }) {
 }
 
 /**
- * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string> }} options
+ * @param {{ timeoutMs?: number, log?: (line: string) => void, cwd?: string, vars?: Record<string, string>, config?: string, script?: string, persistTo?: string }} options
  *   `cwd`: the worker project (default: this repository); `vars`: exactly the variables
- *   the worker gets (default {@link TEST_VARS}).
+ *   the worker gets (default {@link TEST_VARS}); `config`: a wrangler config other than the
+ *   project's; `script`: an entry module instead of its `main` (another deploy of the same
+ *   worker); `persistTo`: the caller's state directory, kept after stop() so a later start
+ *   (a redeploy) finds the same Durable Objects and queues (default: a temporary one).
  * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void> }>}
  */
 export async function startDevServer({
@@ -89,6 +94,9 @@ export async function startDevServer({
   log = () => {},
   cwd = ROOT,
   vars = TEST_VARS,
+  config,
+  script,
+  persistTo,
 } = {}) {
   const credentials = {
     apiToken: vars.API_TOKEN,
@@ -112,6 +120,9 @@ export async function startDevServer({
     inspectorPort: await freePort(),
     stateDir,
     envFile,
+    config,
+    script,
+    persistTo,
   });
   log(`wrangler dev with the test configuration (${Object.keys(vars).join(", ")}), not .dev.vars`);
   const url = `http://127.0.0.1:${args[args.indexOf("--port") + 1]}`;
