@@ -58,7 +58,15 @@ export const TEST_VARS = {
  * The command line: wrangler's `--env-file` replaces .dev.vars (and .env) entirely, so
  * exactly `vars` reach the worker.
  */
-export function devServerArgs({ port, inspectorPort, stateDir, envFile, config, script, persistTo }) {
+export function devServerArgs({
+  port,
+  inspectorPort,
+  stateDir,
+  envFile,
+  config,
+  script,
+  persistTo,
+}) {
   return [
     WRANGLER,
     "dev",
