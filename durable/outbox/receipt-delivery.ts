@@ -37,3 +37,24 @@ export async function requireReceiptConfig(t: ThreadContext): Promise<void> {
   await receiptKeys(t.env.RECEIPT_KEY); // ConfigError naming RECEIPT_KEY
   receiptStub(t.env); // ConfigError naming RECEIPTS
 }
+
+/** The thread's pending agent version to the receipts store (outbox/pending-version.ts). */
+export async function deliverPendingVersion(t: ThreadContext): Promise<void> {
+  try {
+    const state = t.state.storage.transactionSync(() => t.pendingVersion.due());
+    if (state) {
+      await receiptStub(t.env).putPendingVersion(state);
+      t.pendingVersion.sent(state.seq);
+    }
+  } catch (error) {
+    t.report(
+      new Error("pending versions: delivery failed, sent again by the next delivery", {
+        cause: error,
+      }),
+      {
+        source: "receipts",
+        recoverable: true,
+      },
+    );
+  }
+}

@@ -106,6 +106,12 @@ test("deploy A: runs suspend under version A; two are decided there", {
   for (const run of [a.refund, a.wipe, a.transfer, a.charge, a.linked]) {
     assert.equal(run.run.agentVersion, a.agent.version);
   }
+  assert.deepEqual(
+    await eventually(async () => (await version(client)).pendingByVersion, {
+      [a.agent.version]: 5,
+    }),
+    { [a.agent.version]: 5 },
+  );
   a.approvalUrl = (await client.getRun(a.linked.runId)).approvalUrl;
   assert.match(a.approvalUrl, /\/approve\//);
   a.signIn = (await client.approverLink("ann@example.com")).url;
@@ -126,6 +132,8 @@ test("deploy B, keys rotated: the agent is another version", { timeout: 120_000 
   });
   const agent = await version(b);
   assert.notEqual(agent.version, a.agent.version);
+  // The five runs still wait under the version they suspended under, not the one deployed now.
+  assert.deepEqual(agent.pendingByVersion, { [a.agent.version]: 5 });
   assert.equal((await b.getRun(a.refund.runId)).agentVersion, a.agent.version);
 });
 
@@ -286,6 +294,23 @@ test("verify-receipts on the real exports: accepts them, refuses an edited, a dr
   assert.equal(reordered.code, 1);
   assert.match(reordered.stderr + reordered.stdout, /seq 3 after seq 1/);
 });
+
+/** Polls `read` until it deep-equals `want` (counts follow a delivery), at most 10 s; the last value. */
+async function eventually(read, want) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    try {
+      assert.deepEqual(value, want);
+      return value;
+    } catch {
+      if (Date.now() > deadline) {
+        return value;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 /** A link minted by deploy A's server, on the server running now (another port). */
 function here(url) {
