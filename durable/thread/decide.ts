@@ -74,8 +74,12 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
   if ("refused" in gate) {
     return gate.refused; // the current agent version declines the request: nothing recorded
   }
-  const { input, version } = gate;
-  const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
+  const { input, version, migrated } = gate;
+  const deps: RuledDeps = {
+    votes: t.votes,
+    directory: t.directory(),
+    ...(migrated ? { migrated } : {}),
+  };
   const first = recordOnce(t, input, deps, version);
   if (!("checkEdit" in first)) {
     return first;
