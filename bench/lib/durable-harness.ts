@@ -53,8 +53,8 @@ export interface Thread {
   seed(threadId: string, messages: Message[]): void;
   /**
    * With receipts: what the object's delivery round writes after a commit — the receipt
-   * signed and acknowledged by the store, the pending version numbered and acknowledged
-   * (the store's side is another object, not replayed). Without: nothing.
+   * signed and acknowledged by the store; the pending version it reads and sends (no write:
+   * the store's side is another object, not replayed). Without: nothing.
    */
   deliver(): Promise<void>;
 }
@@ -109,10 +109,7 @@ export function createThread(
         transaction,
         now: () => Date.now(),
       });
-      const state = transaction(() => pendingVersion.due());
-      if (state) {
-        transaction(() => pendingVersion.sent(state.seq));
-      }
+      await pendingVersion.deliver(async () => {});
     },
     start(runId, threadId, input) {
       transaction(() =>

@@ -1,54 +1,40 @@
 /**
  * The thread's side of `pendingByVersion` (src/edge/versions/pending-versions.ts): after each
- * delivery round, the agent and version its pending run suspended under (or none) is compared
- * with the last state it numbered; a change gets the next number, and a state not yet
- * acknowledged is sent to the receipts store. Derived from the runs at delivery time, so no
- * write path has to remember it; what a failed round misses, the next delivery sends.
+ * delivery round, the agent and version its pending run suspended under (or none) goes to the
+ * receipts store when it differs from what this object last sent. Derived from the runs at
+ * delivery time, so no write path has to remember it, and kept in memory only: a new object
+ * (or a failed send) sends once more, which the store takes as a repeat. Numbered by the clock
+ * at sending: deliveries of one object run one at a time, so a later state has a later number.
  */
 import { UNRECORDED_VERSION } from "../receipts/record";
 import type { Sql } from "../storage/sql";
 import type { PendingVersionState } from "../../src/edge/versions/pending-versions";
 
-interface StateRow {
-  agent: string | null;
-  version: string | null;
-  seq: number;
-  sent: number;
-  [key: string]: SqlStorageValue;
-}
-
 export class PendingVersionOutbox {
+  #sent: string | undefined;
+
   constructor(
     private readonly sql: Sql,
     private readonly threadId: () => string | undefined,
   ) {}
 
-  /** The state to send, numbered (and stored) when it changed; undefined when the store has it. */
-  due(): PendingVersionState | undefined {
+  /** Sends the thread's state with `send` unless it was sent already. */
+  async deliver(send: (state: PendingVersionState) => Promise<void>): Promise<void> {
     const threadId = this.threadId();
     if (threadId === undefined) {
-      return undefined; // an object with no run waits on nothing
+      return; // an object with no run waits on nothing
     }
     const run = this.sql.one<{ agent: string; agent_version: string | null }>`
-      SELECT agent, agent_version FROM runs WHERE status = 'pending' ORDER BY created_at LIMIT 1`;
-    const agent = run?.agent ?? null;
-    const version = run ? (run.agent_version ?? UNRECORDED_VERSION) : null;
-    const last = this.sql.one<StateRow>`SELECT agent, version, seq, sent FROM pending_version`;
-    if (last && last.agent === agent && last.version === version) {
-      return last.sent ? undefined : { threadId, agent, version, seq: last.seq };
+      SELECT agent, agent_version FROM runs WHERE status = 'pending' LIMIT 1`;
+    const state = {
+      threadId,
+      agent: run?.agent ?? null,
+      version: run ? (run.agent_version ?? UNRECORDED_VERSION) : null,
+    };
+    const key = JSON.stringify(state);
+    if (key !== this.#sent) {
+      await send({ ...state, seq: Date.now() });
+      this.#sent = key;
     }
-    if (!last && agent === null) {
-      return undefined; // never waited: the store counts nothing for this thread
-    }
-    const seq = (last?.seq ?? 0) + 1;
-    this.sql`INSERT INTO pending_version (id, agent, version, seq, sent)
-      VALUES (1, ${agent}, ${version}, ${seq}, 0)
-      ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, version = excluded.version,
-        seq = excluded.seq, sent = 0`;
-    return { threadId, agent, version, seq };
-  }
-
-  sent(seq: number): void {
-    this.sql`UPDATE pending_version SET sent = 1 WHERE seq = ${seq}`;
   }
 }

@@ -41,20 +41,8 @@ export async function requireReceiptConfig(t: ThreadContext): Promise<void> {
 /** The thread's pending agent version to the receipts store (outbox/pending-version.ts). */
 export async function deliverPendingVersion(t: ThreadContext): Promise<void> {
   try {
-    const state = t.state.storage.transactionSync(() => t.pendingVersion.due());
-    if (state) {
-      await receiptStub(t.env).putPendingVersion(state);
-      t.pendingVersion.sent(state.seq);
-    }
+    await t.pendingVersion.deliver((state) => receiptStub(t.env).putPendingVersion(state));
   } catch (error) {
-    t.report(
-      new Error("pending versions: delivery failed, sent again by the next delivery", {
-        cause: error,
-      }),
-      {
-        source: "receipts",
-        recoverable: true,
-      },
-    );
+    t.report(error, { source: "receipts", recoverable: true });
   }
 }

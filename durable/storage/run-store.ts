@@ -245,17 +245,13 @@ export class RunStore {
     );
   }
 
-  /** Which agent version a decision arriving was checked under (the ledger's transaction). */
-  markRecordedUnder(requestId: string, version: string): void {
-    this.sql`UPDATE decisions SET agent_version = ${version} WHERE request_id = ${requestId}`;
-  }
-
   /**
-   * The answer an unapplied decision became when it met a newer agent version at apply time
-   * (durable/versions/resume-check.ts): who decided stays; the run is given `answer`.
+   * The agent version an unapplied decision was checked under, and with `answer` what it became
+   * when a newer version changed it at apply time (durable/versions/resume-check.ts): who
+   * decided stays; the run is given `answer`.
    */
-  supersede(requestId: string, answer: string, version: string): void {
-    this.sql`UPDATE decisions SET answer = ${answer}, agent_version = ${version}
+  checkedUnder(requestId: string, version: string, answer: string | null = null): void {
+    this.sql`UPDATE decisions SET agent_version = ${version}, answer = COALESCE(${answer}, answer)
       WHERE request_id = ${requestId} AND applied_at IS NULL`;
   }
 

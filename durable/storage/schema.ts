@@ -30,9 +30,7 @@
  *   acknowledged them (durable/outbox/receipts.ts). runs.agent_version (v10): the agent version
  *   the run started, or last suspended, under. decisions.agent_version (v11): the agent version
  *   a decision arriving was checked and recorded under (durable/versions/decision-check.ts), so
- *   the driver checks again only a decision that meets a newer deploy (durable/versions/resume-check.ts);
- *   pending_version (v11): the thread's pending agent version as last sent to the receipts store
- *   (durable/outbox/pending-version.ts).
+ *   the driver checks again only a decision that meets a newer deploy (durable/versions/resume-check.ts).
  */
 import type { Sql } from "./sql";
 import { migrateHandles } from "../agents/handle-store";
@@ -224,14 +222,6 @@ export function migrate(sql: Sql): void {
   if (!decisionColumns.includes("agent_version")) {
     sql`ALTER TABLE decisions ADD COLUMN agent_version TEXT`;
   }
-  // v11: what the receipts store last heard of the thread's pending agent version.
-  sql`CREATE TABLE IF NOT EXISTS pending_version (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    agent TEXT,
-    version TEXT,
-    seq INTEGER NOT NULL,
-    sent INTEGER NOT NULL
-  )`;
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

@@ -74,12 +74,8 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
   if ("refused" in gate) {
     return gate.refused; // the current agent version declines the request: nothing recorded
   }
-  const { input, version, migrated } = gate;
-  const deps: RuledDeps = {
-    votes: t.votes,
-    directory: t.directory(),
-    ...(migrated ? { migrated } : {}),
-  };
+  const { input, version } = gate;
+  const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
   const first = recordOnce(t, input, deps, version);
   if (!("checkEdit" in first)) {
     return first;
@@ -114,7 +110,7 @@ function recordOnce(
       Date.now(),
     );
     if (version && "ok" in outcome && outcome.ok && outcome.decision && !outcome.duplicate) {
-      t.store.markRecordedUnder(input.requestId, version);
+      t.store.checkedUnder(input.requestId, version);
     }
     return outcome;
   });

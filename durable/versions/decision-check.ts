@@ -3,13 +3,11 @@
  * (src/edge/versions/version-check.ts decides what happens): a request the current version
  * declines is refused `409 agent_changed` and nothing is recorded; migrated arguments become
  * the answer's `data.args` (so the receipt's `argsHash` and the tool's arguments are the
- * migrated ones): at once for a plain approval, with the settling vote under approver rules.
- * Migrated arguments that need other approvers are refused the same way. Asked before the
+ * migrated ones), also under approver rules. Migrated arguments that need other approvers
+ * are refused the same way. Asked before the
  * ledger's synchronous pass.
  */
 import { currentArgs } from "../../src/core/approvers/vote";
-import { rulesOf, type Rules } from "../../src/core/approvers/rules";
-import { receiptRule } from "../../src/edge/receipts/receipt";
 import { agentTools } from "../../src/edge/agent";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
 import { agentVersion } from "../../src/edge/versions/agent-version";
@@ -23,9 +21,7 @@ import type { ThreadContext } from "../thread/context";
  * version it was checked under: stored with the decision, so the driver that applies it checks
  * again only when another deploy came in between (./resume-check.ts).
  */
-export type VersionGate =
-  | { refused: DecisionOutcome }
-  | { input: DecisionInput; version?: string; migrated?: Record<string, unknown> };
+export type VersionGate = { refused: DecisionOutcome } | { input: DecisionInput; version?: string };
 
 export async function versionGate(t: ThreadContext, input: DecisionInput): Promise<VersionGate> {
   const run = t.store.run(input.runId);
@@ -57,31 +53,14 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
     tool,
     args,
   });
-  if (check.kind === "decline") {
+  if (check.kind === "decline" || check.kind === "reask") {
     return { refused: { ok: false, code: AGENT_CHANGED, message: check.reason } };
   }
-  if (check.kind === "reask") {
-    // The approvers the request asked are not the ones the migrated arguments need: their
-    // approval cannot stand for them. Refused like a decline (nothing recorded, no tool runs).
-    return {
-      refused: {
-        ok: false,
-        code: AGENT_CHANGED,
-        message: `${AGENT_CHANGED}: the migrated arguments of ${tool} need other approvers than request ${request.id} asked (${describeRules(check.rules)}); decline it, and the model may ask again`,
-      },
-    };
-  }
   if (check.kind === "migrate") {
-    if (rulesOf(request)) {
-      // Votes decide it: the approval that settles it carries the migrated arguments (ledger/votes.ts).
-      return { input, version, migrated: check.args };
-    }
+    // The answer carries the migrated arguments; under approver rules the settling vote's
+    // data is the answer's (core/approvers/vote.ts), so every vote carries them.
     const data = typeof input.data === "object" && input.data !== null ? input.data : {};
     return { input: { ...input, data: { ...data, args: check.args } }, version };
   }
   return { input, version }; // `continue`, `same`
-}
-
-function describeRules(rules: Rules | undefined): string {
-  return rules ? `now ${JSON.stringify(receiptRule(rules))}` : "now none: one approval";
 }

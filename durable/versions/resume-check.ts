@@ -12,6 +12,7 @@
  */
 import { answerDeclined, answerOutput } from "../../src/core/answers";
 import { originalArgs } from "../../src/core/approvers/vote";
+import { isRecord } from "../../src/core/approvers/rules";
 import type { Answer, Request, Tool } from "../../src/core/types";
 import type { AgentDefinition } from "../../src/edge/agent";
 import type { ReceiptDraft } from "../../src/edge/receipts/receipt";
@@ -64,6 +65,8 @@ export async function answerUnderCurrentVersion(
   if (decision.agent_version === version) {
     return answer; // checked (or migrated) when it was recorded, under this very deploy
   }
+  // An approval's `data.args` (an edit, or a migration) is what the tool would run with.
+  const edited = dataOf(answer).args;
   const check = await checkVersionChange({
     agent,
     currentVersion: version,
@@ -72,22 +75,16 @@ export async function answerUnderCurrentVersion(
     // Recorded under a deploy that already checked it: that deploy's version is where it comes from.
     requestVersion: decision.agent_version ?? run.agent_version,
     tool,
-    args: argsOf(answer) ?? originalArgs(request),
+    args: isRecord(edited) ? edited : originalArgs(request),
   });
   if (check.kind === "same" || check.kind === "continue") {
     return answer;
   }
+  // A reask is refused too: the approvers who decided were not the ones the arguments need.
   const changed =
-    check.kind === "decline"
-      ? answerDeclined(request.id, check.reason)
-      : check.kind === "migrate"
-        ? answerOutput(request.id, { ...dataOf(answer), args: check.args })
-        : // The migrated arguments need other approvers than the ones who decided: theirs was
-          // not a yes to these arguments, and nobody has asked the others yet.
-          answerDeclined(
-            request.id,
-            `agent_changed: the migrated arguments of ${tool} need other approvers than the ones who decided`,
-          );
+    check.kind === "migrate"
+      ? answerOutput(request.id, { ...dataOf(answer), args: check.args })
+      : answerDeclined(request.id, check.reason);
   supersede(deps, input, changed, version);
   return changed;
 }
@@ -108,7 +105,7 @@ function supersede(
     decided_by: null, // the agent's version check, not a person
   };
   deps.transaction(() => {
-    deps.store.supersede(request.id, row.answer, version);
+    deps.store.checkedUnder(request.id, version, row.answer);
     deps.appendReceipt?.(
       {
         ...receiptDraft({
@@ -125,16 +122,4 @@ function supersede(
   });
 }
 
-function dataOf(answer: Answer): Record<string, unknown> {
-  return typeof answer.data === "object" && answer.data !== null && !Array.isArray(answer.data)
-    ? (answer.data as Record<string, unknown>)
-    : {};
-}
-
-/** An approval's `data.args` (an approver's edit, or a migration): what the tool would run with. */
-function argsOf(answer: Answer): Record<string, unknown> | undefined {
-  const args = dataOf(answer).args;
-  return typeof args === "object" && args !== null && !Array.isArray(args)
-    ? (args as Record<string, unknown>)
-    : undefined;
-}
+const dataOf = (answer: Answer) => (isRecord(answer.data) ? answer.data : {});

@@ -13,7 +13,11 @@ import { recordDecisionInInbox } from "../../durable/ledger/decisions";
 import { DECISION_BACKSTOP_MS } from "../../durable/thread/alarms";
 import { inThread, threadOfRun } from "./durable";
 
-export function recordOnly(input: DecisionInput): Promise<DecisionOutcome> {
+/** `alongside` runs in the decision's transaction (e.g. to rewrite what it stored). */
+export function recordOnly(
+  input: DecisionInput,
+  alongside?: (state: DurableObjectState) => void,
+): Promise<DecisionOutcome> {
   return inThread(threadOfRun(input.runId), async (instance, state) => {
     const deps = {
       store: instance.store,
@@ -21,9 +25,11 @@ export function recordOnly(input: DecisionInput): Promise<DecisionOutcome> {
       outbox: instance.outbox,
       directory: approverDirectory(env as EdgeEnv, undefined),
     };
-    const outcome = state.storage.transactionSync(() =>
-      recordDecisionInInbox(deps, input, Date.now()),
-    );
+    const outcome = state.storage.transactionSync(() => {
+      const recorded = recordDecisionInInbox(deps, input, Date.now());
+      alongside?.(state);
+      return recorded;
+    });
     if ("checkEdit" in outcome) {
       throw new Error("recordOnly does not check edits");
     }

@@ -335,8 +335,7 @@ export const AgentToolSchema = z
   })
   .meta({ id: "AgentTool" });
 
-const PENDING =
-  'Runs waiting on a request, by the version they suspended under ("unrecorded": before versions), as the threads last reported';
+const PENDING = "Runs waiting on a request, by the version they suspended under";
 export const AgentsSchema = z
   .object({
     agents: z.array(

@@ -12,7 +12,7 @@ export interface PendingVersionState {
   threadId: string;
   agent: string | null;
   version: string | null;
-  /** Grows with every change of the thread's state: a late delivery never undoes a newer one. */
+  /** The sending time: a late delivery never undoes a newer one, a repeat changes nothing. */
   seq: number;
 }
 
@@ -20,12 +20,12 @@ export interface PendingVersionState {
 export type PendingByVersion = Record<string, Record<string, number>>;
 
 export class PendingVersionStore {
-  #ready = false;
-
-  constructor(private readonly sql: ReceiptSql) {}
+  constructor(private readonly sql: ReceiptSql) {
+    sql`CREATE TABLE IF NOT EXISTS pending_versions (thread_id TEXT PRIMARY KEY, agent TEXT, version TEXT, seq INTEGER NOT NULL)`;
+    sql`CREATE INDEX IF NOT EXISTS pending_versions_agent ON pending_versions (agent, version)`;
+  }
 
   put(state: PendingVersionState): void {
-    this.#schema();
     this.sql`INSERT INTO pending_versions (thread_id, agent, version, seq)
       VALUES (${state.threadId}, ${state.agent}, ${state.version}, ${state.seq})
       ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent, version = excluded.version,
@@ -34,7 +34,6 @@ export class PendingVersionStore {
 
   /** One indexed GROUP BY over the threads that wait (the index holds agent and version). */
   byAgent(): PendingByVersion {
-    this.#schema();
     const counts: PendingByVersion = {};
     const rows = this.sql<{ agent: string; version: string; runs: number }>`
       SELECT agent, version, COUNT(*) AS runs FROM pending_versions
@@ -45,20 +44,5 @@ export class PendingVersionStore {
       counts[row.agent] = agent;
     }
     return counts;
-  }
-
-  #schema(): void {
-    if (this.#ready) {
-      return;
-    }
-    this.sql`CREATE TABLE IF NOT EXISTS pending_versions (
-      thread_id TEXT PRIMARY KEY,
-      agent TEXT,
-      version TEXT,
-      seq INTEGER NOT NULL
-    )`;
-    this
-      .sql`CREATE INDEX IF NOT EXISTS pending_versions_agent ON pending_versions (agent, version)`;
-    this.#ready = true;
   }
 }

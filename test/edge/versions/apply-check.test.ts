@@ -41,13 +41,6 @@ async function approvedUnderOldVersion(
   decisionVersion = "v-old",
 ) {
   const { runId, threadId, request, stub } = await startPending(REFUND);
-  const outcome = await recordOnly({
-    runId,
-    requestId: request.id,
-    decision: "approve",
-    channel: "webhook",
-  });
-  expect(outcome).toMatchObject({ ok: true, duplicate: false });
   const [row] = await sqlIn(threadId, "SELECT pending FROM runs WHERE run_id = ?", runId);
   const stored = JSON.parse(String(row?.pending)) as Record<string, unknown>;
   edit(stored);
@@ -57,7 +50,12 @@ async function approvedUnderOldVersion(
     JSON.stringify(stored),
     runId,
   );
-  await sqlIn(threadId, "UPDATE decisions SET agent_version = ?", decisionVersion);
+  // In the decision's own transaction: the start's queue message may drive the run any moment.
+  const outcome = await recordOnly(
+    { runId, requestId: request.id, decision: "approve", channel: "webhook" },
+    (state) => state.storage.sql.exec("UPDATE decisions SET agent_version = ?", decisionVersion),
+  );
+  expect(outcome).toMatchObject({ ok: true, duplicate: false });
   return { runId, threadId, requestId: request.id, stub };
 }
 

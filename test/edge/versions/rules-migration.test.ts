@@ -2,7 +2,7 @@
  * Issue 30: a migration function under approver rules, when the deciding votes arrive under the
  * new deploy. The deployed demo agent continues on a version change, so the migrating agent is
  * handed to the decision's version gate directly (durable/versions/decision-check.ts), and the
- * votes go through the ledger with what the gate said, as the object's `decide` does; the
+ * votes go through the ledger with the input the gate returned, as the object's `decide` does; the
  * alarm then applies the decision with the deployed agent. A $1,500 refund needs two of
  * finance; migrated to $1,400 it still does (the votes stand, the tool runs with $1,400); migrated
  * to $900 it needs one approval of anyone (another rule): refused `409 agent_changed`.
@@ -52,7 +52,6 @@ function vote(threadId: string, agent: typeof supportAgent, input: DecisionInput
       votes: instance.votes,
       outbox: instance.outbox,
       directory: approverDirectory(env as EdgeEnv, undefined),
-      ...(gate.migrated ? { migrated: gate.migrated } : {}),
     };
     return state.storage.transactionSync(() => recordDecisionInInbox(deps, gate.input, Date.now()));
   });
