@@ -46,7 +46,7 @@ async function oneRun(harness, agents, dir) {
   const file = path.join(dir, `thread-${hex(6)}.sqlite`);
   const { db, storage, transaction, counters } = openStorage(file);
   try {
-    const thread = harness.createThread(storage, transaction, agents);
+    const thread = harness.createThread(storage, transaction, { agents });
     const threadId = `th_${hex(16)}`;
     const runId = `${threadId}.run_${hex(10)}`;
     const out = {};
@@ -59,7 +59,7 @@ async function oneRun(harness, agents, dir) {
     if (halted.status !== "pending") {
       throw new Error(`run did not suspend: ${halted.status} ${halted.error ?? ""}`);
     }
-    const request = JSON.parse(halted.pending);
+    const request = halted.pending;
     await phase("decide", () => {
       const outcome = thread.decide(runId, request.id, "approve", "ann@example.com");
       if (outcome.status !== 202) {

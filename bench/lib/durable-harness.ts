@@ -20,9 +20,16 @@ import { startTimers } from "../../durable/thread/reminders";
 import { InlineWaiters } from "../../durable/thread/drive/elicitation";
 import { approverDirectory } from "../../src/edge/approvals/groups";
 import { supportAgent } from "../../src/edge/demo/agent";
-import { HandleStore } from "../../durable/agents/handle-store";
+import { HandleStore } from "../../durable/storage/handle-store";
 import type { AgentDefinition } from "../../src/edge/agent";
 import type { Message } from "../../src/core/types";
+import { ReceiptOutbox, deliverReceipts } from "../../durable/outbox/receipts";
+import { PendingVersionOutbox } from "../../durable/outbox/pending-version";
+import { receiptRecorder } from "../../durable/receipts/record";
+import { receiptKeys } from "../../src/edge/receipts/receipt-keys";
+
+/** A receipt key for the bench only (base64 of a 32-byte Ed25519 seed). */
+const BENCH_RECEIPT_KEY = btoa(String.fromCharCode(...Array.from({ length: 32 }, (_, i) => i + 1)));
 
 /** The demo's approver groups, as in .dev.vars.example: deleting an account needs a support lead. */
 const DEMO_GROUPS = JSON.stringify({
@@ -43,22 +50,41 @@ export interface Thread {
     requestId: string,
     decision: "approve" | "decline",
     decidedBy?: string,
-  ): { ok: boolean; status: number };
+  ): { ok: boolean };
   /** Seeds a finished earlier run holding `messages` (what earlier runs of the thread left). */
   seed(threadId: string, messages: Message[]): void;
+  /**
+   * With receipts: what the object's delivery round writes after a commit — the receipt
+   * signed and acknowledged by the store; the pending version it reads and sends (no write:
+   * the store's side is another object, not replayed). Without: nothing.
+   */
+  deliver(): Promise<void>;
 }
 
-/** `agents`: what createEdge is given (the demo `support` agent by default); the first runs. */
+export interface ThreadOptions {
+  /** Wire the receipts as the object does (durable/thread/context.ts); off = the object before issue 30's receipts. */
+  receipts?: boolean;
+  /** What createEdge is given (the demo `support` agent by default); the first runs. */
+  agents?: AgentDefinition[];
+}
+
 export function createThread(
   storage: SqlStorage,
   transaction: <T>(fn: () => T) => T,
-  agents: AgentDefinition[] = [supportAgent],
+  options: ThreadOptions = {},
 ): Thread {
+  const { agents = [supportAgent] } = options;
   const sql = createSql(storage);
   migrate(sql);
   const store = new RunStore(sql);
   const events = new EventHub(store);
   const votes = new VoteStore(sql);
+  const threadId = () => store.runs()[0]?.threadId;
+  const receipts = new ReceiptOutbox(sql, threadId);
+  const pendingVersion = new PendingVersionOutbox(sql, threadId);
+  if (options.receipts) {
+    store.onDecision = receiptRecorder({ store, votes, outbox: receipts });
+  }
   const outbox = new InboxOutbox(sql);
   const directory = approverDirectory({ APPROVER_GROUPS: DEMO_GROUPS });
   const deps: DriverDeps = {
@@ -79,6 +105,19 @@ export function createThread(
   const signal = new AbortController().signal;
   return {
     store,
+    async deliver() {
+      if (!options.receipts) {
+        return;
+      }
+      await deliverReceipts({
+        outbox: receipts,
+        key: async () => (await receiptKeys(BENCH_RECEIPT_KEY))[0]!,
+        send: async (batch) => ({ stored: batch.length, repeated: 0, gaps: [], conflicts: [] }),
+        transaction,
+        now: () => Date.now(),
+      });
+      await pendingVersion.deliver(async () => {});
+    },
     start(runId, threadId, input, agent = agents[0]?.name ?? supportAgent.name) {
       transaction(() =>
         store.insertRun({

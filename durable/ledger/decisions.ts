@@ -42,6 +42,8 @@ export interface RuledDeps {
   directory: ApproverDirectory;
   /** Canonical JSON of edited arguments already checked against the tool. */
   checked?: string;
+  /** Arguments a version migration gave the request: a settling approval carries them. */
+  migrated?: Record<string, unknown>;
 }
 
 /** The ledger's storage: the runs and decisions, and what requests with rules need. */

@@ -5,7 +5,8 @@
  * a vote that waits for more, or the vote that settles the request (then the outcome
  * lands in `decisions`, like any decision, and the resume path applies it once).
  */
-import type { Request } from "../../src/core/types";
+import type { Answer, Request } from "../../src/core/types";
+import { answerOutput } from "../../src/core/answers";
 import { canonicalJson } from "../../src/core/schema/canonical-json";
 import { eligibleMembers, quorumOf, rulesOf, type Rules } from "../../src/core/approvers/rules";
 import { decideVote, type Vote } from "../../src/core/approvers/vote";
@@ -21,6 +22,8 @@ export interface VoteDeps {
   directory: ApproverDirectory;
   /** Canonical JSON of edited arguments already checked against the tool (by `checkEdit`). */
   checked?: string;
+  /** Arguments a version migration gave the request: a settling approval carries them. */
+  migrated?: Record<string, unknown>;
 }
 
 /** An edit the object must check against the tool (schema, `when`, `policy`) before it counts. */
@@ -135,7 +138,7 @@ export function castVote(
     requestId: request.id,
     runId: run.runId,
     decision: input.decision,
-    answer: outcome.answer,
+    answer: migratedAnswer(outcome.answer, deps.migrated),
     channel: input.channel,
     decidedBy: who ?? null,
     webhookId: input.webhookId ?? null,
@@ -150,6 +153,22 @@ export function castVote(
     ...counts,
   };
 }
+
+/**
+ * An approval settled under a newer agent version whose onVersionChange migrated the arguments
+ * (durable/versions/decision-check.ts): the votes stand (the rule is the same), the tool runs
+ * with the migrated arguments, and the receipt hashes them.
+ */
+function migratedAnswer(answer: Answer, migrated: Record<string, unknown> | undefined): Answer {
+  if (!migrated || !answer.ok) {
+    return answer;
+  }
+  const data = isRecord(answer.data) ? answer.data : {};
+  return answerOutput(answer.id, { ...data, args: migrated });
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Whether the request's time ran out, whether or not the expiry alarm has run yet. */
 export function expired(run: RunRow, request: Request, now: number): boolean {

@@ -8,7 +8,7 @@ import { inboxStub } from "../../src/edge/inbox/rpc";
 import { deliverOutbox } from "./inbox";
 import type { ThreadContext } from "../thread/context";
 import { armAlarm } from "../thread/alarms";
-import { deliverThreadReceipts } from "./receipt-delivery";
+import { deliverPendingVersion, deliverThreadReceipts } from "./receipt-delivery";
 
 /**
  * Outbox rounds per delivery: rows written while a round is in flight go in the next one;
@@ -68,6 +68,7 @@ export class OutboxDelivery {
         }
       }
       sent += await deliverThreadReceipts(t);
+      await deliverPendingVersion(t);
       if (sent > 0) {
         await armAlarm(t); // the outbox's retry time is no longer needed
       }

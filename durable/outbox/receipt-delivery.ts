@@ -37,3 +37,12 @@ export async function requireReceiptConfig(t: ThreadContext): Promise<void> {
   await receiptKeys(t.env.RECEIPT_KEY); // ConfigError naming RECEIPT_KEY
   receiptStub(t.env); // ConfigError naming RECEIPTS
 }
+
+/** The thread's pending agent version to the receipts store (outbox/pending-version.ts). */
+export async function deliverPendingVersion(t: ThreadContext): Promise<void> {
+  try {
+    await t.pendingVersion.deliver((state) => receiptStub(t.env).putPendingVersion(state));
+  } catch (error) {
+    t.report(error, { source: "receipts", recoverable: true });
+  }
+}

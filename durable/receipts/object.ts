@@ -14,13 +14,22 @@ import {
 } from "../../src/edge/receipts/receipt-store";
 import type { SignedReceipt } from "../../src/edge/receipts/thread-receipts";
 import { createSql } from "../storage/sql";
+import {
+  PendingVersionStore,
+  type PendingByVersion,
+  type PendingVersionState,
+} from "../../src/edge/versions/pending-versions";
 
 export class ReceiptObject extends DurableObject<EdgeEnv> implements ReceiptRpc {
   readonly #store: ReceiptStore;
+  /** Beside the receipts, fed the same way: how many runs wait under each agent version. */
+  readonly #pending: PendingVersionStore;
 
   constructor(ctx: DurableObjectState, env: EdgeEnv) {
     super(ctx, env);
-    this.#store = new ReceiptStore(createSql(ctx.storage.sql));
+    const sql = createSql(ctx.storage.sql);
+    this.#store = new ReceiptStore(sql);
+    this.#pending = new PendingVersionStore(sql);
   }
 
   /** One thread's signed receipts, in chain order; the answer tells the outbox what to resend. */
@@ -30,5 +39,13 @@ export class ReceiptObject extends DurableObject<EdgeEnv> implements ReceiptRpc 
 
   async page(query: ReceiptPageQuery): Promise<ReceiptPage> {
     return this.#store.page(query);
+  }
+
+  async putPendingVersion(state: PendingVersionState): Promise<void> {
+    this.#pending.put(state);
+  }
+
+  async pendingByVersion(): Promise<PendingByVersion> {
+    return this.#pending.byAgent();
   }
 }

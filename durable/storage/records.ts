@@ -54,6 +54,8 @@ export interface DecisionRow {
   webhookId: string | null;
   decidedAt: number;
   appliedAt: number | null;
+  /** Schema v11: the agent version the decision was recorded under (null: not recorded). */
+  agentVersion?: string | null;
 }
 
 export interface EventRow {

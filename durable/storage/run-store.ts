@@ -3,7 +3,7 @@
  * the writes that belong together with no `await` between them, so they commit
  * atomically.
  */
-import type { Message, Request, RunResult, Usage } from "../../src/core/types";
+import type { Answer, Message, Request, RunResult, Usage } from "../../src/core/types";
 import { columnOf, type Sql } from "./sql";
 import { decodeDecision, decodeRun, encodeRunFields, type RawRow } from "./decode";
 import type { DecisionRow, EventRow, RunRow, ToolMessage } from "./records";
@@ -191,6 +191,17 @@ export class RunStore {
       this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM receipts WHERE run_id = ${runId}`?.n ??
       0
     );
+  }
+
+  /**
+   * The agent version an unapplied decision was checked under, and with `answer` what it became
+   * when a newer version changed it at apply time (durable/versions/resume-check.ts): who
+   * decided stays; the run is given `answer`.
+   */
+  checkedUnder(requestId: string, version: string, answer: Answer | null = null): void {
+    const changed = answer === null ? null : JSON.stringify(answer);
+    this.sql`UPDATE decisions SET agent_version = ${version}, answer = COALESCE(${changed}, answer)
+      WHERE request_id = ${requestId} AND applied_at IS NULL`;
   }
 
   markApplied(requestId: string, now: number): void {

@@ -28,12 +28,14 @@
  * - receipts: one signed decision receipt per applied decision, chained per thread (v10; see
  *   src/edge/receipts/thread-receipts.ts); receipt_delivery: how far the receipts store has
  *   acknowledged them (durable/outbox/receipts.ts). runs.agent_version (v10): the agent version
- *   the run started, or last suspended, under.
+ *   the run started, or last suspended, under. decisions.agent_version (v11): the agent version
+ *   a decision arriving was checked and recorded under (durable/versions/decision-check.ts), so
+ *   the driver checks again only a decision that meets a newer deploy (durable/versions/resume-check.ts).
  */
 import type { Sql } from "./sql";
 import { migrateHandles } from "./handle-store";
 
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -213,6 +215,13 @@ export function migrate(sql: Sql): void {
     attempts INTEGER NOT NULL DEFAULT 0,
     retry_at INTEGER
   )`;
+  // v11: the version a decision was recorded under (null: an expiry, or one recorded before v11).
+  const decisionColumns = sql<{
+    name: string;
+  }>`SELECT name FROM pragma_table_info('decisions')`.map((c) => c.name);
+  if (!decisionColumns.includes("agent_version")) {
+    sql`ALTER TABLE decisions ADD COLUMN agent_version TEXT`;
+  }
   sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

@@ -25,6 +25,7 @@ import { RemoteTaskWaits, withoutRemoteTasks } from "./remote-tasks";
 import { withoutSignIns } from "../tokens/inbox-filter";
 import { ReceiptOutbox } from "../outbox/receipts";
 import { receiptRecorder } from "../receipts/record";
+import { PendingVersionOutbox } from "../outbox/pending-version";
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
@@ -57,6 +58,8 @@ export interface ThreadContext {
   readonly notifications: NotifyOutbox;
   /** The thread's decision receipts and how far the receipts store has them (outbox/receipts.ts). */
   readonly receipts: ReceiptOutbox;
+  /** The thread's pending agent version, for the receipts store's `pendingByVersion`. */
+  readonly pendingVersion: PendingVersionOutbox;
   /** The approvals inbox's hooks: each writes outbox rows inside the caller's transaction. */
   readonly inbox: InboxHooks;
   /** What the thread hands to the notify queue (outbox/notify-sends.ts). */
@@ -93,7 +96,8 @@ export function createThreadContext(
   const outbox = new InboxOutbox(sql);
   const slack = new SlackMessages(sql);
   const notifications = new NotifyOutbox(sql);
-  const receipts = new ReceiptOutbox(sql, () => store.runs()[0]?.threadId);
+  const threadId = () => store.runs()[0]?.threadId;
+  const receipts = new ReceiptOutbox(sql, threadId);
   // Every decision inserted appends its receipt in the same transaction (receipts/record.ts).
   store.onDecision = receiptRecorder({ store, votes, outbox: receipts });
   let controller = new AbortController();
@@ -112,6 +116,7 @@ export function createThreadContext(
     slack,
     notifications,
     receipts,
+    pendingVersion: new PendingVersionOutbox(sql, threadId),
     // A `remote_task` request never reaches an inbox or Slack: nobody decides it.
     // Nor does an MCP sign-in: it is the requester's own step (../tokens/inbox-filter.ts).
     inbox: withoutSignIns(withoutRemoteTasks(inboxHooks(outbox, votes))),

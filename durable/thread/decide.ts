@@ -72,9 +72,9 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
   if ("refused" in gate) {
     return gate.refused; // the current agent version declines the request: nothing recorded
   }
-  const { input } = gate;
+  const { input, version } = gate;
   const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
-  const first = recordOnce(t, input, deps);
+  const first = recordOnce(t, input, deps, version);
   if (!("checkEdit" in first)) {
     return first;
   }
@@ -84,20 +84,32 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
   if (refused) {
     return refused;
   }
-  const second = recordOnce(t, input, { ...deps, checked: canonicalJson(args) });
+  const second = recordOnce(t, input, { ...deps, checked: canonicalJson(args) }, version);
   if ("checkEdit" in second) {
     throw new Error("an edit checked once asked to be checked again");
   }
   return second;
 }
 
-/** One synchronous pass of the ledger; the inbox's outbox row commits with it. */
+/**
+ * One synchronous pass of the ledger; the inbox's outbox row commits with it, and so does the
+ * agent version a new decision was checked under.
+ */
 function recordOnce(
   t: ThreadContext,
   input: DecisionInput,
   deps: RuledDeps,
+  version: string | undefined,
 ): DecisionOutcome | EditCheck {
-  return t.state.storage.transactionSync(() =>
-    recordDecisionInInbox({ store: t.store, outbox: t.outbox, ...deps }, input, Date.now()),
-  );
+  return t.state.storage.transactionSync(() => {
+    const outcome = recordDecisionInInbox(
+      { store: t.store, outbox: t.outbox, ...deps },
+      input,
+      Date.now(),
+    );
+    if (version && "ok" in outcome && outcome.ok && outcome.decision && !outcome.duplicate) {
+      t.store.checkedUnder(input.requestId, version);
+    }
+    return outcome;
+  });
 }

@@ -64,13 +64,15 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
+      // added by version 11: the version a decision was recorded under
+      state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN agent_version");
       // added by version 10: the run's agent version, the receipts and their delivery
       state.storage.sql.exec("DROP TABLE IF EXISTS receipt_delivery");
       state.storage.sql.exec("DROP TABLE IF EXISTS receipts");
       state.storage.sql.exec("ALTER TABLE runs DROP COLUMN agent_version");
       state.storage.sql.exec("UPDATE meta SET value = '9' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(10);
+    expect(SCHEMA_VERSION).toBe(11); // storage of v9 is brought past v10 and v11 at once
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });

@@ -12,7 +12,11 @@ import { recordDecisionInInbox } from "../../durable/ledger/decisions";
 import { DECISION_BACKSTOP_MS } from "../../durable/thread/alarms";
 import { inThread, threadOfRun } from "./durable";
 
-export function recordOnly(input: DecisionInput): Promise<DecisionOutcome> {
+/** `alongside` runs in the decision's transaction (e.g. to rewrite what it stored). */
+export function recordOnly(
+  input: DecisionInput,
+  alongside?: (state: DurableObjectState) => void,
+): Promise<DecisionOutcome> {
   return inThread(threadOfRun(input.runId), async (instance, state) => {
     const deps = {
       store: instance.store,
@@ -20,9 +24,11 @@ export function recordOnly(input: DecisionInput): Promise<DecisionOutcome> {
       outbox: instance.outbox,
       directory: settings(env as EdgeEnv).approvers(undefined),
     };
-    const outcome = state.storage.transactionSync(() =>
-      recordDecisionInInbox(deps, input, Date.now()),
-    );
+    const outcome = state.storage.transactionSync(() => {
+      const recorded = recordDecisionInInbox(deps, input, Date.now());
+      alongside?.(state);
+      return recorded;
+    });
     if ("checkEdit" in outcome) {
       throw new Error("recordOnly does not check edits");
     }

@@ -10,6 +10,7 @@ import type { ErrorInfo } from "../../../src/edge/error-sink";
 import type { InboxHooks } from "../../outbox/inbox";
 import type { InlineWaiters } from "./elicitation";
 import type { HandleStore } from "../../storage/handle-store";
+import type { ReceiptDraft } from "../../../src/edge/receipts/receipt";
 import type { DecisionRow, RunRow, RunStore } from "../../storage/run-store";
 
 export interface DriverDeps {
@@ -43,6 +44,8 @@ export interface DriverDeps {
   inbox?: InboxHooks;
   /** The sub-agent tree of runs whose agent has a team (durable/agents/). */
   handles?: HandleStore;
+  /** Appends a receipt to the thread's chain, inside the caller's transaction (outbox/receipts.ts). */
+  appendReceipt?(draft: ReceiptDraft, at: Date): void;
 }
 
 export type Work =

@@ -4,18 +4,18 @@
  * with a fresh client, and persists at every turn boundary. Nothing is kept in
  * memory across a suspension: every step starts from storage.
  */
-import type { Request, RunResult } from "../../../src/core/types";
+import type { RunResult } from "../../../src/core/types";
 import { agentVersion } from "../../../src/edge/versions/agent-version";
 import type { RunEvent } from "../../../src/core/events";
 import type { TracedClientOptions } from "../../../src/core/tracing/index";
 import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
 import { createToolkit, type Toolkit } from "../../../src/core/toolkit";
-import { answerDeclined } from "../../../src/core/answers";
 import { errorMessage } from "../../../src/core/errors";
 import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../../src/edge/agent";
 import { edgeMetrics } from "../../../src/edge/metrics";
 import { refusalText } from "../../../src/edge/approvals/refusal";
 import { closeOpenTurn } from "./close-turn";
+import { recordExpiry } from "./expiry";
 import { checkpointer } from "./checkpoint";
 import type { DriverDeps, Work } from "./driver-deps";
 import { HALTED_SIGNAL } from "../event-hub";
@@ -28,7 +28,9 @@ import {
   type DriveTracing,
 } from "./tracing";
 import { runOAuth } from "../../tokens/run-oauth";
-import type { DecisionRow, RunRow } from "../../storage/run-store";
+import { answerUnderCurrentVersion } from "../../versions/resume-check";
+import type { RunRow } from "../../storage/run-store";
+
 import { agentHooks } from "../../agents/child-client";
 import { routeAnswer, runLimitBefore, runTeamTools, treeOf } from "../../agents/run-tree";
 
@@ -68,25 +70,6 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
     return { kind: "answer", decision, request, finalOnly: true };
   }
   return undefined;
-}
-
-function recordExpiry(deps: DriverDeps, run: RunRow, request: Request): DecisionRow {
-  const row = {
-    requestId: request.id,
-    runId: run.runId,
-    decision: "expire" as const,
-    answer: answerDeclined(request.id, "expired"),
-    channel: "expiry" as const,
-    decidedBy: "expiry",
-    webhookId: null,
-    decidedAt: deps.now(),
-  };
-  const decision = { ...row, appliedAt: null };
-  deps.transaction(() => {
-    deps.store.insertDecision(row, request);
-    deps.inbox?.settled(run, request, decision);
-  });
-  return decision;
 }
 
 /** Runs one unit of work. Returns true when it changed something (the caller looks again). */
@@ -172,7 +155,12 @@ export async function driveOnce(
       work.kind === "answer" &&
       !deps.store.slots(runId).some((slot) => slot.pending?.id === work.request.id);
     if (work.kind === "answer" && !answerApplied) {
-      const answer = work.decision.answer;
+      const answer = await answerUnderCurrentVersion(deps, {
+        ...work,
+        run,
+        agent,
+        tools: toolkit.tools(),
+      });
       deps.record(runId, "resumed", {
         requestId: work.request.id,
         decision: work.decision.decision,

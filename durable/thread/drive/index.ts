@@ -119,6 +119,7 @@ export function driverDeps(t: ThreadContext): DriverDeps {
     remoteTaskWindowMs: t.options.remoteTaskWindowMs ?? DEFAULT_REMOTE_TASK_WINDOW_MS,
     inbox: t.inbox,
     handles: t.handles,
+    appendReceipt: (draft, at) => t.receipts.receipts?.append(draft, at),
     waitUntil: (promise) => t.state.waitUntil(promise),
   };
 }

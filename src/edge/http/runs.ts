@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { agentVersion } from "../versions/agent-version";
+import { receiptStub } from "../receipts/rpc";
 import { statusOf } from "./status";
 import type * as z from "zod";
 import type { EdgeEnv } from "../settings";
@@ -42,6 +43,8 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
     .use("*", bearerAuth())
     .get("/agents", async (c) => {
       const env = c.env;
+      // Counted by the receipts store from what the threads send it: no thread is read here.
+      const pending = await receiptStub(env).pendingByVersion();
       const list = await Promise.all(
         agents.map(async (a) => {
           const tools = await agentTools(a, env);
@@ -49,6 +52,7 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
             name: a.name,
             description: a.description,
             version: await agentVersion(a, env),
+            pendingByVersion: pending[a.name] ?? {},
             tools: tools.map((t) => t.name),
             toolDetails: tools.map(describeTool),
           };

@@ -335,6 +335,7 @@ export const AgentToolSchema = z
   })
   .meta({ id: "AgentTool" });
 
+const PENDING = "Runs waiting on a request, by the version they suspended under";
 export const AgentsSchema = z
   .object({
     agents: z.array(
@@ -344,6 +345,7 @@ export const AgentsSchema = z
         version: z
           .string()
           .describe("The agent's version: runs and requests record the one they ran under"),
+        pendingByVersion: z.record(z.string(), z.number().int().nonnegative()).describe(PENDING),
         tools: z.array(z.string()).describe("Tool names (details in toolDetails)"),
         toolDetails: z.array(AgentToolSchema),
       }),

@@ -6,10 +6,14 @@
 import { ConfigError } from "../settings";
 import type { AcceptResult, ReceiptPage, ReceiptPageQuery } from "./receipt-store";
 import type { SignedReceipt } from "./thread-receipts";
+import type { PendingByVersion, PendingVersionState } from "../versions/pending-versions";
 
 export interface ReceiptRpc {
   accept(receipts: SignedReceipt[]): Promise<AcceptResult>;
   page(query: ReceiptPageQuery): Promise<ReceiptPage>;
+  /** A thread's pending agent version (the same object holds this projection: see ../versions/pending-versions.ts). */
+  putPendingVersion(state: PendingVersionState): Promise<void>;
+  pendingByVersion(): Promise<PendingByVersion>;
 }
 
 /** The one store's name: every thread delivers to it, so the export reads one object. */

@@ -65,6 +65,8 @@ export type VersionCheck =
       args: Record<string, unknown>;
       argsHash: string;
       rules: Rules | undefined;
+      /** Until a re-ask is built, callers refuse it with this (`agent_changed: …`). */
+      reason: string;
     })
   | (Versions & { kind: "decline"; reason: string });
 
@@ -175,7 +177,14 @@ function migrated(
     );
   }
   if (canonicalJson(rules ?? null) !== canonicalJson(rulesOf(input.request) ?? null)) {
-    return { ...versions, kind: "reask", args, argsHash: hash, rules };
+    return {
+      ...versions,
+      kind: "reask",
+      args,
+      argsHash: hash,
+      rules,
+      reason: `${AGENT_CHANGED}: the migrated arguments of ${tool.name} need other approvers`,
+    };
   }
   return { ...versions, kind: "migrate", args, argsHash: hash };
 }

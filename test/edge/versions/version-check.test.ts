@@ -226,6 +226,10 @@ describe("checkVersionChange", () => {
         args: { orderId: "A1", amount: 5000 },
         argsHash: argsHash({ orderId: "A1", amount: 5000 }),
         rules: { group: "finance", quorum: 2 },
+        // What its callers refuse it with until a re-ask is built.
+        reason: expect.stringMatching(
+          /^agent_changed: the migrated arguments of \w+ need other approvers$/,
+        ),
       });
     });
 
