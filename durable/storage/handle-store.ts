@@ -9,24 +9,17 @@
  * transcript and totals are the run's.
  */
 import type { Message, Request, RunResult, Usage } from "../../src/core/types";
-import type { Budget } from "../../src/core/agents/types";
 import { columnOf, type Sql } from "./sql";
 import { decodeHandle, decodeMessage, type RawRow } from "./decode";
 import type { HandleRow } from "./records";
 
 export type { ChildStatus, HandleBudget, HandleRow } from "./records";
 
-export interface NewHandle {
-  runId: string;
-  handle: string;
-  parent: string;
-  agent: string;
-  depth: number;
-  callId: string;
-  prompt: string;
-  budget: Budget;
-  now: number;
-}
+/** What spawning a child stores: the fields of its row that never change, and when. */
+export type NewHandle = Pick<
+  HandleRow,
+  "runId" | "handle" | "parent" | "agent" | "depth" | "callId" | "prompt" | "budget"
+> & { now: number };
 
 export class HandleStore {
   constructor(private readonly sql: Sql) {}
