@@ -21,11 +21,12 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * the worker is not there (see bench/README.md §5: its own code alone is ≈ 133 KiB gzipped):
  * this budget holds what it reached (214.0 KiB on 2026-12-02 on the size branch alone: 275.1
  * with ajv in the MCP server, 229.6 without it, 214.0 without esbuild's keepNames; 217.3 once
- * the sign-in, sub-agent budgets, receipts/versions and timeline branches merged onto it), so a
+ * the sign-in, sub-agent budgets, receipts/versions and timeline branches merged onto it; 215.4
+ * with our own SSE transport in place of the SDK's and the eventsource package), so a
  * later feature cannot add to it unnoticed. Lower it as the bundle shrinks, never raise it without saying why in
  * the commit.
  */
-export const BUDGET_GZIP_BYTES = 218 * 1024;
+export const BUDGET_GZIP_BYTES = 216 * 1024;
 export const TARGET_GZIP_BYTES = 150 * 1024;
 
 export function measureBundle() {

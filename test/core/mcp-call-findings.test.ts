@@ -64,7 +64,7 @@ describe("2.1 elicitations over SSE with two calls of one turn in flight", () =>
 
   it("each elicitation is answered for its own call", async () => {
     const asked: Array<{ prompt: string; tool?: string }> = [];
-    const { toolkit } = await sseToolkit({
+    const { toolkit, server } = await sseToolkit({
       onElicitation: (request, ctx) => (
         asked.push({ prompt: request.prompt, tool: ctx.tool }),
         answerOutput(request.id, { name: `for ${ctx.tool}` })
@@ -79,6 +79,7 @@ describe("2.1 elicitations over SSE with two calls of one turn in flight", () =>
       output: 'second: accept {"name":"for people_second"}',
       isError: false,
     });
+    console.log("DBG", JSON.stringify(server.requests.map((r) => [r.method, r.url, r.body])));
     expect(asked).toEqual([
       { prompt: "first: your name?", tool: "people_first" },
       { prompt: "second: your name?", tool: "people_second" },

@@ -1,5 +1,5 @@
 /**
- * Issue 26, cold start: the MCP client (with its OAuth and SSE parts), the MCP server and
+ * Issue 26, cold start: the MCP client (with its OAuth and SSE transport), the MCP server and
  * the MCP SDK are in the deployable worker, but none of them runs when the worker starts:
  * they are imported with `import()` where an agent has MCP servers or a session opens, and
  * esbuild keeps them in lazy wrappers. Measured on the bundle `wrangler deploy` builds.
@@ -16,7 +16,7 @@ const MCP_MODULES = [
   "@modelcontextprotocol/sdk/dist/esm/types.js",
   "@modelcontextprotocol/sdk/dist/esm/shared/protocol.js",
   "@modelcontextprotocol/sdk/dist/esm/client/auth.js",
-  "@modelcontextprotocol/sdk/dist/esm/client/sse.js",
+  "src/core/mcp/sse-transport.ts",
   "@modelcontextprotocol/sdk/dist/esm/server/webStandardStreamableHttp.js",
 ];
 

@@ -1,10 +1,9 @@
 /**
- * Connecting to one remote MCP server with the official SDK's transports: streamable
- * HTTP first, SSE when the server answers the streamable POST with a 4xx (the spec's
- * backwards-compatibility rule). The client is ours over the SDK's protocol layer
+ * Connecting to one remote MCP server: the official SDK's streamable HTTP transport
+ * first, the legacy SSE transport (sse-transport.ts) when the server answers the
+ * streamable POST with a 4xx (the spec's backwards-compatibility rule). The client is ours over the SDK's protocol layer
  * (client.ts: the SDK's `Client` module brings ajv with it).
  */
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
@@ -18,6 +17,7 @@ import { McpClient } from "./client";
 import type { McpServerConfig } from "./config";
 import { McpTimeoutError, NO_SDK_TIMEOUT, withDeadline } from "./deadline";
 import { linkingFetch } from "./link";
+import { SseClientTransport } from "./sse-transport";
 import { authorizingFetch, type BearerSource } from "./oauth/challenge";
 
 export type RemoteServerConfig = Extract<McpServerConfig, { type: "remote" }>;
@@ -57,12 +57,7 @@ export async function connectServer(
   );
   const url = new URL(config.url);
   const sse = () =>
-    attempt(
-      config,
-      options,
-      "sse",
-      new SSEClientTransport(url, { fetch, requestInit: { headers } }),
-    );
+    attempt(config, options, "sse", new SseClientTransport(url, { fetch, headers }));
   if (config.transport === "sse") {
     return sse();
   }
@@ -113,7 +108,7 @@ async function attempt(
   config: RemoteServerConfig,
   options: ConnectOptions,
   kind: McpTransportKind,
-  transport: StreamableHTTPClientTransport | SSEClientTransport,
+  transport: StreamableHTTPClientTransport | SseClientTransport,
 ): Promise<McpConnection> {
   const client = newClient(config.name, options);
   await initialize(client, transport, config.timeout);

@@ -159,7 +159,7 @@ describe("a recorded approval applied under a newer deploy", { timeout: 30_000 }
     };
     const answer = await inThread(threadId, async (instance, state) => {
       const run = instance.store.requireRun(runId);
-      const request = JSON.parse(String(run.pending)) as Request;
+      const request = run.pending as Request;
       const receipts = new ThreadReceipts(
         createLazySql(state.storage.sql, migrate, hasSchema),
         threadId,
