@@ -14,7 +14,11 @@ const URL_ = new URL("https://tools.test/sse");
 function scriptedServer() {
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  const stream = new ReadableStream<Uint8Array>({
+    start: (c) => {
+      controller = c;
+    },
+  });
   const posts: Array<{ url: string; headers: Headers; body: unknown }> = [];
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const request = new Request(input as RequestInfo, init);
