@@ -1,12 +1,12 @@
 /**
- * Our legacy HTTP+SSE client transport (src/core/mcp/sse-transport.ts), directly: one
+ * Our legacy HTTP+SSE client transport (src/core/mcp/transport/sse.ts), directly: one
  * delivery per event (the SDK's, over the `eventsource` package, delivered each twice in
  * workerd), the endpoint checks, and a stream that ends failing what waits on it at once.
  * Runs in both the node and workers projects' globs through test/core.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { SseClientTransport } from "../../src/core/mcp/sse-transport";
+import { SseClientTransport } from "../../src/core/mcp/transport/sse";
 
 const URL_ = new URL("https://tools.test/sse");
 

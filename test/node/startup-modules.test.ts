@@ -10,13 +10,13 @@ import { startupModules } from "../../scripts/startup-modules.mjs";
 const MCP_MODULES = [
   "src/core/mcp/index.ts",
   "src/core/mcp/client.ts",
-  "src/core/mcp/connect.ts",
+  "src/core/mcp/transport/connect.ts",
   "src/core/mcp/oauth/session.ts",
   "src/edge/protocols/mcp-server/server.ts",
   "@modelcontextprotocol/sdk/dist/esm/types.js",
   "@modelcontextprotocol/sdk/dist/esm/shared/protocol.js",
   "@modelcontextprotocol/sdk/dist/esm/client/auth.js",
-  "src/core/mcp/sse-transport.ts",
+  "src/core/mcp/transport/sse.ts",
   "@modelcontextprotocol/sdk/dist/esm/server/webStandardStreamableHttp.js",
 ];
 
@@ -39,7 +39,7 @@ describe("the worker's start-up", () => {
     const mcp = modules.evaluated.filter(
       (m) =>
         m.startsWith("@modelcontextprotocol/") ||
-        /^src\/core\/mcp\/(index|client|connect|tools|oauth\/(?!config\.ts))/.test(m) ||
+        /^src\/core\/mcp\/(index|client|transport\/|tools|oauth\/(?!config\.ts))/.test(m) ||
         m.startsWith("src/edge/protocols/mcp-server/"),
     );
     expect(mcp).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * The tool calls in flight on one MCP connection, and which of them a server
  * request (an elicitation) belongs to. A server request is linked to a call when it
- * arrived on that call's own response stream (see link.ts); otherwise, if exactly
+ * arrived on that call's own response stream (see transport/link.ts); otherwise, if exactly
  * one call is in flight, it is that one (over SSE calls take turns so that this holds);
  * otherwise it is unattributed.
  */

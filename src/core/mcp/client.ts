@@ -169,7 +169,7 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
 
   /**
    * Answers `elicitation/create`; results are checked as the SDK's `Client` does. The
-   * client advertises both modes whenever it answers (see connect.ts), so any mode is taken.
+   * client advertises both modes whenever it answers (see transport/connect.ts), so any mode is taken.
    */
   onElicitation(handler: ElicitHandler): void {
     this.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
@@ -195,7 +195,7 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
 
   protected assertNotificationCapability(): void {}
 
-  // Elicitation is the one request handled, and it is registered only with its capability (connect.ts).
+  // Elicitation is the one request handled, and it is registered only with its capability (transport/connect.ts).
   protected assertRequestHandlerCapability(): void {}
 
   protected assertTaskCapability(): void {}

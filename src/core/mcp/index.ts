@@ -24,7 +24,7 @@ import { errorMessage } from "../errors";
 import { elicitationHandler, type ElicitationHandler } from "./bridge";
 import { CallRegistry } from "./calls";
 import { normalizeMcpConfig, type McpServerConfig } from "./config";
-import { connectServer, type McpConnection, type McpTransportKind } from "./connect";
+import { connectServer, type McpConnection, type McpTransportKind } from "./transport/connect";
 import { withDeadline } from "./deadline";
 import { listAllTools, mcpTool } from "./tools";
 import { authorizationRequiredIn, type AuthorizationRequired } from "./oauth/challenge";

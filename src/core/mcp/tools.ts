@@ -11,7 +11,7 @@ import { toJsonSchema } from "../schema";
 import { type CallRegistry, newCallKey, type McpCall } from "./calls";
 import { mcpToolName } from "./config";
 import { NO_SDK_TIMEOUT, PausableDeadline } from "./deadline";
-import { CALL_KEY_META } from "./link";
+import { CALL_KEY_META } from "./transport/link";
 import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";

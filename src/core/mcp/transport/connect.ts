@@ -1,6 +1,6 @@
 /**
  * Connecting to one remote MCP server: the official SDK's streamable HTTP transport
- * first, the legacy SSE transport (sse-transport.ts) when the server answers the
+ * first, the legacy SSE transport (sse.ts) when the server answers the
  * streamable POST with a 4xx (the spec's backwards-compatibility rule). The client is ours over the SDK's protocol layer
  * (client.ts: the SDK's `Client` module brings ajv with it).
  */
@@ -9,16 +9,16 @@ import {
   StreamableHTTPError,
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { expandEnv, type EnvLike } from "../env";
-import { errorMessage } from "../errors";
-import { elicitationResponder, type ElicitationHandler } from "./bridge";
-import type { CallRegistry } from "./calls";
-import { McpClient } from "./client";
-import type { McpServerConfig } from "./config";
-import { McpTimeoutError, NO_SDK_TIMEOUT, withDeadline } from "./deadline";
+import { expandEnv, type EnvLike } from "../../env";
+import { errorMessage } from "../../errors";
+import { elicitationResponder, type ElicitationHandler } from "../bridge";
+import type { CallRegistry } from "../calls";
+import { McpClient } from "../client";
+import type { McpServerConfig } from "../config";
+import { McpTimeoutError, NO_SDK_TIMEOUT, withDeadline } from "../deadline";
 import { linkingFetch } from "./link";
-import { SseClientTransport } from "./sse-transport";
-import { authorizingFetch, type BearerSource } from "./oauth/challenge";
+import { SseClientTransport } from "./sse";
+import { authorizingFetch, type BearerSource } from "../oauth/challenge";
 
 export type RemoteServerConfig = Extract<McpServerConfig, { type: "remote" }>;
 export type McpTransportKind = "streamable-http" | "sse";

@@ -10,7 +10,7 @@
  * reply, and without an event id to resume from, fails the call at once: nothing else
  * would ever answer it, and waiting for the timeout helps no one.
  */
-import type { CallRegistry } from "./calls";
+import type { CallRegistry } from "../calls";
 
 export const CALL_KEY_META = "toolnexus/call";
 

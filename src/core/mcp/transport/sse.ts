@@ -14,8 +14,8 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage } from "../errors";
-import { readSseEvents } from "../streaming/sse";
+import { errorMessage } from "../../errors";
+import { readSseEvents } from "../../streaming/sse";
 
 export interface SseTransportOptions {
   fetch: typeof fetch;
