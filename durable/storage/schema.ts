@@ -26,7 +26,7 @@
  *   see durable/agents/handle-store.ts).
  * - runs.trace (v9): the halted run's W3C trace context (thread/drive/tracing.ts).
  * - receipts: one signed decision receipt per applied decision, chained per thread (v10; see
- *   src/edge/receipts/thread-receipts.ts); receipt_delivery: how far the receipts store has
+ *   durable/receipts/thread-receipts.ts); receipt_delivery: how far the receipts store has
  *   acknowledged them (durable/outbox/receipts.ts). runs.agent_version (v10): the agent version
  *   the run started, or last suspended, under. decisions.agent_version (v11): the agent version
  *   a decision arriving was checked and recorded under (durable/versions/decision-check.ts), so
