@@ -59,6 +59,13 @@ class SinkFailure {
   constructor(readonly error: unknown) {}
 }
 
+/** One model exchange: the model asked for, the run's signal, and where streamed text goes. */
+interface ModelExchange {
+  model: string;
+  signal: AbortSignal | undefined;
+  onText?: TextSink | undefined;
+}
+
 export function createWireCaller(options: WireCallOptions) {
   const { style } = options;
   const sleep = options.sleep ?? defaultSleep;
@@ -110,10 +117,8 @@ export function createWireCaller(options: WireCallOptions) {
 
   async function readStream(
     response: Response,
-    model: string,
-    signal: AbortSignal | undefined,
-    deliver: TextSink,
-    delivered: () => boolean,
+    { model, signal }: ModelExchange,
+    { deliver, delivered }: { deliver: TextSink; delivered: () => boolean },
   ) {
     // A server that ignores the stream flag answers with one JSON reply: use it whole.
     if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
@@ -154,9 +159,7 @@ export function createWireCaller(options: WireCallOptions) {
   /** Sends one body, retrying per policy; a streamed call is retried only while none of it was delivered. */
   async function exchange(
     payload: string,
-    model: string,
-    signal: AbortSignal | undefined,
-    onText?: TextSink,
+    { model, signal, onText }: ModelExchange,
   ): Promise<ModelTurn> {
     let delivered = false;
     const deliver: TextSink | undefined = onText
@@ -232,7 +235,7 @@ export function createWireCaller(options: WireCallOptions) {
 
       try {
         const turn = deliver
-          ? await readStream(response, model, signal, deliver, () => delivered)
+          ? await readStream(response, { model, signal }, { deliver, delivered: () => delivered })
           : parseJsonReply(await response.text(), response.status, model);
         record("ok", turn.usage);
         return turn;
@@ -263,6 +266,7 @@ export function createWireCaller(options: WireCallOptions) {
 
   return {
     /** One model turn of the loop; streamed when `onText` is given. */
+    // biome-ignore lint/complexity/useMaxParams: it is a `ModelCaller`, which src/core/tracing/run-trace.ts (changing on another branch) calls positionally; both change together at merge.
     call(
       request: ModelRequest,
       signal: AbortSignal | undefined,
@@ -273,11 +277,14 @@ export function createWireCaller(options: WireCallOptions) {
       const payload = transform
         ? serialize({ ...style.body(request), ...extra }, turn)
         : style.bodyText(request, extra);
-      return exchange(payload, request.model, signal, onText);
+      return exchange(payload, { model: request.model, signal, onText });
     },
     /** `translate()`: one OpenAI-format chat request in this style, never streamed. */
     translate(request: ChatRequest, signal: AbortSignal | undefined): Promise<ModelTurn> {
-      return exchange(serialize(style.translateBody(request), 0), request.model, signal);
+      return exchange(serialize(style.translateBody(request), 0), {
+        model: request.model,
+        signal,
+      });
     },
   };
 }

@@ -17,6 +17,7 @@ import { executeCall, type CallEnv, type ToolMessage } from "./execute-call";
  * Produces one model turn. Given `onText`, a caller that can stream hands text to it
  * as it arrives; one that cannot ignores it (the loop then emits the turn's text whole).
  */
+// biome-ignore lint/complexity/useMaxParams: src/core/tracing/run-trace.ts (changing on another branch) calls `callModel` positionally; it becomes one options object there and here at merge.
 export type ModelCaller = (
   request: ModelRequest,
   signal: AbortSignal | undefined,
