@@ -134,11 +134,11 @@ export function buildClient(
       conversation === undefined
         ? (config, signal, traced) => {
             state = startState(options, prompt, runOptions.history);
-            return runTurns(config, state, traced(toolkit), signal);
+            return runTurns(config, state, { toolkit: traced(toolkit), signal });
           }
         : async (config, signal, traced) => {
             state = startState(options, prompt, (await store.get(conversation)) ?? []);
-            const result = await runTurns(config, state, traced(toolkit), signal);
+            const result = await runTurns(config, state, { toolkit: traced(toolkit), signal });
             await store.set(conversation, result.messages);
             return result;
           },
