@@ -9,6 +9,7 @@ import { threadOf } from "./threads";
 
 /** An error a client caused (or a configuration problem), shaped once in `onError`. */
 export class ApiError extends Error {
+  // biome-ignore lint/complexity/useMaxParams: src/edge/protocols/ag-ui/ (changing on another branch) constructs it with issues as the fourth argument; the trailing parameters become one options object at merge.
   constructor(
     readonly status: ContentfulStatusCode,
     readonly code: string,

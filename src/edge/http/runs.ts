@@ -118,11 +118,12 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         view.pending && !isRemoteTaskRequest(view.pending)
           ? {
               approvalUrl: await approvalUrl(
-                base,
-                readConfig(c.env).webhookSecrets,
+                { base, webhookSecrets: readConfig(c.env).webhookSecrets },
                 { threadId, runId },
-                view.pending,
-                view.expiresAt ? Date.parse(view.expiresAt) : null,
+                {
+                  request: view.pending,
+                  expiresAt: view.expiresAt ? Date.parse(view.expiresAt) : null,
+                },
               ),
             }
           : {};

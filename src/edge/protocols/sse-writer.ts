@@ -32,6 +32,7 @@ const SSE_HEADERS = {
  * The same frames as {@link sseResponse}, for a pump that never waits on the run (a finished
  * run's log): collected first, answered as one body.
  */
+// biome-ignore lint/complexity/useMaxParams: src/edge/protocols/ag-ui/ (changing on another branch) calls it positionally; it takes one options object once that branch merges.
 export async function sseWhole(
   headers: Record<string, string>,
   pump: (sink: FrameSink) => Promise<void>,
@@ -56,6 +57,7 @@ export async function sseWhole(
   return new Response(body, { headers: { ...SSE_HEADERS, ...headers } });
 }
 
+// biome-ignore lint/complexity/useMaxParams: src/edge/protocols/ag-ui/ (changing on another branch) calls it positionally; it takes one options object once that branch merges.
 export function sseResponse(
   headers: Record<string, string>,
   pump: (sink: FrameSink) => Promise<void>,

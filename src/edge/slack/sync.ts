@@ -45,9 +45,9 @@ export interface SlackThread {
   slackRelease(runId: string, requestId: string, channel: string): Promise<void>;
 }
 
+/** Posts or updates the request's message in `channel` (one of its groups' channels). */
 export async function syncSlack(
-  thread: SlackThread,
-  api: SlackApi,
+  { thread, api }: { thread: SlackThread; api: SlackApi },
   message: SlackSyncMessage,
   channel: string,
 ): Promise<"posted" | "updated" | "reminded" | "nothing"> {

@@ -50,7 +50,7 @@ export function followUpStream(options: FollowUpOptions): Response {
       for await (const item of feed) {
         if (
           item.type === "halted" &&
-          (await readerMustAct(options.stub, options.runningId, item.open, {
+          (await readerMustAct({ stub: options.stub, runId: options.runningId }, item.open, {
             ...common,
             runId: options.runningId,
             after: 0,

@@ -62,13 +62,11 @@ export function chatRoutes(deps: ProtocolDeps) {
 
       if (turn.user && latest && chatMessageOf(latest) === turn.user.messageId) {
         // The same message again: its run, not a second one (a finished one in one piece).
-        return streamFrom(
-          c,
-          conv,
-          latest.runId,
-          0,
-          FINISHED.has(latest.status) ? { log: await conv.stub.runEvents(latest.runId) } : {},
-        );
+        return streamFrom(c, conv, {
+          runId: latest.runId,
+          after: 0,
+          ...(FINISHED.has(latest.status) ? { log: await conv.stub.runEvents(latest.runId) } : {}),
+        });
       }
       const start = () =>
         startConversationRun(c.env, deps, {
@@ -82,10 +80,10 @@ export function chatRoutes(deps: ProtocolDeps) {
         });
       if (turn.user && !active) {
         // No active run, so any approval responses alongside are history (already settled).
-        return streamFrom(c, conv, (await start()).runId, 0);
+        return streamFrom(c, conv, { runId: (await start()).runId, after: 0 });
       }
       // Everything is checked before anything is written.
-      const answers = active ? await collectAnswers(conv, active, turn, body, user) : undefined;
+      const answers = active ? await collectAnswers({ conv, active, user }, turn, body) : undefined;
       if (turn.user && active) {
         if (!answers || answers.all.length === 0) {
           throw new ApiError(
@@ -96,7 +94,7 @@ export function chatRoutes(deps: ProtocolDeps) {
         }
         // The new message waits behind the run its answers continue (chat/follow-up.ts).
         checkMessageLength(turn.user.text);
-        await recordAll(conv, active.runId, answers.toRecord, user);
+        await recordAll({ conv, runId: active.runId, user }, answers.toRecord);
         return followUpStream({
           stub: conv.stub,
           runningId: active.runId,
@@ -133,7 +131,11 @@ export function chatRoutes(deps: ProtocolDeps) {
           [{ path: "messages", message: "no new user message, approval response or tool output" }],
         );
       }
-      const initial = await recordAll(conv, active.runId, answers.toRecord, user, protocolBase(c));
+      const initial = await recordAll(
+        { conv, runId: active.runId, user },
+        answers.toRecord,
+        protocolBase(c),
+      );
       const events = await conv.stub.runEvents(active.runId);
       const answered = new Set(answers.all);
       const cursor = Math.max(
@@ -143,7 +145,9 @@ export function chatRoutes(deps: ProtocolDeps) {
           .map((e) => e.id),
       );
       const last = body.messages[body.messages.length - 1];
-      return streamFrom(c, conv, active.runId, cursor, {
+      return streamFrom(c, conv, {
+        runId: active.runId,
+        after: cursor,
         before: events.filter((e) => e.id <= cursor),
         answered,
         initial,
@@ -158,7 +162,7 @@ export function chatRoutes(deps: ProtocolDeps) {
       if (!latest || !ACTIVE.has(latest.status)) {
         return c.body(null, 204);
       }
-      return streamFrom(c, conv, latest.runId, 0);
+      return streamFrom(c, conv, { runId: latest.runId, after: 0 });
     })
     .get("/chat/:agent/:id/messages", async (c) => {
       runnableAgent(deps, c.env, c.req.param("agent"));
@@ -195,11 +199,9 @@ function requestIdOf(data: Record<string, unknown>): string | undefined {
  * the caller's own identical answer, already recorded, is a repeat (nothing to record).
  */
 async function collectAnswers(
-  conv: Conversation,
-  active: RunSummary,
+  { conv, active, user }: { conv: Conversation; active: RunSummary; user: string | null },
   turn: ReturnType<typeof readChatTurn>,
   body: ChatBody,
-  user: string | null,
 ): Promise<{ toRecord: Answer[]; all: string[] }> {
   const toRecord: Answer[] = [];
   const all: string[] = [];
@@ -252,10 +254,8 @@ async function collectAnswers(
 
 /** Records checked answers; a vote that leaves a quorum open becomes a waiting part. */
 async function recordAll(
-  conv: Conversation,
-  runId: string,
+  { conv, runId, user }: { conv: Conversation; runId: string; user: string | null },
   answers: Answer[],
-  user: string | null,
   base?: string,
 ): Promise<UiChunk[]> {
   const initial: UiChunk[] = [];
@@ -278,15 +278,18 @@ async function recordAll(
   return initial;
 }
 
+/** The run's UI message stream from event `after` on (`before`, `log`, …: see `chatStream`). */
 function streamFrom(
   c: Context<ProtocolVars>,
   conv: Conversation,
-  runId: string,
-  after: number,
-  extra: Pick<
+  {
+    runId,
+    after,
+    ...extra
+  }: { runId: string; after: number } & Pick<
     Parameters<typeof chatStream>[0],
     "before" | "answered" | "initial" | "continuing" | "log"
-  > = {},
+  >,
 ): Response | Promise<Response> {
   return chatStream({
     stub: conv.stub,

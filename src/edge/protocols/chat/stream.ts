@@ -88,7 +88,7 @@ export async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Pro
     } else if (item.type === "event") {
       chunks = translator.event(item.event);
     } else if (item.type === "halted") {
-      if (await readerMustAct(stub, runId, item.open, options)) {
+      if (await readerMustAct({ stub, runId }, item.open, options)) {
         await send(sink, translator.halted());
         return;
       }
@@ -104,8 +104,7 @@ export async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Pro
 
 /** Does an open, undecided request wait on this reader? Then the response ends for them to answer. */
 export async function readerMustAct(
-  stub: ThreadRpc,
-  runId: string,
+  { stub, runId }: { stub: ThreadRpc; runId: string },
   open: Parameters<typeof decidableBy>[2][],
   options: ChatStreamOptions,
 ): Promise<boolean> {
