@@ -54,10 +54,13 @@ export function createEdge<Env extends EdgeEnv = EdgeEnv>(options: EdgeOptions<E
   // reads, checked at run time in src/edge/settings/); the agents' tools are handed the same
   // object back as the application's `Env`, which only the entry points below receive.
   const envs = envRegistry<Env>();
-  const edgeOptions: WorkerOptions = {
-    ...options,
-    agents: options.agents.map((agent) => bindAgentEnv(agent, envs.appEnv)),
-  };
+  // The other options are carried over as they are defined, not copied: an option may be a
+  // getter the edge reads each time it needs it (a test widens a window between drives).
+  const { agents: _agents, ...rest } = Object.getOwnPropertyDescriptors(options);
+  const edgeOptions: WorkerOptions = Object.defineProperties(
+    { agents: options.agents.map((agent) => bindAgentEnv(agent, envs.appEnv)) },
+    rest,
+  );
   const handlers = createWorker(edgeOptions);
   const ThreadBase = createThreadObjectClass(edgeOptions);
   const McpSessionBase = createMcpSessionClass(edgeOptions);
