@@ -58,12 +58,15 @@ export function castVote(
       ? undefined
       : deps.votes.voteByDelivery(request.id, input.webhookId);
   if (delivered) {
-    return replayOf(delivered, input, settled, { votes, needed: quorumOf(rules) });
+    return replayOf(delivered, input, { settled, votes, needed: quorumOf(rules) });
   }
   const who = input.decidedBy?.trim() ? deps.directory.resolve(input.decidedBy) : undefined;
   const approval = deps.votes.approval(request.id);
   const escalated = approval?.escalateAt != null && approval.escalateAt <= now;
-  const closed = closedState(request, settled, votes, expired(run, request, now));
+  const closed = closedState(request, settled, {
+    votes,
+    timedOut: expired(run, request, now),
+  });
   const outcome = decideVote({
     request,
     members: eligibleMembers(rules, deps.directory, escalated),
@@ -187,8 +190,7 @@ export function expired(run: RunRow, request: Request, now: number): boolean {
 function closedState(
   request: Request,
   settled: DecisionRow | undefined,
-  votes: readonly Vote[],
-  timedOut: boolean,
+  { votes, timedOut }: { votes: readonly Vote[]; timedOut: boolean },
 ): { code: "request_expired" | "already_decided"; message: string } | undefined {
   if (settled?.decision === "expire" || (!settled && timedOut)) {
     return { code: "request_expired", message: `request ${request.id} expired` };
@@ -209,9 +211,9 @@ function closedState(
 function replayOf(
   delivered: Vote,
   input: DecisionInput,
-  settled: DecisionRow | undefined,
-  tally: { votes: readonly Vote[]; needed: number },
+  tally: { settled: DecisionRow | undefined; votes: readonly Vote[]; needed: number },
 ): DecisionOutcome {
+  const { settled } = tally;
   const counts = {
     votes: tally.votes.filter((v) => !v.reset && v.decision === "approve").length,
     needed: tally.needed,

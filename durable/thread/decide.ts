@@ -74,7 +74,7 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
   }
   const { input, version } = gate;
   const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
-  const first = recordOnce(t, input, deps, version);
+  const first = recordOnce(t, input, { deps, version });
   if (!("checkEdit" in first)) {
     return first;
   }
@@ -84,7 +84,10 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
   if (refused) {
     return refused;
   }
-  const second = recordOnce(t, input, { ...deps, checked: canonicalJson(args) }, version);
+  const second = recordOnce(t, input, {
+    deps: { ...deps, checked: canonicalJson(args) },
+    version,
+  });
   if ("checkEdit" in second) {
     throw new Error("an edit checked once asked to be checked again");
   }
@@ -98,8 +101,7 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
 function recordOnce(
   t: ThreadContext,
   input: DecisionInput,
-  deps: RuledDeps,
-  version: string | undefined,
+  { deps, version }: { deps: RuledDeps; version: string | undefined },
 ): DecisionOutcome | EditCheck {
   return t.state.storage.transactionSync(() => {
     const outcome = recordDecisionInInbox(

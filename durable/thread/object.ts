@@ -239,7 +239,10 @@ export function createThreadObjectClass(
       );
     }
 
-    async slackPosted(runId: string, requestId: string, channel: string, ts: string) {
+    async slackPosted(
+      { runId, requestId }: { runId: string; requestId: string },
+      { channel, ts }: { channel: string; ts: string },
+    ) {
       if (this.store.run(runId)) {
         this.slack.posted(requestId, channel, ts);
       }

@@ -131,7 +131,7 @@ async function halted(t: ThreadContext, run: RunRow, request: AgentRequest): Pro
     await armAlarm(t, Date.now());
     return;
   }
-  startTimers(t.votes, run, request, Date.now());
+  startTimers(t.votes, { run, request }, Date.now());
   checkApproverGroups(t, run, request);
   if (!run.callbackUrl) {
     return;
