@@ -13,7 +13,7 @@
  * - events: the run's event log for SSE replay.
  * - inbox_requests: per request, the version and groups of its approvals-inbox item.
  * - inbox_outbox: inbox item versions not yet acknowledged by their group's InboxObject
- *   (written in the same transaction as the change they describe; see inbox-outbox.ts).
+ *   (written in the same transaction as the change they describe; see durable/outbox/inbox.ts).
  * - slack_messages: the Slack message (channel, ts) that shows each request, per channel.
  * - votes: every approver's vote on a request with rules (v5); the settled outcome
  *   still lands in `decisions`, so runs stored before v5 keep working unchanged.
@@ -21,9 +21,9 @@
  * - approvals: each request with rules (kept whole, so its rules outlive the run's
  *   pending slot) and its reminder and escalation timers.
  * - notify_outbox: approver notifications not yet taken by the notify queue (v6; see
- *   notify-outbox.ts).
+ *   durable/outbox/notify.ts).
  * - agent_handles, agent_messages: the sub-agent tree of a run whose agent has a team (v8;
- *   see durable/agents/handle-store.ts).
+ *   see durable/storage/handle-store.ts).
  * - runs.trace (v9): the halted run's W3C trace context (thread/drive/tracing.ts).
  * - receipts: one signed decision receipt per applied decision, chained per thread (v10; see
  *   durable/receipts/thread-receipts.ts); receipt_delivery: how far the receipts store has
@@ -101,7 +101,7 @@ export function migrate(sql: Sql): void {
   )`;
   sql`CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)`;
   sql`CREATE INDEX IF NOT EXISTS events_run ON events (run_id, id)`;
-  // v2: an MCP elicitation being waited for inline (see durable/elicitation.ts).
+  // v2: an MCP elicitation being waited for inline (see durable/thread/drive/elicitation.ts).
   const columns = sql<{ name: string }>`SELECT name FROM pragma_table_info('runs')`.map(
     (c) => c.name,
   );
@@ -174,7 +174,7 @@ export function migrate(sql: Sql): void {
     escalated_at INTEGER
   )`;
   sql`CREATE INDEX IF NOT EXISTS approvals_run ON approvals (run_id)`;
-  // v6: notifications written with the suspension, removed once queued (notify-outbox.ts).
+  // v6: notifications written with the suspension, removed once queued (durable/outbox/notify.ts).
   sql`CREATE TABLE IF NOT EXISTS notify_outbox (
     request_id TEXT PRIMARY KEY,
     run_id TEXT NOT NULL,

@@ -1,7 +1,7 @@
 /**
  * The entry points both clients share (`run`, `stream`, `ask`, `runWithAnswer`,
  * `continueRun`, `askWithAnswer`, `translate`): one loop under one guard, whatever produces
- * the model turns. A factory (`client-wire.ts`, `client-in-process.ts`) only supplies its
+ * the model turns. A factory (`wire.ts`, `in-process.ts`) only supplies its
  * `Backend`.
  */
 import type { RunResult } from "../types";

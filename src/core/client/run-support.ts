@@ -1,7 +1,7 @@
 /**
  * The per-run bookkeeping every entry point shares: the signal a run obeys (the caller's
  * and the client's timeout), the state a new run starts from, and the `run` / `run_error`
- * metrics a finished or failed run reports once. Plain functions, so `client-build.ts`
+ * metrics a finished or failed run reports once. Plain functions, so `build.ts`
  * reads as the entry points alone.
  */
 import type { Message, RunResult } from "../types";

@@ -1,6 +1,6 @@
 /**
  * The notify queue's approver notifications: one message, one delivery of the request to
- * its run's callbackUrl (src/edge/notify.ts builds and signs it).
+ * its run's callbackUrl (src/edge/notify/notification.ts builds and signs it).
  *
  * Why a delivery does not hold its batch for its whole timeout: a batch is finished only
  * when its handler returns, and a queue hands out its next batch after that (miniflare
