@@ -88,7 +88,9 @@ function commentsOf(text) {
 
 /** A markdown file's text without its fenced code blocks (examples, not references). */
 function proseOf(text) {
-  return [{ text: text.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, " ")), line: 1 }];
+  return [
+    { text: text.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, " ")), line: 1 },
+  ];
 }
 
 /** A path git ignores (made by a build); asked only of paths that resolve no other way. */

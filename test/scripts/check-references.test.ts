@@ -51,7 +51,7 @@ describe("check-references", () => {
       "stale.ts",
       [
         "// The keys live in src/edge/keys.ts (moved to src/edge/approvals/).",
-        "/* See docs/architecture.md §9 and docs/architecture.md §6 \"Quorum dances\". */",
+        '/* See docs/architecture.md §9 and docs/architecture.md §6 "Quorum dances". */',
         '// Identity: DESIGN.md §6 "Identity"; the old folder durable/ledgers/.',
         "",
       ].join("\n"),
