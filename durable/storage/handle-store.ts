@@ -68,7 +68,7 @@ export class HandleStore {
       .sql`INSERT INTO agent_handles (run_id, handle, parent, agent, depth, call_id, prompt, state,
       status, turns, usage, tool_calls, budget, created_at, updated_at)
       VALUES (${row.runId}, ${row.handle}, ${row.parent}, ${row.agent}, ${row.depth}, ${row.callId},
-      ${row.prompt}, 'running', 'running', 0, ${JSON.stringify(zeroUsage())}, '[]',
+      ${row.prompt}, 'idle', 'running', 0, ${JSON.stringify(zeroUsage())}, '[]',
       ${JSON.stringify(row.budget)}, ${row.now}, ${row.now})`;
   }
 
