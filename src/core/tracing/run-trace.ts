@@ -81,9 +81,14 @@ class UnrecordedSegment implements RunSegment {
   }
 }
 
+/** What every segment of one client shares: its settings, and its run spans' start (built once). */
+export interface SegmentSource {
+  settings: SegmentSettings;
+  starts: SegmentStarts;
+}
+
 export function beginSegment(
-  settings: SegmentSettings,
-  starts: SegmentStarts,
+  { settings, starts }: SegmentSource,
   plain: LoopConfig,
   from: SegmentStart | undefined,
 ): RunSegment {
@@ -131,7 +136,7 @@ export function beginSegment(
     const since = waiting.get(request.id) ?? started;
     waiting.delete(request.id);
     const call = suspendedCalls.get(request.id) ?? callOf(from, request.id);
-    recordWait(tracer, runParent, options, {
+    recordWait(settings, runParent, {
       request,
       ...(answer ? { answer } : {}),
       since,
@@ -155,13 +160,25 @@ export function beginSegment(
   const config: LoopConfig = {
     ...plain,
     callModel: async (request, signal, turn, onText) => {
-      const t0 = now();
+      const since = now();
       try {
         const reply = await plain.callModel(request, signal, turn, onText);
-        chatSpan(settings, segmentContext, request, turn, t0, now(), reply, undefined);
+        chatSpan(settings, segmentContext, {
+          request,
+          turn,
+          since,
+          until: now(),
+          reply,
+        });
         return reply;
       } catch (error) {
-        chatSpan(settings, segmentContext, request, turn, t0, now(), undefined, error);
+        chatSpan(settings, segmentContext, {
+          request,
+          turn,
+          since,
+          until: now(),
+          error,
+        });
         throw error;
       }
     },
@@ -202,7 +219,7 @@ export function beginSegment(
       }
       const policy = policyDecision(result);
       if (policy) {
-        recordWait(tracer, segmentContext, options, {
+        recordWait(settings, segmentContext, {
           request: policy.request,
           answer: policy.answer,
           since: t0,
@@ -215,7 +232,15 @@ export function beginSegment(
           return result; // the gate refused: the tool never ran
         }
       }
-      toolSpan(settings, segmentContext, name, args, ctx?.callId, inner, t0, now(), result);
+      toolSpan(settings, segmentContext, {
+        name,
+        args,
+        callId: ctx?.callId,
+        toolkit: inner,
+        since: t0,
+        until: now(),
+        result,
+      });
       return result;
     };
     return traced;
