@@ -159,13 +159,13 @@ export function beginSegment(
   const waitFor = plain.waitFor;
   const config: LoopConfig = {
     ...plain,
-    callModel: async (request, signal, turn, onText) => {
+    callModel: async (request, call) => {
       const since = now();
       try {
-        const reply = await plain.callModel(request, signal, turn, onText);
+        const reply = await plain.callModel(request, call);
         chatSpan(settings, segmentContext, {
           request,
-          turn,
+          turn: call.turn,
           since,
           until: now(),
           reply,
@@ -174,7 +174,7 @@ export function beginSegment(
       } catch (error) {
         chatSpan(settings, segmentContext, {
           request,
-          turn,
+          turn: call.turn,
           since,
           until: now(),
           error,
