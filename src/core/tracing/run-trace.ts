@@ -52,10 +52,14 @@ export interface RunSegment {
 const same = (toolkit: Toolkit): Toolkit => toolkit;
 
 /**
- * A segment whose span does not record (a no-op tracer, or sampled out): it wraps nothing,
- * and passes a carried trace context (with its open waits) on untouched, so the next
- * segment stays in the same trace. A class, not closures: a run with a no-op tracer
- * allocates this one object besides the tracer's span.
+ * A segment whose span does not record. With an invalid context (a no-op tracer, or
+ * `trace.getTracer()` before any provider) nothing downstream could record or propagate;
+ * with a valid one (a sampler said no) the SDK's default parent-based sampling would drop
+ * every child too. Either way it wraps nothing (no child span, attribute, context or clock
+ * read per call) and the trace goes on through the result only: a carried context (with
+ * its open waits) untouched, else the span's own when valid, so the next segment stays in
+ * the same trace. A class, not closures: a run with a no-op tracer allocates this one
+ * object besides the tracer's span (test/core/tracing-fast-path.test.ts counts the calls).
  */
 class UnrecordedSegment implements RunSegment {
   readonly toolkit = same;
@@ -106,6 +110,8 @@ export function beginSegment(
         from === undefined ? "start" : from.answer ? "resume" : "continue",
       ),
     },
+    // Without a carried context the caller's active one is the parent: the tracer reads it
+    // (the one `context.active()` of a run); every span below gets its parent explicitly.
     carried ? contextWithRemoteParent(carried) : undefined,
   );
   if (!segment.isRecording()) {
