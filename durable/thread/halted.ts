@@ -21,19 +21,30 @@ export async function halted(t: ThreadContext, run: RunRow, request: AgentReques
     await armAlarm(t, Date.now());
     return;
   }
+  // Before any await: stored in the same batch as the suspension.
+  if (surfaceWrites(t, run, request)) {
+    await t.sends.notifications();
+  }
+}
+
+/**
+ * The writes of a request surfacing, synchronous so they commit with the change that surfaced
+ * it (call inside its transaction, or with no await before it): the timers, the group check,
+ * and the callback's notify outbox row. True when a notification waits to be sent.
+ */
+export function surfaceWrites(t: ThreadContext, run: RunRow, request: AgentRequest): boolean {
   startTimers(t.votes, run, request, Date.now());
   checkApproverGroups(t, run, request);
   if (!run.callbackUrl) {
-    return;
+    return false;
   }
-  // Before any await: stored in the same batch as the suspension.
   const message: NotifyMessage = {
     threadId: run.threadId,
     runId: run.runId,
     requestId: request.id,
   };
   t.notifications.add(message, Date.now());
-  await t.sends.notifications();
+  return true;
 }
 
 /**

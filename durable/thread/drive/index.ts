@@ -12,6 +12,7 @@ import { DEFAULT_ELICITATION_WINDOW_MS } from "./elicitation";
 import { armAlarm, WATCHDOG_MS } from "../alarms";
 import { progressWatchdog } from "./watchdog";
 import { halted } from "../halted";
+import { reask } from "../../versions/reask";
 
 /** How long an A2A call polls a working remote task inline before suspending (remote_task). */
 export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
@@ -115,6 +116,7 @@ export function driverDeps(t: ThreadContext): DriverDeps {
     inbox: t.inbox,
     handles: t.handles,
     appendReceipt: (draft, at) => t.receipts.receipts?.append(draft, at),
+    reask: (plan) => reask(t, plan),
     waitUntil: (promise) => t.state.waitUntil(promise),
   };
 }
