@@ -12,6 +12,7 @@
  *   finance; the approval that found it out and any later decision for the old id are `409
  *   request_not_pending` naming the new one; finance's decision completes the run with the
  *   migrated arguments, whose hash is the receipt's `argsHash`. At decision time and at apply time.
+ * - Asking again that fails half-way writes nothing.
  */
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -30,6 +31,7 @@ import { OutboxDelivery } from "../../../durable/outbox/delivery";
 import { createThreadContext, type ThreadContext } from "../../../durable/thread/context";
 import { decide } from "../../../durable/thread/decide";
 import { drive } from "../../../durable/thread/drive";
+import { reask } from "../../../durable/versions/reask";
 import { api, getRun, signedDecision, waitForStatus } from "../../helpers/edge";
 import { inThread, sqlIn, startPending } from "../../helpers/durable";
 import { recordOnly } from "../../helpers/record-only";
@@ -295,5 +297,37 @@ describe("onVersionChange migrates, and the rule for the migrated arguments", {
     expect(argsHash(done.toolCalls[0]?.args as Record<string, unknown>)).toBe(
       receipts[2]?.argsHash,
     );
+  });
+
+  it("writes nothing when asking again fails half-way: the old request stays as it was", async () => {
+    const { runId, threadId, request } = await underOldVersion("Refund order 42 for $120");
+    // A request the run's rows do not hold as a suspended call: the ledger's row and its receipt
+    // are written first, then the call's slot is not found and the transaction rolls back.
+    const stray = { ...request, id: `${request.id}_stray` };
+    const next = {
+      ...request,
+      id: `${stray.id}_ask2`,
+      data: { ...request.data, supersedes: stray.id },
+    };
+    const failed = await underDeploy(threadId, migratingTo(1500), async (t) => {
+      const run = t.store.requireRun(runId);
+      const plan = { run, request: stray, next, reason: "agent_changed: test", version: "v-new" };
+      return reask(t, plan).then(
+        () => "asked",
+        (error: Error) => error.message,
+      );
+    });
+    expect(failed).toContain(`has no call suspended on ${stray.id}`);
+    const run = await getRun(runId);
+    expect(run).toMatchObject({ status: "pending", decisions: [], receiptCount: 0 });
+    expect(run.pending?.id).toBe(request.id);
+    expect(run.agentVersion).toBe("v-old");
+    expect(
+      await sqlIn(threadId, "SELECT COUNT(*) AS n FROM events WHERE type = 'superseded'"),
+    ).toEqual([{ n: 0 }]);
+    // And the request is decided as always.
+    expect(
+      (await signedDecision({ runId, requestId: request.id, decision: "decline" })).status,
+    ).toBe(202);
   });
 });
