@@ -1,18 +1,19 @@
 /**
  * Issue 30 under `wrangler dev`: runs suspended under one deploy of an agent are decided under
- * the next. Deploy A (test/fixtures/versions/worker-a.ts) suspends five runs and decides two;
+ * the next. Deploy A (test/fixtures/versions/worker-a.ts) suspends six runs and decides two;
  * wrangler stops, and starts again with deploy B (worker-b.ts) on the same persisted state,
  * with WEBHOOK_SECRET and RECEIPT_KEY rotated (the new key first, the old one kept). Under B:
  * a compatible change continues, a removed tool and a schema that rejects the stored
  * arguments are `409 agent_changed` (and nothing recorded), a migration function changes
- * the arguments the tool runs with; links signed before the rotation still work; the receipts
+ * the arguments the tool runs with, and a migration whose rule needs two of finance asks them
+ * again (the old request `409 request_not_pending`); links signed before the rotation still work; the receipts
  * of both deploys verify with the package's CLI and with `jose` against the JWKS, and the CLI
  * refuses an export with a line edited, dropped or moved.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -32,7 +33,9 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const FIXTURE = path.join(ROOT, "test/fixtures/versions");
 const dir = mkdtempSync(path.join(tmpdir(), "agent-versions-"));
 // Both deploys start on this directory: the second finds the first one's objects and queues.
+// (startDevServer writes its env file into it, so it must exist.)
 const stateDir = path.join(dir, "state");
+mkdirSync(stateDir);
 
 const OLD_SECRET = TEST_VARS.WEBHOOK_SECRET;
 const NEW_SECRET = `whsec_${Buffer.from("rotated-in webhook secret, test only!").toString("base64")}`;
@@ -104,14 +107,16 @@ test("deploy A: runs suspend under version A; two are decided there", {
   a.transfer = await suspend(client, "transfer", { amount: 500 });
   a.charge = await suspend(client, "charge", { amount: 12.5 });
   a.linked = await suspend(client, "refund", { orderId: "4", amount: 40 });
-  for (const run of [a.refund, a.wipe, a.transfer, a.charge, a.linked]) {
+  a.payout = await suspend(client, "payout", { amount: 40 });
+  for (const run of [a.refund, a.wipe, a.transfer, a.charge, a.linked, a.payout]) {
     assert.equal(run.run.agentVersion, a.agent.version);
   }
+  assert.equal(a.payout.run.pending.data.approvers, undefined, "under A anyone may approve");
   assert.deepEqual(
     await eventually(async () => (await version(client)).pendingByVersion, {
-      [a.agent.version]: 5,
+      [a.agent.version]: 6,
     }),
-    { [a.agent.version]: 5 },
+    { [a.agent.version]: 6 },
   );
   a.approvalUrl = (await client.getRun(a.linked.runId)).approvalUrl;
   assert.match(a.approvalUrl, /\/approve\//);
@@ -125,6 +130,8 @@ test("deploy A: runs suspend under version A; two are decided there", {
 });
 
 let b;
+/** Deploy B's version of `ops`. */
+let versionB;
 
 test("deploy B, keys rotated: the agent is another version", { timeout: 120_000 }, async () => {
   b = await start("worker-b.ts", {
@@ -133,8 +140,9 @@ test("deploy B, keys rotated: the agent is another version", { timeout: 120_000 
   });
   const agent = await version(b);
   assert.notEqual(agent.version, a.agent.version);
-  // The five runs still wait under the version they suspended under, not the one deployed now.
-  assert.deepEqual(agent.pendingByVersion, { [a.agent.version]: 5 });
+  // The six runs still wait under the version they suspended under, not the one deployed now.
+  assert.deepEqual(agent.pendingByVersion, { [a.agent.version]: 6 });
+  versionB = agent.version;
   assert.equal((await b.getRun(a.refund.runId)).agentVersion, a.agent.version);
 });
 
@@ -175,6 +183,51 @@ test("a migration function: the tool runs with the migrated arguments, which the
   assert.equal(payload.decision, "approved");
   assert.equal(payload.agentVersion, a.agent.version);
   assert.equal(payload.argsHash, argsHash({ cents: 1250 }));
+});
+
+test("a migration whose rule needs other approvers: asked again of finance, the old request refused", async () => {
+  const next = `${a.payout.requestId}_ask2`;
+  const refused = await decide(b, a.payout, "approve", [409]);
+  assert.equal(refused.body.error.code, "request_not_pending");
+  assert.match(refused.body.error.message, new RegExp(`decide ${next}$`));
+  const asked = await b.getRun(a.payout.runId);
+  assert.equal(asked.status, "pending");
+  assert.equal(asked.pending.id, next);
+  assert.deepEqual(asked.pending.data.args, { amount: 40, currency: "USD" });
+  assert.deepEqual(asked.pending.data.approvers, { group: "finance", quorum: 2 });
+  assert.equal(asked.pending.data.supersedes, a.payout.requestId);
+  assert.equal(asked.agentVersion, versionB);
+  // The old id stays refused, whatever is sent for it.
+  assert.equal(
+    (await decide(b, a.payout, "decline", [409])).body.error.code,
+    "request_not_pending",
+  );
+  for (const decidedBy of ["ann@example.com", "bob@example.com"]) {
+    await b.decide(
+      { runId: a.payout.runId, requestId: next, decision: "approve", decidedBy },
+      {
+        expect: [202],
+      },
+    );
+  }
+  const run = await b.waitFor(a.payout.runId, isFinished);
+  assert.equal(run.status, "done");
+  assert.match(run.text, /\npaid 40 USD$/);
+  const receipts = (await runReceipts(b, a.payout.runId)).map(payloadOf);
+  assert.deepEqual(
+    receipts.map((r) => [r.requestId, r.decision, r.channel]),
+    [
+      [a.payout.requestId, "cancelled", "version"],
+      [next, "approved", "webhook"],
+    ],
+  );
+  assert.equal(receipts[0].agentVersion, a.agent.version);
+  assert.equal(receipts[1].agentVersion, versionB);
+  assert.equal(receipts[1].argsHash, argsHash({ amount: 40, currency: "USD" }));
+  assert.deepEqual(
+    receipts[1].votes.map((v) => v.decidedBy),
+    ["ann@example.com", "bob"],
+  );
 });
 
 test("WEBHOOK_SECRET rotated: the old secret's webhook, approval link and inbox sign-in still work", async () => {
