@@ -56,12 +56,12 @@ export function castVote(
       ? undefined
       : deps.votes.voteByDelivery(request.id, input.webhookId);
   if (delivered) {
-    return replayOf(delivered, input, settled, { votes, needed: quorumOf(rules) });
+    return replayOf(delivered, { input, settled, votes, needed: quorumOf(rules) });
   }
   const who = input.decidedBy?.trim() ? deps.directory.resolve(input.decidedBy) : undefined;
   const approval = deps.votes.approval(request.id);
   const escalated = approval?.escalateAt != null && approval.escalateAt <= now;
-  const closed = closedState(request, settled, votes, expired(run, request, now));
+  const closed = closedState(request, { settled, votes, timedOut: expired(run, request, now) });
   const outcome = decideVote({
     request,
     members: eligibleMembers(rules, deps.directory, escalated),
@@ -168,10 +168,9 @@ export function expired(run: RunRow, request: Request, now: number): boolean {
  */
 function closedState(
   request: Request,
-  settled: DecisionRow | undefined,
-  votes: readonly Vote[],
-  timedOut: boolean,
+  state: { settled: DecisionRow | undefined; votes: readonly Vote[]; timedOut: boolean },
 ): { code: "request_expired" | "already_decided"; message: string } | undefined {
+  const { settled, votes, timedOut } = state;
   if (settled?.decision === "expire" || (!settled && timedOut)) {
     return { code: "request_expired", message: `request ${request.id} expired` };
   }
@@ -190,13 +189,17 @@ function closedState(
 /** A signed delivery seen before: the same decision is a duplicate, another one a conflict. */
 function replayOf(
   delivered: Vote,
-  input: DecisionInput,
-  settled: DecisionRow | undefined,
-  tally: { votes: readonly Vote[]; needed: number },
+  replay: {
+    input: DecisionInput;
+    settled: DecisionRow | undefined;
+    votes: readonly Vote[];
+    needed: number;
+  },
 ): DecisionOutcome {
+  const { input, settled } = replay;
   const counts = {
-    votes: tally.votes.filter((v) => !v.reset && v.decision === "approve").length,
-    needed: tally.needed,
+    votes: replay.votes.filter((v) => !v.reset && v.decision === "approve").length,
+    needed: replay.needed,
   };
   if (delivered.decision !== input.decision) {
     return {

@@ -95,7 +95,7 @@ async function record(
   }
   const { input, version } = gate;
   const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
-  const first = recordOnce(t, input, deps, version);
+  const first = recordOnce(t, { input, deps, version });
   if (!("checkEdit" in first)) {
     return first;
   }
@@ -105,7 +105,11 @@ async function record(
   if (refused) {
     return refused;
   }
-  const second = recordOnce(t, input, { ...deps, checked: canonicalJson(args) }, version);
+  const second = recordOnce(t, {
+    input,
+    deps: { ...deps, checked: canonicalJson(args) },
+    version,
+  });
   if ("checkEdit" in second) {
     throw new Error("an edit checked once asked to be checked again");
   }
@@ -118,10 +122,9 @@ async function record(
  */
 function recordOnce(
   t: ThreadContext,
-  input: DecisionInput,
-  deps: RuledDeps,
-  version: string | undefined,
+  pass: { input: DecisionInput; deps: RuledDeps; version: string | undefined },
 ): DecisionOutcome | EditCheck {
+  const { input, deps, version } = pass;
   return t.state.storage.transactionSync(() => {
     const outcome = recordDecisionInInbox(
       { store: t.store, outbox: t.outbox, ...deps },

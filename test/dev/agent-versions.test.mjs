@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -33,9 +33,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const FIXTURE = path.join(ROOT, "test/fixtures/versions");
 const dir = mkdtempSync(path.join(tmpdir(), "agent-versions-"));
 // Both deploys start on this directory: the second finds the first one's objects and queues.
-// (startDevServer writes its env file into it, so it must exist.)
 const stateDir = path.join(dir, "state");
-mkdirSync(stateDir);
 
 const OLD_SECRET = TEST_VARS.WEBHOOK_SECRET;
 const NEW_SECRET = `whsec_${Buffer.from("rotated-in webhook secret, test only!").toString("base64")}`;
@@ -68,7 +66,8 @@ async function start(script, vars) {
 
 const call = (tool, args) => `call ${tool} ${JSON.stringify(args)}`;
 
-async function suspend(client, tool, args, threadId) {
+/** Starts a run calling `tool` with `args` (in `threadId`, when given) and waits until it is pending. */
+async function suspend(client, { tool, args, threadId }) {
   const { body } = await client.startRun({
     agent: "ops",
     input: call(tool, args),
@@ -78,7 +77,7 @@ async function suspend(client, tool, args, threadId) {
   return { runId: body.runId, threadId: body.threadId, requestId: run.pending.id, run };
 }
 
-const decide = (client, { runId, requestId }, decision = "approve", expect = [202]) =>
+const decide = (client, { runId, requestId }, { decision = "approve", expect = [202] } = {}) =>
   client.decide({ runId, requestId, decision }, { expect });
 
 async function version(client) {
@@ -95,19 +94,23 @@ test("deploy A: runs suspend under version A; two are decided there", {
   const client = await start("worker-a.ts", {});
   a.agent = await version(client);
   // One thread with two decided runs (so its chain has receipts before the rotation) and a third later.
-  const first = await suspend(client, "refund", { orderId: "1", amount: 10 });
+  const first = await suspend(client, { tool: "refund", args: { orderId: "1", amount: 10 } });
   await decide(client, first);
   await client.waitFor(first.runId, isFinished);
-  const second = await suspend(client, "refund", { orderId: "2", amount: 20 }, first.threadId);
-  await decide(client, second, "decline");
+  const second = await suspend(client, {
+    tool: "refund",
+    args: { orderId: "2", amount: 20 },
+    threadId: first.threadId,
+  });
+  await decide(client, second, { decision: "decline" });
   await client.waitFor(second.runId, isFinished);
   a.chain = first.threadId;
-  a.refund = await suspend(client, "refund", { orderId: "3", amount: 30 });
-  a.wipe = await suspend(client, "wipe", { cache: "eu" });
-  a.transfer = await suspend(client, "transfer", { amount: 500 });
-  a.charge = await suspend(client, "charge", { amount: 12.5 });
-  a.linked = await suspend(client, "refund", { orderId: "4", amount: 40 });
-  a.payout = await suspend(client, "payout", { amount: 40 });
+  a.refund = await suspend(client, { tool: "refund", args: { orderId: "3", amount: 30 } });
+  a.wipe = await suspend(client, { tool: "wipe", args: { cache: "eu" } });
+  a.transfer = await suspend(client, { tool: "transfer", args: { amount: 500 } });
+  a.charge = await suspend(client, { tool: "charge", args: { amount: 12.5 } });
+  a.linked = await suspend(client, { tool: "refund", args: { orderId: "4", amount: 40 } });
+  a.payout = await suspend(client, { tool: "payout", args: { amount: 40 } });
   for (const run of [a.refund, a.wipe, a.transfer, a.charge, a.linked, a.payout]) {
     assert.equal(run.run.agentVersion, a.agent.version);
   }
@@ -158,14 +161,14 @@ test("a removed tool and a rejecting schema are 409 agent_changed, recording not
     [a.wipe, /the tool wipe no longer exists/],
     [a.transfer, /the input schema of transfer rejects the arguments/],
   ]) {
-    const refused = await decide(b, suspended, "approve", [409]);
+    const refused = await decide(b, suspended, { decision: "approve", expect: [409] });
     assert.equal(refused.body.error.code, "agent_changed");
     assert.match(refused.body.error.message, what);
     const run = await b.getRun(suspended.runId);
     assert.equal(run.status, "pending");
     assert.deepEqual(run.decisions, []);
     assert.equal(run.receiptCount, 0);
-    await decide(b, suspended, "decline");
+    await decide(b, suspended, { decision: "decline" });
     const done = await b.waitFor(suspended.runId, isFinished);
     assert.equal(done.status, "done");
     assert.match(done.text, /^result: declined/);
@@ -187,7 +190,7 @@ test("a migration function: the tool runs with the migrated arguments, which the
 
 test("a migration whose rule needs other approvers: asked again of finance, the old request refused", async () => {
   const next = `${a.payout.requestId}_ask2`;
-  const refused = await decide(b, a.payout, "approve", [409]);
+  const refused = await decide(b, a.payout, { decision: "approve", expect: [409] });
   assert.equal(refused.body.error.code, "request_not_pending");
   assert.match(refused.body.error.message, new RegExp(`decide ${next}$`));
   const asked = await b.getRun(a.payout.runId);
@@ -199,7 +202,7 @@ test("a migration whose rule needs other approvers: asked again of finance, the 
   assert.equal(asked.agentVersion, versionB);
   // The old id stays refused, whatever is sent for it.
   assert.equal(
-    (await decide(b, a.payout, "decline", [409])).body.error.code,
+    (await decide(b, a.payout, { decision: "decline", expect: [409] })).body.error.code,
     "request_not_pending",
   );
   for (const decidedBy of ["ann@example.com", "bob@example.com"]) {
@@ -260,7 +263,11 @@ const exported = {};
 
 test("RECEIPT_KEY rotated: the JWKS keeps the old key; every receipt verifies with jose", async () => {
   // The chained thread's third run, signed under the new key.
-  const third = await suspend(b, "refund", { orderId: "5", amount: 50 }, a.chain);
+  const third = await suspend(b, {
+    tool: "refund",
+    args: { orderId: "5", amount: 50 },
+    threadId: a.chain,
+  });
   await decide(b, third);
   await b.waitFor(third.runId, isFinished);
   exported.chainRun = third.runId;
