@@ -71,7 +71,7 @@ const fixed = (v) => v.toFixed(2);
 const times = (v) => `${v.toFixed(3)}×`;
 /** µs per span: the paired CPU difference per run (ratio − 1) × the baseline's CPU median. */
 const perSpan = (n) =>
-  counts.spans
+  counts.spans && paired.cpu[n]
     ? fixed(((median(paired.cpu[n]) - 1) * median(samples.cpu.none)) / counts.spans)
     : "–";
 const rowOf = (label, n, span = "–") =>

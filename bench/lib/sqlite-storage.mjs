@@ -14,6 +14,9 @@ import Database from "better-sqlite3";
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
+/** More than one statement: a `;` followed by more SQL (the schema's DDL has no string literals with `;`). */
+const isScript = (query) => /;\s*\S/.test(query);
+
 export function openStorage(file) {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
@@ -47,6 +50,19 @@ export function openStorage(file) {
 
   const storage = {
     exec(query, ...bindings) {
+      if (bindings.length === 0 && isScript(query)) {
+        // Several statements (the schema's DDL script): the Durable Object API runs them all.
+        counters.statements += 1;
+        db.exec(query);
+        indexes = undefined;
+        return {
+          toArray: () => [],
+          one: () => undefined,
+          rowsRead: 0,
+          rowsWritten: 0,
+          columnNames: [],
+        };
+      }
       let stmt = statements.get(query);
       if (!stmt) {
         stmt = db.prepare(query);

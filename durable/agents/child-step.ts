@@ -38,6 +38,11 @@ export async function stepHandle(
   if (spent) {
     return settle(tree, row, { status: "incomplete", text: "", limit: describeExhausted(spent) });
   }
+  // Admitted (SPEC §7D: the state flips with the slot): idle after its spawn, or suspended
+  // until this answer. Only the state: `status` still says what a crash here must resume.
+  if (row.state !== "running") {
+    handles.update({ runId: run.runId, handle: row.handle }, { state: "running" });
+  }
   const { messages, committed } = handles.transcript(run.runId, row.handle);
   const budget = row.budget;
   const maxTurns = Math.min(

@@ -20,6 +20,7 @@ import { originalArgs } from "../../src/core/approvers/vote";
 import type { VoteStore } from "../storage/vote-store";
 import { isMcpSignIn } from "../../src/edge/oauth/sign-in-request";
 import type { RunRow, RunStore } from "../storage/run-store";
+import { supersededRefusal, withAskedArgs } from "./version-change";
 
 export type { DecisionInput, DecisionOutcome, DecisionView };
 
@@ -42,8 +43,6 @@ export interface RuledDeps {
   directory: ApproverDirectory;
   /** Canonical JSON of edited arguments already checked against the tool. */
   checked?: string;
-  /** Arguments a version migration gave the request: a settling approval carries them. */
-  migrated?: Record<string, unknown>;
 }
 
 /** The ledger's storage: the runs and decisions, and what requests with rules need. */
@@ -81,6 +80,11 @@ export function recordDecision(
         code: "request_not_found",
         message: `request ${input.requestId} does not belong to run ${run.runId}`,
       };
+    }
+    // Asked again of other approvers after a deploy (./version-change.ts): its successor waits.
+    const superseded = supersededRefusal(existing);
+    if (superseded) {
+      return superseded;
     }
     const kept = ruled.votes.approval(input.requestId);
     const keptRequest = kept?.request;
@@ -181,7 +185,7 @@ export function recordDecision(
     requestId: request.id,
     runId: run.runId,
     decision: input.decision,
-    answer,
+    answer: withAskedArgs(answer, request),
     channel: input.channel,
     // The member behind the identity, as with rules: one person is one name in the record.
     decidedBy: input.decidedBy

@@ -5,8 +5,7 @@
  * a vote that waits for more, or the vote that settles the request (then the outcome
  * lands in `decisions`, like any decision, and the resume path applies it once).
  */
-import type { Answer, Request } from "../../src/core/types";
-import { answerOutput } from "../../src/core/answers";
+import type { Request } from "../../src/core/types";
 import { canonicalJson } from "../../src/core/schema/canonical-json";
 import { eligibleMembers, quorumOf, rulesOf, type Rules } from "../../src/core/approvers/rules";
 import { decideVote, type Vote } from "../../src/core/approvers/vote";
@@ -15,6 +14,7 @@ import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
 import { decisionView } from "../storage/decision-view";
 import type { DecisionRow, RunRow, RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
+import { withAskedArgs } from "./version-change";
 
 export interface VoteDeps {
   store: RunStore;
@@ -22,8 +22,6 @@ export interface VoteDeps {
   directory: ApproverDirectory;
   /** Canonical JSON of edited arguments already checked against the tool (by `checkEdit`). */
   checked?: string;
-  /** Arguments a version migration gave the request: a settling approval carries them. */
-  migrated?: Record<string, unknown>;
 }
 
 /** An edit the object must check against the tool (schema, `when`, `policy`) before it counts. */
@@ -58,15 +56,12 @@ export function castVote(
       ? undefined
       : deps.votes.voteByDelivery(request.id, input.webhookId);
   if (delivered) {
-    return replayOf(delivered, input, { settled, votes, needed: quorumOf(rules) });
+    return replayOf(delivered, { input, settled, votes, needed: quorumOf(rules) });
   }
   const who = input.decidedBy?.trim() ? deps.directory.resolve(input.decidedBy) : undefined;
   const approval = deps.votes.approval(request.id);
   const escalated = approval?.escalateAt != null && approval.escalateAt <= now;
-  const closed = closedState(request, settled, {
-    votes,
-    timedOut: expired(run, request, now),
-  });
+  const closed = closedState(request, { settled, votes, timedOut: expired(run, request, now) });
   const outcome = decideVote({
     request,
     members: eligibleMembers(rules, deps.directory, escalated),
@@ -141,7 +136,7 @@ export function castVote(
     requestId: request.id,
     runId: run.runId,
     decision: input.decision,
-    answer: migratedAnswer(outcome.answer, deps.migrated),
+    answer: withAskedArgs(outcome.answer, request),
     channel: input.channel,
     decidedBy: who ?? null,
     webhookId: input.webhookId ?? null,
@@ -156,22 +151,6 @@ export function castVote(
     ...counts,
   };
 }
-
-/**
- * An approval settled under a newer agent version whose onVersionChange migrated the arguments
- * (durable/versions/decision-check.ts): the votes stand (the rule is the same), the tool runs
- * with the migrated arguments, and the receipt hashes them.
- */
-function migratedAnswer(answer: Answer, migrated: Record<string, unknown> | undefined): Answer {
-  if (!migrated || !answer.ok) {
-    return answer;
-  }
-  const data = isRecord(answer.data) ? answer.data : {};
-  return answerOutput(answer.id, { ...data, args: migrated });
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Whether the request's time ran out, whether or not the expiry alarm has run yet. */
 export function expired(run: RunRow, request: Request, now: number): boolean {
@@ -189,9 +168,9 @@ export function expired(run: RunRow, request: Request, now: number): boolean {
  */
 function closedState(
   request: Request,
-  settled: DecisionRow | undefined,
-  { votes, timedOut }: { votes: readonly Vote[]; timedOut: boolean },
+  state: { settled: DecisionRow | undefined; votes: readonly Vote[]; timedOut: boolean },
 ): { code: "request_expired" | "already_decided"; message: string } | undefined {
+  const { settled, votes, timedOut } = state;
   if (settled?.decision === "expire" || (!settled && timedOut)) {
     return { code: "request_expired", message: `request ${request.id} expired` };
   }
@@ -210,13 +189,17 @@ function closedState(
 /** A signed delivery seen before: the same decision is a duplicate, another one a conflict. */
 function replayOf(
   delivered: Vote,
-  input: DecisionInput,
-  tally: { settled: DecisionRow | undefined; votes: readonly Vote[]; needed: number },
+  replay: {
+    input: DecisionInput;
+    settled: DecisionRow | undefined;
+    votes: readonly Vote[];
+    needed: number;
+  },
 ): DecisionOutcome {
-  const { settled } = tally;
+  const { input, settled } = replay;
   const counts = {
-    votes: tally.votes.filter((v) => !v.reset && v.decision === "approve").length,
-    needed: tally.needed,
+    votes: replay.votes.filter((v) => !v.reset && v.decision === "approve").length,
+    needed: replay.needed,
   };
   if (delivered.decision !== input.decision) {
     return {

@@ -1,13 +1,15 @@
 /**
  * The ledger's receipt hook: every decision the thread inserts (a person's, a quorum's, an
  * expiry, a policy's, a cancel) appends its receipt in the same transaction, so a decision
- * never commits without one. The run's recorded agent version stands for the request's: a
- * run has one surfaced request at a time, and the version is recorded at each suspension.
+ * never commits without one. The request's agent version is the run's, recorded at each
+ * suspension, or for a request asked again after a deploy the version that asked it
+ * (../versions/request-version.ts).
  */
 import type { DecisionListener, RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
 import type { ReceiptOutbox } from "../outbox/receipts";
 import { receiptDraft } from "./draft";
+import { requestVersion } from "../versions/request-version";
 
 /** Runs stored before versions were recorded (schema v8) have none. */
 export const UNRECORDED_VERSION = "unrecorded";
@@ -29,7 +31,7 @@ export function receiptRecorder(deps: {
       request,
       decision,
       votes: deps.votes.votes(request.id),
-      agentVersion: run.agentVersion ?? UNRECORDED_VERSION,
+      agentVersion: requestVersion(deps.store, run, request) ?? UNRECORDED_VERSION,
     });
     receipts.append(draft, new Date(deps.now?.() ?? decision.decidedAt));
   };

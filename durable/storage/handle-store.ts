@@ -68,7 +68,7 @@ export class HandleStore {
       .sql`INSERT INTO agent_handles (run_id, handle, parent, agent, depth, call_id, prompt, state,
       status, turns, usage, tool_calls, budget, created_at, updated_at)
       VALUES (${row.runId}, ${row.handle}, ${row.parent}, ${row.agent}, ${row.depth}, ${row.callId},
-      ${row.prompt}, 'running', 'running', 0, ${JSON.stringify(zeroUsage())}, '[]',
+      ${row.prompt}, 'idle', 'running', 0, ${JSON.stringify(zeroUsage())}, '[]',
       ${JSON.stringify(row.budget)}, ${row.now}, ${row.now})`;
   }
 
@@ -157,33 +157,4 @@ export function pendingOfHandle(row: HandleRow): Request | undefined {
 
 export function storedRunOf(row: HandleRow): Pick<RunResult, "turns" | "usage" | "toolCalls"> {
   return { turns: row.turns, usage: row.usage, toolCalls: row.toolCalls };
-}
-
-/** Creates the tables (called from the schema's migration step). */
-export function migrateHandles(sql: Sql): void {
-  sql`CREATE TABLE IF NOT EXISTS agent_handles (
-    run_id TEXT NOT NULL,
-    handle TEXT NOT NULL,
-    parent TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    depth INTEGER NOT NULL,
-    call_id TEXT NOT NULL,
-    prompt TEXT NOT NULL,
-    state TEXT NOT NULL,
-    status TEXT NOT NULL,
-    turns INTEGER NOT NULL,
-    usage TEXT NOT NULL,
-    tool_calls TEXT NOT NULL,
-    budget TEXT NOT NULL,
-    pending TEXT,
-    slots TEXT,
-    text TEXT,
-    limit_reason TEXT,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    PRIMARY KEY (run_id, handle)
-  )`;
-  sql`CREATE INDEX IF NOT EXISTS agent_handles_call ON agent_handles (run_id, parent, call_id)`;
-  sql`CREATE TABLE IF NOT EXISTS agent_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, handle TEXT NOT NULL, body TEXT NOT NULL)`;
-  sql`CREATE INDEX IF NOT EXISTS agent_messages_handle ON agent_messages (run_id, handle, seq)`;
 }

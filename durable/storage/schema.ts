@@ -1,8 +1,8 @@
 /**
- * The thread object's tables. Created by the object's first write (a fresh object that
- * is only read — a made-up run id — writes nothing: see `createLazySql`), and brought up to
- * date idempotently when an object with older storage starts; the version row lets a later
- * migration know where it starts.
+ * The thread object's tables (their DDL: tables.ts). Created by the object's first write (a
+ * fresh object that is only read — a made-up run id — writes nothing: see `createLazySql`), as
+ * one script for a fresh object; brought up to date idempotently when an object with older
+ * storage starts; the version row lets a later migration know where it starts.
  *
  * - runs: one row per run (status, the surfaced pending request, totals).
  * - messages: the thread's transcript, append-only, one row per message.
@@ -33,7 +33,7 @@
  *   the driver checks again only a decision that meets a newer deploy (durable/versions/resume-check.ts).
  */
 import type { Sql } from "./sql";
-import { migrateHandles } from "./handle-store";
+import { TABLES } from "./tables";
 
 export const SCHEMA_VERSION = 11;
 
@@ -46,182 +46,56 @@ export function hasSchema(sql: Sql): boolean {
   );
 }
 
+/** The version row, written last: a migration that stopped half-way runs again. */
+const VERSION_ROW = `INSERT INTO meta (key, value) VALUES ('schema_version', '${SCHEMA_VERSION}')
+  ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+
 export function migrate(sql: Sql): void {
   // Every construction calls this; an up-to-date object pays one read.
   // COUNT(*) always yields one row; no row reads as no meta table.
-  const hasMeta = sql.one<{
+  const ours = sql.one<{
     n: number;
-  }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`?.n;
-  const current = hasMeta
-    ? sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`[0]?.value
+  }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'runs')`?.n;
+  const current = ours
+    ? sql.one<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`?.value
     : undefined;
   if (current === String(SCHEMA_VERSION)) {
     return;
   }
-  sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
-  sql`CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    thread_id TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    status TEXT NOT NULL,
-    input TEXT NOT NULL,
-    callback_url TEXT,
-    metadata TEXT,
-    public_url TEXT NOT NULL,
-    pending TEXT,
-    inline_request TEXT,
-    expires_at INTEGER,
-    text TEXT,
-    usage TEXT NOT NULL,
-    turns INTEGER NOT NULL DEFAULT 0,
-    model TEXT,
-    error TEXT,
-    limit_reason TEXT,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    cancelled_at INTEGER
-  )`;
-  sql`CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, body TEXT NOT NULL)`;
-  sql`CREATE TABLE IF NOT EXISTS slots (
-    run_id TEXT NOT NULL, position INTEGER NOT NULL, call_id TEXT NOT NULL, body TEXT NOT NULL,
-    PRIMARY KEY (run_id, call_id)
-  )`;
-  sql`CREATE TABLE IF NOT EXISTS tool_calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, body TEXT NOT NULL)`;
-  sql`CREATE INDEX IF NOT EXISTS tool_calls_run ON tool_calls (run_id)`;
-  sql`CREATE TABLE IF NOT EXISTS decisions (
-    request_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    decision TEXT NOT NULL,
-    answer TEXT NOT NULL,
-    channel TEXT NOT NULL,
-    decided_by TEXT,
-    webhook_id TEXT,
-    decided_at INTEGER NOT NULL,
-    applied_at INTEGER
-  )`;
-  sql`CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)`;
-  sql`CREATE INDEX IF NOT EXISTS events_run ON events (run_id, id)`;
-  // v2: an MCP elicitation being waited for inline (see durable/thread/drive/elicitation.ts).
-  const columns = sql<{ name: string }>`SELECT name FROM pragma_table_info('runs')`.map(
-    (c) => c.name,
-  );
-  if (!columns.includes("inline_request")) {
-    sql`ALTER TABLE runs ADD COLUMN inline_request TEXT`;
+  if (!ours) {
+    // A fresh object (every new thread): the current shape in one script, no column checks.
+    sql.script(`${TABLES.join(";\n")};\n${VERSION_ROW}`);
+    return;
   }
-  // v3: the approvals inbox's transactional outbox.
-  sql`CREATE TABLE IF NOT EXISTS inbox_requests (
-    request_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    groups TEXT NOT NULL,
-    surfaced_at INTEGER NOT NULL,
-    item TEXT NOT NULL
-  )`;
-  sql`CREATE INDEX IF NOT EXISTS inbox_requests_run ON inbox_requests (run_id, status)`;
-  sql`CREATE TABLE IF NOT EXISTS inbox_outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    grp TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    item TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0
-  )`;
-  // v4: Slack messages per request (see slack-messages.ts).
-  sql`CREATE TABLE IF NOT EXISTS slack_messages (
-    request_id TEXT NOT NULL,
-    channel TEXT NOT NULL,
-    ts TEXT,
-    claimed_at INTEGER NOT NULL,
-    PRIMARY KEY (request_id, channel)
-  )`;
-  // v5: approvers (who asked, votes, refused attempts, reminder and escalation timers).
-  if (!columns.includes("requested_by")) {
-    sql`ALTER TABLE runs ADD COLUMN requested_by TEXT`;
+  for (const table of TABLES) {
+    sql.script(table); // IF NOT EXISTS: creates only the tables this storage predates
   }
-  sql`CREATE TABLE IF NOT EXISTS votes (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    request_id TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    decided_by TEXT NOT NULL,
-    decision TEXT NOT NULL,
-    channel TEXT NOT NULL,
-    args TEXT,
-    webhook_id TEXT,
-    at INTEGER NOT NULL,
-    reset INTEGER NOT NULL DEFAULT 0
-  )`;
-  sql`CREATE INDEX IF NOT EXISTS votes_request ON votes (request_id, seq)`;
-  sql`CREATE TABLE IF NOT EXISTS refusals (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    request_id TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    decided_by TEXT NOT NULL,
-    channel TEXT NOT NULL,
-    code TEXT NOT NULL,
-    at INTEGER NOT NULL
-  )`;
-  sql`CREATE INDEX IF NOT EXISTS refusals_request ON refusals (request_id, seq)`;
-  sql`CREATE TABLE IF NOT EXISTS approvals (
-    request_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    request TEXT NOT NULL,
-    surfaced_at INTEGER,
-    remind_every INTEGER,
-    reminders INTEGER NOT NULL DEFAULT 0,
-    next_remind_at INTEGER,
-    escalate_at INTEGER,
-    escalate_to TEXT,
-    escalated_at INTEGER
-  )`;
-  sql`CREATE INDEX IF NOT EXISTS approvals_run ON approvals (run_id)`;
-  // v6: notifications written with the suspension, removed once queued (durable/outbox/notify.ts).
-  sql`CREATE TABLE IF NOT EXISTS notify_outbox (
-    request_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    message TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    due_at INTEGER NOT NULL
-  )`;
-  // v7: each vote records the version of the arguments it was cast on (argsHash).
-  const voteColumns = sql<{ name: string }>`SELECT name FROM pragma_table_info('votes')`.map(
-    (c) => c.name,
-  );
-  if (!voteColumns.includes("args_hash")) {
-    sql`ALTER TABLE votes ADD COLUMN args_hash TEXT`;
+  addColumns(sql);
+  sql.script(VERSION_ROW);
+}
+
+/** The columns later versions added to tables that older storage already has. */
+function addColumns(sql: Sql): void {
+  const columnsOf = (table: "runs" | "votes" | "decisions") =>
+    new Set(sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`.map((c) => c.name));
+  const added: Array<[table: "runs" | "votes" | "decisions", column: string]> = [
+    ["runs", "inline_request"], // v2: an MCP elicitation waited for inline
+    ["runs", "requested_by"], // v5: who asked for the run
+    ["votes", "args_hash"], // v7: the version of the arguments a vote was cast on
+    ["runs", "trace"], // v9: the halted run's trace context
+    ["runs", "agent_version"], // v10: the agent version the run started or last suspended under
+    ["decisions", "agent_version"], // v11: the agent version a decision was recorded under
+  ];
+  const existing = new Map<string, Set<string>>();
+  for (const [table, column] of added) {
+    let columns = existing.get(table);
+    if (!columns) {
+      columns = columnsOf(table);
+      existing.set(table, columns);
+    }
+    if (!columns.has(column)) {
+      // Names from the constant list above, never from input.
+      sql.script(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`);
+    }
   }
-  sql`CREATE INDEX IF NOT EXISTS votes_webhook ON votes (request_id, webhook_id)`;
-  // v8: sub-agent handles and their transcripts.
-  migrateHandles(sql);
-  // v9: the trace context stored with a suspension, so the resumed half continues its trace.
-  if (!columns.includes("trace")) {
-    sql`ALTER TABLE runs ADD COLUMN trace TEXT`;
-  }
-  // v10: agent versions and decision receipts (issue 30).
-  if (!columns.includes("agent_version")) {
-    sql`ALTER TABLE runs ADD COLUMN agent_version TEXT`;
-  }
-  sql`CREATE TABLE IF NOT EXISTS receipts (
-    seq INTEGER PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    at TEXT NOT NULL,
-    draft TEXT NOT NULL,
-    jws TEXT
-  )`;
-  sql`CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id, seq)`;
-  sql`CREATE TABLE IF NOT EXISTS receipt_delivery (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    acked_seq INTEGER NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    retry_at INTEGER
-  )`;
-  // v11: the version a decision was recorded under (null: an expiry, or one recorded before v11).
-  const decisionColumns = sql<{
-    name: string;
-  }>`SELECT name FROM pragma_table_info('decisions')`.map((c) => c.name);
-  if (!decisionColumns.includes("agent_version")) {
-    sql`ALTER TABLE decisions ADD COLUMN agent_version TEXT`;
-  }
-  sql`INSERT INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})
-      ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }

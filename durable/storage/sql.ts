@@ -17,6 +17,8 @@ export interface Sql {
     strings: TemplateStringsArray,
     ...values: unknown[]
   ): SqlStorageCursor<T>;
+  /** Constant SQL text, one statement or several separated by `;` (the schema's DDL), never text built from input. */
+  script(text: string): void;
 }
 
 export function createSql(storage: SqlStorage): Sql {
@@ -36,6 +38,9 @@ export function createSql(storage: SqlStorage): Sql {
     const cursor = exec(strings, values);
     cursor.toArray();
     return cursor.rowsWritten;
+  };
+  sql.script = (text: string) => {
+    storage.exec(text).toArray();
   };
   return sql;
 }
@@ -57,7 +62,7 @@ export function createLazySql(
     migrate(raw);
   }
   /** True when the statement may run; false for a read of a schema that does not exist yet. */
-  const prepare = (strings: TemplateStringsArray): boolean => {
+  const prepare = (strings: TemplateStringsArray | readonly [string]): boolean => {
     if (ready) {
       return true;
     }
@@ -74,6 +79,16 @@ export function createLazySql(
     prepare(strings) ? raw.one<T>(strings, ...values) : undefined;
   sql.run = (strings: TemplateStringsArray, ...values: unknown[]) =>
     prepare(strings) ? raw.run(strings, ...values) : 0;
+  sql.script = (text: string) => {
+    if (prepare([text])) {
+      raw.script(text);
+    }
+  };
+  sql.script = (text: string) => {
+    if (prepare([text])) {
+      raw.script(text);
+    }
+  };
   sql.cursor = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
     prepare(strings) ? raw.cursor<T>(strings, ...values) : storage.exec<T>("SELECT NULL WHERE 0"); // an empty cursor, no table read
   return sql;

@@ -19,6 +19,8 @@ import { driveNow } from "./drive/drive-now";
 import { configErrorOutcome } from "./config-error";
 import { requireReceiptConfig } from "../outbox/receipt-delivery";
 import { versionGate } from "../versions/decision-check";
+import { reask } from "../versions/reask";
+import { supersededRefusal } from "../ledger/version-change";
 import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
 
 export async function decide(
@@ -44,7 +46,7 @@ export async function decideAny(
   delivery: OutboxDelivery,
   input: DecisionInput,
 ): Promise<DecisionOutcome> {
-  const outcome = await configErrorOutcome(() => record(t, input));
+  const outcome = await configErrorOutcome(() => record(t, delivery, input));
   if (!outcome.ok || outcome.duplicate) {
     return outcome;
   }
@@ -64,17 +66,36 @@ export async function decideAny(
 
 /**
  * Records in one synchronous pass; an edit is first checked against the tool (async,
- * nothing written), then the pass runs again on fresh state with the edit allowed.
+ * nothing written), then the pass runs again on fresh state with the edit allowed. A request
+ * the current agent version asks again of other approvers is superseded instead, and this
+ * decision, of the old request, is answered as any later one for it is.
  */
-async function record(t: ThreadContext, arrived: DecisionInput): Promise<DecisionOutcome> {
+async function record(
+  t: ThreadContext,
+  delivery: OutboxDelivery,
+  arrived: DecisionInput,
+): Promise<DecisionOutcome> {
   await requireReceiptConfig(t);
   const gate = await versionGate(t, arrived);
   if ("refused" in gate) {
     return gate.refused; // the current agent version declines the request: nothing recorded
   }
+  if ("reask" in gate) {
+    if (!(await reask(t, gate.reask))) {
+      return record(t, delivery, arrived); // decided meanwhile: the ledger answers as always
+    }
+    await armAlarm(t); // the new request's expiry and timers
+    await delivery.deliver(); // the inbox (and Slack) show the old request closed, the new one
+    const superseded = t.store.decision(arrived.requestId);
+    const refusal = superseded && supersededRefusal(superseded);
+    if (!refusal) {
+      throw new Error(`request ${arrived.requestId} was asked again, and its row does not say so`);
+    }
+    return refusal;
+  }
   const { input, version } = gate;
   const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
-  const first = recordOnce(t, input, { deps, version });
+  const first = recordOnce(t, { input, deps, version });
   if (!("checkEdit" in first)) {
     return first;
   }
@@ -84,7 +105,8 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
   if (refused) {
     return refused;
   }
-  const second = recordOnce(t, input, {
+  const second = recordOnce(t, {
+    input,
     deps: { ...deps, checked: canonicalJson(args) },
     version,
   });
@@ -100,9 +122,9 @@ async function record(t: ThreadContext, arrived: DecisionInput): Promise<Decisio
  */
 function recordOnce(
   t: ThreadContext,
-  input: DecisionInput,
-  { deps, version }: { deps: RuledDeps; version: string | undefined },
+  pass: { input: DecisionInput; deps: RuledDeps; version: string | undefined },
 ): DecisionOutcome | EditCheck {
+  const { input, deps, version } = pass;
   return t.state.storage.transactionSync(() => {
     const outcome = recordDecisionInInbox(
       { store: t.store, outbox: t.outbox, ...deps },

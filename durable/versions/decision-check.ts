@@ -3,25 +3,38 @@
  * (src/edge/versions/version-check.ts decides what happens): a request the current version
  * declines is refused `409 agent_changed` and nothing is recorded; migrated arguments become
  * the answer's `data.args` (so the receipt's `argsHash` and the tool's arguments are the
- * migrated ones), also under approver rules. Migrated arguments that need other approvers
- * are refused the same way. Asked before the
- * ledger's synchronous pass.
+ * migrated ones), also under approver rules. Migrated arguments that need other approvers are
+ * asked again (./reask.ts): the approval that found it out is not recorded (it was of the old
+ * request), and the object answers it `409 request_not_pending` naming the new request. Asked
+ * before the ledger's synchronous pass.
  */
+import { argsHash } from "../../src/core/approvers/args-hash";
+import { rulesOf } from "../../src/core/approvers/rules";
 import { currentArgs } from "../../src/core/approvers/vote";
+import type { Request } from "../../src/core/types";
 import { agentTools } from "../../src/edge/agent";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
 import { agentVersion } from "../../src/edge/versions/agent-version";
 import { AGENT_CHANGED, checkVersionChange } from "../../src/edge/versions/version-check";
 import { openRequests } from "../storage/open-requests";
+import type { RunRow } from "../storage/run-store";
 import { pathOf } from "../agents/tree";
+import { checkApprover } from "../ledger/request-view";
+import { requestVersion } from "./request-version";
+import { expired } from "../ledger/votes";
 import type { ThreadContext } from "../thread/context";
+import type { Reask } from "./reask";
 
 /**
- * A refusal to answer, or the input to record (changed only by a migration) and the agent
- * version it was checked under: stored with the decision, so the driver that applies it checks
- * again only when another deploy came in between (./resume-check.ts).
+ * A refusal to answer, the input to record (changed only by a migration) and the agent
+ * version it was checked under (stored with the decision, so the driver that applies it checks
+ * again only when another deploy came in between: ./resume-check.ts), or the request to ask
+ * instead.
  */
-export type VersionGate = { refused: DecisionOutcome } | { input: DecisionInput; version?: string };
+export type VersionGate =
+  | { refused: DecisionOutcome }
+  | { input: DecisionInput; version?: string }
+  | { reask: Reask };
 
 export async function versionGate(t: ThreadContext, input: DecisionInput): Promise<VersionGate> {
   const run = t.store.run(input.runId);
@@ -32,8 +45,9 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
     return { input };
   }
   const version = await agentVersion(agent, t.env);
+  const asked = requestVersion(t.store, run, request);
   // A run from before versions were recorded: nothing to compare with.
-  if (!run.agentVersion) {
+  if (!asked) {
     return { input, version };
   }
   const tool = request.data?.tool;
@@ -49,12 +63,20 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
     currentVersion: version,
     tools: await agentTools(agent, t.env),
     request,
-    requestVersion: run.agentVersion,
+    requestVersion: asked,
     tool,
     args,
   });
-  if (check.kind === "decline" || check.kind === "reask") {
+  if (check.kind === "decline") {
     return { refused: { ok: false, code: AGENT_CHANGED, message: check.reason } };
+  }
+  if (check.kind === "reask") {
+    const { reason } = check;
+    return (
+      reaskBlocked(t, { run, request, input }) ?? {
+        reask: { run, request, next: check.request, reason, version },
+      }
+    );
   }
   if (check.kind === "migrate") {
     // The answer carries the migrated arguments; under approver rules the settling vote's
@@ -63,4 +85,45 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
     return { input: { ...input, data: { ...data, args: check.args } }, version };
   }
   return { input, version }; // `continue`, `same`
+}
+
+/**
+ * Why this approval may not start a re-ask, in the ledger's order of checks: an expired request,
+ * a decider the stored rule does not let decide, an approval of other arguments than those now
+ * up (the ledger refuses those as always: `{ input }`); an edit, which would hand the new rule's
+ * approvers arguments nobody may ask for (`400 edit_refused`); an MCP elicitation waited for
+ * inline (no call to ask again: `409 agent_changed`).
+ */
+function reaskBlocked(
+  t: ThreadContext,
+  ask: { run: RunRow; request: Request; input: DecisionInput },
+): VersionGate | undefined {
+  const { run, request, input } = ask;
+  const now = Date.now();
+  if (expired(run, request, now)) {
+    return { input };
+  }
+  if (rulesOf(request)) {
+    const deps = { store: t.store, votes: t.votes, directory: t.directory() };
+    const approver = input.decidedBy ?? "";
+    const may =
+      approver.trim() !== "" &&
+      checkApprover(deps, { runId: run.runId, requestId: request.id, approver, now }).ok;
+    if (!may) {
+      return { input };
+    }
+  }
+  const shown = argsHash(currentArgs(request, t.votes.votes(request.id)));
+  if (input.argsHash !== undefined && input.argsHash !== shown) {
+    return { input };
+  }
+  if (input.args !== undefined) {
+    const message = `the edited arguments of ${request.id}, migrated to the agent's current version, need other approvers: approve without an edit, and they are asked`;
+    return { refused: { ok: false, code: "edit_refused", message } };
+  }
+  if (run.inlineRequest?.id === request.id) {
+    const message = `${AGENT_CHANGED}: the migrated arguments need other approvers, and ${request.id} cannot be asked again`;
+    return { refused: { ok: false, code: AGENT_CHANGED, message } };
+  }
+  return undefined;
 }

@@ -6,9 +6,11 @@
  *
  * When the check changes the answer (a decline, or migrated arguments), the decision's row keeps
  * who decided what and takes the answer the run is given and the version it was checked under, in
- * one transaction with a receipt that says so (channel `version`): the approval's receipt named
- * other arguments, or none that may run now. A second drive finds the row checked under the current
- * version and applies its answer as it is.
+ * one transaction with a receipt that says so (channel `version`; the ledger writes both:
+ * ../ledger/version-change.ts): the approval's receipt named other arguments, or none that may
+ * run now. A second drive finds the row checked under the current version and applies its answer
+ * as it is. When the migrated arguments need other approvers, the request is asked again
+ * (./reask.ts) and nothing runs.
  */
 import { answerDeclined, answerOutput } from "../../src/core/answers";
 import { originalArgs } from "../../src/core/approvers/vote";
@@ -19,12 +21,10 @@ import type { ReceiptDraft } from "../../src/edge/receipts/receipt";
 import { agentVersion } from "../../src/edge/versions/agent-version";
 import { checkVersionChange } from "../../src/edge/versions/version-check";
 import { pathOf } from "../agents/tree";
-import { receiptDraft } from "../receipts/draft";
-import { UNRECORDED_VERSION } from "../receipts/record";
+import { replaceAnswer } from "../ledger/version-change";
+import { requestVersion } from "./request-version";
 import type { DecisionRow, RunRow, RunStore } from "../storage/run-store";
-
-/** The receipt channel of an answer the agent's version check gave instead of the recorded one. */
-export const VERSION_CHANNEL = "version";
+import type { Reask } from "./reask";
 
 export interface ResumeCheckDeps {
   store: RunStore;
@@ -42,28 +42,34 @@ export interface ResumeCheckInput {
   decision: DecisionRow;
   /** The tools as built for this drive (the toolkit's: connected MCP tools' schemas count too). */
   tools: readonly Tool[];
+  /** A cancelled run's last decision: nobody can be asked again, so a re-ask declines instead. */
+  finalOnly?: boolean;
 }
 
 /**
  * The answer to resume the run with: the recorded one, or what the current agent version makes
- * of it (`agent_changed: …` refusal, or the approval with migrated `data.args`).
+ * of it (`agent_changed: …` refusal, or the approval with migrated `data.args`); or, when the
+ * migrated arguments need other approvers, the request to ask instead (./reask.ts): the
+ * approvers who decided were not the ones the arguments now need.
  * @example
- * const answer = await answerUnderCurrentVersion(deps, { run, agent, request, decision, tools: toolkit.tools() });
+ * const checked = await answerUnderCurrentVersion(deps, { run, agent, request, decision, tools: toolkit.tools() });
+ * if ("reask" in checked) await reask(t, checked.reask); else resume(checked.answer);
  */
 export async function answerUnderCurrentVersion(
   deps: ResumeCheckDeps,
   input: ResumeCheckInput,
-): Promise<Answer> {
+): Promise<{ answer: Answer } | { reask: Reask }> {
   const { run, agent, request, decision } = input;
   const answer = decision.answer;
   const tool = request.data?.tool;
+  const asked = requestVersion(deps.store, run, request);
   // Only an approval lets a tool run; a sub-agent's request is its own agent's (not this run's) tool.
-  if (!answer.ok || typeof tool !== "string" || !run.agentVersion || pathOf(request)) {
-    return answer;
+  if (!answer.ok || typeof tool !== "string" || !asked || pathOf(request)) {
+    return { answer };
   }
   const version = await agentVersion(agent, deps.env);
   if (decision.agentVersion === version) {
-    return answer; // checked (or migrated) when it was recorded, under this very deploy
+    return { answer }; // checked (or migrated) when it was recorded, under this very deploy
   }
   // An approval's `data.args` (an edit, or a migration) is what the tool would run with.
   const edited = dataOf(answer).args;
@@ -73,53 +79,27 @@ export async function answerUnderCurrentVersion(
     tools: input.tools,
     request,
     // Recorded under a deploy that already checked it: that deploy's version is where it comes from.
-    requestVersion: decision.agentVersion ?? run.agentVersion,
+    requestVersion: decision.agentVersion ?? asked,
     tool,
     args: isRecord(edited) ? edited : originalArgs(request),
   });
   if (check.kind === "same" || check.kind === "continue") {
-    return answer;
+    return { answer };
   }
-  // A reask is refused too: the approvers who decided were not the ones the arguments need.
+  if (check.kind === "reask" && !input.finalOnly) {
+    const { reason } = check;
+    return { reask: { run, request, next: check.request, reason, version, decided: decision } };
+  }
   const changed =
     check.kind === "migrate"
       ? answerOutput(request.id, { ...dataOf(answer), args: check.args })
       : answerDeclined(request.id, check.reason);
-  supersede(deps, input, changed, version);
-  return changed;
-}
-
-/** The row takes the answer and the version; its receipt records the change, atomically. */
-function supersede(
-  deps: ResumeCheckDeps,
-  input: ResumeCheckInput,
-  answer: Answer,
-  version: string,
-): void {
-  const { run, request, decision } = input;
   const now = deps.now();
-  const row: Omit<DecisionRow, "appliedAt"> = {
-    ...decision,
-    decision: answer.ok ? "approve" : "decline",
-    answer,
-    decidedBy: null, // the agent's version check, not a person
-  };
-  deps.transaction(() => {
-    deps.store.checkedUnder(request.id, version, row.answer);
-    deps.appendReceipt?.(
-      {
-        ...receiptDraft({
-          run,
-          request,
-          decision: row,
-          votes: [],
-          agentVersion: run.agentVersion ?? UNRECORDED_VERSION,
-        }),
-        channel: VERSION_CHANNEL,
-      },
-      new Date(now),
-    );
-  });
+  // The row takes the answer and the version; its receipt records the change, atomically.
+  deps.transaction(() =>
+    replaceAnswer(deps, { run, request, decision, answer: changed, version, now }),
+  );
+  return { answer: changed };
 }
 
 const dataOf = (answer: Answer) => (isRecord(answer.data) ? answer.data : {});

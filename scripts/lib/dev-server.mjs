@@ -6,7 +6,7 @@
  * `timeoutMs` rejects with the tail of its output, never hangs the caller.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -105,6 +105,7 @@ export async function startDevServer({
     notifySecrets: (vars.NOTIFY_SECRET ?? "").split(/\s+/).filter(Boolean),
   };
   const stateDir = keptStateDir ?? mkdtempSync(path.join(tmpdir(), "toolnexus-dev-"));
+  mkdirSync(stateDir, { recursive: true }); // a kept state folder may not exist before its first start
   const envFile = path.join(stateDir, "dev.vars");
   writeFileSync(
     envFile,

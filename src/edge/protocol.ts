@@ -39,7 +39,8 @@ export interface NotifyMessage {
 
 /**
  * Where a vote came from (docs/architecture.md §6 "Identity"), with this wave's protocol
- * channels (DESIGN §7): MCP sign-in, AI SDK chat, AG-UI, A2A and our MCP server.
+ * channels (DESIGN §7): MCP sign-in, AI SDK chat, AG-UI, A2A and our MCP server; and
+ * `version`, a newer deploy's version check (a request it superseded: durable/ledger/version-change.ts).
  */
 export const CHANNELS = [
   "webhook",
@@ -53,6 +54,7 @@ export const CHANNELS = [
   "ag-ui",
   "a2a",
   "mcp",
+  "version",
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 

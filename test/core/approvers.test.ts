@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   answerDeclined,
   answerOutput,
+  approvalGate,
   argsHash,
   createBallot,
   createInProcessClient,
@@ -450,6 +451,18 @@ describe("requireApproval with approvers", () => {
       tool: "refund",
       args: { amount: 5 },
     });
+  });
+
+  it("its gate builds the request a call with given arguments would raise, under a given id", async () => {
+    const gated = requireApproval(base, {
+      prompt: (a: { amount: number }) => `Refund $${a.amount}?`,
+      approvers: (a: { amount: number }) => (a.amount > 100 ? { group: "big" } : undefined),
+      expiresIn: 60_000,
+    });
+    const raised = pendingOf(await gated.execute({ amount: 500 }, { callId: "c1" }));
+    const built = approvalGate(gated)?.requestFor({ amount: 500 }, "apr_c1_ask2");
+    expect(built).toEqual({ ...raised, id: "apr_c1_ask2", expiresAt: expect.any(String) });
+    expect(Date.parse(built?.expiresAt ?? "")).toBeGreaterThan(Date.now());
   });
 });
 

@@ -1,11 +1,12 @@
 /**
  * Issue 30 under `wrangler dev`: runs suspended under one deploy of an agent are decided under
- * the next. Deploy A (test/fixtures/versions/worker-a.ts) suspends five runs and decides two;
+ * the next. Deploy A (test/fixtures/versions/worker-a.ts) suspends six runs and decides two;
  * wrangler stops, and starts again with deploy B (worker-b.ts) on the same persisted state,
  * with WEBHOOK_SECRET and RECEIPT_KEY rotated (the new key first, the old one kept). Under B:
  * a compatible change continues, a removed tool and a schema that rejects the stored
  * arguments are `409 agent_changed` (and nothing recorded), a migration function changes
- * the arguments the tool runs with; links signed before the rotation still work; the receipts
+ * the arguments the tool runs with, and a migration whose rule needs two of finance asks them
+ * again (the old request `409 request_not_pending`); links signed before the rotation still work; the receipts
  * of both deploys verify with the package's CLI and with `jose` against the JWKS, and the CLI
  * refuses an export with a line edited, dropped or moved.
  */
@@ -65,7 +66,8 @@ async function start(script, vars) {
 
 const call = (tool, args) => `call ${tool} ${JSON.stringify(args)}`;
 
-async function suspend(client, tool, args, threadId) {
+/** Starts a run calling `tool` with `args` (in `threadId`, when given) and waits until it is pending. */
+async function suspend(client, { tool, args, threadId }) {
   const { body } = await client.startRun({
     agent: "ops",
     input: call(tool, args),
@@ -75,7 +77,7 @@ async function suspend(client, tool, args, threadId) {
   return { runId: body.runId, threadId: body.threadId, requestId: run.pending.id, run };
 }
 
-const decide = (client, { runId, requestId }, decision = "approve", expect = [202]) =>
+const decide = (client, { runId, requestId }, { decision = "approve", expect = [202] } = {}) =>
   client.decide({ runId, requestId, decision }, { expect });
 
 async function version(client) {
@@ -92,26 +94,32 @@ test("deploy A: runs suspend under version A; two are decided there", {
   const client = await start("worker-a.ts", {});
   a.agent = await version(client);
   // One thread with two decided runs (so its chain has receipts before the rotation) and a third later.
-  const first = await suspend(client, "refund", { orderId: "1", amount: 10 });
+  const first = await suspend(client, { tool: "refund", args: { orderId: "1", amount: 10 } });
   await decide(client, first);
   await client.waitFor(first.runId, isFinished);
-  const second = await suspend(client, "refund", { orderId: "2", amount: 20 }, first.threadId);
-  await decide(client, second, "decline");
+  const second = await suspend(client, {
+    tool: "refund",
+    args: { orderId: "2", amount: 20 },
+    threadId: first.threadId,
+  });
+  await decide(client, second, { decision: "decline" });
   await client.waitFor(second.runId, isFinished);
   a.chain = first.threadId;
-  a.refund = await suspend(client, "refund", { orderId: "3", amount: 30 });
-  a.wipe = await suspend(client, "wipe", { cache: "eu" });
-  a.transfer = await suspend(client, "transfer", { amount: 500 });
-  a.charge = await suspend(client, "charge", { amount: 12.5 });
-  a.linked = await suspend(client, "refund", { orderId: "4", amount: 40 });
-  for (const run of [a.refund, a.wipe, a.transfer, a.charge, a.linked]) {
+  a.refund = await suspend(client, { tool: "refund", args: { orderId: "3", amount: 30 } });
+  a.wipe = await suspend(client, { tool: "wipe", args: { cache: "eu" } });
+  a.transfer = await suspend(client, { tool: "transfer", args: { amount: 500 } });
+  a.charge = await suspend(client, { tool: "charge", args: { amount: 12.5 } });
+  a.linked = await suspend(client, { tool: "refund", args: { orderId: "4", amount: 40 } });
+  a.payout = await suspend(client, { tool: "payout", args: { amount: 40 } });
+  for (const run of [a.refund, a.wipe, a.transfer, a.charge, a.linked, a.payout]) {
     assert.equal(run.run.agentVersion, a.agent.version);
   }
+  assert.equal(a.payout.run.pending.data.approvers, undefined, "under A anyone may approve");
   assert.deepEqual(
     await eventually(async () => (await version(client)).pendingByVersion, {
-      [a.agent.version]: 5,
+      [a.agent.version]: 6,
     }),
-    { [a.agent.version]: 5 },
+    { [a.agent.version]: 6 },
   );
   a.approvalUrl = (await client.getRun(a.linked.runId)).approvalUrl;
   assert.match(a.approvalUrl, /\/approve\//);
@@ -125,6 +133,8 @@ test("deploy A: runs suspend under version A; two are decided there", {
 });
 
 let b;
+/** Deploy B's version of `ops`. */
+let versionB;
 
 test("deploy B, keys rotated: the agent is another version", { timeout: 120_000 }, async () => {
   b = await start("worker-b.ts", {
@@ -133,8 +143,9 @@ test("deploy B, keys rotated: the agent is another version", { timeout: 120_000 
   });
   const agent = await version(b);
   assert.notEqual(agent.version, a.agent.version);
-  // The five runs still wait under the version they suspended under, not the one deployed now.
-  assert.deepEqual(agent.pendingByVersion, { [a.agent.version]: 5 });
+  // The six runs still wait under the version they suspended under, not the one deployed now.
+  assert.deepEqual(agent.pendingByVersion, { [a.agent.version]: 6 });
+  versionB = agent.version;
   assert.equal((await b.getRun(a.refund.runId)).agentVersion, a.agent.version);
 });
 
@@ -150,14 +161,14 @@ test("a removed tool and a rejecting schema are 409 agent_changed, recording not
     [a.wipe, /the tool wipe no longer exists/],
     [a.transfer, /the input schema of transfer rejects the arguments/],
   ]) {
-    const refused = await decide(b, suspended, "approve", [409]);
+    const refused = await decide(b, suspended, { decision: "approve", expect: [409] });
     assert.equal(refused.body.error.code, "agent_changed");
     assert.match(refused.body.error.message, what);
     const run = await b.getRun(suspended.runId);
     assert.equal(run.status, "pending");
     assert.deepEqual(run.decisions, []);
     assert.equal(run.receiptCount, 0);
-    await decide(b, suspended, "decline");
+    await decide(b, suspended, { decision: "decline" });
     const done = await b.waitFor(suspended.runId, isFinished);
     assert.equal(done.status, "done");
     assert.match(done.text, /^result: declined/);
@@ -175,6 +186,51 @@ test("a migration function: the tool runs with the migrated arguments, which the
   assert.equal(payload.decision, "approved");
   assert.equal(payload.agentVersion, a.agent.version);
   assert.equal(payload.argsHash, argsHash({ cents: 1250 }));
+});
+
+test("a migration whose rule needs other approvers: asked again of finance, the old request refused", async () => {
+  const next = `${a.payout.requestId}_ask2`;
+  const refused = await decide(b, a.payout, { decision: "approve", expect: [409] });
+  assert.equal(refused.body.error.code, "request_not_pending");
+  assert.match(refused.body.error.message, new RegExp(`decide ${next}$`));
+  const asked = await b.getRun(a.payout.runId);
+  assert.equal(asked.status, "pending");
+  assert.equal(asked.pending.id, next);
+  assert.deepEqual(asked.pending.data.args, { amount: 40, currency: "USD" });
+  assert.deepEqual(asked.pending.data.approvers, { group: "finance", quorum: 2 });
+  assert.equal(asked.pending.data.supersedes, a.payout.requestId);
+  assert.equal(asked.agentVersion, versionB);
+  // The old id stays refused, whatever is sent for it.
+  assert.equal(
+    (await decide(b, a.payout, { decision: "decline", expect: [409] })).body.error.code,
+    "request_not_pending",
+  );
+  for (const decidedBy of ["ann@example.com", "bob@example.com"]) {
+    await b.decide(
+      { runId: a.payout.runId, requestId: next, decision: "approve", decidedBy },
+      {
+        expect: [202],
+      },
+    );
+  }
+  const run = await b.waitFor(a.payout.runId, isFinished);
+  assert.equal(run.status, "done");
+  assert.match(run.text, /\npaid 40 USD$/);
+  const receipts = (await runReceipts(b, a.payout.runId)).map(payloadOf);
+  assert.deepEqual(
+    receipts.map((r) => [r.requestId, r.decision, r.channel]),
+    [
+      [a.payout.requestId, "cancelled", "version"],
+      [next, "approved", "webhook"],
+    ],
+  );
+  assert.equal(receipts[0].agentVersion, a.agent.version);
+  assert.equal(receipts[1].agentVersion, versionB);
+  assert.equal(receipts[1].argsHash, argsHash({ amount: 40, currency: "USD" }));
+  assert.deepEqual(
+    receipts[1].votes.map((v) => v.decidedBy),
+    ["ann@example.com", "bob"],
+  );
 });
 
 test("WEBHOOK_SECRET rotated: the old secret's webhook, approval link and inbox sign-in still work", async () => {
@@ -207,7 +263,11 @@ const exported = {};
 
 test("RECEIPT_KEY rotated: the JWKS keeps the old key; every receipt verifies with jose", async () => {
   // The chained thread's third run, signed under the new key.
-  const third = await suspend(b, "refund", { orderId: "5", amount: 50 }, a.chain);
+  const third = await suspend(b, {
+    tool: "refund",
+    args: { orderId: "5", amount: 50 },
+    threadId: a.chain,
+  });
   await decide(b, third);
   await b.waitFor(third.runId, isFinished);
   exported.chainRun = third.runId;

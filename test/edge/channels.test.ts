@@ -1,6 +1,7 @@
 /**
  * The decision channels are named once (src/edge/protocol.ts CHANNELS) and agree with the
- * kernel's VoteChannel and the API schema: every channel of DESIGN §7.
+ * kernel's VoteChannel and the API schema: every channel of DESIGN §7, and `version` (issue 30:
+ * a newer deploy's version check closes a request it asks again of other approvers).
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { CHANNELS, type Channel } from "../../src/edge/protocol";
@@ -8,7 +9,7 @@ import type { VoteChannel } from "../../src/core/approvers/vote";
 import { VoteSchema } from "../../src/edge/http/schemas";
 
 describe("decision channels", () => {
-  it("are every channel of DESIGN §7, in the kernel's union and the API's enum alike", () => {
+  it("are every channel of DESIGN §7 and version, in the kernel's union and the API's enum alike", () => {
     expect([...CHANNELS].sort()).toEqual(
       [
         "webhook",
@@ -22,6 +23,7 @@ describe("decision channels", () => {
         "ag-ui",
         "a2a",
         "mcp",
+        "version",
       ].sort(),
     );
     expectTypeOf<Channel>().toEqualTypeOf<VoteChannel>();

@@ -29,6 +29,26 @@ function storageOf(threadId: string) {
   }));
 }
 
+/** A thread's tables with their columns (sorted: an upgrade appends what a fresh object declares) and its indexes. */
+function schemaOf(threadId: string) {
+  return inThread(threadId, async (_instance, state) => {
+    const names = (query: string) =>
+      state.storage.sql
+        .exec<{ name: string }>(query)
+        .toArray()
+        .map((row) => row.name)
+        .filter((name) => !name.startsWith("_") && !name.startsWith("sqlite_"))
+        .sort();
+    const tables = names("SELECT name FROM sqlite_master WHERE type = 'table'");
+    return {
+      columns: Object.fromEntries(
+        tables.map((table) => [table, names(`SELECT name FROM pragma_table_info('${table}')`)]),
+      ),
+      indexes: names("SELECT name FROM sqlite_master WHERE type = 'index'"),
+    };
+  });
+}
+
 describe("unknown run ids write nothing", () => {
   it("50 GETs, decisions, cancels and event streams for made-up ids create no storage", async () => {
     const untouched = await storageOf(uniqueThread("never"));
@@ -82,9 +102,37 @@ describe("upgrade", () => {
     expect(tables).toEqual(
       expect.arrayContaining(["notify_outbox", "receipts", "receipt_delivery"]),
     );
+    // The upgraded storage has exactly the shape a fresh object creates in one script.
+    const fresh = await pendingRun("Refund order 43 for $120");
+    expect(await schemaOf(threadId)).toEqual(await schemaOf(fresh.threadId));
     const version = await inThread(threadId, (_instance, state) =>
       state.storage.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one(),
     );
     expect(version.value).toBe(String(SCHEMA_VERSION));
+  });
+
+  it("storage from before votes, handles and traces (v4) gets every later table and column", async () => {
+    const { runId, request, threadId } = await pendingRun("Refund order 44 for $120");
+    await inThread(threadId, (_instance, state) => {
+      const sql = state.storage.sql;
+      for (const table of ["receipt_delivery", "receipts", "agent_messages", "agent_handles"]) {
+        sql.exec(`DROP TABLE IF EXISTS ${table}`);
+      }
+      for (const table of ["notify_outbox", "approvals", "refusals", "votes"]) {
+        sql.exec(`DROP TABLE IF EXISTS ${table}`);
+      }
+      sql.exec("ALTER TABLE decisions DROP COLUMN agent_version");
+      for (const column of ["agent_version", "trace", "requested_by"]) {
+        sql.exec(`ALTER TABLE runs DROP COLUMN ${column}`);
+      }
+      sql.exec("UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+    });
+    await abortAllDurableObjects();
+
+    const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
+    expect(decided.status).toBe(202);
+    expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 44");
+    const fresh = await pendingRun("Refund order 45 for $120");
+    expect(await schemaOf(threadId)).toEqual(await schemaOf(fresh.threadId));
   });
 });

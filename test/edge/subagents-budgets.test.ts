@@ -13,6 +13,7 @@ import {
   taskOutputs,
   treeRig as rig,
   viewOf,
+  type TreeObject,
 } from "../helpers/subagent-rig";
 
 describe("hierarchical budgets of a tree in the Durable Object", () => {
@@ -81,6 +82,39 @@ describe("hierarchical budgets of a tree in the Durable Object", () => {
     ]);
     expect(log.refunds).toBe(0); // stopped before its step: the approved call never ran
     expect(done.tree.map((h) => h.state)).toEqual(["closed", "closed"]);
+  });
+
+  it("maxConcurrent: a child queued for its parent's slot is idle in the tree until the slot is its own", async () => {
+    // SPEC §7D: a wake over maxConcurrent queues, and admission flips the state (idle → running).
+    const seen: string[][][] = [];
+    let watched: { object: TreeObject; runId: string } | undefined;
+    const { edge } = rig({
+      coordinator: { maxConcurrent: 1 },
+      pings: 0,
+      tasks: 2,
+      onWorkerCall: async () => {
+        const view = await viewOf(watched!.object, watched!.runId);
+        seen.push(view.tree.slice(1).map((h) => [h.handle, h.state]));
+      },
+    });
+    const start = {
+      input: "work",
+      beforeDrive: (object: TreeObject, runId: string) => {
+        watched = { object, runId };
+      },
+    };
+    const view = await inObject(edge, start, (object, runId) => viewOf(object, runId));
+    expect(view.status).toBe("done");
+    expect(seen).toEqual([
+      [
+        ["root/coordinator.1/worker.1", "running"],
+        ["root/coordinator.1/worker.2", "idle"],
+      ],
+      [
+        ["root/coordinator.1/worker.1", "closed"],
+        ["root/coordinator.1/worker.2", "running"],
+      ],
+    ]);
   });
 
   it("maxConcurrent: at most that many children of a parent run at once, queued in call order", async () => {

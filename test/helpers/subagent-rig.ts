@@ -107,11 +107,13 @@ export function treeRig(opts: {
   return { edge: createEdge({ agents: [coordinator, worker] }), log };
 }
 
+/** `start.beforeDrive` sees the object after the start, before the drive (to watch it mid-drive). */
 export async function inTreeObject<R>(
   edge: ReturnType<typeof createEdge>,
-  input: string,
+  start: string | { input: string; beforeDrive: (object: TreeObject, runId: string) => void },
   fn: (object: TreeObject, runId: string, state: DurableObjectState) => Promise<R>,
 ): Promise<R> {
+  const input = typeof start === "string" ? start : start.input;
   const threadId = newThreadId();
   const runId = newRunId(threadId);
   const queue = { send: async () => {}, sendBatch: async () => {} };
@@ -122,6 +124,9 @@ export async function inTreeObject<R>(
       NOTIFY_QUEUE: queue,
     });
     await object.start({ runId, threadId, agent: "coordinator", input, publicUrl: BASE });
+    if (typeof start !== "string") {
+      start.beforeDrive(object, runId);
+    }
     await object.drive(runId);
     const result = await fn(object, runId, state);
     await state.storage.deleteAlarm();

@@ -12,6 +12,7 @@ import type { InlineWaiters } from "./elicitation";
 import type { HandleStore } from "../../storage/handle-store";
 import type { ReceiptDraft } from "../../../src/edge/receipts/receipt";
 import type { DecisionRow, RunRow, RunStore } from "../../storage/run-store";
+import type { Reask } from "../../versions/reask";
 
 export interface DriverDeps {
   store: RunStore;
@@ -46,6 +47,8 @@ export interface DriverDeps {
   handles?: HandleStore;
   /** Appends a receipt to the thread's chain, inside the caller's transaction (outbox/receipts.ts). */
   appendReceipt?(draft: ReceiptDraft, at: Date): void;
+  /** Supersedes a request whose migrated arguments need other approvers (versions/reask.ts). */
+  reask?(plan: Reask): Promise<boolean>;
 }
 
 export type Work =

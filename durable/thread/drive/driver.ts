@@ -155,12 +155,17 @@ export async function driveOnce(
       work.kind === "answer" &&
       !deps.store.slots(runId).some((slot) => slot.pending?.id === work.request.id);
     if (work.kind === "answer" && !answerApplied) {
-      const answer = await answerUnderCurrentVersion(deps, {
+      const checked = await answerUnderCurrentVersion(deps, {
         ...work,
         run,
         agent,
         tools: toolkit.tools(),
       });
+      if ("reask" in checked) {
+        // The migrated arguments need other approvers: the call asks them, nothing runs yet.
+        await (deps.reask ?? noReask)(checked.reask);
+        return true;
+      }
       deps.record(runId, "resumed", {
         requestId: work.request.id,
         decision: work.decision.decision,
@@ -172,7 +177,7 @@ export async function driveOnce(
         toolkit,
         history: messages,
         pending: work.request,
-        answer,
+        answer: checked.answer,
         signal,
       });
     } else {
@@ -210,6 +215,10 @@ export async function driveOnce(
   await finish(deps, { agent, runId }, result);
   return true;
 }
+
+const noReask = async () => {
+  throw new Error("a request must be asked again, and this driver has no reask");
+};
 
 function inlineDeps(deps: DriverDeps): InlineDeps {
   return {

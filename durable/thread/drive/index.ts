@@ -4,19 +4,15 @@
  * or one applied decision), the watchdog armed before each and moved on at each of its steps
  * (watchdog.ts), until no run progresses.
  */
-import type { Request as AgentRequest } from "../../../src/core/types";
 import { errorMessage } from "../../../src/core/errors";
-import { rulesOf } from "../../../src/core/approvers/rules";
-import type { NotifyMessage } from "../../../src/edge/protocol";
 import type { RunRow } from "../../storage/run-store";
-import { toolOf } from "../../ledger/votes";
 import type { OutboxDelivery } from "../../outbox/delivery";
 import { driveOnce, type DriverDeps } from "./driver";
-import { startTimers } from "../reminders";
 import { DEFAULT_ELICITATION_WINDOW_MS } from "./elicitation";
 import { armAlarm, WATCHDOG_MS } from "../alarms";
-import { isRemoteTaskRequest } from "../../../src/core/a2a/remote-task";
 import { progressWatchdog } from "./watchdog";
+import { halted } from "../halted";
+import { reask } from "../../versions/reask";
 
 /** How long an A2A call polls a working remote task inline before suspending (remote_task). */
 export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
@@ -120,56 +116,7 @@ export function driverDeps(t: ThreadContext): DriverDeps {
     inbox: t.inbox,
     handles: t.handles,
     appendReceipt: (draft, at) => t.receipts.receipts?.append(draft, at),
+    reask: (plan) => reask(t, plan),
     waitUntil: (promise) => t.state.waitUntil(promise),
   };
-}
-
-/** A run halted on `request`: its timers start, its groups are checked, its callback notified. */
-async function halted(t: ThreadContext, run: RunRow, request: AgentRequest): Promise<void> {
-  if (isRemoteTaskRequest(request)) {
-    // Nobody is told: the alarm polls the remote task (thread/remote-tasks.ts).
-    await armAlarm(t, Date.now());
-    return;
-  }
-  startTimers(t.votes, { run, request }, Date.now());
-  checkApproverGroups(t, run, request);
-  if (!run.callbackUrl) {
-    return;
-  }
-  // Before any await: stored in the same batch as the suspension.
-  const message: NotifyMessage = {
-    threadId: run.threadId,
-    runId: run.runId,
-    requestId: request.id,
-  };
-  t.notifications.add(message, Date.now());
-  await t.sends.notifications();
-}
-
-/**
- * Rules that depend on the arguments are only known once a request surfaces: one that
- * names a group nobody defined could never be decided. The request stays pending (a
- * fixed APPROVER_GROUPS makes it decidable), and the run says why at once, as an
- * `error` event and a report, instead of at the first vote.
- */
-function checkApproverGroups(t: ThreadContext, run: RunRow, request: AgentRequest): void {
-  const rules = rulesOf(request);
-  if (!rules) {
-    return;
-  }
-  try {
-    t.directory().checkRules(rules, { agent: run.agent, tool: toolOf(request) });
-  } catch (error) {
-    const message = `nobody can decide request ${request.id} yet: ${errorMessage(error)}`;
-    // Two readers, two meanings: the event says the run is not lost (it stays pending, the
-    // stream open, until the config is fixed); the report says nothing retries it by itself.
-    t.events.record(run.runId, "error", { message, requestId: request.id, recoverable: true });
-    t.report(new Error(message, { cause: error }), {
-      source: "driver",
-      runId: run.runId,
-      threadId: run.threadId,
-      requestId: request.id,
-      recoverable: false,
-    });
-  }
 }

@@ -22,7 +22,9 @@ export type VoteChannel =
   | "chat"
   | "ag-ui"
   | "a2a"
-  | "mcp";
+  | "mcp"
+  // A newer deploy's version check: the request it superseded (never a person's vote).
+  | "version";
 
 /** A vote as the ledger keeps it. `args` is set on an edit; `reset` when a later edit voided it. */
 export interface Vote {

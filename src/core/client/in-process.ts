@@ -62,7 +62,7 @@ export function createInProcessClient(options: InProcessClientOptions): Client {
     return {
       streamRefusal: IN_PROCESS_STREAM_REFUSAL,
       call,
-      translate: (_chat, neutral) => call(neutral, undefined, 0),
+      translate: (_chat, neutral) => call(neutral, { signal: undefined, turn: 0 }),
     };
   });
 }

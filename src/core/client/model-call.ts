@@ -5,6 +5,7 @@
  * Server-Sent Events and hands each text delta to the sink as it arrives.
  */
 import type { ModelRequest, ModelTurn, WireStyle } from "../providers/model";
+import type { ModelCall } from "../loop/run-loop";
 import type { ChatRequest } from "../providers/chat";
 import type { MetricEvent } from "../metrics";
 import { ProviderError, RunAbortedError, excerpt, errorMessage } from "../errors";
@@ -266,13 +267,7 @@ export function createWireCaller(options: WireCallOptions) {
 
   return {
     /** One model turn of the loop; streamed when `onText` is given. */
-    // biome-ignore lint/complexity/useMaxParams: it is a `ModelCaller`, which src/core/tracing/run-trace.ts (changing on another branch) calls positionally; both change together at merge.
-    call(
-      request: ModelRequest,
-      signal: AbortSignal | undefined,
-      turn: number,
-      onText?: TextSink,
-    ): Promise<ModelTurn> {
+    call(request: ModelRequest, { signal, turn, onText }: ModelCall): Promise<ModelTurn> {
       const extra = onText ? style.streamFlags() : undefined;
       const payload = transform
         ? serialize({ ...style.body(request), ...extra }, turn)

@@ -13,17 +13,20 @@ import { addUsage } from "../providers/model";
 import { newCallId } from "../providers/call-ids";
 import { executeCall, type CallEnv, type ToolMessage } from "./execute-call";
 
-/**
- * Produces one model turn. Given `onText`, a caller that can stream hands text to it
- * as it arrives; one that cannot ignores it (the loop then emits the turn's text whole).
- */
-// biome-ignore lint/complexity/useMaxParams: src/core/tracing/run-trace.ts (changing on another branch) calls `callModel` positionally; it becomes one options object there and here at merge.
-export type ModelCaller = (
-  request: ModelRequest,
-  signal: AbortSignal | undefined,
-  turn: number,
-  onText?: (delta: string) => void,
-) => Promise<ModelTurn>;
+/** One model call of the loop, beside its request: the run's signal, the turn, and the text sink. */
+export interface ModelCall {
+  signal: AbortSignal | undefined;
+  /** Turns completed before this call (0 for the run's first). */
+  turn: number;
+  /**
+   * Given, a caller that can stream hands text to it as it arrives; one that cannot
+   * ignores it (the loop then emits the turn's text whole).
+   */
+  onText?: ((delta: string) => void) | undefined;
+}
+
+/** Produces one model turn. */
+export type ModelCaller = (request: ModelRequest, call: ModelCall) => Promise<ModelTurn>;
 
 export interface LoopConfig {
   model: string;
@@ -175,9 +178,7 @@ export async function runTurns(
         tools,
         ...(config.requestParams ? { params: config.requestParams } : {}),
       },
-      signal,
-      state.turns,
-      config.stream ? onText : undefined,
+      { signal, turn: state.turns, onText: config.stream ? onText : undefined },
     );
     callIds ??= knownCallIds(state.messages);
     uniqueCallIds(turn.toolCalls, callIds);

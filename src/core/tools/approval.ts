@@ -30,6 +30,12 @@ export interface ApprovalGate {
   policy(args: unknown, request: Request): Answer | undefined;
   /** The rules for these arguments (checked), or undefined. */
   rulesFor(args: unknown): Rules | undefined;
+  /**
+   * The request the gate raises for these arguments, under `id`: its prompt, rules and expiry
+   * as a call with them would ask (the edge asks again with it when a deploy's migration of a
+   * suspended call's arguments needs other approvers).
+   */
+  requestFor(args: unknown, id: string): Request;
   /** The static parts, for listings such as `GET /v1/agents`. */
   describe(): ApprovalDescription;
 }
@@ -85,20 +91,36 @@ export function requireApproval<Args = UntypedArgs>(
       ? undefined
       : validateRules(rules, `requireApproval(${tool.name}).approvers(args)`);
   };
+  const promptFor = (args: Args): string =>
+    typeof options.prompt === "function"
+      ? options.prompt(args)
+      : (options.prompt ?? `Allow ${tool.name} with ${JSON.stringify(args ?? {})}?`);
+  const requestFor = (args: Args, id: string): Request => {
+    const request: Request = {
+      id,
+      kind: options.kind ?? "approval",
+      prompt: promptFor(args),
+      data: { tool: tool.name, args: args as unknown },
+    };
+    const rules = rulesFor(args);
+    if (rules) {
+      request.data = { ...request.data, approvers: rules };
+    }
+    if (options.expiresIn !== undefined) {
+      request.expiresAt = new Date(Date.now() + options.expiresIn).toISOString();
+    }
+    return request;
+  };
   const gate: ApprovalGate = {
     needsApproval: (args) => !options.when || options.when(args as Args),
     policy: (args, request) => options.policy?.(args as Args, request),
     rulesFor: (args) => rulesFor(args as Args),
+    requestFor: (args, id) => requestFor(args as Args, id),
     describe: () => ({
       needsApproval: options.when ? "conditional" : "always",
       ...(typeof options.approvers === "function" ? { rulesByArgs: true as const } : fixedRules),
     }),
   };
-  const promptFor = (args: Args): string =>
-    typeof options.prompt === "function"
-      ? options.prompt(args)
-      : (options.prompt ?? `Allow ${tool.name} with ${JSON.stringify(args ?? {})}?`);
-
   // Object.assign onto a copy, not a spread: a spread reads every getter.
   const gated: Tool & { [GATE]: ApprovalGate } = Object.assign(lazyFields(tool), {
     [GATE]: gate,
@@ -109,13 +131,13 @@ export function requireApproval<Args = UntypedArgs>(
         // The loop only re-executes on an ok answer; a refusal here means a caller bypassed it.
         return answer.ok
           ? tool.execute(rawArgs, innerCtx)
-          : declinedResult(requestFor(args), answer.reason);
+          : declinedResult(requestFor(args, requestId()), answer.reason);
       }
       if (options.when && !options.when(args)) {
         return tool.execute(rawArgs, innerCtx);
       }
 
-      const request = requestFor(args);
+      const request = requestFor(args, requestId());
       const decided = options.policy?.(args, request);
       if (decided) {
         const policyAnswer: Answer = { ...decided, id: request.id };
@@ -134,24 +156,11 @@ export function requireApproval<Args = UntypedArgs>(
       }
       return pending(request);
 
-      function requestFor(a: Args): Request {
-        const req: Request = {
-          // Derived from the call id so a retried execution asks the same question.
-          id: ctx.callId
-            ? `apr_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}`
-            : newRequestId("apr"),
-          kind: options.kind ?? "approval",
-          prompt: promptFor(a),
-          data: { tool: tool.name, args: a as unknown },
-        };
-        const rules = rulesFor(a);
-        if (rules) {
-          req.data = { ...req.data, approvers: rules };
-        }
-        if (options.expiresIn !== undefined) {
-          req.expiresAt = new Date(Date.now() + options.expiresIn).toISOString();
-        }
-        return req;
+      // Derived from the call id so a retried execution asks the same question.
+      function requestId(): string {
+        return ctx.callId
+          ? `apr_${ctx.callId.replace(/[^A-Za-z0-9_-]/g, "_")}`
+          : newRequestId("apr");
       }
     },
   });

@@ -42,8 +42,8 @@ export function runTracing(
     provider: tracing.provider ?? (typeof options.style === "string" ? options.style : "_OTHER"),
     ...(typeof options.baseUrl === "string" ? { serverAddress: hostOf(options.baseUrl) } : {}),
   };
-  const starts = new SegmentStarts(settings);
-  return { begin: (config, from) => beginSegment(settings, starts, config, from) };
+  const source = { settings, starts: new SegmentStarts(settings) };
+  return { begin: (config, from) => beginSegment(source, config, from) };
 }
 
 function hostOf(url: string): string | undefined {

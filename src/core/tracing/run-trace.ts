@@ -52,10 +52,14 @@ export interface RunSegment {
 const same = (toolkit: Toolkit): Toolkit => toolkit;
 
 /**
- * A segment whose span does not record (a no-op tracer, or sampled out): it wraps nothing,
- * and passes a carried trace context (with its open waits) on untouched, so the next
- * segment stays in the same trace. A class, not closures: a run with a no-op tracer
- * allocates this one object besides the tracer's span.
+ * A segment whose span does not record. With an invalid context (a no-op tracer, or
+ * `trace.getTracer()` before any provider) nothing downstream could record or propagate;
+ * with a valid one (a sampler said no) the SDK's default parent-based sampling would drop
+ * every child too. Either way it wraps nothing (no child span, attribute, context or clock
+ * read per call) and the trace goes on through the result only: a carried context (with
+ * its open waits) untouched, else the span's own when valid, so the next segment stays in
+ * the same trace. A class, not closures: a run with a no-op tracer allocates this one
+ * object besides the tracer's span (test/core/tracing-fast-path.test.ts counts the calls).
  */
 class UnrecordedSegment implements RunSegment {
   readonly toolkit = same;
@@ -81,9 +85,14 @@ class UnrecordedSegment implements RunSegment {
   }
 }
 
+/** What every segment of one client shares: its settings, and its run spans' start (built once). */
+export interface SegmentSource {
+  settings: SegmentSettings;
+  starts: SegmentStarts;
+}
+
 export function beginSegment(
-  settings: SegmentSettings,
-  starts: SegmentStarts,
+  { settings, starts }: SegmentSource,
   plain: LoopConfig,
   from: SegmentStart | undefined,
 ): RunSegment {
@@ -101,6 +110,8 @@ export function beginSegment(
         from === undefined ? "start" : from.answer ? "resume" : "continue",
       ),
     },
+    // Without a carried context the caller's active one is the parent: the tracer reads it
+    // (the one `context.active()` of a run); every span below gets its parent explicitly.
     carried ? contextWithRemoteParent(carried) : undefined,
   );
   if (!segment.isRecording()) {
@@ -131,7 +142,7 @@ export function beginSegment(
     const since = waiting.get(request.id) ?? started;
     waiting.delete(request.id);
     const call = suspendedCalls.get(request.id) ?? callOf(from, request.id);
-    recordWait(tracer, runParent, options, {
+    recordWait(settings, runParent, {
       request,
       ...(answer ? { answer } : {}),
       since,
@@ -154,14 +165,26 @@ export function beginSegment(
   const waitFor = plain.waitFor;
   const config: LoopConfig = {
     ...plain,
-    callModel: async (request, signal, turn, onText) => {
-      const t0 = now();
+    callModel: async (request, call) => {
+      const since = now();
       try {
-        const reply = await plain.callModel(request, signal, turn, onText);
-        chatSpan(settings, segmentContext, request, turn, t0, now(), reply, undefined);
+        const reply = await plain.callModel(request, call);
+        chatSpan(settings, segmentContext, {
+          request,
+          turn: call.turn,
+          since,
+          until: now(),
+          reply,
+        });
         return reply;
       } catch (error) {
-        chatSpan(settings, segmentContext, request, turn, t0, now(), undefined, error);
+        chatSpan(settings, segmentContext, {
+          request,
+          turn: call.turn,
+          since,
+          until: now(),
+          error,
+        });
         throw error;
       }
     },
@@ -202,7 +225,7 @@ export function beginSegment(
       }
       const policy = policyDecision(result);
       if (policy) {
-        recordWait(tracer, segmentContext, options, {
+        recordWait(settings, segmentContext, {
           request: policy.request,
           answer: policy.answer,
           since: t0,
@@ -215,7 +238,15 @@ export function beginSegment(
           return result; // the gate refused: the tool never ran
         }
       }
-      toolSpan(settings, segmentContext, name, args, ctx?.callId, inner, t0, now(), result);
+      toolSpan(settings, segmentContext, {
+        name,
+        args,
+        callId: ctx?.callId,
+        toolkit: inner,
+        since: t0,
+        until: now(),
+        result,
+      });
       return result;
     };
     return traced;

@@ -20,24 +20,27 @@ export interface SegmentSettings {
   serverAddress?: string;
 }
 
-export function chatSpan(
-  settings: SegmentSettings,
-  parent: ContextLike,
-  request: ModelRequest,
-  turn: number,
-  since: number,
-  until: number,
-  reply: ModelTurn | undefined,
-  error: unknown,
-): void {
+/** A finished model call: its request, which turn, when, and its reply or its failure. */
+export interface ChatCall {
+  request: ModelRequest;
+  turn: number;
+  since: number;
+  until: number;
+  reply?: ModelTurn;
+  /** What the call threw (the reply is then absent). */
+  error?: unknown;
+}
+
+export function chatSpan(settings: SegmentSettings, parent: ContextLike, call: ChatCall): void {
   const { options } = settings;
+  const { request, reply } = call;
   const attributes: Attributes = {
     [GEN_AI.operation]: OPERATION.chat,
     [GEN_AI.provider]: settings.provider,
     [GEN_AI.requestModel]: request.model,
     [GEN_AI.serverAddress]: settings.serverAddress,
     [GEN_AI.conversationId]: options.conversationId,
-    [TOOLNEXUS.turn]: turn,
+    [TOOLNEXUS.turn]: call.turn,
   };
   if (reply) {
     attributes[GEN_AI.responseModel] = reply.model || request.model;
@@ -53,51 +56,54 @@ export function chatSpan(
   }
   const span = settings.tracer.startSpan(
     `${OPERATION.chat} ${request.model}`,
-    { kind: SPAN_KIND.CLIENT, startTime: since, attributes },
+    { kind: SPAN_KIND.CLIENT, startTime: call.since, attributes },
     parent,
   );
-  if (error !== undefined) {
-    markError(span, error);
+  if (call.error !== undefined) {
+    markError(span, call.error);
   }
-  span.end(until);
+  span.end(call.until);
 }
 
-export function toolSpan(
-  settings: SegmentSettings,
-  parent: ContextLike,
-  name: string,
-  args: unknown,
-  callId: string | undefined,
-  toolkit: Toolkit,
-  since: number,
-  until: number,
-  result: ToolResult,
-): void {
+/** A tool that ran: which, with what, from which toolkit, when, and its result. */
+export interface ToolRun {
+  name: string;
+  args: unknown;
+  callId: string | undefined;
+  /** Where the tool's `source` is read from. */
+  toolkit: Toolkit;
+  since: number;
+  until: number;
+  result: ToolResult;
+}
+
+export function toolSpan(settings: SegmentSettings, parent: ContextLike, run: ToolRun): void {
   const { options } = settings;
+  const { name, result } = run;
   const attributes: Attributes = {
     [GEN_AI.operation]: OPERATION.executeTool,
     [GEN_AI.toolName]: name,
-    [GEN_AI.toolCallId]: callId,
+    [GEN_AI.toolCallId]: run.callId,
     [GEN_AI.toolType]: "function",
     [GEN_AI.conversationId]: options.conversationId,
-    [TOOLNEXUS.toolSource]: toolkit.get(name)?.source,
+    [TOOLNEXUS.toolSource]: run.toolkit.get(name)?.source,
   };
   if (result.isError) {
     attributes[GEN_AI.errorType] = "tool_error";
   }
   if (options.recordContent) {
-    attributes[GEN_AI.toolArguments] = capped(safeJson(args));
+    attributes[GEN_AI.toolArguments] = capped(safeJson(run.args));
     attributes[GEN_AI.toolResult] = capped(result.output);
   }
   const span = settings.tracer.startSpan(
     `${OPERATION.executeTool} ${name}`,
-    { kind: SPAN_KIND.INTERNAL, startTime: since, attributes },
+    { kind: SPAN_KIND.INTERNAL, startTime: run.since, attributes },
     parent,
   );
   if (result.isError) {
     span.setStatus({ code: STATUS.ERROR, message: capped(result.output.slice(0, 200)) });
   }
-  span.end(until);
+  span.end(run.until);
 }
 
 /** The `error.type` of a failure: the provider's HTTP status, else the error's class name. */

@@ -32,10 +32,15 @@ export interface WaitEnd {
   channel?: string;
 }
 
+/** What a wait span is made with: the client's tracer and its tracing options. */
+export interface WaitTracing {
+  tracer: TracerLike;
+  options: TracingOptions;
+}
+
 export function recordWait(
-  tracer: TracerLike,
+  { tracer, options }: WaitTracing,
   parent: ContextLike | undefined,
-  options: TracingOptions,
   wait: WaitEnd,
 ): void {
   const tool = wait.tool ?? toolOf(wait.request) ?? wait.request.kind;

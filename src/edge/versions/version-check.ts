@@ -9,7 +9,7 @@
  */
 import { canonicalJson } from "../../core/schema/canonical-json";
 import { argsHash } from "../../core/approvers/args-hash";
-import { rulesOf, type Rules } from "../../core/approvers/rules";
+import { quorumOf, rulesOf, type Rules } from "../../core/approvers/rules";
 import { mcpToolName } from "../../core/mcp/config";
 import { validateArgs } from "../../core/schema";
 import { approvalGate } from "../../core/tools/approval";
@@ -51,8 +51,11 @@ interface Versions {
  * - `continue`: changed, compatible; resume with `args` as they are.
  * - `migrate`: resume with `args` (the migration's), whose version is `argsHash`; the answer
  *   carries them as `data.args`, and the receipt's `argsHash` is this one.
- * - `reask`: the migrated arguments need other approvers (`rules`) than the request has: the
- *   old request is withdrawn and the call asks anew with `args`; no receipt says "approved".
+ * - `reask`: the rule for the migrated arguments needs someone the stored rule does not (another
+ *   group or `anyOf`, a higher quorum, another escalation, or a rule where anyone could decide):
+ *   the request is superseded, closed with `reason`, and the call asks `request` (the gate's
+ *   request for `args`, under the next id, `data.supersedes` naming the old one) of the new
+ *   rule's approvers. The approvers who decided under the old rule never stand for the new one.
  * - `decline`: decline the request with `reason` (it starts with `agent_changed: `); a
  *   decision arriving for it is answered `409 agent_changed`.
  */
@@ -65,7 +68,9 @@ export type VersionCheck =
       args: Record<string, unknown>;
       argsHash: string;
       rules: Rules | undefined;
-      /** Until a re-ask is built, callers refuse it with this (`agent_changed: …`). */
+      /** The request the call asks instead (its id: {@link nextRequestId}). */
+      request: Request;
+      /** Why the old request is superseded (`agent_changed: …`). */
       reason: string;
     })
   | (Versions & { kind: "decline"; reason: string });
@@ -124,16 +129,22 @@ export async function checkVersionChange(input: VersionCheckInput): Promise<Vers
       `onVersionChange returned ${describe(verdict)}; expected "continue", "decline" or { args }`,
     );
   }
-  return migrated(versions, input, current, verdict.args);
+  return migrated({ versions, input, tool: current, raw: verdict.args });
+}
+
+/** What a migration returned, and what it is checked against. */
+interface Migration {
+  versions: Versions;
+  input: VersionCheckInput;
+  /** The tool as deployed now (undefined: a remote MCP tool not connected here). */
+  tool: Tool | undefined;
+  /** The arguments the migration function returned. */
+  raw: Record<string, unknown>;
 }
 
 /** Migrated arguments: checked against the current schema, policy and rules like an edit. */
-function migrated(
-  versions: Versions,
-  input: VersionCheckInput,
-  tool: Tool | undefined,
-  raw: Record<string, unknown>,
-): VersionCheck {
+function migrated(migration: Migration): VersionCheck {
+  const { versions, input, tool, raw } = migration;
   // A JSON copy: the arguments are stored and hashed, so they must survive a round trip as they are.
   let args: Record<string, unknown>;
   try {
@@ -157,7 +168,8 @@ function migrated(
   if (!gate) {
     return { ...versions, kind: "migrate", args, argsHash: hash };
   }
-  let rules: Rules | undefined;
+  // Asked only when the rule needs other approvers: the request the call then asks instead.
+  let next: Request | undefined;
   try {
     const answer = gate.policy(args, input.request);
     if (answer && !answer.ok) {
@@ -166,27 +178,64 @@ function migrated(
         `the policy refuses the migrated arguments: ${answer.reason ?? "declined"}`,
       );
     }
-    if (!gate.needsApproval(args)) {
-      return { ...versions, kind: "migrate", args, argsHash: hash };
+    if (
+      gate.needsApproval(args) &&
+      needsOtherApprovers(rulesOf(input.request), gate.rulesFor(args))
+    ) {
+      const asked = gate.requestFor(args, nextRequestId(input.request.id));
+      next = { ...asked, data: { ...asked.data, supersedes: input.request.id } };
     }
-    rules = gate.rulesFor(args);
   } catch (error) {
     return decline(
       versions,
       `the migrated arguments could not be checked: ${(error as Error).message}`,
     );
   }
-  if (canonicalJson(rules ?? null) !== canonicalJson(rulesOf(input.request) ?? null)) {
-    return {
-      ...versions,
-      kind: "reask",
-      args,
-      argsHash: hash,
-      rules,
-      reason: `${AGENT_CHANGED}: the migrated arguments of ${tool.name} need other approvers`,
-    };
+  if (!next) {
+    return { ...versions, kind: "migrate", args, argsHash: hash };
   }
-  return { ...versions, kind: "migrate", args, argsHash: hash };
+  return {
+    ...versions,
+    kind: "reask",
+    args,
+    argsHash: hash,
+    rules: rulesOf(next),
+    request: next,
+    reason: `${AGENT_CHANGED}: the migrated arguments of ${tool.name} need other approvers`,
+  };
+}
+
+/**
+ * Whether the rule `next` asks for someone the stored rule does not let decide: a rule where
+ * anyone could decide before, another group or `anyOf`, a higher quorum, or another escalation.
+ * A rule that asks less (no rule, a lower quorum, a later or no escalation, other editable keys
+ * or reminders) does not: the stored, stricter rule keeps governing the request.
+ */
+export function needsOtherApprovers(stored: Rules | undefined, next: Rules | undefined): boolean {
+  if (next === undefined) {
+    return false;
+  }
+  if (stored === undefined) {
+    return true;
+  }
+  return (
+    stored.group !== next.group ||
+    canonicalJson([...(stored.anyOf ?? [])].sort()) !==
+      canonicalJson([...(next.anyOf ?? [])].sort()) ||
+    quorumOf(next) > quorumOf(stored) ||
+    (stored.escalate !== undefined &&
+      canonicalJson(stored.escalate) !== canonicalJson(next.escalate ?? null))
+  );
+}
+
+/**
+ * The id a superseded request's successor is asked under: `<id>_ask2`, then `_ask3`, … on the
+ * same call (never `_r<n>`: notification ids append that for reminders).
+ * @example nextRequestId("apr_call_1") // "apr_call_1_ask2"; nextRequestId("apr_call_1_ask2") // "apr_call_1_ask3"
+ */
+export function nextRequestId(id: string): string {
+  const asked = /^(.*)_ask(\d+)$/.exec(id);
+  return asked ? `${asked[1]}_ask${Number(asked[2]) + 1}` : `${id}_ask2`;
 }
 
 function schemaProblems(tool: Tool, args: Record<string, unknown>): string {

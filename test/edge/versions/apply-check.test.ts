@@ -182,7 +182,7 @@ describe("a recorded approval applied under a newer deploy", { timeout: 30_000 }
       );
     });
     const migrated = { orderId: "42", amount: 100 };
-    expect(answer).toEqual(answerOutput(requestId, { args: migrated }));
+    expect(answer).toEqual({ answer: answerOutput(requestId, { args: migrated }) });
     // The deployed agent continues (its schema accepts the migrated arguments): they are what runs.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     // (The demo model reports arguments other than the call's as the approver's changes.)

@@ -5,11 +5,14 @@ import { answerDeclined } from "../../../src/core/answers";
 import { argsHash } from "../../../src/core/approvers/args-hash";
 import { defineTool } from "../../../src/core/tools/define";
 import { requireApproval } from "../../../src/core/tools/approval";
+import type { Rules } from "../../../src/core/approvers/rules";
 import type { Request, Tool } from "../../../src/core/types";
 import { defineAgent } from "../../../src/edge/agent";
 import type { OnVersionChange, VersionChangeContext } from "../../../src/edge/versions/types";
 import {
   checkVersionChange,
+  needsOtherApprovers,
+  nextRequestId,
   type VersionCheckInput,
 } from "../../../src/edge/versions/version-check";
 
@@ -215,22 +218,46 @@ describe("checkVersionChange", () => {
       );
     });
 
-    it("asks again when the migrated arguments need other approvers", async () => {
+    it("asks again when the migrated arguments need other approvers: the gate's request, under the next id", async () => {
       const check = await checkVersionChange(
         input(() => ({ args: { orderId: "A1", amount: 5000 } })),
       );
+      const args = { orderId: "A1", amount: 5000 };
       expect(check).toEqual({
         kind: "reask",
         from: "A",
         to: "B",
-        args: { orderId: "A1", amount: 5000 },
-        argsHash: argsHash({ orderId: "A1", amount: 5000 }),
+        args,
+        argsHash: argsHash(args),
         rules: { group: "finance", quorum: 2 },
-        // What its callers refuse it with until a re-ask is built.
-        reason: expect.stringMatching(
-          /^agent_changed: the migrated arguments of \w+ need other approvers$/,
-        ),
+        request: {
+          id: "apr_call_1_ask2",
+          kind: "approval",
+          prompt: `Allow refund with ${JSON.stringify(args)}?`,
+          data: {
+            tool: "refund",
+            args,
+            approvers: { group: "finance", quorum: 2 },
+            supersedes: "apr_call_1",
+          },
+        },
+        // What the superseded request is closed with.
+        reason: "agent_changed: the migrated arguments of refund need other approvers",
       });
+    });
+
+    it("follows the rule for the migrated arguments: another group re-asks, the stored rule migrates", async () => {
+      const finance = { group: "finance", quorum: 2 };
+      const stored = { ...request, data: { ...request.data, approvers: finance } };
+      const migrateTo = (amount: number) => () => ({ args: { orderId: "A1", amount } });
+      // $700 needs one of support: another group than finance, so it is asked again.
+      expect((await checkVersionChange(input(migrateTo(700), { request: stored }))).kind).toBe(
+        "reask",
+      );
+      // $2000 needs two of finance, as stored: the same rule.
+      expect((await checkVersionChange(input(migrateTo(2000), { request: stored }))).kind).toBe(
+        "migrate",
+      );
     });
 
     it("declines when it throws or answers something else", async () => {
@@ -262,5 +289,43 @@ describe("checkVersionChange", () => {
       expect(check.kind).toBe("decline");
       expect(asked).toBe(false);
     });
+  });
+});
+
+describe("needsOtherApprovers: whether the rule for migrated arguments asks for someone the stored rule does not", () => {
+  const finance = { group: "finance", quorum: 2 };
+  it("a rule where anyone could decide, another group or anyOf, a higher quorum, another escalation", () => {
+    expect(needsOtherApprovers(undefined, { group: "finance" })).toBe(true);
+    expect(needsOtherApprovers(finance, { group: "support", quorum: 2 })).toBe(true);
+    expect(needsOtherApprovers(finance, { ...finance, anyOf: ["cfo@example.com"] })).toBe(true);
+    expect(needsOtherApprovers(finance, { ...finance, quorum: 3 })).toBe(true);
+    const escalating: Rules = { ...finance, escalate: { after: "1h", to: "managers" } };
+    expect(
+      needsOtherApprovers(escalating, { ...finance, escalate: { after: "1h", to: "cfo" } }),
+    ).toBe(true);
+    expect(needsOtherApprovers(escalating, finance)).toBe(true);
+  });
+
+  it("not a rule that asks less or the same people differently: no rule, a lower quorum, other edits, reminders, a new escalation", () => {
+    expect(needsOtherApprovers(finance, undefined)).toBe(false);
+    expect(needsOtherApprovers(undefined, undefined)).toBe(false);
+    expect(needsOtherApprovers(finance, { group: "finance" })).toBe(false);
+    expect(needsOtherApprovers(finance, { ...finance, editable: true, remindEvery: "1h" })).toBe(
+      false,
+    );
+    expect(
+      needsOtherApprovers(finance, { ...finance, escalate: { after: "1h", to: "managers" } }),
+    ).toBe(false);
+    expect(
+      needsOtherApprovers({ anyOf: ["b", "a"], quorum: 2 }, { anyOf: ["a", "b"], quorum: 1 }),
+    ).toBe(false);
+  });
+});
+
+describe("nextRequestId", () => {
+  it("numbers the requests asked on one call, never with a reminder's _r suffix", () => {
+    expect(nextRequestId("apr_call_1")).toBe("apr_call_1_ask2");
+    expect(nextRequestId("apr_call_1_ask2")).toBe("apr_call_1_ask3");
+    expect(nextRequestId("apr_call_1_ask9")).toBe("apr_call_1_ask10");
   });
 });

@@ -95,6 +95,7 @@ const runId = { name: "runId", in: "path", required: true, schema: { type: "stri
 
 const EVENTS = `Server-Sent Events. Each event has an \`id\` (replay with Last-Event-ID), an \`event\` type and JSON \`data\`:
 text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError}; pending {request, id} (id: the suspended tool call);
+superseded {requestId, by, reason} (a newer deploy asked the call again as request by);
 resumed {requestId, decision, channel} or {reason}; done {status, text?, usage?, turns?}; error {message}
 (the run failed) or {message, requestId?, code?, recoverable: true} (the run goes on: a retried driver, a
 notification not delivered, an approver group not defined, a queue name createEdge({ queues }) lacks: code config_error). The stream closes after done or an
@@ -279,7 +280,7 @@ function openApiDocument(): unknown {
             404: error("Unknown run or request"),
             409: {
               description:
-                "request_not_pending, request_expired (also before the expiry alarm has run), request_not_decidable (a remote_task wait, answered by its remote A2A task), already_decided, conflicting_decision (this member voted otherwise); or args_changed: the approval's argsHash is not the current arguments' version (or is missing once they were edited) — the body then carries the current `args` and `argsHash`, and nothing was recorded",
+                "request_not_pending (also a request a newer deploy superseded to ask other approvers: the message names the request asked instead), request_expired (also before the expiry alarm has run), request_not_decidable (a remote_task wait, answered by its remote A2A task), already_decided, conflicting_decision (this member voted otherwise), agent_changed (the current agent version declines the request; nothing recorded); or args_changed: the approval's argsHash is not the current arguments' version (or is missing once they were edited) — the body then carries the current `args` and `argsHash`, and nothing was recorded",
               content: {
                 "application/json": {
                   schema: { oneOf: [ref("Error"), ref("ArgsChanged")] },

@@ -27,7 +27,7 @@ import {
   type RunAgentBody,
 } from "./input";
 import type { Request } from "../../../core/types";
-import { agUiStream } from "./stream";
+import { agUiStream, type AgUiStreamOptions } from "./stream";
 import { FINISHED } from "../run-feed";
 
 const ACTIVE = new Set(["running", "pending"]);
@@ -47,19 +47,12 @@ export function agUiRoutes(deps: ProtocolDeps) {
       const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
       const message = newUserText(body);
       const fresh = message && (!latest || agUiMessageOf(latest) !== message.messageId);
-      const stream = (
-        runId: string,
-        after: number,
-        before = [] as Awaited<ReturnType<typeof conv.stub.runEvents>>,
-        log?: Awaited<ReturnType<typeof conv.stub.runEvents>>,
-      ) =>
+      /** The run `from.runId` as this input's AG-UI stream, after `from.after`. */
+      const stream = (from: StreamFrom) =>
         agUiStream({
-          ...(log ? { log } : {}),
+          ...from,
           stub: conv.stub,
           ids: { threadId: body.threadId, runId: body.runId },
-          runId,
-          after,
-          before,
           state: givenState(body),
           user,
           base: protocolBase(c),
@@ -75,7 +68,7 @@ export function agUiRoutes(deps: ProtocolDeps) {
             [{ path: "messages", message: "a new user message alongside resume" }],
           );
         }
-        const answers = await checkResume(conv, active, body, user);
+        const answers = await checkResume(conv, { active, entries: body.resume, user });
         for (const answer of answers.toRecord) {
           await recordAnswer(conv.stub, answers.runId, answer, user, "ag-ui");
         }
@@ -87,11 +80,11 @@ export function agUiRoutes(deps: ProtocolDeps) {
             .filter((e) => e.type === "pending" && ids.has(requestIdOf(e.data) ?? ""))
             .map((e) => e.id),
         );
-        return stream(
-          answers.runId,
-          cursor,
-          events.filter((e) => e.id <= cursor),
-        );
+        return stream({
+          runId: answers.runId,
+          after: cursor,
+          before: events.filter((e) => e.id <= cursor),
+        });
       }
       if (fresh && message) {
         if (!message.text) {
@@ -117,13 +110,13 @@ export function agUiRoutes(deps: ProtocolDeps) {
             agUi: { threadId: body.threadId, runId: body.runId, messageId: message.messageId },
           },
         });
-        return stream(run.runId, 0);
+        return stream({ runId: run.runId, after: 0 });
       }
       if (latest && message) {
         // The same input again: its run, replayed (a finished one in one piece).
         return FINISHED.has(latest.status)
-          ? stream(latest.runId, 0, [], await conv.stub.runEvents(latest.runId))
-          : stream(latest.runId, 0);
+          ? stream({ runId: latest.runId, after: 0, log: await conv.stub.runEvents(latest.runId) })
+          : stream({ runId: latest.runId, after: 0 });
       }
       throw new ApiError(
         400,
@@ -161,14 +154,21 @@ function requestIdOf(data: Record<string, unknown>): string | undefined {
   return typeof request?.id === "string" ? request.id : undefined;
 }
 
+/** Which run, from where, and what has been seen of it: the part of a stream each branch chooses. */
+type StreamFrom = Pick<AgUiStreamOptions, "runId" | "after" | "before" | "log">;
+
+/** A `resume`, and who sends it: `active` is the thread's running or paused run, if any. */
+interface ResumeInput {
+  active: RunSummary | undefined;
+  entries: ResumeBody[];
+  user: string | null;
+}
+
 /** Checks every entry before any is recorded; repeats of recorded answers are dropped. */
 async function checkResume(
   conv: Conversation,
-  active: RunSummary | undefined,
-  body: RunAgentBody,
-  user: string | null,
+  { active, entries, user }: ResumeInput,
 ): Promise<{ runId: string; toRecord: Answer[]; all: string[] }> {
-  const entries = body.resume ?? [];
   const runId = (active ?? (await conv.stub.runs()).at(-1))?.runId;
   const unknown = (n: number) =>
     new ApiError(

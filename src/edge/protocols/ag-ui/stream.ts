@@ -73,7 +73,7 @@ async function pumpAgUi(options: AgUiStreamOptions, sink: FrameSink): Promise<vo
     } else if (item.type === "event") {
       events = translator.event(item.event);
     } else if (item.type === "halted") {
-      const interrupts = await answerable(stub, runId, item.open, translator, user, base);
+      const interrupts = await answerable(options, item.open, translator);
       if (interrupts.length > 0) {
         await send(sink, translator.interrupted(interrupts));
         return;
@@ -88,14 +88,11 @@ async function pumpAgUi(options: AgUiStreamOptions, sink: FrameSink): Promise<vo
   }
 }
 
-/** The open, undecided requests this caller may answer, as interrupts. */
+/** The open, undecided requests the stream's caller may answer, as interrupts. */
 async function answerable(
-  stub: ThreadRpc,
-  runId: string,
+  { stub, runId, user, base }: AgUiStreamOptions,
   open: Request[],
   translator: AgUiTranslator,
-  user: string | null,
-  base: string,
 ) {
   const interrupts = [];
   for (const request of open) {
