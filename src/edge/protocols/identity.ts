@@ -47,12 +47,10 @@ function headerUser(value: string | undefined): string | null {
   }
   const user = value.trim();
   if (!user || user.length > MAX_IDENTITY_CHARS) {
-    throw new ApiError(
-      400,
-      "invalid_user",
-      `${USER_HEADER} must be 1–${MAX_IDENTITY_CHARS} characters`,
-      [{ path: USER_HEADER, message: "empty or too long" }],
-    );
+    throw new ApiError(400, "invalid_user", {
+      message: `${USER_HEADER} must be 1–${MAX_IDENTITY_CHARS} characters`,
+      issues: [{ path: USER_HEADER, message: "empty or too long" }],
+    });
   }
   return normalizeUser(user);
 }

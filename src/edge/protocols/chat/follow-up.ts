@@ -39,7 +39,6 @@ export function followUpStream(options: FollowUpOptions): Response {
     ...(options.signal ? { signal: options.signal } : {}),
   };
   return sseResponse(
-    UI_STREAM_HEADERS,
     async (sink) => {
       const feed = followRun({
         stub: options.stub,
@@ -66,11 +65,14 @@ export function followUpStream(options: FollowUpOptions): Response {
       const next = await options.startNext();
       await pumpChat({ ...common, answered: new Set(), runId: next.runId, after: 0 }, sink);
     },
-    async (error, sink) => {
-      await sink.send(
-        JSON.stringify({ type: "error", errorText: `stream failed: ${String(error)}` }),
-      );
+    {
+      headers: UI_STREAM_HEADERS,
+      onFailure: async (error, sink) => {
+        await sink.send(
+          JSON.stringify({ type: "error", errorText: `stream failed: ${String(error)}` }),
+        );
+      },
+      trailer: "[DONE]",
     },
-    "[DONE]",
   );
 }

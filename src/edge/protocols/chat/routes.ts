@@ -46,12 +46,11 @@ export function chatRoutes(deps: ProtocolDeps) {
       const agent = runnableAgent(deps, c.env, c.req.param("agent"));
       const body = await readProtocolBody(c, MAX_CHAT_BODY_BYTES, ChatBodySchema);
       if (body.trigger === "regenerate-message") {
-        throw new ApiError(
-          400,
-          "unsupported_trigger",
-          "regenerate-message is not supported: the stored transcript is authoritative; send a new message",
-          [{ path: "trigger", message: "only submit-message" }],
-        );
+        throw new ApiError(400, "unsupported_trigger", {
+          message:
+            "regenerate-message is not supported: the stored transcript is authoritative; send a new message",
+          issues: [{ path: "trigger", message: "only submit-message" }],
+        });
       }
       const turn = readTurn(body);
       const { user } = c.var.caller;
@@ -110,26 +109,23 @@ export function chatRoutes(deps: ProtocolDeps) {
           const [first] = turn.responses;
           // The run may already have finished with that decision: a settled request is 409.
           if (first && (await decidedInConversation(conv, first.approvalId))) {
-            throw new ApiError(
-              409,
-              "request_not_pending",
-              `request ${first.approvalId} was already decided`,
-              [{ path: `${first.path}.approval.id`, message: "already decided" }],
-            );
+            throw new ApiError(409, "request_not_pending", {
+              message: `request ${first.approvalId} was already decided`,
+              issues: [{ path: `${first.path}.approval.id`, message: "already decided" }],
+            });
           }
-          throw new ApiError(
-            404,
-            "request_not_found",
-            `no open request ${first?.approvalId} in this conversation`,
-            [{ path: `${first?.path}.approval.id`, message: "unknown approval id" }],
-          );
+          throw new ApiError(404, "request_not_found", {
+            message: `no open request ${first?.approvalId} in this conversation`,
+            issues: [{ path: `${first?.path}.approval.id`, message: "unknown approval id" }],
+          });
         }
-        throw new ApiError(
-          400,
-          "nothing_to_answer",
-          "the last message is neither a new user message nor carries an answer to an open request",
-          [{ path: "messages", message: "no new user message, approval response or tool output" }],
-        );
+        throw new ApiError(400, "nothing_to_answer", {
+          message:
+            "the last message is neither a new user message nor carries an answer to an open request",
+          issues: [
+            { path: "messages", message: "no new user message, approval response or tool output" },
+          ],
+        });
       }
       const initial = await recordAll(
         { conv, runId: active.runId, user },
@@ -176,9 +172,10 @@ function readTurn(body: ChatBody) {
     return readChatTurn(body);
   } catch (error) {
     if (error instanceof ChatTurnError) {
-      throw new ApiError(400, "invalid_body", error.message, [
-        { path: error.path, message: error.message },
-      ]);
+      throw new ApiError(400, "invalid_body", {
+        message: error.message,
+        issues: [{ path: error.path, message: error.message }],
+      });
     }
     throw error;
   }
@@ -210,15 +207,16 @@ async function collectAnswers(
     const decision = response.approved ? "approve" : "decline";
     let checked: Awaited<ReturnType<typeof checkAnswerable>>;
     try {
-      checked = await checkAnswerable(conv.stub, runId, response.approvalId, user, {
-        decision,
-        channel: "chat",
+      checked = await checkAnswerable({ stub: conv.stub, runId }, response.approvalId, {
+        user,
+        intended: { decision, channel: "chat" },
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === "request_not_found") {
-        throw new ApiError(404, error.code, error.message, [
-          { path: `${response.path}.approval.id`, message: "unknown approval id" },
-        ]);
+        throw new ApiError(404, error.code, {
+          message: error.message,
+          issues: [{ path: `${response.path}.approval.id`, message: "unknown approval id" }],
+        });
       }
       throw error;
     }
@@ -243,7 +241,7 @@ async function collectAnswers(
       const requestId = pending && requestIdOf(pending.data);
       const request = open.find((r) => r.id === requestId);
       if (request && !all.includes(request.id)) {
-        await checkAnswerable(conv.stub, runId, request.id, user);
+        await checkAnswerable({ stub: conv.stub, runId }, request.id, { user });
         all.push(request.id);
         toRecord.push({ requestId: request.id, decision: "approve", data: output.output });
       }
@@ -260,7 +258,10 @@ async function recordAll(
 ): Promise<UiChunk[]> {
   const initial: UiChunk[] = [];
   for (const answer of answers) {
-    const outcome = await recordAnswer(conv.stub, runId, answer, user, "chat");
+    const outcome = await recordAnswer({ stub: conv.stub, runId }, answer, {
+      user,
+      channel: "chat",
+    });
     if (base !== undefined && outcome.decision === null && outcome.votes !== undefined) {
       initial.push({
         type: "data-toolnexus-waiting",
