@@ -76,15 +76,18 @@ async function readSse(response, onEvent) {
 }
 
 async function cycle(origin, signal) {
-  let runId;
+  // What the client had seen when it failed: which leg a stalled cycle stalled in.
+  const progress = { runId: undefined, seen: [], decided: false };
   try {
-    return await cycleOf(origin, signal, (id) => (runId = id));
+    return await cycleOf(origin, signal, progress);
   } catch (error) {
-    throw Object.assign(error instanceof Error ? error : new Error(String(error)), { runId });
+    const failure = error instanceof Error ? error : new Error(String(error));
+    failure.message += ` (run ${progress.runId ?? "not started"}; events seen: ${progress.seen.join(",") || "none"}; decision ${progress.decided ? "sent" : "not sent"})`;
+    throw Object.assign(failure, { runId: progress.runId });
   }
 }
 
-async function cycleOf(origin, signal, started_) {
+async function cycleOf(origin, signal, progress) {
   const auth = { authorization: `Bearer ${API_TOKEN}` };
   const t0 = performance.now();
   const started = await fetch(`${origin}/v1/runs`, {
@@ -99,7 +102,7 @@ async function cycleOf(origin, signal, started_) {
     throw new Error(`start: HTTP ${started.status} ${await started.text()}`);
   }
   const { runId } = await started.json();
-  started_(runId);
+  progress.runId = runId;
   const events = await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}/events`, {
     headers: auth,
     signal,
@@ -107,7 +110,7 @@ async function cycleOf(origin, signal, started_) {
   if (!events.ok) {
     throw new Error(`events: HTTP ${events.status}`);
   }
-  const seen = [];
+  const seen = progress.seen;
   let t1;
   let t2;
   let t3;
@@ -120,6 +123,7 @@ async function cycleOf(origin, signal, started_) {
       const request = JSON.parse(e.data).request;
       const body = JSON.stringify({ runId, requestId: request.id, decision: "approve" });
       t2 = performance.now();
+      progress.decided = true;
       decided = fetch(`${origin}/v1/decisions`, {
         method: "POST",
         headers: signed(body),

@@ -31,7 +31,7 @@ const PATH = new RegExp(
   "g",
 );
 const FOLDER = new RegExp(`(?<![\\w@/.:$-])((?:${TOP.join("|")})/(?:[\\w.-]+/)*)(?![\\w*{])`, "g");
-const DOC = String.raw`(README(?:\.md)?|(?:[\w.-]+/)*[\w.-]+\.md)`;
+const DOC = String.raw`((?:[\w.-]+/)*README(?:\.md)?|(?:[\w.-]+/)*[\w.-]+\.md)`;
 const SECTION = new RegExp(String.raw`${DOC} §(\d+[a-z]?)(?:,? "([^"\n]{2,100})")?`, "g");
 const NAMED = new RegExp(String.raw`${DOC},? "([^"\n]{2,100})"`, "g");
 
@@ -163,10 +163,9 @@ function resolvePath(token, citing) {
   );
 }
 
-function docPath(name, citing) {
-  if (name === "README" || name === "README.md") {
-    return "README.md";
-  }
+function docPath(cited, citing) {
+  // `README` alone is the repository's; `bench/README` is bench/README.md.
+  const name = cited.endsWith("README") ? `${cited}.md` : cited;
   for (const candidate of [name, path.join(path.dirname(citing), name), path.join("docs", name)]) {
     const normal = path.normalize(candidate);
     if (trackedSet.has(normal)) {

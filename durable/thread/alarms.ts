@@ -58,14 +58,15 @@ export function nextAlarmAt(sources: AlarmSources): number | undefined {
  */
 export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void> {
   const now = Date.now();
+  const runs = t.store.runsWithWork();
   const next = nextAlarmAt({
     now,
     ...(atLeast === undefined ? {} : { atLeast }),
     ...optional("outboxRetry", earliest(t.outbox.retryAt(now), t.receipts.retryAt())),
     ...optional("notifyRetry", t.notifications.retryAt()),
     ...optional("timer", nextTimerAt(t.votes)),
-    remotePolls: t.remoteWaits.dueTimes(t.store.runsWithWork(), now),
-    runs: t.store.runsWithWork().map((run) => ({
+    remotePolls: t.remoteWaits.dueTimes(runs, now),
+    runs: runs.map((run) => ({
       status: run.status,
       expiresAt: run.expiresAt,
       unapplied: hasUnapplied(t, run),
