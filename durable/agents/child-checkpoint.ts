@@ -1,6 +1,6 @@
 /**
  * How a child handle persists as it runs, the same rules as the run's own checkpointer
- * (durable/thread/checkpoint.ts): at each turn boundary its committed messages are appended
+ * (durable/thread/drive/checkpoint.ts): at each turn boundary its committed messages are appended
  * (never rewritten) and its halted turn's results kept in the handle row's `slots`; each
  * settled call updates its slot at once, so a crash re-runs only calls that have no result.
  * Its events go to the run's log with `handle` set. A child's own `pending` event is not

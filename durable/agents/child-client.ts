@@ -27,9 +27,9 @@ export interface ChildPersister {
 export function childClient(
   tree: TreeContext,
   agent: AgentDefinition,
-  limits: { maxTurns: number; limitBefore: LimitBefore },
-  persister: ChildPersister,
+  limits: { maxTurns: number; limitBefore: LimitBefore; persister: ChildPersister },
 ): Client {
+  const { persister } = limits;
   const hooks = agentHooks(agent);
   const common = {
     maxTurns: limits.maxTurns,

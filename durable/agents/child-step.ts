@@ -54,12 +54,11 @@ export async function stepHandle(
   let toolkit: Toolkit | undefined;
   const live = liveLimit(tree, row.handle);
   try {
-    const client = childClient(
-      tree,
-      caller.agent,
-      { maxTurns, limitBefore: live.limitBefore },
-      childCheckpointer(tree, row.handle, committed),
-    );
+    const client = childClient(tree, caller.agent, {
+      maxTurns,
+      limitBefore: live.limitBefore,
+      persister: childCheckpointer(tree, row.handle, committed),
+    });
     toolkit = await createToolkit({
       tools: [...(await agentTools(caller.agent, deps.env)), ...tree.teamTools(caller)],
       env: deps.env,

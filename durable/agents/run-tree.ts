@@ -1,5 +1,5 @@
 /**
- * The driver's four touch points with the sub-agent tree, so durable/thread/driver.ts only
+ * The driver's four touch points with the sub-agent tree, so durable/thread/drive/driver.ts only
  * delegates: the tree of this unit of work (for an agent with a team), the run's own `task`
  * tool, its budget walk, and routing a decision to the sub-agent that asked.
  */

@@ -38,14 +38,19 @@ export function teamTools(tree: TreeContext | undefined, caller: Caller): Tool[]
         required: ["agent", "prompt"],
       },
       source: "agent",
-      execute: (args, ctx) => runTask(tree, caller, args, ctx ?? {}),
+      execute: (args, ctx) => runTask({ tree, caller }, args, ctx ?? {}),
     },
   ];
 }
 
+/** Who delegates: the run's handle tree and the calling handle. */
+interface Delegation {
+  tree: TreeContext;
+  caller: Caller;
+}
+
 async function runTask(
-  tree: TreeContext,
-  caller: Caller,
+  { tree, caller }: Delegation,
   args: unknown,
   ctx: Context,
 ): Promise<ToolResult> {
@@ -78,7 +83,7 @@ async function runTask(
     if (refused) {
       return failure(`task refused: ${refused}`);
     }
-    row = spawn(tree, caller, definition, { prompt, callId: ctx.callId });
+    row = spawn({ tree, caller }, definition, { prompt, callId: ctx.callId });
   }
   // Gate 2: the child runs once its parent has a free slot (spawned already, so queued
   // children keep the order of the calls; a suspended child gives its slot back).
@@ -102,8 +107,7 @@ function concurrencyOf(tree: TreeContext, parent: string) {
 
 /** A new child: its row and its first two messages (system prompt, the caller's prompt) in one commit. */
 function spawn(
-  tree: TreeContext,
-  caller: Caller,
+  { tree, caller }: Delegation,
   definition: AgentDefinition,
   task: { prompt: string; callId: string },
 ): HandleRow {

@@ -43,5 +43,5 @@ export function withTree(
 
 /** GET /v1/runs/:id: the run's view, with its tree when its agent has a team. */
 export function runViewWithTree(t: ThreadContext, run: RunRow, transcript: boolean): RunView {
-  return withTree(runView(t.store, t.votes, run, transcript), run, t);
+  return withTree(runView(t, run, transcript), run, t);
 }

@@ -237,15 +237,14 @@ export function recordDecisionInInbox(
   const rules = rulesOf(request);
   if (!rules) {
     if (decision) {
-      outbox.record(run, request, { event: settledEvent(decision), decision }, now);
+      outbox.record({ run, request }, { event: settledEvent(decision), decision }, now);
     }
     return recorded;
   }
   const votes = deps.votes.votes(request.id);
   const needed = quorumOf(rules);
   outbox.record(
-    run,
-    request,
+    { run, request },
     decision
       ? { event: settledEvent(decision), decision, votes, needed }
       : { event: "vote", votes, needed },

@@ -43,15 +43,14 @@ export class OutboxDelivery {
     try {
       let sent = 0;
       for (let pass = 0; pass < MAX_OUTBOX_ROUNDS; pass += 1) {
-        const { delivered, failed } = await deliverOutbox(
-          t.outbox,
-          async (group, items) => {
+        const { delivered, failed } = await deliverOutbox(t.outbox, {
+          send: async (group, items) => {
             // Slack first: if the inbox then fails, the retry sends both again (both idempotent).
             await t.sends.syncSlack(group, items);
             await inboxStub(t.env, group).apply(items);
           },
-          (fn) => t.state.storage.transactionSync(fn),
-          (group, items, error) =>
+          transaction: (fn) => t.state.storage.transactionSync(fn),
+          onFailure: (group, items, error) =>
             t.report(
               new Error(`inbox ${group}: delivery failed, retried by the alarm`, { cause: error }),
               {
@@ -61,7 +60,7 @@ export class OutboxDelivery {
                 recoverable: true,
               },
             ),
-        );
+        });
         sent += delivered;
         if (failed > 0 || delivered === 0) {
           break;

@@ -45,6 +45,12 @@ export interface InboxHooks {
   ended(runId: string, reason: string): void;
 }
 
+/** The request an inbox item shows, and the run it belongs to. */
+export interface InboxSubject {
+  run: RunRow;
+  request: Request;
+}
+
 /**
  * The hooks the thread object gives its driver: each writes the request's inbox row to
  * `outbox` inside the caller's transaction. A request with approver rules shows its votes
@@ -55,13 +61,12 @@ export function inboxHooks(outbox: InboxOutbox, votes: VoteStore): InboxHooks {
     surfaced: (run, request) => {
       const rules = rulesOf(request);
       const tally = rules ? { votes: votes.votes(request.id), needed: quorumOf(rules) } : {};
-      outbox.record(run, request, { event: "surfaced", ...tally }, Date.now());
+      outbox.record({ run, request }, { event: "surfaced", ...tally }, Date.now());
     },
     settled: (run, request, decision) => {
       const tally = rulesOf(request) ? { votes: votes.votes(request.id) } : {};
       outbox.record(
-        run,
-        request,
+        { run, request },
         { event: settledEvent(decision), decision, ...tally },
         Date.now(),
       );
@@ -97,14 +102,14 @@ export class InboxOutbox {
   constructor(private readonly sql: Sql) {}
 
   /** Queues the request's new state for each of its groups. Call inside the change's transaction. */
-  record(run: RunRow, request: Request, change: InboxChange, now: number): InboxItem {
+  record({ run, request }: InboxSubject, change: InboxChange, now: number): InboxItem {
     const known = this.sql.one<{ version: number; groups: string; surfacedAt: number }>`
       SELECT version, groups, surfaced_at FROM inbox_requests WHERE request_id = ${request.id}`;
     const groups = new Set<string>(known ? decodeStrings(known.groups) : [groupOfRequest(request)]);
     if (change.escalatedTo) {
       groups.add(change.escalatedTo);
     }
-    const item = inboxItem(run, request, change, {
+    const item = inboxItem({ run, request }, change, {
       version: (known?.version ?? 0) + 1,
       groups: [...groups],
       surfacedAt: known?.surfacedAt ?? now,
@@ -194,11 +199,17 @@ export class InboxOutbox {
  */
 export async function deliverOutbox(
   outbox: InboxOutbox,
-  send: (group: string, items: InboxItem[]) => Promise<void>,
-  transaction: <T>(fn: () => T) => T,
-  /** A group's delivery failed (it is retried by the alarm): the application's error sink. */
-  onFailure: (group: string, items: InboxItem[], error: unknown) => void = (group, _items, error) =>
-    console.error(`inbox ${group}: delivery failed, retried by the alarm`, error),
+  {
+    send,
+    transaction,
+    onFailure = (group, _items, error) =>
+      console.error(`inbox ${group}: delivery failed, retried by the alarm`, error),
+  }: {
+    send: (group: string, items: InboxItem[]) => Promise<void>;
+    transaction: <T>(fn: () => T) => T;
+    /** A group's delivery failed (it is retried by the alarm): the application's error sink. */
+    onFailure?: (group: string, items: InboxItem[], error: unknown) => void;
+  },
 ): Promise<{ delivered: number; failed: number }> {
   const rows = outbox.due();
   const byGroup = new Map<string, OutboxRow[]>();
@@ -232,8 +243,7 @@ export async function deliverOutbox(
 
 /** The item as approvers see it, built from the thread's rows at one version. */
 export function inboxItem(
-  run: RunRow,
-  request: Request,
+  { run, request }: InboxSubject,
   change: InboxChange,
   at: { version: number; groups: string[]; surfacedAt: number; now: number },
 ): InboxItem {

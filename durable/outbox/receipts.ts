@@ -6,7 +6,8 @@
  */
 import type { ReceiptKey } from "../../src/edge/receipts/receipt-keys";
 import type { AcceptResult } from "../../src/edge/receipts/receipt-store";
-import { type SignedReceipt, ThreadReceipts } from "../../src/edge/receipts/thread-receipts";
+import type { SignedReceipt } from "../../src/edge/receipts/receipt";
+import { ThreadReceipts } from "../receipts/thread-receipts";
 import type { Sql } from "../storage/sql";
 
 /** Receipts per delivery call; a longer backlog goes in the next round. */

@@ -12,7 +12,7 @@ import {
   type ReceiptPage,
   type ReceiptPageQuery,
 } from "../../src/edge/receipts/receipt-store";
-import type { SignedReceipt } from "../../src/edge/receipts/thread-receipts";
+import type { SignedReceipt } from "../../src/edge/receipts/receipt";
 import { createSql } from "../storage/sql";
 import {
   PendingVersionStore,

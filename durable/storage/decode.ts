@@ -9,6 +9,7 @@ import type { OAuthRecord } from "../../src/core/mcp/oauth/store";
 import type { ApprovalRow, DecisionRow, HandleRow, RunRow, ToolMessage } from "./records";
 import type { InboxItem } from "../../src/edge/inbox/item";
 import type { NotifyMessage } from "../../src/edge/protocol";
+import type { ReceiptDraft } from "../../src/edge/receipts/receipt";
 
 function object(text: string, what: string): Record<string, unknown> {
   const value: unknown = JSON.parse(text);
@@ -47,6 +48,12 @@ export function decodeNotifyMessage(text: string): NotifyMessage {
     "requestId",
     "notification",
   ) as unknown as NotifyMessage;
+}
+
+/** A receipt's content as the ledger fixed it, before signing (durable/receipts/thread-receipts.ts). */
+export function decodeReceiptDraft(text: string): ReceiptDraft {
+  const draft = withString(object(text, "receipt draft"), "runId", "receipt draft");
+  return withString(draft, "requestId", "receipt draft") as unknown as ReceiptDraft;
 }
 
 export function decodeStrings(text: string): string[] {

@@ -209,7 +209,11 @@ export class RunStore {
       .sql`UPDATE decisions SET applied_at = ${now} WHERE request_id = ${requestId} AND applied_at IS NULL`;
   }
 
-  appendEvent(runId: string, type: string, data: unknown, now: number): EventRow {
+  appendEvent(
+    runId: string,
+    { type, data }: { type: string; data: unknown },
+    now: number,
+  ): EventRow {
     const body = JSON.stringify(data);
     const row = this.sql.one<{
       id: number;

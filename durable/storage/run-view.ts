@@ -27,8 +27,7 @@ export function currentEventData(type: string, data: string): string {
 
 /** The public shape of a run (GET /v1/runs/:runId), with its decision audit trail. */
 export function runView(
-  store: RunStore,
-  votes: VoteStore,
+  { store, votes }: { store: RunStore; votes: VoteStore },
   run: RunRow,
   withTranscript: boolean,
 ): RunView {

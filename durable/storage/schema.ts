@@ -13,7 +13,7 @@
  * - events: the run's event log for SSE replay.
  * - inbox_requests: per request, the version and groups of its approvals-inbox item.
  * - inbox_outbox: inbox item versions not yet acknowledged by their group's InboxObject
- *   (written in the same transaction as the change they describe; see inbox-outbox.ts).
+ *   (written in the same transaction as the change they describe; see durable/outbox/inbox.ts).
  * - slack_messages: the Slack message (channel, ts) that shows each request, per channel.
  * - votes: every approver's vote on a request with rules (v5); the settled outcome
  *   still lands in `decisions`, so runs stored before v5 keep working unchanged.
@@ -21,12 +21,12 @@
  * - approvals: each request with rules (kept whole, so its rules outlive the run's
  *   pending slot) and its reminder and escalation timers.
  * - notify_outbox: approver notifications not yet taken by the notify queue (v6; see
- *   notify-outbox.ts).
+ *   durable/outbox/notify.ts).
  * - agent_handles, agent_messages: the sub-agent tree of a run whose agent has a team (v8;
- *   see durable/agents/handle-store.ts).
+ *   see durable/storage/handle-store.ts).
  * - runs.trace (v9): the halted run's W3C trace context (thread/drive/tracing.ts).
  * - receipts: one signed decision receipt per applied decision, chained per thread (v10; see
- *   src/edge/receipts/thread-receipts.ts); receipt_delivery: how far the receipts store has
+ *   durable/receipts/thread-receipts.ts); receipt_delivery: how far the receipts store has
  *   acknowledged them (durable/outbox/receipts.ts). runs.agent_version (v10): the agent version
  *   the run started, or last suspended, under. decisions.agent_version (v11): the agent version
  *   a decision arriving was checked and recorded under (durable/versions/decision-check.ts), so

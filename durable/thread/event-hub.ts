@@ -39,7 +39,7 @@ export class EventHub {
       }
       return undefined;
     }
-    const row = this.store.appendEvent(runId, type, data, Date.now());
+    const row = this.store.appendEvent(runId, { type, data }, Date.now());
     for (const listener of this.#listeners.get(runId) ?? []) {
       listener.write(formatSse(row));
       if (isFinal(row)) {

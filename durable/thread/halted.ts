@@ -33,7 +33,7 @@ export async function halted(t: ThreadContext, run: RunRow, request: AgentReques
  * and the callback's notify outbox row. True when a notification waits to be sent.
  */
 export function surfaceWrites(t: ThreadContext, run: RunRow, request: AgentRequest): boolean {
-  startTimers(t.votes, run, request, Date.now());
+  startTimers(t.votes, { run, request }, Date.now());
   checkApproverGroups(t, run, request);
   if (!run.callbackUrl) {
     return false;

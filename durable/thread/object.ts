@@ -1,7 +1,7 @@
 /**
  * One Durable Object per thread: its RPC surface. Each method validates, delegates and
  * returns; the work lives in the modules beside it (docs/architecture.md §1): runs.ts
- * (start, cancel), decide.ts (a decision from any channel), drive.ts (the driver under the
+ * (start, cancel), decide.ts (a decision from any channel), drive/index.ts (the driver under the
  * drive lock), on-alarm.ts and alarms.ts (the one alarm), the ledger (../ledger/), the
  * outboxes and their delivery (../outbox/), and storage (../storage/).
  */
@@ -172,7 +172,7 @@ export function createThreadObjectClass(
 
     /**
      * The queue consumer's entry point. At most one driver runs; a second delivery waits
-     * for it and re-checks (thread/drive-lock.ts).
+     * for it and re-checks (drive/drive-lock.ts).
      */
     async drive(runId?: string): Promise<void> {
       return drive(this.#t, this.#delivery, runId);
@@ -239,7 +239,10 @@ export function createThreadObjectClass(
       );
     }
 
-    async slackPosted(runId: string, requestId: string, channel: string, ts: string) {
+    async slackPosted(
+      { runId, requestId }: { runId: string; requestId: string },
+      { channel, ts }: { channel: string; ts: string },
+    ) {
       if (this.store.run(runId)) {
         this.slack.posted(requestId, channel, ts);
       }

@@ -33,8 +33,7 @@ export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promi
         const votes = t.votes.votes(requestId);
         const needed = quorumOf(rulesOf(request));
         t.outbox.record(
-          run,
-          request,
+          { run, request },
           { event: "escalated", escalatedTo: to, votes, needed },
           Date.now(),
         );

@@ -26,7 +26,11 @@ export interface TimerDeps {
 }
 
 /** A request was surfaced to its approvers: start its clocks (a request without rules has none). */
-export function startTimers(votes: VoteStore, run: RunRow, request: Request, now: number): void {
+export function startTimers(
+  votes: VoteStore,
+  { run, request }: { run: RunRow; request: Request },
+  now: number,
+): void {
   const rules = rulesOf(request);
   if (!rules) {
     return;
@@ -65,7 +69,7 @@ export async function fireTimers(deps: TimerDeps): Promise<void> {
       continue;
     }
     if (timer.nextRemindAt !== null && timer.nextRemindAt <= now) {
-      await remind(deps, run, timer, now);
+      await remind(deps, run, { timer, now });
     }
     if (timer.escalateAt !== null && timer.escalatedAt === null && timer.escalateAt <= now) {
       deps.votes.escalated(timer.requestId, now);
@@ -73,12 +77,16 @@ export async function fireTimers(deps: TimerDeps): Promise<void> {
         deps.escalatedTo?.(run, timer.requestId, timer.escalateTo); // no await: one commit
       }
       deps.record(run.runId, "escalated", { requestId: timer.requestId, to: timer.escalateTo });
-      await notify(deps, run, timer.requestId, { escalated: true });
+      await notify(deps, run, { requestId: timer.requestId, escalated: true });
     }
   }
 }
 
-async function remind(deps: TimerDeps, run: RunRow, timer: ApprovalRow, now: number) {
+async function remind(
+  deps: TimerDeps,
+  run: RunRow,
+  { timer, now }: { timer: ApprovalRow; now: number },
+) {
   const n = timer.reminders + 1;
   const every = timer.remindEvery ?? 0;
   let next: number | null = (timer.nextRemindAt ?? now) + every;
@@ -91,18 +99,17 @@ async function remind(deps: TimerDeps, run: RunRow, timer: ApprovalRow, now: num
   }
   deps.votes.reminded(timer.requestId, n, next);
   deps.record(run.runId, "reminded", { requestId: timer.requestId, n });
-  await notify(deps, run, timer.requestId, { reminder: n });
+  await notify(deps, run, { requestId: timer.requestId, reminder: n });
   await deps.reminded?.(run, timer.requestId, n);
 }
 
 async function notify(
   deps: TimerDeps,
   run: RunRow,
-  requestId: string,
-  extra: Pick<NotifyMessage, "reminder" | "escalated">,
+  message: Pick<NotifyMessage, "requestId" | "reminder" | "escalated">,
 ): Promise<void> {
   if (run.callbackUrl) {
-    await deps.notify({ threadId: run.threadId, runId: run.runId, requestId, ...extra });
+    await deps.notify({ threadId: run.threadId, runId: run.runId, ...message });
   }
 }
 

@@ -46,7 +46,7 @@ export async function startRun(
   });
   await armAlarm(t);
   // The run as started: the drive below may take it further before this answer is sent.
-  const run = runView(t.store, t.votes, t.store.requireRun(input.runId), false);
+  const run = runView(t, t.store.requireRun(input.runId), false);
   driveNow(t, delivery, input.runId);
   sendResumeSoon(t, { threadId: input.threadId, runId: input.runId });
   return { ok: true, run };
@@ -113,5 +113,5 @@ export async function cancelRun(
   t.abort.abort(new Error("run cancelled"));
   // A decision recorded before the cancel still applies to its call.
   await sendResume(t, run);
-  return { ok: true, run: runView(t.store, t.votes, t.store.requireRun(runId), false) };
+  return { ok: true, run: runView(t, t.store.requireRun(runId), false) };
 }

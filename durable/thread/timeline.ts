@@ -18,7 +18,7 @@ export function runTimeline(
     return undefined;
   }
   return {
-    run: runView(t.store, t.votes, run, false),
+    run: runView(t, run, false),
     events: t.store.eventsAfter(runId, 0).map((row) => ({
       id: row.id,
       type: row.type,

@@ -1,6 +1,6 @@
 /**
  * `toolnexus-edge sign-decision`: a decision for POST /v1/decisions, signed per Standard
- * Webhooks with the same code the worker verifies with (src/edge/webhooks.ts), so signing
+ * Webhooks with the same code the worker verifies with (src/edge/notify/webhooks.ts), so signing
  * by hand needs no openssl/xxd pipeline. This file is the pure part (arguments → body,
  * headers, curl text; web-standard APIs only); src/cli/main.ts reads the key and prints or
  * sends.

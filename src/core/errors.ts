@@ -10,6 +10,7 @@ export function errorMessage(error: unknown): string {
 /** The provider answered with something the loop cannot use (HTTP error, malformed body). */
 export class ProviderError extends Error {
   override readonly name = "ProviderError";
+  // biome-ignore lint/complexity/useMaxParams: public API (exported from src/index.ts and src/core/index.ts): applications construct it in their own providers and fakes, so its positional shape stays.
   constructor(
     message: string,
     readonly status?: number,

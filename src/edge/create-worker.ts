@@ -32,8 +32,14 @@ export interface WorkerOptions {
   onError?: ErrorSink;
 }
 
+/** The worker's two handlers, both always there (an `ExportedHandler`'s are optional). */
+export interface WorkerHandlers {
+  fetch: ExportedHandlerFetchHandler<EdgeEnv>;
+  queue: ExportedHandlerQueueHandler<EdgeEnv>;
+}
+
 /** The worker's fetch and queue handlers for a list of agents. */
-export function createWorker(options: WorkerOptions): ExportedHandler<EdgeEnv> {
+export function createWorker(options: WorkerOptions): WorkerHandlers {
   const names = new Set<string>();
   for (const agent of options.agents) {
     if (names.has(agent.name)) {

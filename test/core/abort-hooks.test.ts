@@ -1,5 +1,5 @@
 /**
- * `onAbort` / `abortSource` (src/core/abort-hooks.ts): one listener per signal however
+ * `onAbort` / `abortSource` (src/core/streaming/abort-hooks.ts): one listener per signal however
  * many callbacks come and go, callbacks forgotten when asked, and a source whose signal
  * needs no listener at all.
  */

@@ -1,6 +1,6 @@
 /**
  * The durable MCP elicitation bridge end to end, through the public HTTP API
- * (durable/elicitation.ts): a real SDK MCP server elicits during a tool call of a run
+ * (durable/thread/drive/elicitation.ts): a real SDK MCP server elicits during a tool call of a run
  * in a thread's Durable Object.
  *
  * - a decision within the inline window answers the server directly;

@@ -201,7 +201,10 @@ describe("a stream that fails once started", () => {
         throw new Error("storage went away");
       },
     } as unknown as ThreadRpc;
-    const response = taskStream(failing, "th_x.run_1", 7, new AbortController().signal);
+    const response = taskStream(
+      { stub: failing, runId: "th_x.run_1" },
+      { id: 7, signal: new AbortController().signal },
+    );
     const events = (await response.text())
       .split("\n\n")
       .filter((chunk) => chunk.startsWith("data: "))

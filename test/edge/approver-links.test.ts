@@ -1,5 +1,5 @@
 /**
- * Identity on the approval page (DESIGN.md §6 "Identity", "Rules"): personal links from
+ * Identity on the approval page (docs/architecture.md §6 "Identity", "Rules"): personal links from
  * POST /v1/runs/:runId/links decide as their approver; an anonymous link decides only a
  * request without rules (a ruled request's page is read-only and its POST 403). The page
  * shows the agent, the user's input, who asked, the run's metadata, the votes so far and the

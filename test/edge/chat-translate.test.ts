@@ -154,15 +154,12 @@ describe("the stream's frames", () => {
       release = resolve;
     });
     const response = sseResponse(
-      {},
       async (sink) => {
         await sink.send('{"a":1}');
         await waiting;
         await sink.send('{"a":2}');
       },
-      async () => {},
-      "[DONE]",
-      1,
+      { onFailure: async () => {}, trailer: "[DONE]", keepAliveMs: 1 },
     );
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";

@@ -8,6 +8,7 @@ import { createEdge } from "../../src/create-edge";
 import { approvalTimeoutOf, defineAgent, DEFAULT_APPROVAL_TIMEOUT_MS } from "../../src/edge/agent";
 import { demoApprovalTimeout, supportAgent } from "../../src/edge/demo/agent";
 import type { RunView } from "../../src/edge/protocol";
+import type { EdgeEnv } from "../../src/edge/settings";
 import { newRunId, newThreadId } from "../../src/edge/http/threads";
 import { BASE } from "../helpers/edge";
 import { threadStub } from "../helpers/durable";
@@ -45,7 +46,10 @@ describe("demoApprovalTimeout", () => {
 
 describe("the demo agent with DEMO_APPROVAL_TIMEOUT=2m", () => {
   it("suspends with a request that expires two minutes after it was surfaced", async () => {
-    const edge = createEdge({ agents: [supportAgent] });
+    // The application's Env names the demo's own variable (createEdge<Env>() is generic).
+    const edge = createEdge<EdgeEnv & { DEMO_APPROVAL_TIMEOUT?: string }>({
+      agents: [supportAgent],
+    });
     const threadId = newThreadId();
     const runId = newRunId(threadId);
     const queue = { send: async () => {}, sendBatch: async () => {} };

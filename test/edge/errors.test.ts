@@ -16,6 +16,7 @@ import { defineAgent } from "../../src/edge/agent";
 import { defineTool, requireApproval } from "../../src/core";
 import { supportAgent } from "../../src/edge/demo/agent";
 import type { ErrorInfo } from "../../src/edge/error-sink";
+import type { EdgeEnv } from "../../src/edge/settings";
 import type { DriveMessage, NotifyMessage, RunView } from "../../src/edge/protocol";
 import type { ThreadObjectInternals } from "../../durable/thread/object";
 import { RunStore } from "../../durable/storage/run-store";
@@ -83,7 +84,7 @@ async function call(
   edge: ReturnType<typeof createEdge>,
   path: string,
   init: RequestInit = {},
-  environment: unknown = env,
+  environment: EdgeEnv = env,
 ) {
   const request = new Request(`${BASE}${path}`, {
     ...init,

@@ -98,7 +98,7 @@ describe("exactly once per tool call across a crash mid-turn", () => {
           },
           record: (id, type, data) => {
             if (!crashed) {
-              store.appendEvent(id, type, data, Date.now());
+              store.appendEvent(id, { type, data }, Date.now());
             }
           },
           halted: async () => {},

@@ -375,34 +375,39 @@ describe("transactional outbox", () => {
     // Six changes to two requests in two groups, and a delivery attempt after each change.
     type Step = (thread: any, now: number) => void;
     const steps: Step[] = [
-      (t, now) => t.outbox.record(run("th_outbox.run_1"), request("a"), { event: "surfaced" }, now),
-      (t, now) =>
-        t.outbox.record(run("th_outbox.run_1"), request("b", "ops"), { event: "surfaced" }, now),
       (t, now) =>
         t.outbox.record(
-          run("th_outbox.run_1"),
-          request("a"),
+          { run: run("th_outbox.run_1"), request: request("a") },
+          { event: "surfaced" },
+          now,
+        ),
+      (t, now) =>
+        t.outbox.record(
+          { run: run("th_outbox.run_1"), request: request("b", "ops") },
+          { event: "surfaced" },
+          now,
+        ),
+      (t, now) =>
+        t.outbox.record(
+          { run: run("th_outbox.run_1"), request: request("a") },
           { event: "vote", votes: [], needed: 2 },
           now,
         ),
       (t, now) =>
         t.outbox.record(
-          run("th_outbox.run_1"),
-          request("b", "ops"),
+          { run: run("th_outbox.run_1"), request: request("b", "ops") },
           { event: "escalated", escalatedTo: "default" },
           now,
         ),
       (t, now) =>
         t.outbox.record(
-          run("th_outbox.run_1"),
-          request("a"),
+          { run: run("th_outbox.run_1"), request: request("a") },
           { event: "decided", decision: decision("a", "approve", now) },
           now,
         ),
       (t, now) =>
         t.outbox.record(
-          run("th_outbox.run_1"),
-          request("b", "ops"),
+          { run: run("th_outbox.run_1"), request: request("b", "ops") },
           { event: "decided", decision: decision("b", "decline", now) },
           now,
         ),
@@ -433,11 +438,19 @@ describe("transactional outbox", () => {
           for (const step of steps) {
             now += 1000;
             tx(() => step(instance, now));
-            await deliverOutbox(instance.outbox, send, tx, failedDelivery);
+            await deliverOutbox(instance.outbox, {
+              send,
+              transaction: tx,
+              onFailure: failedDelivery,
+            });
           }
           // The alarm's retries: until nothing is due.
           for (let i = 0; i < 5 && instance.outbox.due().length > 0; i += 1) {
-            await deliverOutbox(instance.outbox, send, tx, failedDelivery);
+            await deliverOutbox(instance.outbox, {
+              send,
+              transaction: tx,
+              onFailure: failedDelivery,
+            });
           }
           expect(instance.outbox.due(), tag).toEqual([]);
         });
@@ -465,7 +478,11 @@ describe("transactional outbox", () => {
     await inThread(threadId, (instance: any, state) => {
       state.storage.transactionSync(() => {
         const row = instance.store.run(instance.store.activeRun().runId);
-        instance.outbox.record(row, request, { event: "vote", votes: [], needed: 3 }, Date.now());
+        instance.outbox.record(
+          { run: row, request },
+          { event: "vote", votes: [], needed: 3 },
+          Date.now(),
+        );
       });
     });
     expect(await inThread(threadId, (i: any) => i.outbox.due().length)).toBe(1);

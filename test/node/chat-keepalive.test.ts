@@ -21,15 +21,17 @@ function streamWithKeepAlive(before: unknown[], after: unknown[], trailer?: stri
     }
   };
   const response = sseResponse(
-    { "x-vercel-ai-ui-message-stream": "v1" },
     async (sink) => {
       await send(sink, before);
       await keptAlive;
       await send(sink, after);
     },
-    async () => {},
-    trailer,
-    1,
+    {
+      headers: { "x-vercel-ai-ui-message-stream": "v1" },
+      onFailure: async () => {},
+      ...(trailer === undefined ? {} : { trailer }),
+      keepAliveMs: 1,
+    },
   );
   const copy = response.clone();
   const raw = (async () => {

@@ -111,8 +111,8 @@ async function inspector(...args) {
       `Authorization: Bearer ${server.apiToken}`,
       ...args,
     ],
-    // The CLI checks for "../package.json" against its working directory but imports it
-    // relative to its own file: run it from a folder whose parent has one (the repository).
+    // The CLI looks for a package.json one folder above its working directory but imports
+    // it relative to its own file: run it from a folder whose parent has one (the repository).
     { timeout: 60_000, cwd: path.join(ROOT, "test"), env: { ...process.env, NO_COLOR: "1" } },
   );
   return JSON.parse(stdout);

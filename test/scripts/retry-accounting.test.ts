@@ -38,7 +38,7 @@ describe("notify retry accounting", () => {
 
 describe("the notify queue's batches", () => {
   // Without the flag a batch waits for its waitUntil work, and a handed-back slow delivery
-  // would hold the next batch for its whole 10 s again (src/edge/notify-consumer.ts).
+  // would hold the next batch for its whole 10 s again (src/edge/notify/consumer.ts).
   it.each(["wrangler.toml", "examples/worker/wrangler.toml", "test/fixtures/wrangler.mcp.toml"])(
     "%s: the queue consumer does not wait for waitUntil work",
     (file) => {

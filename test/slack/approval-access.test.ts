@@ -1,4 +1,4 @@
-// Cloudflare Access on the approval page (DESIGN.md §6 "Identity"): a verified
+// Cloudflare Access on the approval page (docs/architecture.md §6 "Identity"): a verified
 // Cf-Access-Jwt-Assertion says who is deciding, so the anonymous link of a request with
 // approver rules becomes usable by a member; a token that does not verify is nobody.
 import { describe, expect, it } from "vitest";

@@ -12,7 +12,7 @@ import { drive } from ".";
 import type { ThreadContext } from "../context";
 
 export function driveNow(t: ThreadContext, delivery: OutboxDelivery, runId: string): void {
-  // A failure is already recorded and reported by the driver (drive.ts), and retried by the
+  // A failure is already recorded and reported by the driver (durable/thread/drive/index.ts), and retried by the
   // queue's delivery or the watchdog alarm armed before the drive began; nobody awaits this.
   t.state.waitUntil(drive(t, delivery, runId).catch(() => {}));
 }

@@ -144,7 +144,11 @@ function skillTools(options: AgentOptions, card: ResolvedCard): Tool[] {
   };
 
   // The SPEC's names first; a v0.3 peer that does not know them gets v0.3's.
-  const named = async (spec: string, legacy: string, params: unknown, signal?: AbortSignal) => {
+  const named = async (
+    { spec, legacy }: { spec: string; legacy: string },
+    params: unknown,
+    signal?: AbortSignal,
+  ) => {
     if (!legacyNames) {
       try {
         return await call(spec, params, signal);
@@ -160,12 +164,12 @@ function skillTools(options: AgentOptions, card: ResolvedCard): Tool[] {
 
   const send = (message: unknown, signal?: AbortSignal) =>
     named(
-      "SendMessage",
-      "message/send",
+      { spec: "SendMessage", legacy: "message/send" },
       { message, configuration: { blocking: false, returnImmediately: true } },
       signal,
     );
-  const get = (id: string, signal?: AbortSignal) => named("GetTask", "tasks/get", { id }, signal);
+  const get = (id: string, signal?: AbortSignal) =>
+    named({ spec: "GetTask", legacy: "tasks/get" }, { id }, signal);
 
   return card.skills.map((skill) => {
     const name = `${sanitizeName(card.name)}_${sanitizeName(skill.id || skill.name)}`;
@@ -200,9 +204,7 @@ function skillTools(options: AgentOptions, card: ResolvedCard): Tool[] {
               return result(
                 `A2A task ${waited.task.id} timed out after ${timeout}ms (state=${waited.task.state})`,
                 true,
-                waited.task,
-                polls,
-                started,
+                { task: waited.task, polls, started },
               );
             }
             current = waited
@@ -228,7 +230,11 @@ function skillTools(options: AgentOptions, card: ResolvedCard): Tool[] {
                 });
               }
               if (ctx.signal?.aborted) {
-                return result(`A2A task ${current.id} canceled`, true, current, polls, started);
+                return result(`A2A task ${current.id} canceled`, true, {
+                  task: current,
+                  polls,
+                  started,
+                });
               }
               if (
                 !asks &&
@@ -263,14 +269,16 @@ function skillTools(options: AgentOptions, card: ResolvedCard): Tool[] {
                 return result(
                   `A2A task ${current.id} timed out after ${timeout}ms (state=${current.state})`,
                   true,
-                  current,
-                  polls,
-                  started,
+                  { task: current, polls, started },
                 );
               }
               await new Promise((r) => setTimeout(r, pollEvery));
               if (ctx.signal?.aborted) {
-                return result(`A2A task ${current.id} canceled`, true, current, polls, started);
+                return result(`A2A task ${current.id} canceled`, true, {
+                  task: current,
+                  polls,
+                  started,
+                });
               }
               polls++;
               answeredJustNow = false;
@@ -280,14 +288,12 @@ function skillTools(options: AgentOptions, card: ResolvedCard): Tool[] {
             return { output: `${name}: ${errorMessage(error)}`, isError: true };
           }
           if (current.state === "completed") {
-            return result(current.output, false, current, polls, started);
+            return result(current.output, false, { task: current, polls, started });
           }
           return result(
             `A2A task ${current.id} ${current.state}${current.statusText ? `: ${current.statusText}` : ""}`,
             true,
-            current,
-            polls,
-            started,
+            { task: current, polls, started },
           );
         },
       },
@@ -296,9 +302,7 @@ function skillTools(options: AgentOptions, card: ResolvedCard): Tool[] {
     const result = (
       output: string,
       isError: boolean,
-      t: RemoteTask,
-      polls: number,
-      started: number,
+      { task: t, polls, started }: { task: RemoteTask; polls: number; started: number },
     ): ToolResult => ({
       output,
       isError,

@@ -21,11 +21,16 @@ export type AgentModelBackend =
   | { generate: InProcessClientOptions["generate"] }
   | Omit<ClientOptions, keyof CommonClientOptions>;
 
+/** Where a handle's model calls queue (the runtime's gate) and what aborts them (the handle's signal). */
+export interface HandleTurnLimits {
+  gate: TurnGate;
+  signal: () => AbortSignal | undefined;
+}
+
 export function buildHandleClient(
   backend: AgentModelBackend,
   common: CommonClientOptions,
-  gate: TurnGate,
-  signal: () => AbortSignal | undefined,
+  { gate, signal }: HandleTurnLimits,
 ): Client {
   if ("generate" in backend) {
     const generate = backend.generate;

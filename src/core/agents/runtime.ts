@@ -169,7 +169,16 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   if (!live.has(ROOT_ID)) {
     live.set(
       ROOT_ID,
-      newLive(newRecord(ROOT_ID, null, ROOT_ID, 0, options.budget ?? {}), undefined),
+      newLive(
+        newRecord({
+          id: ROOT_ID,
+          parent: null,
+          agent: ROOT_ID,
+          depth: 0,
+          budget: options.budget ?? {},
+        }),
+        undefined,
+      ),
     );
   }
 
@@ -192,7 +201,13 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     }
     const id = nextChildId(parent.record, def.name);
     const effective = carve({ ...(def.budget ?? {}), ...(budget ?? {}) }, chain, clock.now());
-    const record = newRecord(id, parent.record.id, def.name, parent.record.depth + 1, effective);
+    const record = newRecord({
+      id,
+      parent: parent.record.id,
+      agent: def.name,
+      depth: parent.record.depth + 1,
+      budget: effective,
+    });
     parent.record.children.push(id);
     parent.record.spawnedChildren += 1;
     const child = newLive(record, def);
@@ -219,7 +234,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (typeof normalized === "string") {
       return { ok: false, error: normalized };
     }
-    return admit(target.record.inbox, normalized, core.options.inboxCap, id);
+    return admit(target.record.inbox, normalized, { cap: core.options.inboxCap, holder: id });
   }
 
   /** Admission is one synchronous step: check, slot take (or FIFO queue) and state flip. */
@@ -258,7 +273,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       return Promise.resolve(record.result);
     }
     if (record.state === "closed") {
-      return Promise.resolve(resultOf(record, "closed", "", { error: "closed" }));
+      return Promise.resolve(resultOf(record, "closed", { error: "closed" }));
     }
     return new Promise((resolve) => {
       let cancel = () => {};
@@ -272,7 +287,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         cancel = clock.setTimer(timeout, () => {
           target.waiters = target.waiters.filter((w) => w !== waiter);
           const error = `wait timed out after ${timeout} ms; ${id} keeps running`;
-          resolve(resultOf(record, "timeout", "", { error }));
+          resolve(resultOf(record, "timeout", { error }));
         });
       }
     });
@@ -299,7 +314,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const handle = spawn(ROOT_ID, entry, runOptions.budget);
       const woke = wake(handle.record.id, prompt);
       if (!woke.ok) {
-        return resultOf(handle.record, "error", "", { error: woke.error });
+        return resultOf(handle.record, "error", { error: woke.error });
       }
       return wait(handle.record.id);
     },

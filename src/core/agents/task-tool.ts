@@ -33,14 +33,19 @@ export function taskTool(core: RuntimeCore, parent: Live, team: AgentDef[]): Too
       required: ["agent", "prompt"],
     },
     source: "agent",
-    execute: (args, ctx) => runTask(core, parent, names, args, ctx ?? {}),
+    execute: (args, ctx) => runTask({ core, parent, team: names }, args, ctx ?? {}),
   };
 }
 
+/** Who delegates: the runtime, the calling handle, and the names on its team. */
+interface TaskCaller {
+  core: RuntimeCore;
+  parent: Live;
+  team: string[];
+}
+
 async function runTask(
-  core: RuntimeCore,
-  parent: Live,
-  team: string[],
+  { core, parent, team }: TaskCaller,
   args: unknown,
   ctx: Context,
 ): Promise<ToolResult> {

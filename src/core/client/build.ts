@@ -1,7 +1,7 @@
 /**
  * The entry points both clients share (`run`, `stream`, `ask`, `runWithAnswer`,
  * `continueRun`, `askWithAnswer`, `translate`): one loop under one guard, whatever produces
- * the model turns. A factory (`client-wire.ts`, `client-in-process.ts`) only supplies its
+ * the model turns. A factory (`wire.ts`, `in-process.ts`) only supplies its
  * `Backend`.
  */
 import type { RunResult } from "../types";
@@ -21,6 +21,24 @@ import type { RunSegment, SegmentStart } from "../tracing/run-trace";
 
 type Traced = (toolkit: Toolkit) => Toolkit;
 const untraced: Traced = (toolkit) => toolkit;
+
+/** How `drive` runs one entry point: the caller's signal, its listeners, what a failure had reached. */
+interface DriveOptions {
+  signal: AbortSignal | undefined;
+  listeners: Listeners;
+  progress: () => Progress | undefined;
+  /** Default: the client's `streaming` option. */
+  stream?: boolean;
+  /** Where a resumed run's trace segment starts (src/core/tracing). */
+  from?: SegmentStart;
+}
+
+/** How a run of a prompt is listened to, streamed and stored (`conversation`: the store's id). */
+interface RunHow {
+  listeners?: Listeners;
+  stream?: boolean;
+  conversation?: string | undefined;
+}
 
 /** How a client produces model turns. */
 export interface Backend {
@@ -49,7 +67,7 @@ export function buildClient(
   };
   const backend = makeBackend(metric);
   const requestParams = shapeRequestParams(options.requestParams);
-  const loopConfig = loopConfigs(options, backend.call, requestParams, metric);
+  const loopConfig = loopConfigs(options, { callModel: backend.call, requestParams, metric });
 
   /** Runs `body` under the client's timeout and the caller's signal; reports failures once. */
   async function guarded<T>(
@@ -60,7 +78,7 @@ export function buildClient(
     try {
       return await body(combined);
     } catch (error) {
-      throw failed(metric, options.model, error, combined);
+      throw failed(metric, options.model, { error, combined });
     }
   }
 
@@ -73,16 +91,12 @@ export function buildClient(
    * `progress` gives what a failed run had reached, for its metric.
    */
   async function drive(
-    signal: AbortSignal | undefined,
-    listeners: Listeners,
     body: (
       config: LoopConfig,
       signal: AbortSignal | undefined,
       toolkit: Traced,
     ) => Promise<RunResult>,
-    progress: () => Progress | undefined,
-    stream = streaming,
-    from?: SegmentStart,
+    { signal, listeners, progress, stream = streaming, from }: DriveOptions,
   ): Promise<RunResult> {
     const started = Date.now();
     const combined = runSignal(options.timeoutMs, signal);
@@ -95,11 +109,11 @@ export function buildClient(
       const result = await body(config, combined, segment ? segment.toolkit : untraced);
       segment?.end(result);
       config.emit?.({ type: "done", result });
-      runMetric(metric, options.model, result.status, result, started);
+      runMetric(metric, options.model, { status: result.status, progress: result, started });
       return result;
     } catch (error) {
       segment?.fail(error);
-      throw failed(metric, options.model, error, combined, started, progress());
+      throw failed(metric, options.model, { error, combined, started, progress: progress() });
     }
   }
   const withSignal = <T extends object>(input: T, signal?: AbortSignal) =>
@@ -112,49 +126,36 @@ export function buildClient(
   const run = (
     prompt: string,
     runOptions: RunOptions,
-    listeners: Listeners = NO_LISTENERS,
-    stream = streaming,
-    conversation?: string,
+    { listeners = NO_LISTENERS, stream = streaming, conversation }: RunHow = {},
   ) => {
     let state: RunState | undefined;
     const { toolkit } = runOptions;
     return drive(
-      runOptions.signal,
-      listeners,
       conversation === undefined
         ? (config, signal, traced) => {
             state = startState(options, prompt, runOptions.history);
-            return runTurns(config, state, traced(toolkit), signal);
+            return runTurns(config, state, { toolkit: traced(toolkit), signal });
           }
         : async (config, signal, traced) => {
             state = startState(options, prompt, (await store.get(conversation)) ?? []);
-            const result = await runTurns(config, state, traced(toolkit), signal);
+            const result = await runTurns(config, state, { toolkit: traced(toolkit), signal });
             await store.set(conversation, result.messages);
             return result;
           },
-      () => state,
-      stream,
+      { signal: runOptions.signal, listeners, progress: () => state, stream },
     );
   };
   const runWithAnswer = (input: ResumeInput) =>
     drive(
-      input.signal,
-      NO_LISTENERS,
       (config, signal, traced) =>
         resumeRun(config, withSignal({ ...input, toolkit: traced(input.toolkit) }, signal)),
-      () => input,
-      streaming,
-      input,
+      { signal: input.signal, listeners: NO_LISTENERS, progress: () => input, from: input },
     );
   const carryOn = (input: ContinueInput) =>
     drive(
-      input.signal,
-      NO_LISTENERS,
       (config, signal, traced) =>
         continueRun(config, withSignal({ ...input, toolkit: traced(input.toolkit) }, signal)),
-      () => input,
-      streaming,
-      input,
+      { signal: input.signal, listeners: NO_LISTENERS, progress: () => input, from: input },
     );
 
   return {
@@ -172,9 +173,7 @@ export function buildClient(
         run(
           prompt,
           { ...runOptions, signal: anySignal(runOptions.signal, stop) },
-          { event: emit, beforeWait: drained },
-          true,
-          id,
+          { listeners: { event: emit, beforeWait: drained }, stream: true, conversation: id },
         ),
       );
     },
@@ -183,9 +182,11 @@ export function buildClient(
       return run(
         prompt,
         { toolkit, signal },
-        onText ? { text: onText } : NO_LISTENERS,
-        streaming || onText !== undefined,
-        id,
+        {
+          listeners: onText ? { text: onText } : NO_LISTENERS,
+          stream: streaming || onText !== undefined,
+          conversation: id,
+        },
       );
     },
     async askWithAnswer({ toolkit, id, pending, answer, signal }) {

@@ -2,7 +2,7 @@
  * `createInProcessClient`: the client whose model is a local `generate` function (tests,
  * demos, rule-based agents). It turns a `GeneratedMessage` into a model turn and reports
  * the same `llm_request` metric the wire caller does; it cannot stream, so it tells the
- * shared entry points (`client-build.ts`) why `stream()` refuses.
+ * shared entry points (`build.ts`) why `stream()` refuses.
  */
 import type { ToolCall, Usage } from "../types";
 import type { FinishReason, ModelRequest, ModelTurn } from "../providers/model";

@@ -31,11 +31,16 @@ export const NO_LISTENERS: Listeners = Object.freeze({});
 /** The config for one run. */
 export type LoopConfigFor = (listeners: Listeners, stream: boolean) => LoopConfig;
 
+/** What every run of one client shares: its model caller, its shaped request params, its metric sink. */
+export interface ClientLoopParts {
+  callModel: ModelCaller;
+  requestParams: Record<string, unknown> | undefined;
+  metric: (event: MetricEvent) => void;
+}
+
 export function loopConfigs(
   options: CommonClientOptions,
-  callModel: ModelCaller,
-  requestParams: Record<string, unknown> | undefined,
-  metric: (event: MetricEvent) => void,
+  { callModel, requestParams, metric }: ClientLoopParts,
 ): LoopConfigFor {
   const buildConfig: LoopConfigFor = ({ event, text, beforeWait }, stream) => ({
     checkpoint: options.onCheckpoint,

@@ -60,6 +60,13 @@ class SinkFailure {
   constructor(readonly error: unknown) {}
 }
 
+/** One model exchange: the model asked for, the run's signal, and where streamed text goes. */
+interface ModelExchange {
+  model: string;
+  signal: AbortSignal | undefined;
+  onText?: TextSink | undefined;
+}
+
 export function createWireCaller(options: WireCallOptions) {
   const { style } = options;
   const sleep = options.sleep ?? defaultSleep;
@@ -111,10 +118,8 @@ export function createWireCaller(options: WireCallOptions) {
 
   async function readStream(
     response: Response,
-    model: string,
-    signal: AbortSignal | undefined,
-    deliver: TextSink,
-    delivered: () => boolean,
+    { model, signal }: ModelExchange,
+    { deliver, delivered }: { deliver: TextSink; delivered: () => boolean },
   ) {
     // A server that ignores the stream flag answers with one JSON reply: use it whole.
     if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
@@ -155,9 +160,7 @@ export function createWireCaller(options: WireCallOptions) {
   /** Sends one body, retrying per policy; a streamed call is retried only while none of it was delivered. */
   async function exchange(
     payload: string,
-    model: string,
-    signal: AbortSignal | undefined,
-    onText?: TextSink,
+    { model, signal, onText }: ModelExchange,
   ): Promise<ModelTurn> {
     let delivered = false;
     const deliver: TextSink | undefined = onText
@@ -233,7 +236,7 @@ export function createWireCaller(options: WireCallOptions) {
 
       try {
         const turn = deliver
-          ? await readStream(response, model, signal, deliver, () => delivered)
+          ? await readStream(response, { model, signal }, { deliver, delivered: () => delivered })
           : parseJsonReply(await response.text(), response.status, model);
         record("ok", turn.usage);
         return turn;
@@ -269,11 +272,14 @@ export function createWireCaller(options: WireCallOptions) {
       const payload = transform
         ? serialize({ ...style.body(request), ...extra }, turn)
         : style.bodyText(request, extra);
-      return exchange(payload, request.model, signal, onText);
+      return exchange(payload, { model: request.model, signal, onText });
     },
     /** `translate()`: one OpenAI-format chat request in this style, never streamed. */
     translate(request: ChatRequest, signal: AbortSignal | undefined): Promise<ModelTurn> {
-      return exchange(serialize(style.translateBody(request), 0), request.model, signal);
+      return exchange(serialize(style.translateBody(request), 0), {
+        model: request.model,
+        signal,
+      });
     },
   };
 }

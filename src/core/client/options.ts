@@ -1,7 +1,7 @@
 /**
  * The client's public shapes: the options both clients share, the per-call options and
- * the `Client` interface itself. Types only, so the two factories (`client-wire.ts`,
- * `client-in-process.ts`) and the shared entry points (`client-build.ts`) agree on them
+ * the `Client` interface itself. Types only, so the two factories (`wire.ts`,
+ * `in-process.ts`) and the shared entry points (`build.ts`) agree on them
  * without importing each other.
  */
 import type { Answer, Message, RefusalText, Request, RunResult, WaitFor } from "../types";

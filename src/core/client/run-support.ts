@@ -1,7 +1,7 @@
 /**
  * The per-run bookkeeping every entry point shares: the signal a run obeys (the caller's
  * and the client's timeout), the state a new run starts from, and the `run` / `run_error`
- * metrics a finished or failed run reports once. Plain functions, so `client-build.ts`
+ * metrics a finished or failed run reports once. Plain functions, so `build.ts`
  * reads as the entry points alone.
  */
 import type { Message, RunResult } from "../types";
@@ -62,10 +62,12 @@ export function startState(
 export function failed(
   metric: Metric,
   model: string,
-  error: unknown,
-  combined: AbortSignal | undefined,
-  started?: number,
-  progress?: Progress,
+  {
+    error,
+    combined,
+    started,
+    progress,
+  }: { error: unknown; combined: AbortSignal | undefined; started?: number; progress?: Progress },
 ): unknown {
   const failure =
     combined?.aborted && !(error instanceof RunAbortedError)
@@ -74,7 +76,7 @@ export function failed(
   const message = errorMessage(failure);
   metric({ type: "run_error", model, error: message });
   if (started !== undefined) {
-    runMetric(metric, model, "failed", progress, started, message);
+    runMetric(metric, model, { status: "failed", progress, started, error: message });
   }
   return failure;
 }
@@ -83,10 +85,12 @@ export function failed(
 export function runMetric(
   metric: Metric,
   model: string,
-  status: RunMetricStatus,
-  progress: Progress | undefined,
-  started: number,
-  error?: string,
+  {
+    status,
+    progress,
+    started,
+    error,
+  }: { status: RunMetricStatus; progress: Progress | undefined; started: number; error?: string },
 ): void {
   const toolCalls = progress?.toolCalls?.length ?? 0;
   metric({

@@ -1,7 +1,7 @@
 /**
  * `createClient`: the client whose model sits behind an HTTP endpoint (openai or
  * anthropic style). All it adds to the shared entry points is the wire caller (retries,
- * streaming, `bodyTransform`, `onError`); everything else is `client-build.ts`.
+ * streaming, `bodyTransform`, `onError`); everything else is `build.ts`.
  */
 import { wireStyle, type StyleName } from "../providers";
 import { createWireCaller, type OnError } from "./model-call";

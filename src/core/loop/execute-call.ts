@@ -75,23 +75,23 @@ export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMes
     args: parsed.ok ? parsed.args : call.arguments,
   });
   if (!parsed.ok) {
-    return finish(call, call.arguments, parsed.result, env, 0);
+    return finish(call, env, { args: call.arguments, result: parsed.result, ms: 0 });
   }
 
-  const attempt = await invoke(call, parsed.args, env, undefined);
+  const attempt = await invoke(call, env, { args: parsed.args, answer: undefined });
   const request = pendingOf(attempt.result);
   if (!request) {
-    return finish(call, attempt.args, policyRefusal(attempt.result, env), env, attempt.ms);
+    return finish(call, env, { ...attempt, result: policyRefusal(attempt.result, env) });
   }
 
-  metricFor(call, env, attempt.result, attempt.ms, true);
+  metricFor(call, env, { isError: false, ms: attempt.ms, pending: true });
   env.emit?.({ type: "pending", request, id: call.id });
   if (!env.waitFor) {
     return placeholder(call, request);
   }
 
   const answer = await env.waitFor(request);
-  return resolveWithAnswer(call, request, answer, env);
+  return resolveWithAnswer(call, env, { request, answer });
 }
 
 /**
@@ -101,9 +101,8 @@ export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMes
  */
 export async function resolveWithAnswer(
   call: ToolCall,
-  request: Request,
-  answer: Answer,
   env: CallEnv,
+  { request, answer }: { request: Request; answer: Answer },
 ): Promise<ToolMessage> {
   const parsed = parseCallArguments(call);
   const args = parsed.ok ? parsed.args : call.arguments;
@@ -112,17 +111,17 @@ export async function resolveWithAnswer(
       output: `answer ${JSON.stringify(answer.id)} does not match request ${JSON.stringify(request.id)}`,
       isError: true,
     };
-    return finish(call, args, result, env, 0);
+    return finish(call, env, { args, result, ms: 0 });
   }
   if (!answer.ok) {
-    return finish(call, args, refusal(request, answer, env), env, 0);
+    return finish(call, env, { args, result: refusal(request, answer, env), ms: 0 });
   }
   if (!parsed.ok) {
-    return finish(call, args, parsed.result, env, 0);
+    return finish(call, env, { args, result: parsed.result, ms: 0 });
   }
 
   const edited = editedArgs(request, answer, parsed.args);
-  const attempt = await invoke(call, edited ?? parsed.args, env, answer);
+  const attempt = await invoke(call, env, { args: edited ?? parsed.args, answer });
   const again = pendingOf(attempt.result);
   let result = again ? unresolvedResult(again) : attempt.result;
   if (edited && !again) {
@@ -132,7 +131,7 @@ export async function resolveWithAnswer(
       output: `the approver changed the arguments to ${JSON.stringify(edited)}\n${result.output}`,
     };
   }
-  return finish(call, attempt.args, result, env, attempt.ms);
+  return finish(call, env, { ...attempt, result });
 }
 
 /**
@@ -170,7 +169,18 @@ function policyRefusal(result: ToolResult, env: CallEnv): ToolResult {
   return { ...result, output: env.refusalText(request, answer) };
 }
 
-async function invoke(call: ToolCall, args: unknown, env: CallEnv, answer: Answer | undefined) {
+/** A call that ran (or was refused before it could): the arguments it had, its result, how long it took. */
+interface Ran {
+  args: unknown;
+  result: ToolResult;
+  ms: number;
+}
+
+async function invoke(
+  call: ToolCall,
+  env: CallEnv,
+  { args, answer }: { args: unknown; answer: Answer | undefined },
+): Promise<Ran> {
   const started = Date.now();
   let effectiveArgs = args;
   try {
@@ -217,17 +227,12 @@ function askedDuringCall(call: ToolCall, env: CallEnv, waitFor: WaitFor): WaitFo
 }
 
 /** Applies `afterTool` (awaited only when there is one) and closes the call: metric, record, event, message. */
-function finish(
-  call: ToolCall,
-  args: unknown,
-  result: ToolResult,
-  env: CallEnv,
-  ms: number,
-): ToolMessage | Promise<ToolMessage> {
+function finish(call: ToolCall, env: CallEnv, ran: Ran): ToolMessage | Promise<ToolMessage> {
   const afterTool = env.hooks.afterTool;
   if (!afterTool) {
-    return close(call, args, result, env, ms);
+    return close(call, env, ran);
   }
+  const { args, result } = ran;
   return (async () => {
     let final = result;
     try {
@@ -247,18 +252,12 @@ function finish(
         isError: true,
       };
     }
-    return close(call, args, final, env, ms);
+    return close(call, env, { args, result: final, ms: ran.ms });
   })();
 }
 
-function close(
-  call: ToolCall,
-  args: unknown,
-  final: ToolResult,
-  env: CallEnv,
-  ms: number,
-): ToolMessage {
-  metricFor(call, env, final, ms, false);
+function close(call: ToolCall, env: CallEnv, { args, result: final, ms }: Ran): ToolMessage {
+  metricFor(call, env, { isError: final.isError, ms, pending: false });
   env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
   env.emit?.({
     type: "tool_result",
@@ -289,20 +288,19 @@ function placeholder(call: ToolCall, request: Request): ToolMessage {
   };
 }
 
+/** A suspension is not a tool error (docs/architecture.md §3, rule 4): `isError` is false while pending. */
 function metricFor(
   call: ToolCall,
   env: CallEnv,
-  result: ToolResult,
-  ms: number,
-  isPending: boolean,
+  { isError, ms, pending }: { isError: boolean; ms: number; pending: boolean },
 ): void {
   const source = env.sourceOf(call.name);
   env.metric({
     type: "tool_call",
     tool: call.name,
     source,
-    isError: isPending ? false : result.isError,
-    pending: isPending,
+    isError: pending ? false : isError,
+    pending,
     durationMs: ms,
   });
 }

@@ -88,7 +88,7 @@ export function locateHaltedTurn(history: Message[], pending: Request, answer: A
 export async function resumeRun(config: LoopConfig, input: ResumeInput): Promise<RunResult> {
   const history = input.history ?? input.messages ?? [];
   const turn = locateHaltedTurn(history, input.pending, input.answer);
-  return fillAndContinue(config, input, turn, input.answer);
+  return fillAndContinue(config, input, { turn, answer: input.answer });
 }
 
 /** A stored run to carry on from its last checkpoint (the edge's crash recovery). */
@@ -112,9 +112,9 @@ export async function continueRun(config: LoopConfig, input: ContinueInput): Pro
   }
   const turn = lastTurn(history);
   if (!turn) {
-    return runTurns(config, stateFrom(config, input, history), input.toolkit, input.signal);
+    return runTurns(config, stateFrom(config, input, history), input);
   }
-  return fillAndContinue(config, input, turn, undefined);
+  return fillAndContinue(config, input, { turn, answer: undefined });
 }
 
 function lastTurn(history: Message[]): HaltedTurn | undefined {
@@ -151,11 +151,14 @@ function stateFrom(config: LoopConfig, input: Partial<RunResult>, messages: Mess
 async function fillAndContinue(
   config: LoopConfig,
   input: ContinueInput,
-  turn: HaltedTurn,
-  answer: Answer | undefined,
+  { turn, answer }: { turn: HaltedTurn; answer: Answer | undefined },
 ): Promise<RunResult> {
   const state = stateFrom(config, input, turn.prefix);
-  const env = callEnv(config, state, input.toolkit, Math.max(0, state.turns - 1), input.signal);
+  const env = callEnv(config, state, {
+    toolkit: input.toolkit,
+    turn: Math.max(0, state.turns - 1),
+    signal: input.signal,
+  });
 
   const filled = await Promise.all(
     turn.calls.map((call): Promise<ToolMessage> => {
@@ -164,7 +167,11 @@ async function fillAndContinue(
         return checkpointed(config, state, executeCall(call, env));
       }
       if (answer && slot.pending?.id === answer.id) {
-        return checkpointed(config, state, resolveWithAnswer(call, slot.pending, answer, env));
+        return checkpointed(
+          config,
+          state,
+          resolveWithAnswer(call, env, { request: slot.pending, answer }),
+        );
       }
       return Promise.resolve(slot);
     }),
@@ -176,5 +183,5 @@ async function fillAndContinue(
   if (next) {
     return halted(state, next);
   }
-  return runTurns(config, state, input.toolkit, input.signal);
+  return runTurns(config, state, input);
 }

@@ -92,13 +92,17 @@ export interface RunState {
   model: string;
 }
 
+/** What a run's turns use: the toolkit, and the signal that aborts them. */
+export interface RunWith {
+  toolkit: Toolkit;
+  signal?: AbortSignal | undefined;
+}
+
 /** `turn` is the index of the model call that asked for the tools (the same number `beforeLLM` saw). */
 export function callEnv(
   config: LoopConfig,
   state: RunState,
-  toolkit: Toolkit,
-  turn: number,
-  signal?: AbortSignal,
+  { toolkit, turn, signal }: { toolkit: Toolkit; turn: number; signal?: AbortSignal | undefined },
 ): CallEnv {
   return {
     toolkit,
@@ -134,8 +138,7 @@ export function halted(state: RunState, pending: NonNullable<RunResult["pending"
 export async function runTurns(
   config: LoopConfig,
   state: RunState,
-  toolkit: Toolkit,
-  signal?: AbortSignal,
+  { toolkit, signal }: RunWith,
 ): Promise<RunResult> {
   let callIds: Set<string> | undefined;
   while (true) {
@@ -209,7 +212,7 @@ export async function runTurns(
       return result(state, "done");
     }
 
-    const env = callEnv(config, state, toolkit, state.turns - 1, signal);
+    const env = callEnv(config, state, { toolkit, turn: state.turns - 1, signal });
     const slots = await Promise.all(
       turn.toolCalls.map((call) => checkpointed(config, state, executeCall(call, env))),
     );

@@ -74,15 +74,20 @@ export function mcpTool(definition: McpToolDefinition, options: McpToolOptions):
     description: definition.description ?? definition.title ?? "",
     inputSchema: toJsonSchema(definition.inputSchema as Record<string, unknown>),
     source: `mcp:${options.server}`,
-    execute: (args, ctx = {}) => callTool(name, definition.name, args, ctx, options),
+    execute: (args, ctx = {}) => callTool({ name, original: definition.name, args, ctx }, options),
   };
 }
 
+/** One call: our tool name, the server's name for it, the model's arguments and the call's context. */
+interface McpToolCall {
+  name: string;
+  original: string;
+  args: unknown;
+  ctx: Context;
+}
+
 async function callTool(
-  name: string,
-  original: string,
-  args: unknown,
-  ctx: Context,
+  { name, original, args, ctx }: McpToolCall,
   options: McpToolOptions,
 ): Promise<ToolResult> {
   const aborted: ToolResult = { output: `${name} aborted`, isError: true };
@@ -161,7 +166,8 @@ async function callTool(
     }
     result = first === undefined ? { output: "", isError: false } : fromCallResult(name, first);
   } catch (error) {
-    const signInPending = await signInSuspension(name, options.auth, error, {
+    const signInPending = await signInSuspension(name, options.auth, {
+      error,
       ctx,
       signedIn: signIn.signedIn,
     });

@@ -2,7 +2,7 @@
  * SHA-256 (FIPS 180-4), synchronous. WebCrypto's digest is asynchronous, and the vote rule
  * and the ledger decide inside one synchronous storage transaction, so the arguments'
  * version (`argsHash`) must be computable there. Inputs are small (a tool's arguments);
- * `test/core/args-hash.test.ts` holds it equal to `crypto.subtle.digest`.
+ * `test/core/four-eyes.test.ts` holds it equal to `crypto.subtle.digest`.
  */
 
 const K = new Uint32Array([

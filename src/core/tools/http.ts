@@ -44,7 +44,7 @@ export function httpTool(options: HttpToolOptions): Tool {
       const args = { ...(checked.value as Record<string, unknown>) };
       let request: Request;
       try {
-        request = buildRequest(options, method, args, { ...ctx.env, ...options.env });
+        request = buildRequest(options, args, { method, env: { ...ctx.env, ...options.env } });
       } catch (error) {
         return { output: `${options.name}: ${errorMessage(error)}`, isError: true };
       }
@@ -62,11 +62,11 @@ export function httpTool(options: HttpToolOptions): Tool {
   };
 }
 
+/** `args` is consumed: what fills the URL's placeholders is taken out, the rest is the query or body. */
 function buildRequest(
   options: HttpToolOptions,
-  method: string,
   args: Record<string, unknown>,
-  env: EnvLike,
+  { method, env }: { method: string; env: EnvLike },
 ): Request {
   const url = new URL(
     options.url.replace(/\{([A-Za-z0-9_]+)\}/g, (_, key: string) => {

@@ -9,7 +9,7 @@ import { checkAgents } from "../../core/agents/registry";
 import type { AgentDef } from "../../core/agents/types";
 import type { AgentDefinition } from "../agent";
 
-export function checkTeams(agents: ReadonlyArray<AgentDefinition>): void {
+export function checkTeams<Env>(agents: ReadonlyArray<AgentDefinition<Env>>): void {
   if (!agents.some((agent) => agent.team?.length)) {
     return;
   }

@@ -21,11 +21,9 @@ export function approvalSubject(request: AgentRequest): unknown {
 
 /** A signed, expiring link to the approval page of one request. */
 export async function approvalUrl(
-  base: string,
-  webhookSecrets: string[],
+  { base, webhookSecrets }: { base: string; webhookSecrets: string[] },
   ids: { threadId: string; runId: string },
-  request: AgentRequest,
-  expiresAt: number | null,
+  { request, expiresAt }: { request: AgentRequest; expiresAt: number | null },
 ): Promise<string> {
   const exp = Math.floor((expiresAt ?? Date.now() + DEFAULT_APPROVAL_TIMEOUT_MS) / 1000);
   const token = await createApprovalToken(webhookSecrets, {

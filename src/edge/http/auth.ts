@@ -20,8 +20,10 @@ const unauthorized = () =>
  * JSON `401 unauthorized` with `www-authenticate` — Hono's `HTTPException`, whose response
  * `onError` passes through unchanged.
  */
-export function bearerAuth(): MiddlewareHandler<{ Bindings: EdgeEnv }> {
-  return honoBearerAuth({
+export function bearerAuth<
+  Vars extends { Bindings: EdgeEnv } = { Bindings: EdgeEnv },
+>(): MiddlewareHandler<Vars> {
+  return honoBearerAuth<Vars>({
     verifyToken: (token, c) => sameSecret(token, readConfig(c.env).apiToken),
     noAuthenticationHeader: { message: unauthorized },
     invalidAuthenticationHeader: { message: unauthorized },

@@ -64,12 +64,12 @@ export function strictJson(): MiddlewareHandler {
     }
     const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
     if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
-      throw new ApiError(
-        415,
-        "unsupported_media_type",
-        "send the body as JSON with content-type: application/json",
-        [{ path: "content-type", message: `expected application/json, got ${type || "none"}` }],
-      );
+      throw new ApiError(415, "unsupported_media_type", {
+        message: "send the body as JSON with content-type: application/json",
+        issues: [
+          { path: "content-type", message: `expected application/json, got ${type || "none"}` },
+        ],
+      });
     }
     const text = decodeUtf8(bytes);
     checkJson(text);
@@ -84,12 +84,10 @@ export function invalidBody(
   result: { success: true } | { success: false; error: Parameters<typeof issuesOf>[0] },
 ): void {
   if (!result.success) {
-    throw new ApiError(
-      400,
-      "invalid_body",
-      "body does not match the schema",
-      issuesOf(result.error),
-    );
+    throw new ApiError(400, "invalid_body", {
+      message: "body does not match the schema",
+      issues: issuesOf(result.error),
+    });
   }
 }
 
@@ -159,9 +157,10 @@ export function parseBody<T extends z.ZodType>(schema: T, text: string): z.infer
 
 function checkJson(text: string): unknown {
   if (jsonDepth(text) > MAX_JSON_DEPTH) {
-    throw new ApiError(400, "invalid_body", `JSON is nested deeper than ${MAX_JSON_DEPTH} levels`, [
-      { path: "(root)", message: `nested deeper than ${MAX_JSON_DEPTH} levels` },
-    ]);
+    throw new ApiError(400, "invalid_body", {
+      message: `JSON is nested deeper than ${MAX_JSON_DEPTH} levels`,
+      issues: [{ path: "(root)", message: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
+    });
   }
   try {
     return JSON.parse(text);

@@ -9,17 +9,37 @@ import { threadOf } from "./threads";
 
 /** An error a client caused (or a configuration problem), shaped once in `onError`. */
 export class ApiError extends Error {
+  readonly issues?: Array<{ path: string; message: string }>;
+  readonly headers?: Record<string, string>;
+  /** Members of the body beside `error` (an `args_changed` answer's current arguments). */
+  readonly extra?: Record<string, unknown>;
+
+  /** `detail` is the message, or the message with the field issues, headers and extra members. */
   constructor(
     readonly status: ContentfulStatusCode,
     readonly code: string,
-    message: string,
-    readonly issues?: Array<{ path: string; message: string }>,
-    readonly headers?: Record<string, string>,
-    /** Members of the body beside `error` (an `args_changed` answer's current arguments). */
-    readonly extra?: Record<string, unknown>,
+    detail: string | ApiErrorDetail,
   ) {
+    const { message, issues, headers, extra } =
+      typeof detail === "string" ? { message: detail } : detail;
     super(message);
+    if (issues !== undefined) {
+      this.issues = issues;
+    }
+    if (headers !== undefined) {
+      this.headers = headers;
+    }
+    if (extra !== undefined) {
+      this.extra = extra;
+    }
   }
+}
+
+export interface ApiErrorDetail {
+  message: string;
+  issues?: Array<{ path: string; message: string }> | undefined;
+  headers?: Record<string, string> | undefined;
+  extra?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -28,19 +48,16 @@ export class ApiError extends Error {
  * for approval with their version (`{ error, args, argsHash }`), so the caller can review them.
  */
 export function decisionError(outcome: Extract<DecisionOutcome, { ok: false }>): ApiError {
-  return new ApiError(
-    STATUS_OF[outcome.code],
-    outcome.code,
-    outcome.message,
-    outcome.issues?.map((message) => ({
+  return new ApiError(STATUS_OF[outcome.code], outcome.code, {
+    message: outcome.message,
+    issues: outcome.issues?.map((message) => ({
       path: outcome.code === "invalid_args" ? "args" : "data",
       message,
     })),
-    undefined,
-    outcome.current
+    extra: outcome.current
       ? { args: outcome.current.args, argsHash: outcome.current.argsHash }
       : undefined,
-  );
+  });
 }
 
 export function errorBody(

@@ -69,12 +69,10 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         const body = c.req.valid("json");
         const agent = agents.find((a) => a.name === body.agent);
         if (!agent) {
-          throw new ApiError(
-            400,
-            "unknown_agent",
-            `no agent named ${JSON.stringify(body.agent)}; see GET /v1/agents`,
-            [{ path: "agent", message: "unknown agent" }],
-          );
+          throw new ApiError(400, "unknown_agent", {
+            message: `no agent named ${JSON.stringify(body.agent)}; see GET /v1/agents`,
+            issues: [{ path: "agent", message: "unknown agent" }],
+          });
         }
         const base = publicBase(c);
         const outcome = await startAgentRun(c.env, approverGroups, {
@@ -87,14 +85,12 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
           publicUrl: base,
         });
         if (!outcome.ok) {
-          throw new ApiError(
-            outcome.code === "thread_busy" ? 409 : 400,
-            outcome.code,
-            outcome.message,
-            outcome.path
+          throw new ApiError(outcome.code === "thread_busy" ? 409 : 400, outcome.code, {
+            message: outcome.message,
+            issues: outcome.path
               ? [{ path: outcome.path, message: outcome.reason ?? outcome.message }]
               : undefined,
-          );
+          });
         }
         const { runId, threadId } = outcome;
         return c.json(
@@ -118,11 +114,12 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         view.pending && !isRemoteTaskRequest(view.pending)
           ? {
               approvalUrl: await approvalUrl(
-                base,
-                readConfig(c.env).webhookSecrets,
+                { base, webhookSecrets: readConfig(c.env).webhookSecrets },
                 { threadId, runId },
-                view.pending,
-                view.expiresAt ? Date.parse(view.expiresAt) : null,
+                {
+                  request: view.pending,
+                  expiresAt: view.expiresAt ? Date.parse(view.expiresAt) : null,
+                },
               ),
             }
           : {};

@@ -1,6 +1,6 @@
 /**
  * Starting a run: the one place for the checks every entrance makes before the thread's
- * object sees a run — `POST /v1/runs` (src/edge/routes/runs.ts), A2A's `message/send` and an
+ * object sees a run — `POST /v1/runs` (src/edge/http/runs.ts), A2A's `message/send` and an
  * MCP tool call (src/edge/protocols). It returns a plain outcome so each entrance maps a
  * refusal to its own error shape (HTTP 400/409, a JSON-RPC code, a tool error); a missing
  * secret or an undefined approver group throws `ConfigError` (500 config_error) as usual.

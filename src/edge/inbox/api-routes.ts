@@ -43,27 +43,24 @@ export function approvalsRoutes(options: { approverGroups?: ApproverGroupsInit }
     .get("/approvals", bearerAuth(), async (c) => {
       const parsed = ApprovalsQuerySchema.safeParse(c.req.query());
       if (!parsed.success) {
-        throw new ApiError(
-          400,
-          "invalid_query",
-          "query does not match the schema",
-          issuesOf(parsed.error),
-        );
+        throw new ApiError(400, "invalid_query", {
+          message: "query does not match the schema",
+          issues: issuesOf(parsed.error),
+        });
       }
       const query = parsed.data;
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && !cursor) {
-        throw new ApiError(400, "invalid_query", "cursor is not one this API returned", [
-          { path: "cursor", message: "invalid cursor" },
-        ]);
+        throw new ApiError(400, "invalid_query", {
+          message: "cursor is not one this API returned",
+          issues: [{ path: "cursor", message: "invalid cursor" }],
+        });
       }
       if (!inboxGroups(c.env, options.approverGroups).has(query.group)) {
-        throw new ApiError(
-          404,
-          "group_not_found",
-          `no approver group ${JSON.stringify(query.group)}`,
-          [{ path: "group", message: "unknown group" }],
-        );
+        throw new ApiError(404, "group_not_found", {
+          message: `no approver group ${JSON.stringify(query.group)}`,
+          issues: [{ path: "group", message: "unknown group" }],
+        });
       }
       const page: InboxPage = await inboxStub(c.env, query.group).list({
         status: query.status,

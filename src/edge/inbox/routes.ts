@@ -37,8 +37,10 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
   const render = async (
     c: Ctx,
     who: { identity: string; member: string; groups: string[] },
-    notice?: InboxPageView["notice"],
-    status: 200 | 400 | 403 | 404 | 409 | 500 = 200,
+    {
+      notice,
+      status = 200,
+    }: { notice?: InboxPageView["notice"]; status?: 200 | 400 | 403 | 404 | 409 | 500 } = {},
   ) => {
     const pages = await Promise.all(
       who.groups.map(async (group) => {
@@ -122,12 +124,18 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       const requestId = form.get("requestId") ?? "";
       const threadId = threadOf(runId);
       if ((decision !== "approve" && decision !== "decline") || !threadId || !requestId) {
-        return render(c, who, { kind: "error", text: "Choose Approve or Decline." }, 400);
+        return render(c, who, {
+          notice: { kind: "error", text: "Choose Approve or Decline." },
+          status: 400,
+        });
       }
       // Only what the approver's inboxes show may be decided here.
-      const item = await findItem(c, who.groups, runId, requestId);
+      const item = await findItem(c, who.groups, { runId, requestId });
       if (!item) {
-        return render(c, who, { kind: "error", text: "That request is not in your inbox." }, 404);
+        return render(c, who, {
+          notice: { kind: "error", text: "That request is not in your inbox." },
+          status: 404,
+        });
       }
       const reason = form.get("reason")?.trim().slice(0, MAX_REASON_CHARS) || undefined;
       const args = decision === "approve" ? itemEditedArgs(item, form) : undefined;
@@ -149,23 +157,25 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       });
       if (!outcome.ok) {
         const status = decisionStatus(outcome) as 400 | 403 | 404 | 409 | 500;
-        return render(c, who, { kind: "error", text: `Not recorded: ${outcome.message}` }, status);
+        return render(c, who, {
+          notice: { kind: "error", text: `Not recorded: ${outcome.message}` },
+          status,
+        });
       }
       if (!outcome.decision && outcome.needed !== undefined) {
         const text = `Vote recorded (${outcome.votes ?? 0} of ${outcome.needed} approvals): ${item.prompt}`;
-        return render(c, who, { kind: "ok", text });
+        return render(c, who, { notice: { kind: "ok", text } });
       }
       const word =
         decision === "approve" ? (args ? "Approved with edits" : "Approved") : "Declined";
-      return render(c, who, { kind: "ok", text: `${word}: ${item.prompt}` });
+      return render(c, who, { notice: { kind: "ok", text: `${word}: ${item.prompt}` } });
     });
 }
 
 async function findItem(
   c: Ctx,
   groups: string[],
-  runId: string,
-  requestId: string,
+  { runId, requestId }: { runId: string; requestId: string },
 ): Promise<InboxItem | undefined> {
   for (const group of groups) {
     const item = await inboxStub(c.env, group).get(runId, requestId);

@@ -1,6 +1,6 @@
 /**
  * The notify queue's approver notifications: one message, one delivery of the request to
- * its run's callbackUrl (src/edge/notify.ts builds and signs it).
+ * its run's callbackUrl (src/edge/notify/notification.ts builds and signs it).
  *
  * Why a delivery does not hold its batch for its whole timeout: a batch is finished only
  * when its handler returns, and a queue hands out its next batch after that (miniflare
@@ -41,9 +41,7 @@ export interface NotifyConsumerOptions {
 /** Delivers one notification; acks it, or retries it on its backoff when the receiver failed. */
 export async function handleNotification(
   message: Message<NotifyMessage>,
-  env: EdgeEnv,
-  ctx: ExecutionContext | undefined,
-  config: EdgeConfig,
+  { env, ctx, config }: { env: EdgeEnv; ctx: ExecutionContext | undefined; config: EdgeConfig },
   options: NotifyConsumerOptions,
 ): Promise<void> {
   const thread = threadStub(env, message.body.threadId);
@@ -59,7 +57,8 @@ export async function handleNotification(
     return message.ack();
   }
   const timeoutMs = options.notifyTimeoutMs ?? NOTIFY_TIMEOUT_MS;
-  const sending = deliver(url, await buildNotification(source, config, message.body), config, {
+  const sending = deliver(url, await buildNotification(source, config, message.body), {
+    config,
     fetch: options.fetch,
     timeoutMs,
   });
@@ -85,7 +84,13 @@ export async function handleNotification(
 
   // Still unanswered: the batch lets go of it; the attempt goes on in the background.
   const last = message.attempts >= NOTIFY_MAX_DELIVERIES;
-  ctx?.waitUntil(finishLate(sending, thread, message.body, last, failed, options.report));
+  ctx?.waitUntil(
+    finishLate(
+      sending,
+      { thread, message: message.body, last },
+      { failed, report: options.report },
+    ),
+  );
   if (last) {
     // A retry now would dead-letter it at once, and the dead-letter consumer would record a
     // failure before this attempt has its answer: so this attempt records its own outcome.
@@ -117,11 +122,23 @@ async function settledWithin(
 /** A handed-back attempt's outcome: a success is remembered; the last attempt's failure recorded. */
 async function finishLate(
   sending: Promise<DeliveryResult>,
-  thread: Pick<ThreadRpc, "notificationDelivered" | "notificationFailed">,
-  message: NotifyMessage,
-  last: boolean,
-  failed: (result: { reason: string }) => void,
-  report: NotifyConsumerOptions["report"],
+  {
+    thread,
+    message,
+    last,
+  }: {
+    thread: Pick<ThreadRpc, "notificationDelivered" | "notificationFailed">;
+    message: NotifyMessage;
+    /** The last delivery the queue allows: a failure now is recorded as given up. */
+    last: boolean;
+  },
+  {
+    failed,
+    report,
+  }: {
+    failed: (result: { reason: string }) => void;
+    report: NotifyConsumerOptions["report"];
+  },
 ): Promise<void> {
   try {
     const result = await sending;

@@ -62,11 +62,9 @@ export async function buildNotification(
       ? { linksUrl: `${base}/v1/runs/${encodeURIComponent(runId)}/links` }
       : {
           approvalUrl: await approvalUrl(
-            base,
-            config.webhookSecrets,
+            { base, webhookSecrets: config.webhookSecrets },
             { threadId, runId },
-            source.request,
-            source.expiresAt,
+            { request: source.request, expiresAt: source.expiresAt },
           ),
         }),
     expiresAt: source.expiresAt === null ? null : new Date(source.expiresAt).toISOString(),
@@ -100,9 +98,13 @@ export type DeliveryResult = { ok: true; status: number } | { ok: false; reason:
 export async function deliver(
   url: string,
   notification: Notification,
-  config: EdgeConfig,
-  options: { fetch?: typeof fetch | undefined; timeoutMs?: number | undefined } = {},
+  options: {
+    config: EdgeConfig;
+    fetch?: typeof fetch | undefined;
+    timeoutMs?: number | undefined;
+  },
 ): Promise<DeliveryResult> {
+  const { config } = options;
   const body = JSON.stringify(notification);
   const headers = await webhookHeaders(notifySigningSecret(config), body, {
     id: notificationId(notification),

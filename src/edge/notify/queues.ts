@@ -51,12 +51,16 @@ export function createQueueHandler(options: {
       await slackSync(env, message.body, options.approverGroups);
       return message.ack();
     }
-    return handleNotification(message as Message<NotifyMessage>, env, ctx, readConfig(env), {
-      fetch: options.fetch,
-      notifyTimeoutMs: options.notifyTimeoutMs,
-      notifyHoldMs: options.notifyHoldMs,
-      report,
-    });
+    return handleNotification(
+      message as Message<NotifyMessage>,
+      { env, ctx, config: readConfig(env) },
+      {
+        fetch: options.fetch,
+        notifyTimeoutMs: options.notifyTimeoutMs,
+        notifyHoldMs: options.notifyHoldMs,
+        report,
+      },
+    );
   };
   // Set once per consumer: a queue wrangler.toml names but createEdge({ queues }) does not.
   let mismatch: ReturnType<typeof mismatchReporter> | undefined;
@@ -139,7 +143,7 @@ async function slackSync(
   if (!slack || !channel) {
     return; // Slack switched off (or the group lost its channel) since the message was sent
   }
-  await syncSlack(threadStub(env, body.threadId), slackApi(slack), body, channel);
+  await syncSlack({ thread: threadStub(env, body.threadId), api: slackApi(slack) }, body, channel);
 }
 
 /** The run and thread a queue message is about, when its body says. */

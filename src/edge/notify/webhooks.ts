@@ -86,6 +86,7 @@ export async function webhookHeaders(
  *
  * @example const { id } = await verifyWebhook(env.WEBHOOK_SECRET, req.headers, await req.text())
  */
+// biome-ignore lint/complexity/useMaxParams: public API (exported from src/index.ts): receivers call `verifyWebhook(secret, headers, body)` like the Standard Webhooks libraries' `verify`; the fourth is already an options object.
 export async function verifyWebhook(
   secrets: string | string[],
   headers: Headers,

@@ -23,7 +23,11 @@ type Ctx = Context<{ Bindings: EdgeEnv }>;
 /** An OAuth error code is a short token (RFC 6749 §4.1.2.1); anything longer is cut. */
 const MAX_ERROR_CHARS = 100;
 
-const page = (c: Ctx, status: ContentfulStatusCode, title: string, message: string) =>
+const page = (
+  c: Ctx,
+  status: ContentfulStatusCode,
+  { title, message }: { title: string; message: string },
+) =>
   c.html(renderMessagePage(title, message, status < 300 ? "ok" : "error"), status, pageHeaders());
 
 /** `enabled` when some agent uses `oauth`; elsewhere the path is an unknown route (404). */
@@ -36,24 +40,21 @@ export function oauthRoutes(options: { enabled: boolean }) {
     const state = c.req.query("state") ?? "";
     const claims = state === "" ? undefined : await verifyOAuthState(key, state);
     if (!claims) {
-      return page(
-        c,
-        400,
-        "Invalid sign-in link",
-        "This sign-in callback is not valid: its state is missing, was altered, or was not made by this service. Nothing was recorded.",
-      );
+      return page(c, 400, {
+        title: "Invalid sign-in link",
+        message:
+          "This sign-in callback is not valid: its state is missing, was altered, or was not made by this service. Nothing was recorded.",
+      });
     }
     const error = c.req.query("error");
     if (error !== undefined) {
       const reason = `authorization denied: ${error.slice(0, MAX_ERROR_CHARS)}`;
       const outcome = await decide(c, claims, { decision: "decline", reason });
       return outcome.ok && !outcome.duplicate
-        ? page(
-            c,
-            200,
-            "Sign-in declined",
-            `Sign-in to ${claims.server} was not completed (${reason}). The request is declined; you can close this tab.`,
-          )
+        ? page(c, 200, {
+            title: "Sign-in declined",
+            message: `Sign-in to ${claims.server} was not completed (${reason}). The request is declined; you can close this tab.`,
+          })
         : refused(c, claims, outcome);
     }
     const outcome = await decide(c, claims, {
@@ -61,7 +62,10 @@ export function oauthRoutes(options: { enabled: boolean }) {
       data: { callbackUrl: c.req.url },
     });
     return outcome.ok && !outcome.duplicate
-      ? page(c, 200, "Signed in", `signed in to ${claims.server}; you can close this tab`)
+      ? page(c, 200, {
+          title: "Signed in",
+          message: `signed in to ${claims.server}; you can close this tab`,
+        })
       : refused(c, claims, outcome);
   });
 }
@@ -83,14 +87,15 @@ function decide(
 /** A repeat or a request that is over: the page says so, nothing changes. */
 function refused(c: Ctx, claims: OAuthStateClaims, outcome: DecisionOutcome) {
   if (outcome.ok || REUSED.has(outcome.code)) {
-    return page(
-      c,
-      409,
-      "Already used",
-      `This sign-in to ${claims.server} was already used (or the request is no longer waiting). Nothing more was recorded; you can close this tab.`,
-    );
+    return page(c, 409, {
+      title: "Already used",
+      message: `This sign-in to ${claims.server} was already used (or the request is no longer waiting). Nothing more was recorded; you can close this tab.`,
+    });
   }
-  return page(c, statusOf(outcome.code), "Sign-in not recorded", outcome.message);
+  return page(c, statusOf(outcome.code), {
+    title: "Sign-in not recorded",
+    message: outcome.message,
+  });
 }
 
 const REUSED = new Set(["already_decided", "conflicting_decision", "request_not_pending"]);

@@ -52,12 +52,11 @@ export function whoDecides(request: AgentRequest): string {
 /** Is this request one the run's own caller may answer (no approver rules)? */
 export const callerMayAnswer = (request: AgentRequest): boolean => rulesOf(request) === undefined;
 
+/** `caller` answers `run`'s request through `channel` (the protocol it came in by). */
 export async function answerRequest(
-  stub: ThreadRpc,
-  run: RunView,
-  caller: string | undefined,
+  { stub, run }: { stub: ThreadRpc; run: RunView },
   answer: CallerAnswer,
-  channel: Channel,
+  { caller, channel }: { caller: string | undefined; channel: Channel },
 ): Promise<AnswerOutcome> {
   if (!sameCaller(run.requestedBy, caller)) {
     return {

@@ -33,16 +33,23 @@ export interface Waiting {
   inboxUrl: string;
 }
 
+/** The run whose request is answered: its thread's stub and its id. */
+export interface AnsweredRun {
+  stub: ThreadRpc;
+  runId: string;
+}
+
 /**
  * Throws the 404/409/403 an answer would get, without writing anything; returns the request,
  * or "repeat" when this caller already gave this decision (a retried request: nothing to do).
  */
 export async function checkAnswerable(
-  stub: ThreadRpc,
-  runId: string,
+  { stub, runId }: AnsweredRun,
   requestId: string,
-  user: string | null,
-  intended?: { decision: Answer["decision"]; channel: Channel },
+  {
+    user,
+    intended,
+  }: { user: string | null; intended?: { decision: Answer["decision"]; channel: Channel } },
 ): Promise<Request | "repeat"> {
   const described = await stub.describeRequest(runId, requestId);
   if (described.state === "unknown") {
@@ -89,11 +96,9 @@ export async function checkAnswerable(
 
 /** Records the answer; a refusal becomes the ledger's status and code. */
 export async function recordAnswer(
-  stub: ThreadRpc,
-  runId: string,
+  { stub, runId }: AnsweredRun,
   answer: Answer,
-  user: string | null,
-  channel: Channel,
+  { user, channel }: { user: string | null; channel: Channel },
 ): Promise<Extract<DecisionOutcome, { ok: true }>> {
   const outcome = await stub.decide({
     runId,
@@ -109,12 +114,10 @@ export async function recordAnswer(
     channel,
   });
   if (!outcome.ok) {
-    throw new ApiError(
-      statusOf(outcome.code),
-      outcome.code,
-      outcome.message,
-      outcome.issues?.map((message) => ({ path: "args", message })),
-    );
+    throw new ApiError(statusOf(outcome.code), outcome.code, {
+      message: outcome.message,
+      issues: outcome.issues?.map((message) => ({ path: "args", message })),
+    });
   }
   return outcome;
 }
@@ -126,11 +129,9 @@ export async function recordAnswer(
  * cannot be edited, so its version is its own arguments' (no round trip).
  */
 export async function decidableBy(
-  stub: ThreadRpc,
-  runId: string,
+  { stub, runId }: AnsweredRun,
   request: Request,
-  user: string | null,
-  base: string,
+  { user, base }: { user: string | null; base: string },
 ): Promise<{ decidable: true; argsHash: string } | { decidable: false; waiting: Waiting }> {
   const rules = rulesOf(request);
   if (!rules) {

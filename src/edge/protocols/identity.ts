@@ -25,7 +25,7 @@ export type ProtocolVars = { Bindings: EdgeEnv; Variables: { caller: Caller } };
 
 /** Bearer token (plus `x-toolnexus-user`) or an Access identity; sets `c.var.caller`. */
 export function protocolAuth(): MiddlewareHandler<ProtocolVars> {
-  const bearer = bearerAuth();
+  const bearer = bearerAuth<ProtocolVars>();
   return async (c, next) => {
     if (!c.req.header("authorization")) {
       const user = await accessIdentity(settings(c.env).access, c.req.raw.headers);
@@ -34,8 +34,7 @@ export function protocolAuth(): MiddlewareHandler<ProtocolVars> {
         return next();
       }
     }
-    const plain = c as unknown as Context<{ Bindings: EdgeEnv }>;
-    return bearer(plain, async () => {
+    return bearer(c, async () => {
       c.set("caller", { user: headerUser(c.req.header(USER_HEADER)), via: "token" });
       await next();
     });
@@ -48,12 +47,10 @@ function headerUser(value: string | undefined): string | null {
   }
   const user = value.trim();
   if (!user || user.length > MAX_IDENTITY_CHARS) {
-    throw new ApiError(
-      400,
-      "invalid_user",
-      `${USER_HEADER} must be 1–${MAX_IDENTITY_CHARS} characters`,
-      [{ path: USER_HEADER, message: "empty or too long" }],
-    );
+    throw new ApiError(400, "invalid_user", {
+      message: `${USER_HEADER} must be 1–${MAX_IDENTITY_CHARS} characters`,
+      issues: [{ path: USER_HEADER, message: "empty or too long" }],
+    });
   }
   return normalizeUser(user);
 }

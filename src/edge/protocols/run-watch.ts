@@ -7,6 +7,12 @@ import { isRemoteTaskRequest } from "../../core/a2a/remote-task";
 import { readSseEvents } from "../../core/streaming/sse";
 import type { RunView, ThreadRpc } from "../protocol";
 
+/** A run to watch: its thread's stub and its id. */
+export interface WatchedRun {
+  stub: ThreadRpc;
+  runId: string;
+}
+
 export interface RunEvent {
   /** The event's id in the run's log (for resuming after it). */
   id: number;
@@ -30,11 +36,9 @@ export const isSettled = (view: RunView, answered?: string): boolean =>
  * `signal` aborts. Events already in the log are replayed first.
  */
 export async function followEvents(
-  stub: ThreadRpc,
-  runId: string,
-  signal: AbortSignal | undefined,
+  { stub, runId }: WatchedRun,
   onEvent: (event: RunEvent) => boolean,
-  after = 0,
+  { signal, after = 0 }: { signal: AbortSignal | undefined; after?: number },
 ): Promise<void> {
   const url = new URL("https://thread/events");
   url.searchParams.set("runId", runId);
@@ -62,11 +66,12 @@ export async function followEvents(
  * out first. Waits on the event log, so it costs one open stream, not a poll loop.
  */
 export async function settledView(
-  stub: ThreadRpc,
-  runId: string,
-  boundMs: number,
-  signal?: AbortSignal,
-  answered?: string,
+  { stub, runId }: WatchedRun,
+  {
+    boundMs,
+    signal,
+    answered,
+  }: { boundMs: number; signal?: AbortSignal | undefined; answered?: string | undefined },
 ): Promise<RunView | undefined> {
   const first = await stub.getRun(runId);
   if (!first || isSettled(first, answered)) {
@@ -83,15 +88,13 @@ export async function settledView(
     while (!stop.signal.aborted) {
       let sawEvent = false;
       await followEvents(
-        stub,
-        runId,
-        stop.signal,
+        { stub, runId },
         (event) => {
           after = event.id;
           sawEvent = ["pending", "done", "error"].includes(event.type);
           return sawEvent;
         },
-        after,
+        { signal: stop.signal, after },
       );
       const view = await stub.getRun(runId);
       if (!view || isSettled(view, answered) || !sawEvent) {

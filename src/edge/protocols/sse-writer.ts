@@ -28,15 +28,24 @@ const SSE_HEADERS = {
   "x-accel-buffering": "no",
 };
 
+/** How a stream of frames is answered: extra headers, what a failed pump sends, a last frame. */
+export interface SseFraming {
+  headers?: Record<string, string>;
+  /** The pump threw: what the stream still says (its error event). */
+  onFailure: (error: unknown, sink: FrameSink) => Promise<void>;
+  /** Sent after the pump's frames (`[DONE]` for the AI SDK). */
+  trailer?: string;
+  /** Keep-alive comments while the pump waits (default 15 s); `sseWhole` sends none. */
+  keepAliveMs?: number;
+}
+
 /**
  * The same frames as {@link sseResponse}, for a pump that never waits on the run (a finished
  * run's log): collected first, answered as one body.
  */
 export async function sseWhole(
-  headers: Record<string, string>,
   pump: (sink: FrameSink) => Promise<void>,
-  onFailure: (error: unknown, sink: FrameSink) => Promise<void>,
-  trailer?: string,
+  { headers = {}, onFailure, trailer }: SseFraming,
 ): Promise<Response> {
   let body = "";
   const sink: FrameSink = {
@@ -57,11 +66,8 @@ export async function sseWhole(
 }
 
 export function sseResponse(
-  headers: Record<string, string>,
   pump: (sink: FrameSink) => Promise<void>,
-  onFailure: (error: unknown, sink: FrameSink) => Promise<void>,
-  trailer?: string,
-  keepAliveMs = KEEPALIVE_MS,
+  { headers = {}, onFailure, trailer, keepAliveMs = KEEPALIVE_MS }: SseFraming,
 ): Response {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();

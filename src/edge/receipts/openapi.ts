@@ -1,6 +1,6 @@
 /**
- * The receipt routes' part of /openapi.json, for src/edge/openapi.ts to spread into `paths`
- * once the routes are mounted (`...RECEIPT_PATHS`). Schemas are inline: they are small and
+ * The receipt routes' part of /openapi.json, for src/edge/http/openapi/document.ts to spread into
+ * `paths` (`...RECEIPT_PATHS`). Schemas are inline: they are small and
  * only these routes use them.
  */
 import { error } from "../http/openapi/parts";

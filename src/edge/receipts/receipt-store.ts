@@ -8,7 +8,7 @@
  * export, in arrival order, always has every thread's receipts in chain order. A repeat is
  * acknowledged without a write.
  */
-import type { SignedReceipt } from "./thread-receipts";
+import type { SignedReceipt } from "./receipt";
 import type { ReceiptSql } from "./sql";
 
 export interface AcceptResult {

@@ -54,6 +54,15 @@ export interface Receipt {
 /** What the ledger knows when it applies a decision; the chain adds `v`, `seq`, `at` and `prev`. */
 export type ReceiptDraft = Omit<Receipt, "v" | "seq" | "at" | "prev">;
 
+/** A signed receipt as a thread's outbox carries it to the receipts store. */
+export interface SignedReceipt {
+  threadId: string;
+  seq: number;
+  runId: string;
+  at: string;
+  jws: string;
+}
+
 /**
  * The rule a receipt records: the request's rules without reminders and escalation timing
  * (they say when people were asked, not who had to agree). Null for a request without rules.

@@ -103,12 +103,10 @@ export function pageQuery(raw: Record<string, string>): ReceiptPageQuery {
     }
   }
   if (issues.length > 0) {
-    throw new ApiError(
-      400,
-      "invalid_query",
-      issues.map((i) => `${i.path} ${i.message}`).join("; "),
+    throw new ApiError(400, "invalid_query", {
+      message: issues.map((i) => `${i.path} ${i.message}`).join("; "),
       issues,
-    );
+    });
   }
   return query;
 }

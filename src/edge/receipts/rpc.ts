@@ -5,7 +5,7 @@
  */
 import { ConfigError } from "../settings";
 import type { AcceptResult, ReceiptPage, ReceiptPageQuery } from "./receipt-store";
-import type { SignedReceipt } from "./thread-receipts";
+import type { SignedReceipt } from "./receipt";
 import type { PendingByVersion, PendingVersionState } from "../versions/pending-versions";
 
 export interface ReceiptRpc {

@@ -1,6 +1,6 @@
 /**
  * The storage the receipt modules take: a tagged template that binds every interpolated value,
- * as durable/sql.ts `createSql` makes one over a Durable Object's SQLite. Declared here by its
+ * as durable/storage/sql.ts `createSql` makes one over a Durable Object's SQLite. Declared here by its
  * shape, because src/edge must not import durable/ (imports point durable → edge).
  */
 export type ReceiptSqlRow = Record<string, SqlStorageValue>;

@@ -89,8 +89,8 @@ export function approvalMessage(view: SlackRequestView, state: SlackRequestState
       type: "actions",
       block_id: "decision",
       elements: [
-        button(APPROVE_ACTION, "Approve", "primary", approve),
-        button(DECLINE_ACTION, "Decline", "danger", JSON.stringify(target)),
+        button(APPROVE_ACTION, "Approve", { style: "primary", value: approve }),
+        button(DECLINE_ACTION, "Decline", { style: "danger", value: JSON.stringify(target) }),
       ],
     });
   }
@@ -162,8 +162,7 @@ function headline(state: SlackRequestState): string {
 function button(
   actionId: string,
   text: string,
-  style: "primary" | "danger",
-  value: string,
+  { style, value }: { style: "primary" | "danger"; value: string },
 ): Button {
   return { type: "button", action_id: actionId, text: { type: "plain_text", text }, style, value };
 }

@@ -86,7 +86,7 @@ export function slackRoutes(options: SlackRouteOptions) {
     const payload = parsePayload(raw);
     const action = BlockActions.safeParse(payload);
     if (action.success) {
-      return blockAction(c, slack, options, action.data);
+      return blockAction(c, { slack, options }, action.data);
     }
     const submission = ViewSubmission.safeParse(payload);
     if (submission.success && submission.data.view.callback_id === DECLINE_MODAL) {
@@ -110,8 +110,7 @@ function identityOf(user: z.infer<typeof User>, team: z.infer<typeof Team>): str
 
 async function blockAction(
   c: Ctx,
-  slack: SlackSettings,
-  options: SlackRouteOptions,
+  { slack, options }: { slack: SlackSettings; options: SlackRouteOptions },
   payload: z.infer<typeof BlockActions>,
 ) {
   const [action] = payload.actions;
@@ -140,7 +139,7 @@ async function blockAction(
       );
     }
   };
-  const who = approverOf(c, options, identity, await requestGroups(c, target));
+  const who = approverOf(c, options, { identity, groups: await requestGroups(c, target) });
   if (!who) {
     tell("You are not an approver of this request.");
     return c.body(null, 200);
@@ -182,7 +181,7 @@ async function declineSubmitted(
     throw new ApiError(400, "invalid_body", "the modal does not name a request");
   }
   const identity = identityOf(payload.user, payload.team);
-  const who = approverOf(c, options, identity, await requestGroups(c, target));
+  const who = approverOf(c, options, { identity, groups: await requestGroups(c, target) });
   const reason = payload.view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value
     ?.trim()
     .slice(0, MAX_REASON_CHARS);
@@ -221,8 +220,7 @@ async function requestGroups(c: Ctx, target: z.infer<typeof Target>): Promise<st
 function approverOf(
   c: Ctx,
   options: { approverGroups?: ApproverGroupsInit },
-  identity: string,
-  groups: string[],
+  { identity, groups }: { identity: string; groups: string[] },
 ): string | undefined {
   const directory = settings(c.env).approvers(options.approverGroups);
   const member = directory.memberOf(identity);

@@ -40,14 +40,17 @@ export interface SlackThread {
   slackSource(runId: string, requestId: string): Promise<SlackSource | undefined>;
   /** First caller gets true (and must post); a claim older than a minute may be taken over. */
   slackClaim(runId: string, requestId: string, channel: string): Promise<boolean>;
-  slackPosted(runId: string, requestId: string, channel: string, ts: string): Promise<void>;
+  slackPosted(
+    request: { runId: string; requestId: string },
+    posted: { channel: string; ts: string },
+  ): Promise<void>;
   /** The post failed: the next delivery may claim at once. */
   slackRelease(runId: string, requestId: string, channel: string): Promise<void>;
 }
 
+/** Posts or updates the request's message in `channel` (one of its groups' channels). */
 export async function syncSlack(
-  thread: SlackThread,
-  api: SlackApi,
+  { thread, api }: { thread: SlackThread; api: SlackApi },
   message: SlackSyncMessage,
   channel: string,
 ): Promise<"posted" | "updated" | "reminded" | "nothing"> {
@@ -83,7 +86,7 @@ export async function syncSlack(
     await thread.slackRelease(message.runId, message.requestId, channel);
     throw error; // the queue retries with backoff
   }
-  await thread.slackPosted(message.runId, message.requestId, channel, ts);
+  await thread.slackPosted({ runId: message.runId, requestId: message.requestId }, { channel, ts });
   return "posted";
 }
 

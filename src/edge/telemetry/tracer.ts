@@ -52,14 +52,12 @@ export function createEdgeTracer(options: EdgeTracerOptions): TracerLike {
   return {
     startSpan(name: string, spanOptions: SpanOptionsLike = {}, context?: ContextLike): SpanLike {
       const parent = spanOptions.root ? undefined : parentOf(context);
-      return new EdgeSpan(
-        name,
-        spanOptions,
+      return new EdgeSpan(name, spanOptions, {
         parent,
-        toNanos(spanOptions.startTime ?? now()),
+        start: toNanos(spanOptions.startTime ?? now()),
         now,
-        options.onEnd,
-      );
+        onEnd: options.onEnd,
+      });
     },
   };
 }
@@ -69,14 +67,27 @@ class EdgeSpan implements SpanLike {
   readonly #record: FinishedSpan;
   #ended = false;
 
+  private readonly now: () => number;
+  private readonly onEnd: (span: FinishedSpan) => void;
+
+  /** `start` in epoch nanoseconds; `now` and `onEnd` are the tracer's clock and exporter. */
   constructor(
     name: string,
     options: SpanOptionsLike,
-    parent: SpanContextLike | undefined,
-    start: bigint,
-    private readonly now: () => number,
-    private readonly onEnd: (span: FinishedSpan) => void,
+    {
+      parent,
+      start,
+      now,
+      onEnd,
+    }: {
+      parent: SpanContextLike | undefined;
+      start: bigint;
+      now: () => number;
+      onEnd: (span: FinishedSpan) => void;
+    },
   ) {
+    this.now = now;
+    this.onEnd = onEnd;
     this.#context = {
       traceId: parent?.traceId ?? randomHex(16),
       spanId: randomHex(8),

@@ -141,7 +141,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
           call.waiting = true;
         }
         if (!requests.has(requestId)) {
-          const row = requestRow(run, request, requestId, event.at);
+          const row = requestRow(run, { request, requestId, at: event.at });
           requests.set(requestId, row);
           rows.push(row);
         }
@@ -202,11 +202,10 @@ export function buildTimeline(input: TimelineInput): Timeline {
   return { start, end, rows, marks };
 }
 
+/** The row of a request the run surfaced: `request` as its `pending` event logged it, `at` that event's time. */
 function requestRow(
   run: RunView,
-  request: Record<string, unknown>,
-  requestId: string,
-  at: number,
+  { request, requestId, at }: { request: Record<string, unknown>; requestId: string; at: number },
 ): Extract<TimelineRow, { kind: "request" }> {
   const data = isRecord(request.data) ? request.data : {};
   const rules = isRecord(data.approvers) ? data.approvers : {};

@@ -7,7 +7,7 @@ import { argsHash } from "../../../src/core/approvers/args-hash";
 import { toBase64Url, fromBase64Url } from "../../../src/edge/approvals/base64url";
 import { chainHash, receiptRule, type Receipt } from "../../../src/edge/receipts/receipt";
 import { receiptJwks, receiptKeys } from "../../../src/edge/receipts/receipt-keys";
-import { ThreadReceipts } from "../../../src/edge/receipts/thread-receipts";
+import { ThreadReceipts } from "../../../durable/receipts/thread-receipts";
 import { importJwks, verifyReceiptChain } from "../../../src/edge/receipts/verify";
 import { draft, SEED_A, SEED_B, withScratchSql } from "./helpers";
 

@@ -2,7 +2,7 @@
 // (an early delivery is a gap the outbox retries), repeats acknowledged, pages by cursor and since.
 import { describe, expect, it } from "vitest";
 import { ReceiptStore } from "../../../src/edge/receipts/receipt-store";
-import type { SignedReceipt } from "../../../src/edge/receipts/thread-receipts";
+import type { SignedReceipt } from "../../../src/edge/receipts/receipt";
 import { withScratchSql } from "./helpers";
 
 const r = (threadId: string, seq: number, at: string): SignedReceipt => ({

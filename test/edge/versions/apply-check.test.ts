@@ -15,7 +15,7 @@ import { agentTools } from "../../../src/edge/agent";
 import { supportAgent } from "../../../src/edge/demo/agent";
 import { fromBase64Url } from "../../../src/edge/approvals/base64url";
 import type { Receipt } from "../../../src/edge/receipts/receipt";
-import { ThreadReceipts } from "../../../src/edge/receipts/thread-receipts";
+import { ThreadReceipts } from "../../../durable/receipts/thread-receipts";
 import { createLazySql } from "../../../durable/storage/sql";
 import { hasSchema, migrate } from "../../../durable/storage/schema";
 import { answerUnderCurrentVersion } from "../../../durable/versions/resume-check";

@@ -135,7 +135,14 @@ export function describeExhausted(e: Exhausted): string {
 }
 
 /** Adds one model turn's spend to the handle and to every ancestor's roll-up. */
-export function spend(chain: HandleRecord[], turns: number, usage: Usage, toolCalls: number): void {
+/** What one model turn cost: its turns (1, or more after a replay), tokens and tool calls. */
+export interface TurnSpend {
+  turns: number;
+  usage: Usage;
+  toolCalls: number;
+}
+
+export function spend(chain: HandleRecord[], { turns, usage, toolCalls }: TurnSpend): void {
   const [own] = chain;
   if (own) {
     own.spent.turns += turns;

@@ -23,7 +23,12 @@ export function normalizeItem(item: InboxItem | string): InboxItem | string {
   };
 }
 
-export function admit(inbox: InboxItem[], item: InboxItem, cap: number, id: string): PostResult {
+/** Gate 1: `holder` (the receiving handle's id) keeps at most `cap` items. */
+export function admit(
+  inbox: InboxItem[],
+  item: InboxItem,
+  { cap, holder: id }: { cap: number; holder: string },
+): PostResult {
   if (inbox.length >= cap) {
     return { ok: false, error: `inbox full: ${id} holds ${inbox.length} of ${cap} items` };
   }

@@ -108,13 +108,13 @@ export const ROOT_ID = "root";
 
 export const emptySpent = (): Spent => ({ turns: 0, usage: emptyUsage(), toolCalls: 0 });
 
-export function newRecord(
-  id: string,
-  parent: string | null,
-  agent: string,
-  depth: number,
-  budget: Budget,
-): HandleRecord {
+export function newRecord({
+  id,
+  parent,
+  agent,
+  depth,
+  budget,
+}: Pick<HandleRecord, "id" | "parent" | "agent" | "depth" | "budget">): HandleRecord {
   return {
     id,
     parent,

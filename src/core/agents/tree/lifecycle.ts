@@ -21,7 +21,7 @@ export async function interrupt(core: RuntimeCore, id: string): Promise<void> {
   }
   if (record.queued) {
     dequeue(core, live);
-    settleWith(live, resultOf(record, "interrupted", "", { error: "wake cancelled" }));
+    settleWith(live, resultOf(record, "interrupted", { error: "wake cancelled" }));
     return;
   }
   if (record.state === "suspended") {
@@ -37,7 +37,7 @@ export async function interrupt(core: RuntimeCore, id: string): Promise<void> {
     delete record.halted;
     transition(core, record, "idle");
     const cancelled = `request ${request?.id ?? "?"} cancelled`;
-    settleWith(live, resultOf(record, "interrupted", "", { error: cancelled }));
+    settleWith(live, resultOf(record, "interrupted", { error: cancelled }));
   }
 }
 
@@ -76,7 +76,7 @@ export async function close(
     core.note(`${id}: onClose failed: ${errorMessage(error)}`);
   }
   transition(core, record, "closed");
-  settleWith(live, record.result ?? resultOf(record, "closed", "", { error: "closed" }));
+  settleWith(live, record.result ?? resultOf(record, "closed", { error: "closed" }));
 }
 
 /** A running turn may finish, bounded by `shutdownMs` on the runtime clock; then it is interrupted. */

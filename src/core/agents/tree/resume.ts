@@ -63,7 +63,7 @@ export async function answerTree(
     if (result.status === "pending" && result.pending) {
       // Parked: this level now waits on the new request, without spending a token.
       live.record.pending = result.pending;
-      live.record.result = resultOf(live.record, "pending", "", { pending: result.pending });
+      live.record.result = resultOf(live.record, "pending", { pending: result.pending });
       result = live.record.result;
       continue;
     }

@@ -42,10 +42,9 @@ export async function runTurn(core: RuntimeCore, live: Live, mode: TurnMode): Pr
     const chain = chainOf(core, record);
     const stop = exhausted(chain, core.clock.now());
     if (stop) {
-      return finish(core, live, "incomplete", undefined, {
-        limit: stop.limit,
-        limitOf: stop.of,
-        error: describeExhausted(stop),
+      return finish(core, live, {
+        status: "incomplete",
+        extra: { limit: stop.limit, limitOf: stop.of, error: describeExhausted(stop) },
       });
     }
     record.startedAt ??= core.clock.now();
@@ -65,7 +64,7 @@ export async function runTurn(core: RuntimeCore, live: Live, mode: TurnMode): Pr
     const toolkit = await toolkitOf(core, live);
     const halted = record.halted?.run;
     meter = makeMeter(chain, mode.kind === "resume" && halted ? halted : undefined);
-    const client = clientFor(core, live, chain, meter);
+    const client = clientFor(core, live, { chain, meter });
     const signal = controller.signal;
 
     let run: RunResult;
@@ -83,45 +82,51 @@ export async function runTurn(core: RuntimeCore, live: Live, mode: TurnMode): Pr
     } else {
       run = await client.run(input || "(continue)", { toolkit, history, signal });
     }
-    return await recordRun(core, live, run, input);
+    return await recordRun(core, live, { run, input });
   } catch (error) {
     if (controller.signal.aborted) {
-      return finish(core, live, "interrupted", undefined, { error: "interrupted" });
+      return finish(core, live, { status: "interrupted", extra: { error: "interrupted" } });
     }
-    return finish(core, live, "error", meter?.latest(), { error: errorMessage(error) });
+    return finish(core, live, {
+      status: "error",
+      run: meter?.latest(),
+      extra: { error: errorMessage(error) },
+    });
   }
 }
 
 async function recordRun(
   core: RuntimeCore,
   live: Live,
-  run: RunResult,
-  input: string,
+  { run, input }: { run: RunResult; input: string },
 ): Promise<AgentResult> {
   const record = live.record;
   if (run.status === "pending" && run.pending) {
     const { text: _text, ...halted } = run;
     record.halted = { run: halted, input };
-    return finish(core, live, "pending", run, { pending: withPath(run.pending, record.id) });
+    return finish(core, live, {
+      status: "pending",
+      run,
+      extra: { pending: withPath(run.pending, record.id) },
+    });
   }
   await core.store.set(record.id, run.messages);
-  return finish(
-    core,
-    live,
-    run.status === "done" ? "done" : "incomplete",
+  return finish(core, live, {
+    status: run.status === "done" ? "done" : "incomplete",
     run,
-    run.limit ? { limit: run.limit } : {},
-  );
+    extra: run.limit ? { limit: run.limit } : {},
+  });
+}
+
+/** How a turn ended: its status, the run as far as it got (for the text), and the rest. */
+interface TurnEnd {
+  status: AgentStatus;
+  run?: Pick<RunResult, "messages"> | RunState | undefined;
+  extra: Partial<AgentResult>;
 }
 
 /** Records the end of a turn: the next state, the result, the slot, the waiters. */
-function finish(
-  core: RuntimeCore,
-  live: Live,
-  status: AgentStatus,
-  run: Pick<RunResult, "messages"> | RunState | undefined,
-  extra: Partial<AgentResult>,
-): AgentResult {
+function finish(core: RuntimeCore, live: Live, { status, run, extra }: TurnEnd): AgentResult {
   const record = live.record;
   if (status === "interrupted" || status === "error") {
     // The drain is transactional: only a completed (or durably halted) turn consumes it.
@@ -134,7 +139,7 @@ function finish(
   } else {
     record.pending = extra.pending;
   }
-  const result = resultOf(record, status, textOf(run), extra);
+  const result = resultOf(record, status, { text: textOf(run), ...extra });
   record.result = result;
   if (record.state !== "idle") {
     transition(core, record, status === "pending" ? "suspended" : "idle");
@@ -149,21 +154,21 @@ function finish(
   return result;
 }
 
+/** A handle's result: its own counts, and `fields` (the text, an error, a limit, …) over them. */
 export function resultOf(
   record: HandleRecord,
   status: AgentStatus,
-  text: string,
-  extra: Partial<AgentResult> = {},
+  fields: Partial<AgentResult> = {},
 ): AgentResult {
   return {
     status,
     handle: record.id,
     agent: record.agent,
-    text,
+    text: "",
     turns: record.spent.turns,
     usage: { ...record.tree.usage },
     toolCallCount: record.spent.toolCalls,
-    ...extra,
+    ...fields,
   };
 }
 
@@ -212,7 +217,11 @@ function modelOf(core: RuntimeCore, chain: HandleRecord[]): string {
   return core.options.model;
 }
 
-function clientFor(core: RuntimeCore, live: Live, chain: HandleRecord[], meter: Meter) {
+function clientFor(
+  core: RuntimeCore,
+  live: Live,
+  { chain, meter }: { chain: HandleRecord[]; meter: Meter },
+) {
   const def = live.def;
   const turnsLeft = remaining(chain, "maxTurns");
   const maxTurns =
@@ -233,8 +242,7 @@ function clientFor(core: RuntimeCore, live: Live, chain: HandleRecord[], meter: 
       ...(waitFor ? { waitFor } : {}),
       ...(core.options.refusalText ? { refusalText: core.options.refusalText } : {}),
     },
-    core.gate,
-    () => live.controller?.signal,
+    { gate: core.gate, signal: () => live.controller?.signal },
   );
 }
 
@@ -262,16 +270,15 @@ function makeMeter(
       }
       const last = state.messages.at(-1);
       const calls = last?.role === "assistant" ? (last.toolCalls?.length ?? 0) : 0;
-      spend(
-        chain,
-        state.turns - turns,
-        {
+      spend(chain, {
+        turns: state.turns - turns,
+        usage: {
           promptTokens: state.usage.promptTokens - usage.promptTokens,
           completionTokens: state.usage.completionTokens - usage.completionTokens,
           totalTokens: state.usage.totalTokens - usage.totalTokens,
         },
-        calls,
-      );
+        toolCalls: calls,
+      });
       turns = state.turns;
       usage = { ...state.usage };
     },

@@ -39,9 +39,9 @@ export async function finishSignIn(
 export async function signInSuspension(
   name: string,
   session: OAuthSession | undefined,
-  error: unknown,
-  context: { ctx: Context; signedIn: boolean },
+  context: { error: unknown; ctx: Context; signedIn: boolean },
 ): Promise<ToolResult | undefined> {
+  const { error } = context;
   const refused = authorizationRequiredIn(error);
   if (!refused || !session) {
     return undefined;

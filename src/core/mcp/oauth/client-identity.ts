@@ -19,11 +19,11 @@ export interface Identity {
   registered?: StoredClient;
 }
 
+/** `remembered`: the client registered on an earlier sign-in; `fetch` registers a new one. */
 export async function clientIdentity(
   config: McpOAuthConfig,
   discovery: Discovery,
-  remembered: StoredClient | undefined,
-  fetchFn: typeof fetch,
+  { remembered, fetch: fetchFn }: { remembered: StoredClient | undefined; fetch: typeof fetch },
 ): Promise<Identity> {
   if (config.clientId !== undefined) {
     return {

@@ -82,12 +82,10 @@ export class OAuthSession implements BearerSource {
     }
     try {
       const discovery = await this.#discover(undefined);
-      const identity = await clientIdentity(
-        this.options.config,
-        discovery,
-        record.client,
-        this.options.fetch,
-      );
+      const identity = await clientIdentity(this.options.config, discovery, {
+        remembered: record.client,
+        fetch: this.options.fetch,
+      });
       const tokens = await refreshAuthorization(discovery.issuer, {
         metadata: discovery.metadata,
         clientInformation: identity.info,
@@ -110,7 +108,10 @@ export class OAuthSession implements BearerSource {
     const { server, config } = this.options;
     const discovery = await this.#discover(challenge);
     const record = await this.#load();
-    const identity = await clientIdentity(config, discovery, record.client, this.options.fetch);
+    const identity = await clientIdentity(config, discovery, {
+      remembered: record.client,
+      fetch: this.options.fetch,
+    });
     const requestId = newRequestId("auth");
     const state = await (this.options.makeState ?? randomState)({
       server,
@@ -186,12 +187,10 @@ export class OAuthSession implements BearerSource {
     const rest = withoutPending(record);
     try {
       const discovery = await this.#discover(undefined);
-      const identity = await clientIdentity(
-        this.options.config,
-        discovery,
-        record.client,
-        this.options.fetch,
-      );
+      const identity = await clientIdentity(this.options.config, discovery, {
+        remembered: record.client,
+        fetch: this.options.fetch,
+      });
       const tokens = await exchangeAuthorization(discovery.issuer, {
         metadata: discovery.metadata,
         clientInformation: identity.info,

@@ -57,18 +57,19 @@ export async function connectServer(
   );
   const url = new URL(config.url);
   const sse = () =>
-    attempt(config, options, "sse", new SseClientTransport(url, { fetch, headers }));
+    attempt(config, options, {
+      kind: "sse",
+      transport: new SseClientTransport(url, { fetch, headers }),
+    });
   if (config.transport === "sse") {
     return sse();
   }
 
   try {
-    return await attempt(
-      config,
-      options,
-      "streamable-http",
-      new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }),
-    );
+    return await attempt(config, options, {
+      kind: "streamable-http",
+      transport: new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }),
+    });
   } catch (streamableError) {
     if (!(streamableError instanceof StreamableHTTPError && isClientError(streamableError.code))) {
       throw streamableError;
@@ -107,8 +108,10 @@ const isClientError = (code: number | undefined) => code !== undefined && code >
 async function attempt(
   config: RemoteServerConfig,
   options: ConnectOptions,
-  kind: McpTransportKind,
-  transport: StreamableHTTPClientTransport | SseClientTransport,
+  {
+    kind,
+    transport,
+  }: { kind: McpTransportKind; transport: StreamableHTTPClientTransport | SseClientTransport },
 ): Promise<McpConnection> {
   const client = newClient(config.name, options);
   await initialize(client, transport, config.timeout);

@@ -3,8 +3,7 @@ import { error, html, json, ref } from "./parts";
 const query = (
   name: string,
   description: string,
-  schema: Record<string, unknown>,
-  required = false,
+  { schema, required = false }: { schema: Record<string, unknown>; required?: boolean },
 ) => ({
   name,
   in: "query",
@@ -21,15 +20,17 @@ export const INBOX_PATHS = {
         "One approver group's inbox: open requests oldest first, or decided ones newest first, page by page",
       security: [{ bearer: [] }],
       parameters: [
-        query(
-          "group",
-          "An approver group, or `default` for requests without one",
-          { type: "string" },
-          true,
-        ),
-        query("status", "open (default) or decided", { type: "string", enum: ["open", "decided"] }),
-        query("cursor", "`nextCursor` of the previous page", { type: "string" }),
-        query("limit", "1–200, default 50", { type: "integer", minimum: 1, maximum: 200 }),
+        query("group", "An approver group, or `default` for requests without one", {
+          schema: { type: "string" },
+          required: true,
+        }),
+        query("status", "open (default) or decided", {
+          schema: { type: "string", enum: ["open", "decided"] },
+        }),
+        query("cursor", "`nextCursor` of the previous page", { schema: { type: "string" } }),
+        query("limit", "1–200, default 50", {
+          schema: { type: "integer", minimum: 1, maximum: 200 },
+        }),
       ],
       responses: {
         200: {

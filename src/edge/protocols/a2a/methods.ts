@@ -104,7 +104,10 @@ export async function acceptMessage(
   }
   const { stub, view } = await taskRun(ctx, message.taskId);
   const answer = readAnswer(message);
-  const outcome = await answerRequest(stub, view, ctx.caller, answer, "a2a");
+  const outcome = await answerRequest({ stub, run: view }, answer, {
+    caller: ctx.caller,
+    channel: "a2a",
+  });
   if (!outcome.ok) {
     throw new RpcError(
       outcome.code === "unknown_request" || outcome.code === "invalid"
@@ -126,7 +129,10 @@ export async function sendMessage(
   if (!readBlocking(params)) {
     return toTask(view, answered);
   }
-  const settled = await settledView(stub, taskId, BLOCKING_WAIT_MS, ctx.signal, answered);
+  const settled = await settledView(
+    { stub, runId: taskId },
+    { boundMs: BLOCKING_WAIT_MS, signal: ctx.signal, answered },
+  );
   return toTask(settled ?? view, answered);
 }
 

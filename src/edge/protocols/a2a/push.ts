@@ -1,7 +1,7 @@
 /**
  * A2A push-notification config (set, get, list, delete) over the run's `callbackUrl`: a task
  * has at most one config (id `callback`), and what is POSTed to it is our usual signed
- * notification (src/edge/notify.ts: `run.pending`, `run.reminder`, `run.escalated`, Standard
+ * notification (src/edge/notify/notification.ts: `run.pending`, `run.reminder`, `run.escalated`, Standard
  * Webhooks signatures with NOTIFY_SECRET) whenever the task needs someone to act. The URL must
  * pass the same check as a callbackUrl (https, or listed in CALLBACK_ALLOW). Only the task's
  * starter may change it. Both spellings: v0.3's `tasks/pushNotificationConfig/*` with

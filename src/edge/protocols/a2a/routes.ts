@@ -87,10 +87,14 @@ async function streamFor(ctx: A2AContext, request: RpcRequest, v1: boolean): Pro
     ? { taskId: readTaskId(request.params) }
     : await acceptMessage(ctx, request.params);
   const { stub } = await taskRun(ctx, accepted.taskId);
-  return taskStream(stub, accepted.taskId, request.id, ctx.signal, {
-    ...(accepted.answered ? { answered: accepted.answered } : {}),
-    v1,
-  });
+  return taskStream(
+    { stub, runId: accepted.taskId },
+    { id: request.id, signal: ctx.signal },
+    {
+      ...(accepted.answered ? { answered: accepted.answered } : {}),
+      v1,
+    },
+  );
 }
 
 export function a2aRoutes(agents: AgentDefinition[], approverGroups?: ApproverGroupsInit) {

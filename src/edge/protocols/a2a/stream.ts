@@ -17,11 +17,10 @@ import { v1Event } from "./v1";
 const MOVES = new Set(["pending", "resumed", "done", "error"]);
 const encoder = new TextEncoder();
 
+/** The task's run: its thread's stub and id. The reply: its JSON-RPC id, and when to stop. */
 export function taskStream(
-  stub: ThreadRpc,
-  runId: string,
-  id: RpcId,
-  signal: AbortSignal,
+  { stub, runId }: { stub: ThreadRpc; runId: string },
+  { id, signal }: { id: RpcId; signal: AbortSignal },
   options: { answered?: string; v1?: boolean } = {},
 ): Response {
   const { answered } = options;
@@ -79,13 +78,17 @@ export function taskStream(
       return final;
     };
     let chain = Promise.resolve(false);
-    await followEvents(stub, runId, stop.signal, (event) => {
-      if (MOVES.has(event.type)) {
-        chain = chain.then((done) => done || emit());
-        void chain.then((done) => done && stop.abort());
-      }
-      return false;
-    }).catch((error: unknown) => {
+    await followEvents(
+      { stub, runId },
+      (event) => {
+        if (MOVES.has(event.type)) {
+          chain = chain.then((done) => done || emit());
+          void chain.then((done) => done && stop.abort());
+        }
+        return false;
+      },
+      { signal: stop.signal },
+    ).catch((error: unknown) => {
       if (!stop.signal.aborted) {
         throw error;
       }

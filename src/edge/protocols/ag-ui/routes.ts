@@ -61,16 +61,17 @@ export function agUiRoutes(deps: ProtocolDeps) {
 
       if (body.resume && body.resume.length > 0) {
         if (fresh) {
-          throw new ApiError(
-            400,
-            "invalid_body",
-            "send resume and a new user message in separate runs",
-            [{ path: "messages", message: "a new user message alongside resume" }],
-          );
+          throw new ApiError(400, "invalid_body", {
+            message: "send resume and a new user message in separate runs",
+            issues: [{ path: "messages", message: "a new user message alongside resume" }],
+          });
         }
         const answers = await checkResume(conv, { active, entries: body.resume, user });
         for (const answer of answers.toRecord) {
-          await recordAnswer(conv.stub, answers.runId, answer, user, "ag-ui");
+          await recordAnswer({ stub: conv.stub, runId: answers.runId }, answer, {
+            user,
+            channel: "ag-ui",
+          });
         }
         const events = await conv.stub.runEvents(answers.runId);
         const ids = new Set(answers.all);
@@ -88,9 +89,10 @@ export function agUiRoutes(deps: ProtocolDeps) {
       }
       if (fresh && message) {
         if (!message.text) {
-          throw new ApiError(400, "invalid_body", "the new user message has no text", [
-            { path: `messages[${body.messages.length - 1}].content`, message: "empty" },
-          ]);
+          throw new ApiError(400, "invalid_body", {
+            message: "the new user message has no text",
+            issues: [{ path: `messages[${body.messages.length - 1}].content`, message: "empty" }],
+          });
         }
         if (active) {
           throw new ApiError(
@@ -118,24 +120,23 @@ export function agUiRoutes(deps: ProtocolDeps) {
           ? stream({ runId: latest.runId, after: 0, log: await conv.stub.runEvents(latest.runId) })
           : stream({ runId: latest.runId, after: 0 });
       }
-      throw new ApiError(
-        400,
-        "nothing_to_run",
-        "RunAgentInput has neither a new user message nor resume",
-        [{ path: "messages", message: "the last message is not a new user message" }],
-      );
+      throw new ApiError(400, "nothing_to_run", {
+        message: "RunAgentInput has neither a new user message nor resume",
+        issues: [{ path: "messages", message: "the last message is not a new user message" }],
+      });
     });
 }
 
 function refuseFrontendTools(body: RunAgentBody): void {
   const tools = body.tools ?? [];
   if (tools.length > 0) {
-    throw new ApiError(
-      400,
-      "unsupported_tools",
-      `frontend tools are not supported (the agent's tools run on the server): ${tools.map((t) => t.name).join(", ")}`,
-      tools.map((t, i) => ({ path: `tools[${i}].name`, message: `${t.name}: not supported` })),
-    );
+    throw new ApiError(400, "unsupported_tools", {
+      message: `frontend tools are not supported (the agent's tools run on the server): ${tools.map((t) => t.name).join(", ")}`,
+      issues: tools.map((t, i) => ({
+        path: `tools[${i}].name`,
+        message: `${t.name}: not supported`,
+      })),
+    });
   }
 }
 
@@ -171,12 +172,10 @@ async function checkResume(
 ): Promise<{ runId: string; toRecord: Answer[]; all: string[] }> {
   const runId = (active ?? (await conv.stub.runs()).at(-1))?.runId;
   const unknown = (n: number) =>
-    new ApiError(
-      404,
-      "interrupt_not_found",
-      `no interrupt ${entries[n]?.interruptId} in this thread`,
-      [{ path: `resume[${n}].interruptId`, message: "unknown interrupt" }],
-    );
+    new ApiError(404, "interrupt_not_found", {
+      message: `no interrupt ${entries[n]?.interruptId} in this thread`,
+      issues: [{ path: `resume[${n}].interruptId`, message: "unknown interrupt" }],
+    });
   if (!runId) {
     throw unknown(0);
   }
@@ -184,16 +183,17 @@ async function checkResume(
   const toRecord: Answer[] = [];
   for (const [n, entry] of entries.entries()) {
     if (seen.has(entry.interruptId)) {
-      throw new ApiError(400, "invalid_body", `interrupt ${entry.interruptId} is answered twice`, [
-        { path: `resume[${n}].interruptId`, message: "duplicate" },
-      ]);
+      throw new ApiError(400, "invalid_body", {
+        message: `interrupt ${entry.interruptId} is answered twice`,
+        issues: [{ path: `resume[${n}].interruptId`, message: "duplicate" }],
+      });
     }
     seen.add(entry.interruptId);
     let checked: Awaited<ReturnType<typeof checkAnswerable>>;
     try {
-      checked = await checkAnswerable(conv.stub, runId, entry.interruptId, user, {
-        decision: intendedDecision(entry),
-        channel: "ag-ui",
+      checked = await checkAnswerable({ stub: conv.stub, runId }, entry.interruptId, {
+        user,
+        intended: { decision: intendedDecision(entry), channel: "ag-ui" },
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === "request_not_found") {
@@ -226,15 +226,14 @@ function answerOf(entry: ResumeBody, request: Request, n: number): Answer {
   }
   const parsed = ApprovalPayloadSchema.safeParse(entry.payload);
   if (!parsed.success) {
-    throw new ApiError(
-      400,
-      "invalid_body",
-      "an approval's payload is { approved: boolean, reason?: string, editedArgs?: object, argsHash?: string }",
-      parsed.error.issues.map((issue) => ({
+    throw new ApiError(400, "invalid_body", {
+      message:
+        "an approval's payload is { approved: boolean, reason?: string, editedArgs?: object, argsHash?: string }",
+      issues: parsed.error.issues.map((issue) => ({
         path: [`resume[${n}].payload`, ...issue.path.map(String)].join("."),
         message: issue.message,
       })),
-    );
+    });
   }
   const { approved, reason, editedArgs, argsHash } = parsed.data;
   return {

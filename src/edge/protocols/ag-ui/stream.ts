@@ -30,13 +30,11 @@ export interface AgUiStreamOptions {
 }
 
 export function agUiStream(options: AgUiStreamOptions): Response | Promise<Response> {
-  return (options.log ? sseWhole : sseResponse)(
-    {},
-    (sink) => pumpAgUi(options, sink),
-    async (error, sink) => {
+  return (options.log ? sseWhole : sseResponse)((sink) => pumpAgUi(options, sink), {
+    onFailure: async (error, sink) => {
       await send(sink, [{ type: EventType.RUN_ERROR, message: `stream failed: ${String(error)}` }]);
     },
-  );
+  });
 }
 
 async function send(sink: FrameSink, events: AgUiEvent[]): Promise<boolean> {
@@ -68,7 +66,7 @@ async function pumpAgUi(options: AgUiStreamOptions, sink: FrameSink): Promise<vo
     let events: AgUiEvent[];
     if (item.type === "event" && item.event.type === "pending") {
       const request = item.event.data.request as Request;
-      const who = await decidableBy(stub, runId, request, user, base);
+      const who = await decidableBy({ stub, runId }, request, { user, base });
       events = translator.pending(item.event, who.decidable ? undefined : who.waiting);
     } else if (item.type === "event") {
       events = translator.event(item.event);
@@ -100,7 +98,7 @@ async function answerable(
     if (described.state !== "open") {
       continue;
     }
-    const who = await decidableBy(stub, runId, request, user, base);
+    const who = await decidableBy({ stub, runId }, request, { user, base });
     if (who.decidable) {
       interrupts.push(translator.interruptOf(request, described.expiresAt, who.argsHash));
     }

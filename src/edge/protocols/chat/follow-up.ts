@@ -39,7 +39,6 @@ export function followUpStream(options: FollowUpOptions): Response {
     ...(options.signal ? { signal: options.signal } : {}),
   };
   return sseResponse(
-    UI_STREAM_HEADERS,
     async (sink) => {
       const feed = followRun({
         stub: options.stub,
@@ -50,7 +49,7 @@ export function followUpStream(options: FollowUpOptions): Response {
       for await (const item of feed) {
         if (
           item.type === "halted" &&
-          (await readerMustAct(options.stub, options.runningId, item.open, {
+          (await readerMustAct({ stub: options.stub, runId: options.runningId }, item.open, {
             ...common,
             runId: options.runningId,
             after: 0,
@@ -66,11 +65,14 @@ export function followUpStream(options: FollowUpOptions): Response {
       const next = await options.startNext();
       await pumpChat({ ...common, answered: new Set(), runId: next.runId, after: 0 }, sink);
     },
-    async (error, sink) => {
-      await sink.send(
-        JSON.stringify({ type: "error", errorText: `stream failed: ${String(error)}` }),
-      );
+    {
+      headers: UI_STREAM_HEADERS,
+      onFailure: async (error, sink) => {
+        await sink.send(
+          JSON.stringify({ type: "error", errorText: `stream failed: ${String(error)}` }),
+        );
+      },
+      trailer: "[DONE]",
     },
-    "[DONE]",
   );
 }

@@ -46,12 +46,11 @@ export function chatRoutes(deps: ProtocolDeps) {
       const agent = runnableAgent(deps, c.env, c.req.param("agent"));
       const body = await readProtocolBody(c, MAX_CHAT_BODY_BYTES, ChatBodySchema);
       if (body.trigger === "regenerate-message") {
-        throw new ApiError(
-          400,
-          "unsupported_trigger",
-          "regenerate-message is not supported: the stored transcript is authoritative; send a new message",
-          [{ path: "trigger", message: "only submit-message" }],
-        );
+        throw new ApiError(400, "unsupported_trigger", {
+          message:
+            "regenerate-message is not supported: the stored transcript is authoritative; send a new message",
+          issues: [{ path: "trigger", message: "only submit-message" }],
+        });
       }
       const turn = readTurn(body);
       const { user } = c.var.caller;
@@ -62,13 +61,11 @@ export function chatRoutes(deps: ProtocolDeps) {
 
       if (turn.user && latest && chatMessageOf(latest) === turn.user.messageId) {
         // The same message again: its run, not a second one (a finished one in one piece).
-        return streamFrom(
-          c,
-          conv,
-          latest.runId,
-          0,
-          FINISHED.has(latest.status) ? { log: await conv.stub.runEvents(latest.runId) } : {},
-        );
+        return streamFrom(c, conv, {
+          runId: latest.runId,
+          after: 0,
+          ...(FINISHED.has(latest.status) ? { log: await conv.stub.runEvents(latest.runId) } : {}),
+        });
       }
       const start = () =>
         startConversationRun(c.env, deps, {
@@ -82,10 +79,10 @@ export function chatRoutes(deps: ProtocolDeps) {
         });
       if (turn.user && !active) {
         // No active run, so any approval responses alongside are history (already settled).
-        return streamFrom(c, conv, (await start()).runId, 0);
+        return streamFrom(c, conv, { runId: (await start()).runId, after: 0 });
       }
       // Everything is checked before anything is written.
-      const answers = active ? await collectAnswers(conv, active, turn, body, user) : undefined;
+      const answers = active ? await collectAnswers({ conv, active, user }, turn, body) : undefined;
       if (turn.user && active) {
         if (!answers || answers.all.length === 0) {
           throw new ApiError(
@@ -96,7 +93,7 @@ export function chatRoutes(deps: ProtocolDeps) {
         }
         // The new message waits behind the run its answers continue (chat/follow-up.ts).
         checkMessageLength(turn.user.text);
-        await recordAll(conv, active.runId, answers.toRecord, user);
+        await recordAll({ conv, runId: active.runId, user }, answers.toRecord);
         return followUpStream({
           stub: conv.stub,
           runningId: active.runId,
@@ -112,28 +109,29 @@ export function chatRoutes(deps: ProtocolDeps) {
           const [first] = turn.responses;
           // The run may already have finished with that decision: a settled request is 409.
           if (first && (await decidedInConversation(conv, first.approvalId))) {
-            throw new ApiError(
-              409,
-              "request_not_pending",
-              `request ${first.approvalId} was already decided`,
-              [{ path: `${first.path}.approval.id`, message: "already decided" }],
-            );
+            throw new ApiError(409, "request_not_pending", {
+              message: `request ${first.approvalId} was already decided`,
+              issues: [{ path: `${first.path}.approval.id`, message: "already decided" }],
+            });
           }
-          throw new ApiError(
-            404,
-            "request_not_found",
-            `no open request ${first?.approvalId} in this conversation`,
-            [{ path: `${first?.path}.approval.id`, message: "unknown approval id" }],
-          );
+          throw new ApiError(404, "request_not_found", {
+            message: `no open request ${first?.approvalId} in this conversation`,
+            issues: [{ path: `${first?.path}.approval.id`, message: "unknown approval id" }],
+          });
         }
-        throw new ApiError(
-          400,
-          "nothing_to_answer",
-          "the last message is neither a new user message nor carries an answer to an open request",
-          [{ path: "messages", message: "no new user message, approval response or tool output" }],
-        );
+        throw new ApiError(400, "nothing_to_answer", {
+          message:
+            "the last message is neither a new user message nor carries an answer to an open request",
+          issues: [
+            { path: "messages", message: "no new user message, approval response or tool output" },
+          ],
+        });
       }
-      const initial = await recordAll(conv, active.runId, answers.toRecord, user, protocolBase(c));
+      const initial = await recordAll(
+        { conv, runId: active.runId, user },
+        answers.toRecord,
+        protocolBase(c),
+      );
       const events = await conv.stub.runEvents(active.runId);
       const answered = new Set(answers.all);
       const cursor = Math.max(
@@ -143,7 +141,9 @@ export function chatRoutes(deps: ProtocolDeps) {
           .map((e) => e.id),
       );
       const last = body.messages[body.messages.length - 1];
-      return streamFrom(c, conv, active.runId, cursor, {
+      return streamFrom(c, conv, {
+        runId: active.runId,
+        after: cursor,
         before: events.filter((e) => e.id <= cursor),
         answered,
         initial,
@@ -158,7 +158,7 @@ export function chatRoutes(deps: ProtocolDeps) {
       if (!latest || !ACTIVE.has(latest.status)) {
         return c.body(null, 204);
       }
-      return streamFrom(c, conv, latest.runId, 0);
+      return streamFrom(c, conv, { runId: latest.runId, after: 0 });
     })
     .get("/chat/:agent/:id/messages", async (c) => {
       runnableAgent(deps, c.env, c.req.param("agent"));
@@ -172,9 +172,10 @@ function readTurn(body: ChatBody) {
     return readChatTurn(body);
   } catch (error) {
     if (error instanceof ChatTurnError) {
-      throw new ApiError(400, "invalid_body", error.message, [
-        { path: error.path, message: error.message },
-      ]);
+      throw new ApiError(400, "invalid_body", {
+        message: error.message,
+        issues: [{ path: error.path, message: error.message }],
+      });
     }
     throw error;
   }
@@ -195,11 +196,9 @@ function requestIdOf(data: Record<string, unknown>): string | undefined {
  * the caller's own identical answer, already recorded, is a repeat (nothing to record).
  */
 async function collectAnswers(
-  conv: Conversation,
-  active: RunSummary,
+  { conv, active, user }: { conv: Conversation; active: RunSummary; user: string | null },
   turn: ReturnType<typeof readChatTurn>,
   body: ChatBody,
-  user: string | null,
 ): Promise<{ toRecord: Answer[]; all: string[] }> {
   const toRecord: Answer[] = [];
   const all: string[] = [];
@@ -208,15 +207,16 @@ async function collectAnswers(
     const decision = response.approved ? "approve" : "decline";
     let checked: Awaited<ReturnType<typeof checkAnswerable>>;
     try {
-      checked = await checkAnswerable(conv.stub, runId, response.approvalId, user, {
-        decision,
-        channel: "chat",
+      checked = await checkAnswerable({ stub: conv.stub, runId }, response.approvalId, {
+        user,
+        intended: { decision, channel: "chat" },
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === "request_not_found") {
-        throw new ApiError(404, error.code, error.message, [
-          { path: `${response.path}.approval.id`, message: "unknown approval id" },
-        ]);
+        throw new ApiError(404, error.code, {
+          message: error.message,
+          issues: [{ path: `${response.path}.approval.id`, message: "unknown approval id" }],
+        });
       }
       throw error;
     }
@@ -241,7 +241,7 @@ async function collectAnswers(
       const requestId = pending && requestIdOf(pending.data);
       const request = open.find((r) => r.id === requestId);
       if (request && !all.includes(request.id)) {
-        await checkAnswerable(conv.stub, runId, request.id, user);
+        await checkAnswerable({ stub: conv.stub, runId }, request.id, { user });
         all.push(request.id);
         toRecord.push({ requestId: request.id, decision: "approve", data: output.output });
       }
@@ -252,15 +252,16 @@ async function collectAnswers(
 
 /** Records checked answers; a vote that leaves a quorum open becomes a waiting part. */
 async function recordAll(
-  conv: Conversation,
-  runId: string,
+  { conv, runId, user }: { conv: Conversation; runId: string; user: string | null },
   answers: Answer[],
-  user: string | null,
   base?: string,
 ): Promise<UiChunk[]> {
   const initial: UiChunk[] = [];
   for (const answer of answers) {
-    const outcome = await recordAnswer(conv.stub, runId, answer, user, "chat");
+    const outcome = await recordAnswer({ stub: conv.stub, runId }, answer, {
+      user,
+      channel: "chat",
+    });
     if (base !== undefined && outcome.decision === null && outcome.votes !== undefined) {
       initial.push({
         type: "data-toolnexus-waiting",
@@ -278,15 +279,18 @@ async function recordAll(
   return initial;
 }
 
+/** The run's UI message stream from event `after` on (`before`, `log`, …: see `chatStream`). */
 function streamFrom(
   c: Context<ProtocolVars>,
   conv: Conversation,
-  runId: string,
-  after: number,
-  extra: Pick<
+  {
+    runId,
+    after,
+    ...extra
+  }: { runId: string; after: number } & Pick<
     Parameters<typeof chatStream>[0],
     "before" | "answered" | "initial" | "continuing" | "log"
-  > = {},
+  >,
 ): Response | Promise<Response> {
   return chatStream({
     stub: conv.stub,

@@ -35,14 +35,13 @@ export interface ChatStreamOptions {
 }
 
 export function chatStream(options: ChatStreamOptions): Response | Promise<Response> {
-  return (options.log ? sseWhole : sseResponse)(
-    UI_STREAM_HEADERS,
-    (sink) => pumpChat(options, sink),
-    async (error, sink) => {
+  return (options.log ? sseWhole : sseResponse)((sink) => pumpChat(options, sink), {
+    headers: UI_STREAM_HEADERS,
+    onFailure: async (error, sink) => {
       await send(sink, [{ type: "error", errorText: `stream failed: ${String(error)}` }]);
     },
-    "[DONE]",
-  );
+    trailer: "[DONE]",
+  });
 }
 
 async function send(sink: FrameSink, chunks: UiChunk[]): Promise<boolean> {
@@ -78,17 +77,17 @@ export async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Pro
   for await (const item of feed) {
     let chunks: UiChunk[];
     if (item.type === "event" && item.event.type === "pending") {
-      const request = item.event.data.request as Parameters<typeof decidableBy>[2];
+      const request = item.event.data.request as Parameters<typeof decidableBy>[1];
       // A request this caller just voted on (a quorum still open) waits for the others.
       const reader = options.answered?.has(request.id) ? null : user;
-      const who = await decidableBy(stub, runId, request, reader, base);
+      const who = await decidableBy({ stub, runId }, request, { user: reader, base });
       chunks = who.decidable
         ? translator.pending(item.event, undefined, who.argsHash).chunks
         : translator.pending(item.event, who.waiting).chunks;
     } else if (item.type === "event") {
       chunks = translator.event(item.event);
     } else if (item.type === "halted") {
-      if (await readerMustAct(stub, runId, item.open, options)) {
+      if (await readerMustAct({ stub, runId }, item.open, options)) {
         await send(sink, translator.halted());
         return;
       }
@@ -104,9 +103,8 @@ export async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Pro
 
 /** Does an open, undecided request wait on this reader? Then the response ends for them to answer. */
 export async function readerMustAct(
-  stub: ThreadRpc,
-  runId: string,
-  open: Parameters<typeof decidableBy>[2][],
+  { stub, runId }: { stub: ThreadRpc; runId: string },
+  open: Parameters<typeof decidableBy>[1][],
   options: ChatStreamOptions,
 ): Promise<boolean> {
   for (const request of open) {
@@ -117,7 +115,7 @@ export async function readerMustAct(
     if (described.state !== "open") {
       continue; // decided, its resume on the way
     }
-    if ((await decidableBy(stub, runId, request, options.user, options.base)).decidable) {
+    if ((await decidableBy({ stub, runId }, request, options)).decidable) {
       return true;
     }
   }

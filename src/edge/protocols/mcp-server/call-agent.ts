@@ -48,11 +48,9 @@ const DEFAULT_INPUT_SCHEMA = {
 /** The link an approver uses: the signed approval page, and for a ruled request the inbox too. */
 async function links(deps: CallDeps, view: RunView, request: AgentRequest): Promise<string> {
   const url = await approvalUrl(
-    deps.base,
-    readConfig(deps.env).webhookSecrets,
+    { base: deps.base, webhookSecrets: readConfig(deps.env).webhookSecrets },
     { threadId: view.threadId, runId: view.runId },
-    request,
-    view.expiresAt ? Date.parse(view.expiresAt) : null,
+    { request, expiresAt: view.expiresAt ? Date.parse(view.expiresAt) : null },
   );
   return callerMayAnswer(request)
     ? url
@@ -91,8 +89,7 @@ export function finishedResult(view: RunView): CallToolResult {
 /** Asks the caller through elicitation; true when an answer was recorded and the run goes on. */
 async function elicitAnswer(
   deps: CallDeps,
-  stub: ThreadRpc,
-  view: RunView,
+  { stub, view }: { stub: ThreadRpc; view: RunView },
   request: AgentRequest,
 ): Promise<boolean> {
   const url = request.kind === "authorization" && request.url;
@@ -117,15 +114,13 @@ async function elicitAnswer(
   const decision =
     reply.action === "accept" ? "approve" : reply.action === "decline" ? "decline" : "cancel";
   const outcome = await answerRequest(
-    stub,
-    view,
-    deps.caller,
+    { stub, run: view },
     {
       requestId: request.id,
       decision,
       ...(decision === "approve" ? { data: reply.content ?? {} } : {}),
     },
-    "mcp",
+    { caller: deps.caller, channel: "mcp" },
   );
   return outcome.ok;
 }
@@ -179,9 +174,7 @@ async function followCall(deps: CallDeps, stub: ThreadRpc, runId: string): Promi
     const progress: Promise<void>[] = [];
     try {
       await followEvents(
-        stub,
-        runId,
-        stop.signal,
+        { stub, runId },
         (event) => {
           after = event.id;
           const data = event.data as { name?: string };
@@ -192,7 +185,7 @@ async function followCall(deps: CallDeps, stub: ThreadRpc, runId: string): Promi
           }
           return event.type === "pending" || event.type === "done" || event.type === "error";
         },
-        after,
+        { signal: stop.signal, after },
       );
     } catch (error) {
       if (!stop.signal.aborted) {
@@ -211,7 +204,7 @@ async function followCall(deps: CallDeps, stub: ThreadRpc, runId: string): Promi
       if (view.status !== "pending" || !view.pending) {
         return finishedResult(view);
       }
-      if (await elicitAnswer(deps, stub, view, view.pending)) {
+      if (await elicitAnswer(deps, { stub, view }, view.pending)) {
         answered = view.pending.id;
         continue;
       }

@@ -1,5 +1,5 @@
 /**
- * A thread's receipts, kept in its Durable Object (the lead wires it into the ledger).
+ * A thread's receipts, kept in its Durable Object (durable/receipts/record.ts wires it into the ledger).
  *
  * Two steps, because the ledger decides inside one synchronous transaction and WebCrypto signs
  * asynchronously:
@@ -12,19 +12,11 @@
  *
  * One row per receipt; the chain keeps writes flat in the transcript's length.
  */
-import type { ReceiptDraft } from "./receipt";
-import type { ReceiptKey } from "./receipt-keys";
-import { nextReceipt, receiptTime, signReceipt } from "./sign";
-import type { ReceiptSql } from "./sql";
-
-/** A signed receipt as the outbox carries it to the receipts store. */
-export interface SignedReceipt {
-  threadId: string;
-  seq: number;
-  runId: string;
-  at: string;
-  jws: string;
-}
+import type { ReceiptDraft, SignedReceipt } from "../../src/edge/receipts/receipt";
+import type { ReceiptKey } from "../../src/edge/receipts/receipt-keys";
+import { nextReceipt, receiptTime, signReceipt } from "../../src/edge/receipts/sign";
+import { decodeReceiptDraft } from "../storage/decode";
+import type { Sql } from "../storage/sql";
 
 interface ReceiptRow extends Record<string, SqlStorageValue> {
   seq: number;
@@ -38,7 +30,7 @@ export class ThreadReceipts {
   #ready = false;
 
   constructor(
-    private readonly sql: ReceiptSql,
+    private readonly sql: Sql,
     private readonly threadId: string,
   ) {}
 
@@ -94,7 +86,7 @@ export class ThreadReceipts {
         throw new Error(`receipt ${row.seq} of thread ${this.threadId} has no signed predecessor`);
       }
       const head = before?.jws ? { seq: row.seq - 1, jws: before.jws } : null;
-      const receipt = nextReceipt(head, JSON.parse(row.draft) as ReceiptDraft, row.at);
+      const receipt = nextReceipt(head, decodeReceiptDraft(row.draft), row.at);
       const jws = await signReceipt(receipt, key);
       // Still unsigned? (Another signer may have written it while this one awaited.) The JWS
       // carries the draft, so the draft's copy is dropped.
