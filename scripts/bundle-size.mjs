@@ -22,11 +22,14 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * this budget holds what it reached (214.0 KiB on 2026-12-02 on the size branch alone: 275.1
  * with ajv in the MCP server, 229.6 without it, 214.0 without esbuild's keepNames; 217.3 once
  * the sign-in, sub-agent budgets, receipts/versions and timeline branches merged onto it; 215.4
- * with our own SSE transport in place of the SDK's and the eventsource package), so a
+ * with our own SSE transport in place of the SDK's and the eventsource package; 218.6 once the
+ * migration re-ask (+1.9) and the options objects of issue 23 (+1.3: their property names
+ * survive minification) landed; 216.4 without @ag-ui/core's omitOptionalNulls and its shape
+ * tables, which changed nothing the translator sends), so a
  * later feature cannot add to it unnoticed. Lower it as the bundle shrinks, never raise it without saying why in
  * the commit.
  */
-export const BUDGET_GZIP_BYTES = 216 * 1024;
+export const BUDGET_GZIP_BYTES = 217 * 1024;
 export const TARGET_GZIP_BYTES = 150 * 1024;
 
 export function measureBundle() {

@@ -1,12 +1,13 @@
 /**
  * `POST /v1/ag-ui/:agent` answers with this: the thread's run, from a cursor, as AG-UI
- * events over SSE (`data: <json>`, the encoding of `@ag-ui/encoder`'s `encodeSSE`:
- * optional nulls omitted with `@ag-ui/core`'s `omitOptionalNulls`). The AG-UI run ends with
+ * events over SSE (`data: <json>`, what `@ag-ui/encoder`'s `encodeSSE` writes: the translator
+ * never sets an optional field to null, so its `omitOptionalNulls` pass, and the 10 KiB of
+ * shape tables it brings into the worker, would change nothing). The AG-UI run ends with
  * the run (`RUN_FINISHED` / `RUN_ERROR`) or where the run halts on requests the caller may
  * answer (`RUN_FINISHED` with an interrupt outcome). A request only an approver group may
  * decide is announced (`CUSTOM toolnexus.waiting`) and the stream waits for the group.
  */
-import { EventType, omitOptionalNulls } from "@ag-ui/core";
+import { EventType } from "@ag-ui/core";
 import type { Request } from "../../../core/types";
 import type { LoggedEvent, ThreadRpc } from "../../protocol";
 import { decidableBy } from "../answers";
@@ -39,7 +40,7 @@ export function agUiStream(options: AgUiStreamOptions): Response | Promise<Respo
 
 async function send(sink: FrameSink, events: AgUiEvent[]): Promise<boolean> {
   for (const event of events) {
-    const frame = JSON.stringify(omitOptionalNulls(event, "Event"));
+    const frame = JSON.stringify(event);
     if (!(await sink.send(frame))) {
       return false;
     }
