@@ -17,6 +17,7 @@ import type { ReceiptKey } from "../../src/edge/receipts/receipt-keys";
 import { nextReceipt, receiptTime, signReceipt } from "../../src/edge/receipts/sign";
 import { decodeReceiptDraft } from "../storage/decode";
 import type { Sql } from "../storage/sql";
+import { RECEIPTS_DDL } from "../storage/tables";
 
 interface ReceiptRow extends Record<string, SqlStorageValue> {
   seq: number;
@@ -39,15 +40,9 @@ export class ThreadReceipts {
     if (this.#ready) {
       return;
     }
-    this.sql`CREATE TABLE IF NOT EXISTS receipts (
-      seq INTEGER PRIMARY KEY,
-      run_id TEXT NOT NULL,
-      request_id TEXT NOT NULL,
-      at TEXT NOT NULL,
-      draft TEXT NOT NULL,
-      jws TEXT
-    )`;
-    this.sql`CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id, seq)`;
+    for (const ddl of RECEIPTS_DDL) {
+      this.sql.script(ddl);
+    }
     this.#ready = true;
   }
 

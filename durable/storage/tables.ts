@@ -4,6 +4,19 @@
  * (a no-op for what exists) and then adds the columns later versions brought. A column added
  * here must also get its step in schema.ts `addColumns` for storage that predates it.
  */
+/** The receipts chain (v10), also created on its own by ThreadReceipts (durable/receipts/). */
+export const RECEIPTS_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS receipts (
+    seq INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    draft TEXT NOT NULL,
+    jws TEXT
+  )`,
+  `CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id, seq)`,
+];
+
 export const TABLES: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS runs (
@@ -146,15 +159,7 @@ export const TABLES: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS agent_handles_call ON agent_handles (run_id, parent, call_id)`,
   `CREATE TABLE IF NOT EXISTS agent_messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, handle TEXT NOT NULL, body TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS agent_messages_handle ON agent_messages (run_id, handle, seq)`,
-  `CREATE TABLE IF NOT EXISTS receipts (
-    seq INTEGER PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    request_id TEXT NOT NULL,
-    at TEXT NOT NULL,
-    draft TEXT NOT NULL,
-    jws TEXT
-  )`,
-  `CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id, seq)`,
+  ...RECEIPTS_DDL,
   `CREATE TABLE IF NOT EXISTS receipt_delivery (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     acked_seq INTEGER NOT NULL,

@@ -27,9 +27,7 @@ function run(events: LoggedEvent[]): AgUiEvent[] {
 }
 
 function sse(events: AgUiEvent[]): Response {
-  const body = events
-    .map((e) => `data: ${JSON.stringify(e)}\n\n`)
-    .join("");
+  const body = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
 }
 
