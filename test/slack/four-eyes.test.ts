@@ -8,38 +8,16 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { SELF } from "cloudflare:test";
 import { BASE, getRun, signedDecision, waitForStatus } from "../helpers/edge";
 import { startPending, until } from "../helpers/durable";
-import { resetSlack, slackCalls } from "../helpers/slack";
+import { resetSlack, slackCalls, slackSignedHeaders } from "../helpers/slack";
 import { argsHash } from "../../src/core/approvers/args-hash";
 
-const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const V1 = argsHash({ orderId: "42", amount: 2000 });
 const V2 = argsHash({ orderId: "42", amount: 9000 });
-
-async function signed(body: string, timestamp: number): Promise<Record<string, string>> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(SIGNING_SECRET),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    key,
-    new TextEncoder().encode(`v0:${timestamp}:${body}`),
-  );
-  const hex = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return {
-    "content-type": "application/x-www-form-urlencoded",
-    "x-slack-request-timestamp": String(timestamp),
-    "x-slack-signature": `v0=${hex}`,
-  };
-}
 
 /** One interaction, exactly as Slack would deliver it (and as an attacker would replay it). */
 async function delivery(payload: unknown) {
   const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
-  const headers = await signed(body, Math.floor(Date.now() / 1000));
+  const headers = await slackSignedHeaders(body);
   return () => SELF.fetch(`${BASE}/slack/interactions`, { method: "POST", headers, body });
 }
 

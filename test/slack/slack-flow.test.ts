@@ -6,25 +6,13 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { env, SELF } from "cloudflare:test";
 import { api, BASE, getRun, signedDecision, waitForStatus } from "../helpers/edge";
 import { startPending, until } from "../helpers/durable";
-import { failSlack, resetSlack, slackCalls, type SlackCall } from "../helpers/slack";
-
-const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
-
-async function sign(body: string, timestamp: number, secret = SIGNING_SECRET): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    key,
-    new TextEncoder().encode(`v0:${timestamp}:${body}`),
-  );
-  return `v0=${[...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
+import {
+  failSlack,
+  resetSlack,
+  slackCalls,
+  slackSignature,
+  type SlackCall,
+} from "../helpers/slack";
 
 async function interact(
   payload: unknown,
@@ -32,7 +20,7 @@ async function interact(
 ): Promise<Response> {
   const body = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
   const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
-  const signature = await sign(body, timestamp, opts.secret);
+  const signature = await slackSignature(body, timestamp, opts.secret);
   return SELF.fetch(`${BASE}/slack/interactions`, {
     method: "POST",
     headers: {

@@ -14,9 +14,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import worker from "../../src/worker";
 import { BASE, getRun, waitForStatus, WEBHOOK_SECRET } from "../helpers/edge";
 import { startPending, until } from "../helpers/durable";
-import { resetSlack, slackCalls } from "../helpers/slack";
+import { resetSlack, slackCalls, slackSignedHeaders } from "../helpers/slack";
 
-const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 const NEW_SECRET = `whsec_${btoa("the rotated-in webhook secret, test only")}`;
 const ROTATED = `${NEW_SECRET} ${WEBHOOK_SECRET}`;
 
@@ -30,28 +29,6 @@ async function underSecret(secret: string, request: Request): Promise<Response> 
   );
   await waitOnExecutionContext(ctx);
   return response;
-}
-
-async function slackSigned(body: string): Promise<Record<string, string>> {
-  const timestamp = Math.floor(Date.now() / 1000);
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(SIGNING_SECRET),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    key,
-    new TextEncoder().encode(`v0:${timestamp}:${body}`),
-  );
-  const hex = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return {
-    "content-type": "application/x-www-form-urlencoded",
-    "x-slack-request-timestamp": String(timestamp),
-    "x-slack-signature": `v0=${hex}`,
-  };
 }
 
 /** ann (U1, a member of `default`) presses Approve on the message posted for the request. */
@@ -78,7 +55,7 @@ async function pressApprove(requestId: string, secret: string): Promise<Response
     secret,
     new Request(`${BASE}/slack/interactions`, {
       method: "POST",
-      headers: await slackSigned(body),
+      headers: await slackSignedHeaders(body),
       body,
     }),
   );
