@@ -8,10 +8,12 @@
  * sent live when the driver signals it and after the backlog when a stream opens on a run
  * that is pending — the chat protocols end their responses on it without polling.
  */
+import { errorBody } from "../../src/edge/http/errors";
 import type { EventRow, RunStore } from "../storage/run-store";
 import { currentEventData } from "../storage/run-view";
 
 const TERMINAL = new Set(["done", "error"]);
+const FINISHED = new Set(["done", "incomplete", "failed", "cancelled"]);
 const KEEPALIVE_MS = 15_000;
 /** What the driver records when a run halts: pushed to listeners, never stored. */
 export const HALTED_SIGNAL = "halted";
@@ -124,5 +126,27 @@ export class EventHub {
 function isFinal(row: EventRow): boolean {
   return (
     TERMINAL.has(row.type) && !(row.type === "error" && row.data.includes('"recoverable":true'))
+  );
+}
+
+/**
+ * The object's `fetch`: `?runId=` and where to start (`Last-Event-ID`, else `?after=`); an
+ * unknown run is the same 404 the routes give, so the worker passes it through.
+ */
+export function eventsResponse(
+  t: { store: RunStore; events: EventHub },
+  request: Request,
+): Response {
+  const url = new URL(request.url);
+  const runId = url.searchParams.get("runId") ?? "";
+  if (!t.store.run(runId)) {
+    return Response.json(errorBody("run_not_found", `no run ${runId}`), { status: 404 });
+  }
+  const after = Number.parseInt(
+    request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0",
+    10,
+  );
+  return t.events.stream(runId, Number.isFinite(after) && after > 0 ? after : 0, () =>
+    FINISHED.has(t.store.run(runId)?.status ?? ""),
   );
 }

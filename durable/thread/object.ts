@@ -9,7 +9,6 @@ import { DurableObject } from "cloudflare:workers";
 import type { Request as AgentRequest } from "../../src/core/types";
 import type { EdgeEnv } from "../../src/edge/settings";
 import { errorSink } from "../../src/edge/error-sink";
-import { errorBody } from "../../src/edge/http/errors";
 import type {
   ApproverCheck,
   CancelOutcome,
@@ -37,7 +36,7 @@ import type { SlackMessages } from "../outbox/slack-messages";
 import type { NotifyOutbox } from "../outbox/notify";
 import { OutboxDelivery } from "../outbox/delivery";
 import { notificationFailed, notificationSource } from "../outbox/notification-source";
-import type { EventHub } from "./event-hub";
+import { eventsResponse, type EventHub } from "./event-hub";
 import { createThreadContext, type ThreadContext, type ThreadObjectOptions } from "./context";
 import { callbackUrl, cancelRun, startRun } from "./runs";
 import { decide } from "./decide";
@@ -65,8 +64,6 @@ export interface ThreadObjectInternals extends ThreadRpc {
   readonly notifications: NotifyOutbox;
   alarm(): Promise<void>;
 }
-
-const FINISHED = new Set(["done", "incomplete", "failed", "cancelled"]);
 
 export function createThreadObjectClass(
   options: ThreadObjectOptions,
@@ -184,19 +181,7 @@ export function createThreadObjectClass(
 
     /** Server-Sent Events for one run: replay after Last-Event-ID, then live until the run ends. */
     override async fetch(input: string | Request, init?: RequestInit): Promise<Response> {
-      const request = new Request(input, init);
-      const url = new URL(request.url);
-      const runId = url.searchParams.get("runId") ?? "";
-      if (!this.store.run(runId)) {
-        return Response.json(errorBody("run_not_found", `no run ${runId}`), { status: 404 });
-      }
-      const after = Number.parseInt(
-        request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0",
-        10,
-      );
-      return this.events.stream(runId, Number.isFinite(after) && after > 0 ? after : 0, () =>
-        FINISHED.has(this.store.run(runId)?.status ?? ""),
-      );
+      return eventsResponse(this.#t, new Request(input, init));
     }
 
     /** The notification body for a pending request (built when sent, so it is never stale). */
