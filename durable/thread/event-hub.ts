@@ -53,9 +53,9 @@ export class EventHub {
 
   /** Replays events after `afterId`, then stays open for live ones until the run ends. */
   stream(runId: string, afterId: number, finished: () => boolean): Response {
-    // A pull-less source that the hub pushes into: `enqueue` is a queue append. Writing to a
-    // TransformStream's writer instead cost workerd a native write per frame, which a CPU
-    // profile of 100 concurrent cycles put at a quarter of the object's samples (bench/README §4).
+    // A source the hub pushes into: `enqueue` is a queue append. With a TransformStream's
+    // writer instead, one CPU profile of 100 concurrent cycles had a quarter of the object's
+    // samples in the writer's native write (bench/README §4, "fourth pass").
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let open = true;
     let keepalive: ReturnType<typeof setInterval> | undefined;
