@@ -55,7 +55,7 @@ export class EventHub {
   stream(runId: string, afterId: number, finished: () => boolean): Response {
     // A source the hub pushes into: `enqueue` is a queue append. With a TransformStream's
     // writer instead, one CPU profile of 100 concurrent cycles had a quarter of the object's
-    // samples in the writer's native write (bench/README §4, "fourth pass").
+    // samples in the writer's native write (bench/README §4).
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let open = true;
     let keepalive: ReturnType<typeof setInterval> | undefined;
