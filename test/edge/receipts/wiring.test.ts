@@ -7,17 +7,13 @@ import { compactVerify, createLocalJWKSet } from "jose";
 import { describe, expect, it } from "vitest";
 import { SELF } from "cloudflare:test";
 import { api, BASE, getRun, signedDecision, waitForStatus, startRun } from "../../helpers/edge";
+import { receiptPayload } from "../../helpers/receipts";
 import { startPending, until } from "../../helpers/durable";
 import { argsHash } from "../../../src/core/approvers/args-hash";
-import { fromBase64Url } from "../../../src/edge/approvals/base64url";
-import type { Receipt } from "../../../src/edge/receipts/receipt";
 import { importJwks, verifyReceiptChain } from "../../../src/edge/receipts/verify";
 
 const BIG_REFUND = "Please refund $2000 on order 42"; // finance, quorum 2, amount editable
 const EDITED = { orderId: "42", amount: 1500 };
-
-const payloadOf = (jws: string): Receipt =>
-  JSON.parse(new TextDecoder().decode(fromBase64Url(jws.split(".")[1] ?? "") ?? new Uint8Array()));
 
 async function runReceipts(runId: string): Promise<string[]> {
   const response = await api(`/v1/runs/${runId}/receipts`);
@@ -78,7 +74,7 @@ describe("decision receipts, wired", { timeout: 30_000 }, () => {
     const receipts = await runReceipts(runId);
     expect(receipts).toHaveLength(1);
     expect((await getRun(runId)).receiptCount).toBe(1);
-    const receipt = payloadOf(receipts[0] ?? "");
+    const receipt = receiptPayload(receipts[0] ?? "");
     expect(receipt).toMatchObject({
       v: 1,
       seq: 1,
@@ -140,14 +136,14 @@ describe("decision receipts, wired", { timeout: 30_000 }, () => {
 
     const first = await runReceipts(runId);
     const second = await runReceipts(next.runId);
-    expect(payloadOf(first[0] ?? "")).toMatchObject({
+    expect(receiptPayload(first[0] ?? "")).toMatchObject({
       seq: 1,
       decision: "declined",
       reason: "not this one",
       argsHash: argsHash({ orderId: "42", amount: 120 }),
       rule: null,
     });
-    expect(payloadOf(second[0] ?? "")).toMatchObject({ seq: 2, decision: "approved" });
+    expect(receiptPayload(second[0] ?? "")).toMatchObject({ seq: 2, decision: "approved" });
     const verdict = await verifyReceiptChain([...first, ...second], await importJwks(await jwks()));
     expect(verdict).toEqual({ ok: true, receipts: 2, threads: 1 });
   });
@@ -156,7 +152,7 @@ describe("decision receipts, wired", { timeout: 30_000 }, () => {
     const started = await startRun({ agent: "support", input: "Please refund $20000 on order 42" });
     await waitForStatus(started.runId, ["done"]);
     const receipts = await runReceipts(started.runId);
-    expect(receipts.map(payloadOf)).toEqual([
+    expect(receipts.map(receiptPayload)).toEqual([
       expect.objectContaining({
         decision: "declined",
         channel: "policy",

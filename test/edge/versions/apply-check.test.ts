@@ -13,13 +13,12 @@ import { argsHash } from "../../../src/core/approvers/args-hash";
 import type { Request } from "../../../src/core/types";
 import { agentTools } from "../../../src/edge/agent";
 import { supportAgent } from "../../../src/edge/demo/agent";
-import { fromBase64Url } from "../../../src/edge/approvals/base64url";
-import type { Receipt } from "../../../src/edge/receipts/receipt";
 import { ThreadReceipts } from "../../../durable/receipts/thread-receipts";
 import { createLazySql } from "../../../durable/storage/sql";
 import { hasSchema, migrate } from "../../../durable/storage/schema";
 import { answerUnderCurrentVersion } from "../../../durable/versions/resume-check";
 import { api, getRun, waitForStatus } from "../../helpers/edge";
+import { receiptsOf } from "../../helpers/receipts";
 import { inThread, sqlIn, startPending, transcriptOf } from "../../helpers/durable";
 import { recordOnly } from "../../helpers/record-only";
 
@@ -57,15 +56,6 @@ async function approvedUnderOldVersion(
   );
   expect(outcome).toMatchObject({ ok: true, duplicate: false });
   return { runId, threadId, requestId: request.id, stub };
-}
-
-async function receiptsOf(runId: string): Promise<Receipt[]> {
-  const { receipts } = await (await api(`/v1/runs/${runId}/receipts`)).json<{
-    receipts: string[];
-  }>();
-  return receipts.map((jws) =>
-    JSON.parse(new TextDecoder().decode(fromBase64Url(jws.split(".")[1] ?? "") ?? undefined)),
-  );
 }
 
 async function toolResults(runId: string): Promise<string[]> {

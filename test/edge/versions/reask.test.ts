@@ -20,12 +20,10 @@ import { argsHash } from "../../../src/core/approvers/args-hash";
 import type { Request } from "../../../src/core/types";
 import { createEdge } from "../../../src/create-edge";
 import type { AgentDefinition } from "../../../src/edge/agent";
-import { fromBase64Url } from "../../../src/edge/approvals/base64url";
 import { supportAgent } from "../../../src/edge/demo/agent";
 import type { InboxItem } from "../../../src/edge/inbox/item";
 import { notificationId, type Notification } from "../../../src/edge/notify/notification";
 import type { DecisionInput, NotifyMessage } from "../../../src/edge/protocol";
-import type { Receipt } from "../../../src/edge/receipts/receipt";
 import type { EdgeEnv } from "../../../src/edge/settings";
 import { OutboxDelivery } from "../../../durable/outbox/delivery";
 import { createThreadContext, type ThreadContext } from "../../../durable/thread/context";
@@ -33,6 +31,7 @@ import { decide } from "../../../durable/thread/decide";
 import { drive } from "../../../durable/thread/drive";
 import { reask } from "../../../durable/versions/reask";
 import { api, getRun, signedDecision, waitForStatus } from "../../helpers/edge";
+import { receiptsOf } from "../../helpers/receipts";
 import { inThread, sqlIn, startPending } from "../../helpers/durable";
 import { recordOnly } from "../../helpers/record-only";
 
@@ -80,15 +79,6 @@ async function deployedVersion(): Promise<string> {
     agents: Array<{ name: string; version: string }>;
   }>();
   return agents.find((a) => a.name === "support")?.version ?? "";
-}
-
-async function receiptsOf(runId: string): Promise<Receipt[]> {
-  const { receipts } = await (await api(`/v1/runs/${runId}/receipts`)).json<{
-    receipts: string[];
-  }>();
-  return receipts.map((jws) =>
-    JSON.parse(new TextDecoder().decode(fromBase64Url(jws.split(".")[1] ?? "") ?? undefined)),
-  );
 }
 
 async function inboxItem(group: string, status: string, requestId: string) {
