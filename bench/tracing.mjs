@@ -20,6 +20,8 @@
  * the paired CPU difference per run over the spans a recorded run has.
  *
  *   node tracing.mjs [--runs 3000] [--warmup 2000] [--block 10] [--only none,again,noop]
+ *
+ * `tracing-target.mjs` repeats the no-op comparison alone in fresh processes.
  */
 import { performance } from "node:perf_hooks";
 import { summarize, table, arg, machine, shuffled } from "./lib/stats.mjs";
@@ -33,6 +35,8 @@ const only = arg("only", "");
 const names = Object.keys(runs).filter((n) => !only || n === "none" || only.split(",").includes(n));
 
 const BLOCK = Number(arg("block", "10"));
+// A child of tracing-target.mjs reports to its parent instead of printing.
+const print = process.send ? () => {} : console.log;
 /** Per clock (wall, and this process's CPU time), per variant: µs per run of each block. */
 const samples = { wall: {}, cpu: {} };
 /** Per clock, per round: each variant's block ÷ the baseline's block of that round. */
@@ -85,9 +89,9 @@ const rowOf = (label, n, span = "–") =>
         span,
       ]
     : [label, "–", "–", "–", "–", "–"];
-console.log(machine());
-console.log(`spans per run (recording): ${counts.spans}; edge tracer spans seen: ${counts.edge}`);
-console.log(
+print(machine());
+print(`spans per run (recording): ${counts.spans}; edge tracer spans seen: ${counts.edge}`);
+print(
   table(
     `Tracing overhead: ${RUNS} runs each in blocks of ${BLOCK}, interleaved (in-process mock, µs per run)`,
     [
@@ -132,7 +136,13 @@ const base = median(samples.wall.none) / 1000; // ms, for the isolated segment b
     tracing.begin(config, undefined).end(result);
   }
   const perRun = (performance.now() - t0) / N;
-  console.log(
+  print(
     `no-op tracer, one segment isolated: ${(perRun * 1000).toFixed(2)} µs per run = ${((perRun / base) * 100).toFixed(2)} % of the baseline median`,
   );
+}
+
+// Forked by tracing-target.mjs: hand this process's paired CPU ratios to the parent.
+if (process.send) {
+  process.send(Object.fromEntries(names.map((n) => [n, median(paired.cpu[n])])));
+  process.disconnect();
 }
