@@ -33,6 +33,8 @@ describe("useChat's round trip", () => {
     const second = await chatPost({ id, messages: [user, assistant], trigger: "submit-message" });
     expect(second.status).toBe(200);
     const more = await readFrames(second);
+    // It continues the message the client holds: no `start` (one naming no message does nothing).
+    expect(more.map((f) => f.type)).not.toContain("start");
     // The decision part is named by the request's id; its data does not repeat it.
     expect(more.find((f) => f.type === "data-toolnexus-decision")).toEqual({
       type: "data-toolnexus-decision",

@@ -25,7 +25,7 @@ export interface ChatStreamOptions {
   base: string;
   /** Requests this caller just answered: if they still wait (a quorum), the stream waits too. */
   answered?: ReadonlySet<string>;
-  /** The client's last message is this run's assistant message: `start` names no message. */
+  /** The client's last message is this run's assistant message: no `start` is sent. */
   continuing?: boolean;
   /** Chunks sent right after `start` (where a request just voted on waits). */
   initial?: UiChunk[];
@@ -57,10 +57,13 @@ export async function pumpChat(options: ChatStreamOptions, sink: FrameSink): Pro
   const { stub, runId, user, base } = options;
   const translator = new ChunkTranslator();
   translator.prime(options.before ?? []);
+  // A continuation extends the message the client holds: a `start` naming no message and
+  // carrying no metadata would do nothing in the client (`ai` 7 writes nothing for it), so
+  // it is not sent.
   const opening: UiChunk[] = [
-    options.continuing
-      ? { type: "start" }
-      : { type: "start", messageId: assistantMessageId(runId) },
+    ...(options.continuing
+      ? []
+      : [{ type: "start", messageId: assistantMessageId(runId) } as const]),
     ...(options.initial ?? []),
   ];
   if (!(await send(sink, opening))) {
