@@ -14,7 +14,9 @@
  * Routes are interleaved per round, so drift hits all three alike. Ratios are against /events.
  * Last, one live exchange per route is broken down by frame kind (the SSE event name for
  * /events, the chunk or event `type` for the others; `: comment` lines counted apart), so
- * the table says where each route's bytes go.
+ * the table says where each route's bytes go; and one AG-UI exchange is cut down to the
+ * fields AG-UI requires (and those issue 27 names for an interrupt): the least any
+ * conforming server could send for this run with these client ids.
  *
  *   node bench/chat-protocols.mjs [--runs 5] [--rounds 20] [--live 20]
  */
@@ -265,6 +267,49 @@ function byKind(body) {
   return kinds;
 }
 
+/**
+ * What each event this run sends must keep to mean what it does, by `@ag-ui/core` 1.0's
+ * schemas: the fields without `.optional()`; for the chunk events, whose fields are all
+ * optional, what a segment's first chunk needs to open it (its id, the tool's name) and its
+ * content; for RUN_FINISHED the `outcome`, which is what says the run paused. An interrupt
+ * keeps its required `id` and `reason`. CUSTOM events (our decisions) are optional
+ * altogether, and dropped.
+ */
+const REQUIRED = {
+  RUN_STARTED: ["type", "threadId", "runId"],
+  RUN_FINISHED: ["type", "threadId", "runId", "outcome"],
+  TOOL_CALL_CHUNK: ["type", "toolCallId", "toolCallName", "delta"],
+  TOOL_CALL_RESULT: ["type", "messageId", "toolCallId", "content"],
+  TEXT_MESSAGE_CHUNK: ["type", "messageId", "delta"],
+};
+const INTERRUPT_REQUIRED = ["id", "reason"];
+/** What issue 27 names for every interrupt besides those. */
+const ISSUE_INTERRUPT = ["message", "toolCallId", "responseSchema", "expiresAt"];
+const pick = (object, keys) =>
+  Object.fromEntries(keys.filter((k) => k in object).map((k) => [k, object[k]]));
+
+/** The bytes of `body`'s AG-UI frames with only the required fields (and `interruptKeys`) kept. */
+function floorBytes(body, interruptKeys) {
+  let bytes = 0;
+  for (const frame of dataFrames(body)) {
+    const keys = REQUIRED[frame.type];
+    if (!keys) {
+      continue;
+    }
+    const kept = pick(frame, keys);
+    if (kept.outcome?.type === "interrupt") {
+      kept.outcome = {
+        type: "interrupt",
+        interrupts: kept.outcome.interrupts.map((i) =>
+          pick(i, [...INTERRUPT_REQUIRED, ...interruptKeys]),
+        ),
+      };
+    }
+    bytes += Buffer.byteLength(`data: ${JSON.stringify(kept)}\n\n`);
+  }
+  return bytes;
+}
+
 async function sample(route, conversation) {
   const started = performance.now();
   const response = await routes[route](conversation);
@@ -373,6 +418,20 @@ try {
       "Where the bytes of one live exchange go (every response body of the stream, by frame kind)",
       ["route", "frame kind", "frames", "bytes"],
       breakdown,
+    ),
+  );
+  const agUi = (await live["ag-ui"]()).bodies.join("");
+  const events = (await live.events()).bytes;
+  const floors = [
+    ["as sent", Buffer.byteLength(agUi)],
+    ["AG-UI's required fields + the issue's interrupt fields", floorBytes(agUi, ISSUE_INTERRUPT)],
+    ["AG-UI's required fields only", floorBytes(agUi, [])],
+  ].map(([what, bytes]) => [what, bytes, ratio(bytes, events)]);
+  console.log(
+    table(
+      `The least an AG-UI exchange of this run can carry (its own frames, optional fields and CUSTOM events dropped; /events: ${events} bytes)`,
+      ["AG-UI live exchange", "bytes", "vs /events"],
+      floors,
     ),
   );
 } finally {
