@@ -12,7 +12,8 @@
  *
  *   node pipeline.mjs [--runs 200] [--rounds 2] [--timeout 240]
  *   node pipeline.mjs --profile .build/pipeline.cpuprofile [--profile-only product|baseline]
- *     also records a CPU profile of the worker isolate (through wrangler's inspector port)
+ *     also records a CPU profile of the worker isolate (through wrangler's inspector port);
+ *     add `--no-minify` to build the workers unminified, so the profile names functions
  */
 import path from "node:path";
 import { createHmac, randomBytes } from "node:crypto";
@@ -311,7 +312,9 @@ export async function main() {
     // Both workers are up (idle) for the whole run; rounds alternate baseline, product, …
     // so a burst of load from elsewhere on the machine hits both alike.
     for (const s of systems) {
-      const snapshot = await snapshotWorker(s.cwd);
+      const snapshot = await snapshotWorker(s.cwd, {
+        minify: !process.argv.includes("--no-minify"),
+      });
       snapshots.push(snapshot);
       servers.push(
         await startWranglerDev({

@@ -136,14 +136,15 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
  * Builds the worker in `dir` once (`wrangler deploy --dry-run --outdir`) into a fresh
  * temporary folder with a copy of its wrangler.toml pointing at the built module
  * (`no_bundle`). `wrangler dev` then serves that snapshot: edits made to the sources
- * while the benchmark runs cannot reload the worker mid-measurement.
+ * while the benchmark runs cannot reload the worker mid-measurement. `minify: false`
+ * builds it unminified, so that a CPU profile names the product's functions.
  */
-export async function snapshotWorker(dir) {
+export async function snapshotWorker(dir, { minify = true } = {}) {
   const { execFileSync } = await import("node:child_process");
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bench-worker-"));
   execFileSync(
     path.join(ROOT, "node_modules", ".bin", "wrangler"),
-    ["deploy", "--dry-run", "--outdir", out],
+    ["deploy", "--dry-run", "--outdir", out, ...(minify ? [] : ["--no-minify"])],
     {
       cwd: dir,
       stdio: ["ignore", "pipe", "pipe"],
