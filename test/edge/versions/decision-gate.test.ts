@@ -6,8 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { getRun, signedDecision, waitForStatus } from "../../helpers/edge";
 import { sqlIn, startPending } from "../../helpers/durable";
-import { fromBase64Url } from "../../../src/edge/approvals/base64url";
-import { api } from "../../helpers/edge";
+import { receiptsOf } from "../../helpers/receipts";
 
 const REFUND = "Refund order 42 for $120"; // one approval, no rules
 
@@ -39,12 +38,7 @@ describe("a decision meets a changed agent", { timeout: 30_000 }, () => {
     const response = await approve(runId, before.pending?.id ?? "");
     expect(response.status).toBe(202);
     expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 42");
-    const { receipts } = await (await api(`/v1/runs/${runId}/receipts`)).json<{
-      receipts: string[];
-    }>();
-    const payload = JSON.parse(
-      new TextDecoder().decode(fromBase64Url(receipts[0]?.split(".")[1] ?? "") ?? undefined),
-    );
+    const [payload] = await receiptsOf(runId);
     expect(payload).toMatchObject({ agentVersion: "v-old", decision: "approved" });
   });
 
