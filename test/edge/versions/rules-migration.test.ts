@@ -90,10 +90,7 @@ describe("onVersionChange migrates under approver rules", { timeout: 30_000 }, (
       agentVersion: "v-old",
       rule: { group: "finance", quorum: 2 },
     });
-    expect(receipt?.votes?.map((v) => v.decidedBy)).toEqual([
-      "ann@example.com",
-      "bob",
-    ]);
+    expect(receipt?.votes?.map((v) => v.decidedBy)).toEqual(["ann@example.com", "bob"]);
   });
 
   it("a rule that asks less: the stored four-eyes rule keeps governing, and the tool runs with $900", async () => {
