@@ -123,6 +123,52 @@ function parsedOnly(build, outdir) {
   return { ...build, label: "the worker parsed, not evaluated (startup's floor)", stubbed: file };
 }
 
+/**
+ * The product's own code alone (src/, durable/), minified as wrangler minifies it, with every
+ * npm package left out, parsed but never evaluated. No dependency swap and no laziness can take
+ * startup under this row; only less product code can.
+ */
+async function ownCodeParsedOnly(outdir) {
+  const { build } = await import("esbuild");
+  fs.mkdirSync(outdir, { recursive: true });
+  const outfile = path.join(outdir, "own-code.mjs");
+  await build({
+    entryPoints: [path.join(ROOT, "src", "worker.ts")],
+    outfile,
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser"],
+    packages: "external",
+    external: ["cloudflare:*", "node:*"],
+    logLevel: "error",
+  });
+  // With packages external, esbuild keeps each lazy module's imports inside the file where
+  // that module starts: every static import goes, wherever it stands (dynamic import() stays).
+  const text = fs
+    .readFileSync(outfile, "utf8")
+    .replaceAll(
+      /import\s*(?:\*\s*as\s+[\w$]+|\{[^}]*\}|[\w$]+(?:\s*,\s*(?:\{[^}]*\}|\*\s*as\s+[\w$]+))?)\s*from\s*"[^"]*";?|import\s*"[^"]*";?/g,
+      "",
+    )
+    .replace(/export\{[^}]*\};?\s*$/, "");
+  const minified = Buffer.byteLength(text);
+  const file = path.join(outdir, "own-code-parsed-only.mjs");
+  fs.writeFileSync(file, `export default { fetch() {} };\nfunction notCalled() {\n${text}\n}\n`);
+  return {
+    label: "its own code alone (no npm package), parsed, not evaluated",
+    files: 1,
+    minified,
+    gzip: zlib.gzipSync(text, { level: 9 }).length,
+    wrangler: "—",
+    stubbed: file,
+    mcp: false,
+    dependencies: [],
+    largest: [],
+  };
+}
+
 const importOnce = (file) =>
   childResult(path.join(BENCH, "lib", "import-bundle.mjs"), [file], `import of ${file}`, 30_000);
 
@@ -140,6 +186,7 @@ export async function main() {
       buildWorker("the same, built with --no-minify", ROOT, path.join(tmp, "unminified"), false),
     ];
     builds.push(parsedOnly(builds[1], path.join(tmp, "product")));
+    builds.push(await ownCodeParsedOnly(path.join(tmp, "own")));
     const startup = builds.map(() => []);
     const cpu = builds.map(() => []);
     const heap = builds.map(() => []);
