@@ -131,6 +131,18 @@ describe.each(STYLES)("%s stream()", (style) => {
     }
   });
 
+  it("next() called again before the last one settled: each call gets the next event, in order", async () => {
+    const { client } = setup(style, [sse(style, { text: HELLO }, { splitAt: "bytes" })]);
+    const iterator = client.stream("hi", { toolkit: await toolkitWith() })[Symbol.asyncIterator]();
+    // Eight calls at once (seven events, then the end), none awaited before the next is made.
+    const results = await Promise.all(Array.from({ length: 8 }, () => iterator.next()));
+    const events = results.filter((r) => !r.done).map((r) => r.value as RunEvent);
+    expect(types(events)).toEqual(["text", "text", "text", "text", "text", "usage", "done"]);
+    expect(texts(events)).toEqual(HELLO);
+    expect(results.at(-1)).toEqual({ value: undefined, done: true });
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+  });
+
   it("run() on the same client still sends a plain request and reads JSON", async () => {
     const llm = fakeStreamLlm([
       {

@@ -30,9 +30,13 @@ export function eventStream(
 ): AsyncIterable<RunEvent> {
   return {
     [Symbol.asyncIterator]() {
-      const queue: RunEvent[] = [];
+      // Events not yet asked for, read from `head` on (no `shift()` per event).
+      let queue: RunEvent[] = [];
+      let head = 0;
+      // next() calls that found nothing to take: an event is handed to the oldest directly,
+      // so a consumer that waits costs one promise per event, not a wake-up and a retry.
+      const takers: Array<Taker> = [];
       const controller = abortSource();
-      let wake: (() => void) | undefined;
       let finished = false;
       let failure: unknown;
       // Counts of events emitted, and of events the consumer has finished with (it asked for the next one).
@@ -53,14 +57,33 @@ export function eventStream(
           return true;
         });
       };
+      /** What a next() gets once no event is left to take: the run's error, or the end. */
+      const ending = (): Promise<IteratorResult<RunEvent>> =>
+        failure !== undefined && !controller.signal.aborted
+          ? Promise.reject(failure)
+          : Promise.resolve(DONE);
+      const end = (error?: unknown) => {
+        if (error !== undefined) {
+          failure = error;
+        }
+        finished = true;
+        for (const taker of takers.splice(0)) {
+          ending().then(taker.resolve, taker.reject);
+        }
+      };
       start({
         emit: (e) => {
           if (controller.signal.aborted) {
             return;
           }
-          queue.push(e);
           emitted += 1;
-          wake?.();
+          const taker = takers.shift();
+          if (taker) {
+            returned += 1;
+            taker.resolve({ value: e, done: false });
+          } else {
+            queue.push(e);
+          }
         },
         stop: keepFromFetch(controller.signal),
         drained: () => {
@@ -71,48 +94,51 @@ export function eventStream(
           return new Promise((resolve) => waiters.push({ upTo, resolve }));
         },
       }).then(
-        () => {
-          finished = true;
-          wake?.();
-        },
-        (error) => {
-          failure = error ?? new Error("run failed");
-          finished = true;
-          wake?.();
-        },
+        () => end(),
+        (error) => end(error ?? new Error("run failed")),
       );
       return {
-        async next(): Promise<IteratorResult<RunEvent>> {
+        next(): Promise<IteratorResult<RunEvent>> {
           processed = returned;
           settle();
-          while (true) {
-            const event = queue.shift();
-            if (event) {
-              returned += 1;
-              return { value: event, done: false };
+          if (head < queue.length) {
+            const value = queue[head] as RunEvent;
+            head += 1;
+            if (head === queue.length) {
+              queue = [];
+              head = 0;
             }
-            if (finished || controller.signal.aborted) {
-              if (failure !== undefined && !controller.signal.aborted) {
-                throw failure;
-              }
-              return { value: undefined, done: true };
-            }
-            await new Promise<void>((resolve) => (wake = resolve));
-            wake = undefined;
+            returned += 1;
+            return Promise.resolve({ value, done: false });
           }
+          if (finished || controller.signal.aborted) {
+            return ending();
+          }
+          return new Promise((resolve, reject) => takers.push({ resolve, reject }));
         },
-        async return(): Promise<IteratorResult<RunEvent>> {
+        return(): Promise<IteratorResult<RunEvent>> {
           if (!finished) {
             controller.abort(new Error("stream closed by its consumer"));
           }
-          queue.length = 0;
+          queue = [];
+          head = 0;
+          for (const taker of takers.splice(0)) {
+            taker.resolve(DONE);
+          }
           settle();
-          return { value: undefined, done: true };
+          return Promise.resolve(DONE);
         },
       };
     },
   };
 }
+
+interface Taker {
+  resolve(result: IteratorResult<RunEvent>): void;
+  reject(error: unknown): void;
+}
+
+const DONE: IteratorResult<RunEvent> = Object.freeze({ value: undefined, done: true });
 
 /** An iterable whose first `next()` throws: for a client that cannot stream. */
 export function refusedStream(message: string): AsyncIterable<RunEvent> {
