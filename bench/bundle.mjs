@@ -114,13 +114,25 @@ function buildWorker(label, cwd, outdir, minify = true) {
  * laziness cannot go under; only fewer bytes lower it.
  */
 function parsedOnly(build, outdir) {
-  const text = fs
-    .readFileSync(build.stubbed, "utf8")
-    .replaceAll(/import\{[^}]*\}from"[^"]*";?/g, "")
-    .replace(/export\{[^}]*\};?/, "");
   const file = path.join(outdir, "parsed-only.mjs");
-  fs.writeFileSync(file, `export default { fetch() {} };\nfunction notCalled() {\n${text}\n}\n`);
+  writeParsedOnly(fs.readFileSync(build.stubbed, "utf8"), file);
   return { ...build, label: "the worker parsed, not evaluated (startup's floor)", stubbed: file };
+}
+
+/**
+ * Writes `code` as the body of a function nobody calls, with its static imports and its
+ * export list taken out (they are not allowed there); returns the body. Wherever esbuild left
+ * an import (a lazy module's stay where that module starts), it goes; dynamic import() stays.
+ */
+function writeParsedOnly(code, file) {
+  const text = code
+    .replaceAll(
+      /import\s*(?:\*\s*as\s+[\w$]+|\{[^}]*\}|[\w$]+(?:\s*,\s*(?:\{[^}]*\}|\*\s*as\s+[\w$]+))?)\s*from\s*"[^"]*";?|import\s*"[^"]*";?/g,
+      "",
+    )
+    .replace(/export\{[^}]*\};?/, "");
+  fs.writeFileSync(file, `export default { fetch() {} };\nfunction notCalled() {\n${text}\n}\n`);
+  return text;
 }
 
 /**
@@ -144,18 +156,9 @@ async function ownCodeParsedOnly(outdir) {
     external: ["cloudflare:*", "node:*"],
     logLevel: "error",
   });
-  // With packages external, esbuild keeps each lazy module's imports inside the file where
-  // that module starts: every static import goes, wherever it stands (dynamic import() stays).
-  const text = fs
-    .readFileSync(outfile, "utf8")
-    .replaceAll(
-      /import\s*(?:\*\s*as\s+[\w$]+|\{[^}]*\}|[\w$]+(?:\s*,\s*(?:\{[^}]*\}|\*\s*as\s+[\w$]+))?)\s*from\s*"[^"]*";?|import\s*"[^"]*";?/g,
-      "",
-    )
-    .replace(/export\{[^}]*\};?\s*$/, "");
-  const minified = Buffer.byteLength(text);
   const file = path.join(outdir, "own-code-parsed-only.mjs");
-  fs.writeFileSync(file, `export default { fetch() {} };\nfunction notCalled() {\n${text}\n}\n`);
+  const text = writeParsedOnly(fs.readFileSync(outfile, "utf8"), file);
+  const minified = Buffer.byteLength(text);
   return {
     label: "its own code alone (no npm package), parsed, not evaluated",
     files: 1,
