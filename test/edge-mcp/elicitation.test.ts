@@ -15,7 +15,12 @@
  * (`setElicitationWindow`; the fixture reads it at every drive). State is polled, never slept on.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { abortAllDurableObjects, runDurableObjectAlarm, SELF } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  SELF,
+} from "cloudflare:test";
 import type { Request as AgentRequest } from "../../src/core/types";
 import { api, BASE, getRun, signedDecision, startRun, waitForStatus } from "../helpers/edge";
 import { eventsOf, sqlIn, threadStub, until, type LoggedEvent } from "../helpers/durable";
@@ -380,7 +385,14 @@ describe("a decision after the inline window", () => {
       Date.now() - 1000,
       runId,
     );
-    expect(await runDurableObjectAlarm(threadStub(threadId))).toBe(true);
+    // Arm an alarm (a minute out, so it cannot fire on its own first) rather than rely on the one
+    // the suspension armed: under a loaded suite a drive or delivery alarm can be mid-run (fired,
+    // not yet re-armed) at this instant. The handler reads expires_at from storage either way.
+    const stub = threadStub(threadId);
+    await runInDurableObject(stub, (_instance, state) =>
+      state.storage.setAlarm(Date.now() + 60_000),
+    );
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
 
     const done = await waitForStatus(runId, FINISHED);
     expect(done.status).toBe("done");
