@@ -2,7 +2,7 @@
  * A decision arriving for a request suspended under another version of its agent
  * (src/edge/versions/version-check.ts decides what happens): a request the current version
  * declines is refused `409 agent_changed` and nothing is recorded; migrated arguments become
- * the answer's `data.args` (so the receipt's `argsHash` and the tool's arguments are the
+ * the answer's `data.args`, put there by the ledger (so the receipt's `argsHash` and the tool's arguments are the
  * migrated ones), also under approver rules. Migrated arguments that need other approvers are
  * asked again (./reask.ts): the approval that found it out is not recorded (it was of the old
  * request), and the object answers it `409 request_not_pending` naming the new request. Asked
@@ -33,7 +33,7 @@ import type { Reask } from "./reask";
  */
 export type VersionGate =
   | { refused: DecisionOutcome }
-  | { input: DecisionInput; version?: string }
+  | { input: DecisionInput; version?: string; migrated?: Record<string, unknown> }
   | { reask: Reask };
 
 export async function versionGate(t: ThreadContext, input: DecisionInput): Promise<VersionGate> {
@@ -79,10 +79,10 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
     );
   }
   if (check.kind === "migrate") {
-    // The answer carries the migrated arguments; under approver rules the settling vote's
-    // data is the answer's (core/approvers/vote.ts), so every vote carries them.
-    const data = typeof input.data === "object" && input.data !== null ? input.data : {};
-    return { input: { ...input, data: { ...data, args: check.args } }, version };
+    // The ledger puts the migrated arguments on the answer this decision settles
+    // (../ledger/version-change.ts withLedgerArgs), never through the caller's `data`: a
+    // caller's `data.args` is refused there, so there is one way to change what runs.
+    return { input, version, migrated: check.args };
   }
   return { input, version }; // `continue`, `same`
 }

@@ -23,6 +23,19 @@ export const identityField = () =>
 export const argsHashField = () =>
   z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be an argsHash (43 base64url characters)");
 
+/**
+ * Edited arguments in a body: any JSON object, kept whole. `z.record` would drop an own
+ * `__proto__` key (one `JSON.parse` makes) and the edit that counts would silently differ from
+ * the one sent; kept, the ledger refuses it (`400 invalid_args`, src/core/approvers/edit-fields.ts).
+ */
+export const editedArgsField = () =>
+  z
+    .custom<Record<string, unknown>>(
+      (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+      "must be an object: the tool's full arguments",
+    )
+    .meta({ type: "object", additionalProperties: {} });
+
 /** The longest reason any channel stores (the model sees at most 500 characters of it). */
 export const MAX_REASON_CHARS = 1000;
 
@@ -79,18 +92,17 @@ export const DecisionSchema = z
       .refine(withinFieldLimit, FIELD_TOO_LARGE)
       .optional()
       .describe(
-        "With approve: the answer's data (validated against data.schema for input requests)",
+        "With approve: the answer's data (validated against data.schema for input requests). Never the arguments: on a request about a tool call, data.args is 400 invalid_data (edit with args)",
       ),
     reason: z
       .string()
       .max(MAX_REASON_CHARS)
       .optional()
       .describe("With decline/cancel: the reason the model sees"),
-    args: z
-      .record(z.string(), z.unknown())
+    args: editedArgsField()
       .optional()
       .describe(
-        "With approve on a request whose rules make arguments editable: the tool's full arguments, edited",
+        "With approve on a request whose rules make arguments editable: the tool's full arguments, edited. The only way to edit: data.args is refused (400 invalid_data)",
       ),
     argsHash: argsHashField()
       .optional()
