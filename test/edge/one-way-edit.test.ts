@@ -332,13 +332,19 @@ describe("inbox and approval page: forms never carry data for an approval", {
 });
 
 describe("item 9: an edit with a reserved key", { timeout: 30_000 }, () => {
-  for (const key of ["__proto__", "constructor", "prototype"]) {
-    it(`webhook: args with ${key} are 400 invalid_args, nothing written`, async () => {
+  // `__proto__` is the key parsers drop; `constructor` and `prototype` stay own keys and are
+  // refused as any added key is (test/edge/four-eyes.test.ts "edits name only what the tool takes").
+  for (const [key, code] of [
+    ["__proto__", "invalid_args"],
+    ["constructor", "not_editable"],
+    ["prototype", "not_editable"],
+  ]) {
+    it(`webhook: args with ${key} are 400 ${code}, nothing written`, async () => {
       const { runId, request } = await startPending(BIG);
       const raw = `{"runId":${JSON.stringify(runId)},"requestId":${JSON.stringify(request.id)},"decision":"approve","decidedBy":"bob","args":{"orderId":"42","amount":1200,${JSON.stringify(key)}:{"amount":9999}}}`;
       const response = await read(await signedDecision(undefined, { raw }));
       expect(response.status).toBe(400);
-      expect(response.json.error?.code).toBe("invalid_args");
+      expect(response.json.error?.code).toBe(code);
       expect(response.json.error?.message).toContain(key);
       expect((await getRun(runId)).requests[0]?.votes ?? []).toHaveLength(0);
     });

@@ -9,11 +9,12 @@ import type { Request } from "../types";
 import { isRecord } from "./rules";
 
 /**
- * Keys an edit may not carry, at its top level: `JSON.parse` makes an own `__proto__` that
+ * The key an edit may not carry, at its top level: `JSON.parse` makes an own `__proto__` that
  * validators and object spreads then drop or turn into a prototype, so the edit that counts
- * would not be the one sent. `constructor` and `prototype` are refused with it.
+ * would not be the one sent. (`constructor` or `prototype` stay ordinary own keys: an edit adding
+ * one is refused as any added key is, `not_editable` or `invalid_args` by the tool's schema.)
  */
-const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__"]);
 
 /**
  * Whether the request is about a call whose arguments it carries (`data.args`, as
