@@ -27,7 +27,6 @@ import { ChatBodySchema } from "../../src/edge/protocols/chat/request";
 
 const SMALL = "Please refund $75 on order 42"; // one approval, no rules
 const BIG = "Please refund $1500 on order 42"; // finance, quorum 2, amount editable
-const SMALL_ARGS = { orderId: "42", amount: 75 };
 const BIG_ARGS = { orderId: "42", amount: 1500 };
 
 type Json = Record<string, any> & { error?: { code: string; message: string } };
@@ -182,6 +181,7 @@ describe("A2A: a decision part's data.args is never an edit", { timeout: 30_000 
         task.id,
       ),
     );
+    expect(smuggled.error?.code).toBe(-32602);
     expect(smuggled.error?.message).toContain("data.args");
     expect((await getRun(task.id)).decisions).toHaveLength(0);
 

@@ -5,6 +5,7 @@
  * the answer from a person's vote must never let the `data` that person sent set them: these
  * checks say when a vote tries to.
  */
+import * as z from "zod";
 import type { Request } from "../types";
 import { isRecord } from "./rules";
 
@@ -45,3 +46,13 @@ export function reservedKeyIn(args: Record<string, unknown>): string | undefined
     ? undefined
     : `args may not have the key${reserved.length > 1 ? "s" : ""} ${reserved.map((k) => JSON.stringify(k)).join(", ")}`;
 }
+
+/**
+ * Edited arguments in a request body (the webhook, chat, AG-UI): any JSON object, kept whole.
+ * `z.record` would drop an own `__proto__` key and the edit that counted would silently differ
+ * from the one sent; kept, `decideVote` refuses it (`invalid_args`, {@link reservedKeyIn}).
+ */
+export const editedArgsField = () =>
+  z
+    .custom<Record<string, unknown>>(isRecord, "must be an object: the tool's full arguments")
+    .meta({ type: "object", additionalProperties: {} });

@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { AnswerSchema, RequestSchema } from "../../core/wire";
 import { CHANNELS } from "../protocol";
+import { editedArgsField } from "../../core/approvers/edit-fields";
 
 export const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 export const MAX_INPUT_CHARS = 32_000;
@@ -22,19 +23,6 @@ export const identityField = () =>
 /** An `argsHash`: base64url (no padding) of a SHA-256, 43 characters. */
 export const argsHashField = () =>
   z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be an argsHash (43 base64url characters)");
-
-/**
- * Edited arguments in a body: any JSON object, kept whole. `z.record` would drop an own
- * `__proto__` key (one `JSON.parse` makes) and the edit that counts would silently differ from
- * the one sent; kept, the ledger refuses it (`400 invalid_args`, src/core/approvers/edit-fields.ts).
- */
-export const editedArgsField = () =>
-  z
-    .custom<Record<string, unknown>>(
-      (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-      "must be an object: the tool's full arguments",
-    )
-    .meta({ type: "object", additionalProperties: {} });
 
 /** The longest reason any channel stores (the model sees at most 500 characters of it). */
 export const MAX_REASON_CHARS = 1000;

@@ -7,7 +7,7 @@
  */
 import * as z from "zod";
 import { MAX_CONVERSATION_ID_CHARS } from "../conversation";
-import { editedArgsField } from "../../http/schemas";
+import { editedArgsField } from "../../../core/approvers/edit-fields";
 
 export const MAX_AG_UI_BODY_BYTES = 1024 * 1024;
 

@@ -10,7 +10,7 @@
  */
 import * as z from "zod";
 import { MAX_CONVERSATION_ID_CHARS } from "../conversation";
-import { editedArgsField } from "../../http/schemas";
+import { editedArgsField } from "../../../core/approvers/edit-fields";
 
 export const MAX_CHAT_BODY_BYTES = 1024 * 1024;
 
