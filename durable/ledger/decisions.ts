@@ -20,7 +20,8 @@ import { originalArgs } from "../../src/core/approvers/vote";
 import type { VoteStore } from "../storage/vote-store";
 import { isMcpSignIn } from "../../src/edge/oauth/sign-in-request";
 import type { RunRow, RunStore } from "../storage/run-store";
-import { supersededRefusal, withAskedArgs } from "./version-change";
+import { supersededRefusal, withLedgerArgs } from "./version-change";
+import { argsInData } from "../../src/core/approvers/edit-fields";
 
 export type { DecisionInput, DecisionOutcome, DecisionView };
 
@@ -43,6 +44,11 @@ export interface RuledDeps {
   directory: ApproverDirectory;
   /** Canonical JSON of edited arguments already checked against the tool. */
   checked?: string;
+  /**
+   * The arguments the agent's current version migrated this approval's to
+   * (durable/versions/decision-check.ts): the settled answer carries them. Never from a caller.
+   */
+  migrated?: Record<string, unknown>;
 }
 
 /** The ledger's storage: the runs and decisions, and what requests with rules need. */
@@ -166,6 +172,11 @@ export function recordDecision(
       message: `request ${request.id} has no approver rules, so its arguments cannot be edited`,
     };
   }
+  // One way to edit (docs/security.md): the data sent with an approval never sets the arguments.
+  const smuggled = input.decision === "approve" ? argsInData(request, input.data) : undefined;
+  if (smuggled) {
+    return { ok: false, code: "invalid_data", message: smuggled };
+  }
   if (input.decision === "approve" && request.kind === "input") {
     const schema = request.data?.schema;
     if (schema && typeof schema === "object") {
@@ -185,7 +196,7 @@ export function recordDecision(
     requestId: request.id,
     runId: run.runId,
     decision: input.decision,
-    answer: withAskedArgs(answer, request),
+    answer: withLedgerArgs(answer, { request, migrated: deps.migrated }),
     channel: input.channel,
     // The member behind the identity, as with rules: one person is one name in the record.
     decidedBy: input.decidedBy

@@ -139,16 +139,28 @@ export function supersededRefusal(
 }
 
 /**
- * An approval of a request asked again after a migration carries that request's arguments as
- * `data.args` (unless an edit set them): they are not the call's, and the tool runs with an
- * answer's `data.args` only (src/core/loop/execute-call.ts), so the receipt's `argsHash` is
- * what runs.
+ * The arguments the ledger itself puts on an approval's answer, the only `data.args` a run is
+ * given besides an edit's (which `decideVote` sets once the edit checks passed; a caller's own
+ * `data.args` is refused before this): the agent's current version migrated them (`migrated`,
+ * which wins: it was computed from the arguments that would otherwise run), or the request was
+ * asked again after a migration, so its arguments are not the call's. The tool runs with an
+ * answer's `data.args` only (src/core/loop/execute-call.ts), so the receipt's `argsHash` is what
+ * runs.
  */
-export function withAskedArgs(answer: Answer, request: Request): Answer {
-  if (!answer.ok || typeof request.data?.supersedes !== "string") {
+export function withLedgerArgs(
+  answer: Answer,
+  { request, migrated }: { request: Request; migrated?: Record<string, unknown> | undefined },
+): Answer {
+  if (!answer.ok) {
     return answer;
   }
   const data = isRecord(answer.data) ? answer.data : {};
+  if (migrated !== undefined) {
+    return answerOutput(answer.id, { ...data, args: migrated });
+  }
+  if (typeof request.data?.supersedes !== "string") {
+    return answer;
+  }
   return data.args === undefined
     ? answerOutput(answer.id, { ...data, args: originalArgs(request) })
     : answer;

@@ -14,7 +14,7 @@ import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
 import { decisionView } from "../storage/decision-view";
 import type { DecisionRow, RunRow, RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
-import { withAskedArgs } from "./version-change";
+import { withLedgerArgs } from "./version-change";
 
 export interface VoteDeps {
   store: RunStore;
@@ -22,6 +22,8 @@ export interface VoteDeps {
   directory: ApproverDirectory;
   /** Canonical JSON of edited arguments already checked against the tool (by `checkEdit`). */
   checked?: string;
+  /** Arguments a newer agent version migrated this approval's to: the settled answer carries them. */
+  migrated?: Record<string, unknown>;
 }
 
 /** An edit the object must check against the tool (schema, `when`, `policy`) before it counts. */
@@ -136,7 +138,7 @@ export function castVote(
     requestId: request.id,
     runId: run.runId,
     decision: input.decision,
-    answer: withAskedArgs(outcome.answer, request),
+    answer: withLedgerArgs(outcome.answer, { request, migrated: deps.migrated }),
     channel: input.channel,
     decidedBy: who ?? null,
     webhookId: input.webhookId ?? null,

@@ -93,8 +93,12 @@ async function record(
     }
     return refusal;
   }
-  const { input, version } = gate;
-  const deps: RuledDeps = { votes: t.votes, directory: t.directory() };
+  const { input, version, migrated } = gate;
+  const deps: RuledDeps = {
+    votes: t.votes,
+    directory: t.directory(),
+    ...(migrated === undefined ? {} : { migrated }),
+  };
   const first = recordOnce(t, { input, deps, version });
   if (!("checkEdit" in first)) {
     return first;

@@ -2,8 +2,8 @@
  * A decision arriving for a request suspended under another version of its agent
  * (src/edge/versions/version-check.ts decides what happens): a request the current version
  * declines is refused `409 agent_changed` and nothing is recorded; migrated arguments become
- * the answer's `data.args` (so the receipt's `argsHash` and the tool's arguments are the
- * migrated ones), also under approver rules. Migrated arguments that need other approvers are
+ * the answer's `data.args`, put there by the ledger (so the receipt's `argsHash` and the tool's
+ * arguments are the migrated ones), also under approver rules. Migrated arguments that need other approvers are
  * asked again (./reask.ts): the approval that found it out is not recorded (it was of the old
  * request), and the object answers it `409 request_not_pending` naming the new request. Asked
  * before the ledger's synchronous pass.
@@ -11,6 +11,7 @@
 import { argsHash } from "../../src/core/approvers/args-hash";
 import { rulesOf } from "../../src/core/approvers/rules";
 import { currentArgs } from "../../src/core/approvers/vote";
+import { argsInData } from "../../src/core/approvers/edit-fields";
 import type { Request } from "../../src/core/types";
 import { agentTools } from "../../src/edge/agent";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
@@ -33,7 +34,7 @@ import type { Reask } from "./reask";
  */
 export type VersionGate =
   | { refused: DecisionOutcome }
-  | { input: DecisionInput; version?: string }
+  | { input: DecisionInput; version?: string; migrated?: Record<string, unknown> }
   | { reask: Reask };
 
 export async function versionGate(t: ThreadContext, input: DecisionInput): Promise<VersionGate> {
@@ -79,10 +80,10 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
     );
   }
   if (check.kind === "migrate") {
-    // The answer carries the migrated arguments; under approver rules the settling vote's
-    // data is the answer's (core/approvers/vote.ts), so every vote carries them.
-    const data = typeof input.data === "object" && input.data !== null ? input.data : {};
-    return { input: { ...input, data: { ...data, args: check.args } }, version };
+    // The ledger puts the migrated arguments on the answer this decision settles
+    // (../ledger/version-change.ts withLedgerArgs), never through the caller's `data`: a
+    // caller's `data.args` is refused there, so there is one way to change what runs.
+    return { input, version, migrated: check.args };
   }
   return { input, version }; // `continue`, `same`
 }
@@ -90,9 +91,10 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
 /**
  * Why this approval may not start a re-ask, in the ledger's order of checks: an expired request,
  * a decider the stored rule does not let decide, an approval of other arguments than those now
- * up (the ledger refuses those as always: `{ input }`); an edit, which would hand the new rule's
- * approvers arguments nobody may ask for (`400 edit_refused`); an MCP elicitation waited for
- * inline (no call to ask again: `409 agent_changed`).
+ * up, or one whose `data` carries `args` (the ledger refuses those as always: `{ input }`); an
+ * edit, which would hand the new rule's approvers arguments nobody may ask for (`400
+ * edit_refused`); an MCP elicitation waited for inline (no call to ask again: `409
+ * agent_changed`).
  */
 function reaskBlocked(
   t: ThreadContext,
@@ -116,6 +118,9 @@ function reaskBlocked(
   const shown = argsHash(currentArgs(request, t.votes.votes(request.id)));
   if (input.argsHash !== undefined && input.argsHash !== shown) {
     return { input };
+  }
+  if (argsInData(request, input.data)) {
+    return { input }; // the ledger refuses it (400 invalid_data): no re-ask for it
   }
   if (input.args !== undefined) {
     const message = `the edited arguments of ${request.id}, migrated to the agent's current version, need other approvers: approve without an edit, and they are asked`;

@@ -9,6 +9,7 @@ import { answerDeclined, answerOutput } from "../answers";
 import { canonicalJson } from "../schema/canonical-json";
 import { argsHash } from "./args-hash";
 import { isRecord, quorumOf, rulesOf, type Rules } from "./rules";
+import { argsInData, carriesArgs, reservedKeyIn } from "./edit-fields";
 
 export type VoteDecision = "approve" | "decline" | "cancel";
 export type VoteChannel =
@@ -50,6 +51,7 @@ export interface Ballot {
    * current arguments only while they are the request's own (nobody edited them).
    */
   argsHash?: string;
+  /** The answer's data. Never the arguments: on a request about a call, `data.args` is 400 `invalid_data`. */
   data?: unknown;
   reason?: string;
 }
@@ -64,6 +66,7 @@ export type VoteRefusal =
   | "request_expired"
   | "args_changed"
   | "invalid_args"
+  | "invalid_data"
   | "not_editable";
 
 export type VoteOutcome =
@@ -115,8 +118,8 @@ export interface VoteInput {
  * Decides one vote. Order of checks: member required → settled or closed (409: the same
  * member's identical repeat is a 200 duplicate, their different vote a conflict) → not an
  * approver / own request (403) → duplicate (200) or conflicting (409) vote of the same
- * member → an approval of other arguments than those now up (409 `args_changed`) → edited
- * args (400) → tally.
+ * member → an approval of other arguments than those now up (409 `args_changed`) → `data.args`
+ * on a request about a call (400 `invalid_data`) → edited args (400) → tally.
  * @example
  * const out = decideVote({ request, members: ["ann", "bob"], votes: [], vote: { decidedBy: "ann", decision: "approve" } });
  * // with quorum 2: { outcome: "waiting", votes: 1, needed: 2, argsHash: "…" }
@@ -199,11 +202,20 @@ export function decideVote(input: VoteInput): VoteOutcome {
     );
   }
 
+  // One way to edit: `args`, checked below; the data sent with a vote never sets them.
+  const smuggled = argsInData(request, vote.data);
+  if (smuggled) {
+    return refuse("invalid_data", smuggled);
+  }
   let args = current;
   let edit: { args: Record<string, unknown> } | undefined;
   if (vote.args !== undefined) {
     if (!isRecord(vote.args)) {
       return refuse("invalid_args", "args must be an object: the tool's full arguments");
+    }
+    const reserved = reservedKeyIn(vote.args);
+    if (reserved) {
+      return refuse("invalid_args", reserved);
     }
     const changed = changedKeys(current, vote.args);
     if (changed.length > 0) {
@@ -225,8 +237,9 @@ export function decideVote(input: VoteInput): VoteOutcome {
   if (votes < needed) {
     return { outcome: "waiting", votes, needed, argsHash: cast, ...(edit ? { edit } : {}) };
   }
+  // The answer's `data.args` is set here only, to arguments the checks above let through.
   const data =
-    canonicalJson(args) === canonicalJson(request.data?.args)
+    !carriesArgs(request) || canonicalJson(args) === canonicalJson(request.data?.args)
       ? vote.data
       : { ...(isRecord(vote.data) ? vote.data : {}), args };
   return {

@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { AnswerSchema, RequestSchema } from "../../core/wire";
 import { CHANNELS } from "../protocol";
+import { editedArgsField } from "../../core/approvers/edit-fields";
 
 export const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 export const MAX_INPUT_CHARS = 32_000;
@@ -79,18 +80,17 @@ export const DecisionSchema = z
       .refine(withinFieldLimit, FIELD_TOO_LARGE)
       .optional()
       .describe(
-        "With approve: the answer's data (validated against data.schema for input requests)",
+        "With approve: the answer's data (validated against data.schema for input requests). Never the arguments: on a request about a tool call, data.args is 400 invalid_data (edit with args)",
       ),
     reason: z
       .string()
       .max(MAX_REASON_CHARS)
       .optional()
       .describe("With decline/cancel: the reason the model sees"),
-    args: z
-      .record(z.string(), z.unknown())
+    args: editedArgsField()
       .optional()
       .describe(
-        "With approve on a request whose rules make arguments editable: the tool's full arguments, edited",
+        "With approve on a request whose rules make arguments editable: the tool's full arguments, edited. The only way to edit: data.args is refused (400 invalid_data)",
       ),
     argsHash: argsHashField()
       .optional()

@@ -289,6 +289,24 @@ describe("onVersionChange migrates, and the rule for the migrated arguments", {
     );
   });
 
+  it("an approval whose data carries args asks nobody again: 400 invalid_data, the request stays (issue 37)", async () => {
+    const { runId, threadId, request } = await underOldVersion("Refund order 42 for $120");
+    const input: DecisionInput = {
+      runId,
+      requestId: request.id,
+      decision: "approve",
+      data: { args: { orderId: "42", amount: 50 } },
+      channel: "webhook",
+    };
+    const refused = await underDeploy(threadId, migratingTo(1500), (t, delivery) =>
+      decide(t, delivery, input),
+    );
+    expect(refused).toMatchObject({ ok: false, code: "invalid_data" });
+    const run = await getRun(runId);
+    expect(run).toMatchObject({ status: "pending", decisions: [], receiptCount: 0 });
+    expect(run.pending?.id).toBe(request.id);
+  });
+
   it("writes nothing when asking again fails half-way: the old request stays as it was", async () => {
     const { runId, threadId, request } = await underOldVersion("Refund order 42 for $120");
     // A request the run's rows do not hold as a suspended call: the ledger's row and its receipt

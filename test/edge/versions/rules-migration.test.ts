@@ -57,6 +57,8 @@ function vote(threadId: string, agent: typeof supportAgent, input: DecisionInput
       votes: instance.votes,
       outbox: instance.outbox,
       directory: settings(env as EdgeEnv).approvers(),
+      // As durable/thread/decide.ts hands it on: the ledger puts migrated arguments on the answer.
+      ...(gate.migrated === undefined ? {} : { migrated: gate.migrated }),
     };
     return state.storage.transactionSync(() => recordDecisionInInbox(deps, gate.input, Date.now()));
   });

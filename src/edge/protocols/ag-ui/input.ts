@@ -7,6 +7,7 @@
  */
 import * as z from "zod";
 import { MAX_CONVERSATION_ID_CHARS } from "../conversation";
+import { editedArgsField } from "../../../core/approvers/edit-fields";
 
 export const MAX_AG_UI_BODY_BYTES = 1024 * 1024;
 
@@ -59,7 +60,7 @@ export type ResumeBody = z.infer<typeof ResumeEntrySchema>;
 export const ApprovalPayloadSchema = z.strictObject({
   approved: z.boolean(),
   reason: z.string().max(2_000).optional(),
-  editedArgs: z.record(z.string(), z.unknown()).optional(),
+  editedArgs: editedArgsField().optional(),
   argsHash: z
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, "must be an argsHash (43 base64url characters)")

@@ -10,6 +10,7 @@
  */
 import * as z from "zod";
 import { MAX_CONVERSATION_ID_CHARS } from "../conversation";
+import { editedArgsField } from "../../../core/approvers/edit-fields";
 
 export const MAX_CHAT_BODY_BYTES = 1024 * 1024;
 
@@ -30,7 +31,7 @@ export const ChatBodySchema = z.looseObject({
   trigger: z.enum(["submit-message", "regenerate-message"]).optional(),
   messageId: z.string().max(512).optional(),
   /** Our extension: edited tool input per approval id, sent with an approval (`approved: true`). */
-  edits: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  edits: z.record(z.string(), editedArgsField()).optional(),
 });
 
 export type ChatBody = z.infer<typeof ChatBodySchema>;

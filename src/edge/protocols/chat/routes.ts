@@ -224,7 +224,11 @@ async function collectAnswers(
     if (checked === "repeat") {
       continue;
     }
-    const edit = body.edits?.[response.approvalId];
+    // An own entry only: an approval id such as "constructor" must not find Object's.
+    const edit =
+      body.edits && Object.hasOwn(body.edits, response.approvalId)
+        ? body.edits[response.approvalId]
+        : undefined;
     toRecord.push({
       requestId: response.approvalId,
       decision,
