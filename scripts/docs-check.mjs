@@ -188,6 +188,8 @@ async function walkThrough(blocks) {
     server = await startDevServer({ vars, timeoutMs: 90_000 });
     const script = [
       "set -euo pipefail",
+      // Name the command that failed (its block is the last `--- file:line` printed).
+      "trap 'echo \"check:docs: this command failed: $BASH_COMMAND\" >&2' ERR",
       // An HTTP error fails the walk-through (its body is still printed).
       'curl() { command curl --fail-with-body "$@"; }',
       '__expect() { case "$1" in *"$2"*) ;; *) echo "check:docs: $3 printed no \\"$2\\"" >&2; exit 1;; esac; }',
