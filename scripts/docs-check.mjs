@@ -173,6 +173,17 @@ function typecheck(blocks) {
 
 /** The shell blocks, in order, in one bash session against a fresh `wrangler dev`. */
 async function walkThrough(blocks) {
+  const missing = ["bash", "curl", "jq", "openssl", "xxd"].filter((tool) => {
+    try {
+      execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length > 0) {
+    return [`the guides' walk-through needs ${missing.join(", ")} on PATH (apt-get install …)`];
+  }
   const work = mkdtempSync(path.join(tmpdir(), "toolnexus-docs-"));
   // What `npm start` does first: .dev.vars from .dev.vars.example, secrets generated.
   ensureDevVars({ file: path.join(work, ".dev.vars") });
