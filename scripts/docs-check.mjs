@@ -188,11 +188,14 @@ async function walkThrough(blocks) {
   // What `npm start` does first: .dev.vars from .dev.vars.example, secrets generated.
   ensureDevVars({ file: path.join(work, ".dev.vars") });
   const vars = parseDotenv(readFileSync(path.join(work, ".dev.vars"), "utf8"));
-  // The rest of the clone the guides are read in: its package.json (so `npx toolnexus-edge`
-  // is its own built bin), its installed packages, dist/ and src/. Nothing from the network.
+  // The rest of the clone the guides are read in, linked: its package.json (copied, so
+  // `npx toolnexus-edge` is its own built bin), node_modules, dist/, src/, docs/ … — all but
+  // its own .dev.vars and local state. Nothing comes from the network.
   copyFileSync(path.join(ROOT, "package.json"), path.join(work, "package.json"));
-  for (const linked of ["node_modules", "dist", "src"]) {
-    symlinkSync(path.join(ROOT, linked), path.join(work, linked));
+  for (const entry of readdirSync(ROOT)) {
+    if (![".dev.vars", ".wrangler", ".git", "package.json"].includes(entry)) {
+      symlinkSync(path.join(ROOT, entry), path.join(work, entry));
+    }
   }
   let server;
   try {
