@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run check:example` (and .ci/run): the README's "Your own worker" path, proved.
+ * `npm run check:example` (and .ci/run): docs/your-own-worker.md's path, proved.
  * Packs this library (`npm pack` builds it), installs the tarball into examples/worker
  * (`npm install <tarball>`, not a lockfile entry), runs the example's strict `tsc` and
  * `wrangler types --check`, then one suspend → decide → done flow under `wrangler dev`,
@@ -113,7 +113,7 @@ try {
     if (request?.prompt !== "Close the account of ann@example.com?") {
       throw new Error(`unexpected pending request ${JSON.stringify(request)}`);
     }
-    // Signed and sent by the installed bin, as the README shows: `npx toolnexus-edge sign-decision`.
+    // Signed and sent by the installed bin, as docs/getting-started.md shows: `npx toolnexus-edge sign-decision`.
     const sent = execFileSync(
       path.join(EXAMPLE, "node_modules/.bin/toolnexus-edge"),
       ["sign-decision", "--run", runId, "--request", request.id, "--decision", "approve"].concat([

@@ -1,6 +1,6 @@
 /**
- * What a newer deploy's version check writes into the ledger (docs/architecture.md §4; README,
- * "Upgrading agents with runs in flight"): the answer it gave a decision recorded before the
+ * What a newer deploy's version check writes into the ledger (docs/architecture.md §4;
+ * docs/versions.md): the answer it gave a decision recorded before the
  * deploy, and a request it superseded because the migrated arguments need other approvers. The
  * ledger stays the only writer of decision rows, and every change leaves a receipt in the same
  * transaction (the caller's).

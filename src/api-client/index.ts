@@ -59,7 +59,7 @@ export interface EventsOptions {
 /** A non-2xx answer, with the API's error code, message and field issues. */
 export class ApiRequestError extends Error {
   override readonly name = "ApiRequestError";
-  // biome-ignore lint/complexity/useMaxParams: public API (the toolnexus-edge/client export, README "The typed client"): callers construct it in their own fakes, so its positional shape stays.
+  // biome-ignore lint/complexity/useMaxParams: public API (the toolnexus-edge/client export, docs/your-own-worker.md, "The typed client"): callers construct it in their own fakes, so its positional shape stays.
   constructor(
     readonly status: number,
     readonly code: string,

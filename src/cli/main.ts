@@ -1,7 +1,7 @@
 /**
- * The `toolnexus-edge` command (package bin): `sign-decision` signs a decision for
- * POST /v1/decisions; `verify-receipts` checks exported decision receipts
- * (src/cli/verify-receipts.ts). The Node side lives here — where the key comes from, printing,
+ * The `toolnexus-edge` command (package bin): `init` writes a new worker project
+ * (src/cli/init/command.ts); `sign-decision` signs a decision for POST /v1/decisions;
+ * `verify-receipts` checks exported decision receipts (src/cli/verify-receipts.ts). The Node side lives here — where the key comes from, printing,
  * sending; src/cli/sign-decision.ts does the signing. `io` is injectable for tests.
  */
 import { readFileSync } from "node:fs";
@@ -14,18 +14,15 @@ import {
   parseSignDecisionArgs,
   signDecision,
 } from "./sign-decision";
+import { init } from "./init/command";
+import type { CliIo } from "./io";
 import { verifyReceipts } from "./verify-receipts";
 
-export interface CliIo {
-  env: Record<string, string | undefined>;
-  cwd: string;
-  out(text: string): void;
-  err(text: string): void;
-  fetch: typeof fetch;
-}
+export type { CliIo } from "./io";
 
 const USAGE = `usage: toolnexus-edge <command>
 commands:
+  init <dir>        write a new worker project (wrangler.toml, .dev.vars, an agent, a test)
   sign-decision     sign a decision for POST /v1/decisions (prints curl, or --send)
   verify-receipts   check the signatures and chains of exported decision receipts
 
@@ -37,6 +34,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.out(USAGE);
     return command === undefined ? 2 : 0;
+  }
+  if (command === "init") {
+    return init(rest, io);
   }
   if (command === "verify-receipts") {
     return verifyReceipts(rest, io);

@@ -1,6 +1,6 @@
 /**
  * Structured log lines: one JSON object per line, so a log search finds a run's lines by
- * `runId` or by the `traceId` of its trace (README, "Traces and the run timeline"). The error sink's default
+ * `runId` or by the `traceId` of its trace (docs/observability.md, "Traces and the run timeline"). The error sink's default
  * writer (`logErrors`, src/edge/error-sink.ts) writes its lines with it, and so does the sink's
  * guard when a host's own sink throws; any host can call it for its own lines.
  */

@@ -1,4 +1,4 @@
-// Kernel tracing when the run span does not record (README, "Traces and the run timeline").
+// Kernel tracing when the run span does not record (docs/observability.md, "Traces and the run timeline").
 // A no-op tracer (non-recording span, invalid context: the API's `trace.getTracer()` without
 // a provider) leaves nothing to record or propagate: the run costs one `startSpan`, no child
 // span, no attribute object, no wrapper, no clock read per call. A sampled-out run span (not

@@ -1,4 +1,4 @@
-// Kernel tracing (README, "Traces and the run timeline"): GenAI spans per run, and one trace across a durable halt,
+// Kernel tracing (docs/observability.md, "Traces and the run timeline"): GenAI spans per run, and one trace across a durable halt,
 // with the resume in a fresh client and a fresh tracer provider (as in another process).
 import { describe, expect, it } from "vitest";
 import { trace } from "@opentelemetry/api";

@@ -5,7 +5,7 @@
  * README's commands work as pasted (`curl -sN`, an install line that does not assume the
  * checkout's folder name), and the demo's knobs are documented.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -57,8 +57,12 @@ describe.each([".dev.vars.example", "examples/worker/.dev.vars.example"])("%s", 
   });
 });
 
-describe("the READMEs", () => {
-  const readme = read("README.md");
+describe("the READMEs and the guides", () => {
+  // The README is a map; what a newcomer pastes lives in the guides it links (docs/*.md).
+  const readme = ["README.md", ...readdirSync(path.join(ROOT, "docs")).map((f) => `docs/${f}`)]
+    .filter((file) => file.endsWith(".md"))
+    .map(read)
+    .join("\n");
   const example = read("examples/worker/README.md");
 
   it("stream events with curl -sN (no progress meter mixed into the events)", () => {

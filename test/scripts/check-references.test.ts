@@ -35,7 +35,7 @@ describe("check-references", () => {
         "/**",
         " * Keys (src/edge/approvals/keys.ts), the lock (durable/thread/drive/drive-lock.ts),",
         ' * the folder src/edge/settings/, docs/architecture.md §6 "Groups", §1 of',
-        ' * docs/architecture.md §1, README, "Decision receipts", bench/README.md §5, and a',
+        ' * docs/architecture.md §1, README, "Limits", bench/README.md §5, and a',
         " * git-ignored build output (dist/cli.mjs); bench/README §4 is bench/README.md's.",
         " */",
         'const inString = "src/edge/keys.ts is in a string, not a comment";',

@@ -32,7 +32,7 @@ describe("notify retry accounting", () => {
     const docs = read("docs/http-api.md");
     expect(docs).toContain(`after ${NOTIFY_MAX_DELIVERIES} deliveries`);
     expect(docs).toContain(`retried after ${delays.join(", ")} s`);
-    expect(read("README.md")).toContain(`after ${NOTIFY_MAX_DELIVERIES} deliveries`);
+    expect(read("docs/getting-started.md")).toContain(`after ${NOTIFY_MAX_DELIVERIES} deliveries`);
   });
 });
 

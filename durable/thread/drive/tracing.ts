@@ -1,5 +1,5 @@
 /**
- * Tracing for one drive (README, "Traces and the run timeline", "One trace across a durable halt"): with
+ * Tracing for one drive (docs/observability.md, "Traces and the run timeline", "One trace across a durable halt"): with
  * `OTEL_EXPORTER_OTLP_ENDPOINT` set, the client gets the edge's tracer and the run's tracing
  * options; the halted result's `trace` is stored with the suspension (runs.trace, schema v8)
  * and handed back to the resumed half with who decided and through which channel, so both

@@ -15,7 +15,7 @@ import type { TranslateRequest, TranslateResult } from "./translate";
 import type { ContinueInput, ResumeInput } from "../loop/resume";
 import type { TracedClientOptions } from "../tracing/options";
 
-/** `tracer` / `tracing`: OpenTelemetry spans per run (README, "Traces and the run timeline"). */
+/** `tracer` / `tracing`: OpenTelemetry spans per run (docs/observability.md, "Traces and the run timeline"). */
 export interface CommonClientOptions extends TracedClientOptions {
   model: string;
   systemPrompt?: string;

@@ -4,10 +4,10 @@ import { errorMessage } from "../errors";
 
 /**
  * The arguments of a tool whose author declared no type: loose on purpose, so the untyped
- * `run: ({ orderId, amount }) => …` and `when: (a) => a.amount > 50` of the README compile.
+ * `run: ({ orderId, amount }) => …` and `when: (a) => a.amount > 50` of the docs compile (docs/kernel.md).
  * Give `Args` for checked arguments (the schema validates them at run time either way).
  */
-// biome-ignore lint/suspicious/noExplicitAny: the public default for undeclared tool arguments; `unknown` would reject the README's documented untyped usage
+// biome-ignore lint/suspicious/noExplicitAny: the public default for undeclared tool arguments; `unknown` would reject the documented untyped usage (docs/kernel.md)
 export type UntypedArgs = any;
 
 export interface DefineToolOptions<Args = UntypedArgs> {

@@ -1,6 +1,6 @@
 /**
  * Kernel tracing: `createClient({ tracer })` emits OpenTelemetry spans per the GenAI
- * semantic conventions, and one trace spans a run across durable halts (README, "Traces and the run timeline").
+ * semantic conventions, and one trace spans a run across durable halts (docs/observability.md, "Traces and the run timeline").
  */
 import type { LoopConfig } from "../loop/run-loop";
 import type { TracedClientOptions } from "./options";

@@ -1,5 +1,5 @@
 /**
- * One traced run segment (README, "Traces and the run timeline"). A run that halts and resumes is several segments
+ * One traced run segment (docs/observability.md, "Traces and the run timeline"). A run that halts and resumes is several segments
  * in several processes: each is an `invoke_agent` span, the first one the run span (the
  * root of the trace unless the caller's context had a span), every later one its child by
  * the `traceparent` the halted result carries. Their model calls (`chat`) and tool

@@ -50,7 +50,7 @@ export function createApp(
       .get("/healthz", (c) => c.json({ ok: true }))
       .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
       .get("/metrics", (c) =>
-        // The OTLP exporter's counters too: a failing collector shows here (README, "Traces and the run timeline").
+        // The OTLP exporter's counters too: a failing collector shows here (docs/observability.md, "Traces and the run timeline").
         c.text(edgeMetrics.render() + telemetryMetrics(), 200, {
           "content-type": "text/plain; version=0.0.4; charset=utf-8",
         }),

@@ -31,7 +31,7 @@ export interface EdgeEnv extends SlackEnv, AccessEnv, CorsEnv, OAuthEnv {
   APPROVER_GROUPS?: string;
   /** Base64 of a 32-byte Ed25519 seed that signs decision receipts; several space-separated rotate. */
   RECEIPT_KEY?: string;
-  /** OTLP/HTTP export of traces (README, "Traces and the run timeline"); unset, nothing is exported. */
+  /** OTLP/HTTP export of traces (docs/observability.md, "Traces and the run timeline"); unset, nothing is exported. */
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   OTEL_EXPORTER_OTLP_HEADERS?: string;
   THREADS?: unknown;

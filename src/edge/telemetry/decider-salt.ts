@@ -1,5 +1,5 @@
 /**
- * The salt for `toolnexus.request.decided_by_hash` (README, "Traces and the run timeline"): derived from
+ * The salt for `toolnexus.request.decided_by_hash` (docs/observability.md, "Traces and the run timeline"): derived from
  * `WEBHOOK_SECRET` under its own HKDF label (approvals/keys.ts), so it is stable across
  * deployments and isolates (the same person hashes alike in every trace) yet never leaves
  * the service, and nobody holding a trace can test a guessed member id against it.

@@ -1,5 +1,5 @@
 /**
- * Traces at the edge (README, "Traces and the run timeline"): with `OTEL_EXPORTER_OTLP_ENDPOINT` set, a tracer for
+ * Traces at the edge (docs/observability.md, "Traces and the run timeline"): with `OTEL_EXPORTER_OTLP_ENDPOINT` set, a tracer for
  * `createClient({ tracer })` whose spans are batched and sent as OTLP/HTTP JSON; without it,
  * nothing (no tracer, no cost). One exporter per isolate and settings, so spans of several
  * requests share batches; the caller hands `flush()` to `waitUntil` after its response.

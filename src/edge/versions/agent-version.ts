@@ -1,6 +1,6 @@
 /**
  * An agent's version: a hash over what changes its behaviour, so a run suspended under one
- * deploy can tell, when it resumes, that it meets another (docs/receipts.md).
+ * deploy can tell, when it resumes, that it meets another (docs/versions.md).
  *
  * In the hash: the system prompt, the agent's model, max turns, and each of its own tools as
  * `GET /v1/agents` describes it (name, description, input JSON Schema, the static parts of its

@@ -1,6 +1,6 @@
 /**
- * What an agent may say about runs that meet a newer deploy of it (docs/receipts.md,
- * "Upgrading agents with runs in flight"). Its own file, free of the agent definition, so
+ * What an agent may say about runs that meet a newer deploy of it (docs/versions.md). Its
+ * own file, free of the agent definition, so
  * `agent.ts` can name these types without an import cycle.
  */
 import type { Request } from "../../core/types";

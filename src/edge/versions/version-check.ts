@@ -1,6 +1,6 @@
 /**
  * What happens to a request suspended under one version of its agent when it is decided or
- * resumed under another (docs/receipts.md, "Upgrading agents with runs in flight"). One pure
+ * resumed under another (docs/versions.md). One pure
  * decision, so the ledger (a decision arriving) and the driver (a resume) agree by construction:
  * neither lets a tool run with arguments its current schema rejects.
  *

@@ -3,7 +3,7 @@
  * authoritative: of `messages` only the last one, when it is a new user message, is read;
  * `resume` answers the interrupts of the thread's run. Frontend `tools` are refused (400,
  * naming them): the agent's tools are the server's. `context` and `state` reach the model
- * as a short block after the user's text (see README "Use it from AG-UI").
+ * as a short block after the user's text (see docs/ag-ui.md).
  */
 import * as z from "zod";
 import { MAX_CONVERSATION_ID_CHARS } from "../conversation";
