@@ -182,11 +182,9 @@ export async function driveOnce(
         signal,
       });
     } else {
-      // Only a real recovery says so: a crash mid-turn, or an answer whose result was stored
-      // before a crash. A sub-agent that took its answer just now announced the hand-off
-      // itself (`resumed { requestId, handle }`, ../../agents/cascade.ts).
-      const recovering = work.kind === "continue" ? work.recovering : routed !== "answered";
-      if (recovering) {
+      // Only a real recovery says so: a sub-agent that took its answer just now announced
+      // the hand-off itself (`resumed { requestId, handle }`, ../../agents/cascade.ts).
+      if (work.kind === "continue" ? work.recovering : routed !== "answered") {
         deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
       }
       result = await client.continueRun({
