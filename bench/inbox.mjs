@@ -21,6 +21,8 @@ const ROUNDS = Number(arg("rounds", 3));
 const vars = readVars(path.join(ROOT, ".dev.vars.example"));
 // .dev.vars.example leaves WEBHOOK_SECRET for `npm start` to generate: the bench makes its own.
 const WEBHOOK_SECRET = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
+// Every worker needs a receipt key from its first request on (src/edge/config-check.ts).
+const RECEIPT_KEY = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
 const auth = { authorization: `Bearer ${vars.API_TOKEN}` };
 // The demo agent's tools name these groups (a run of an agent whose rules name an undefined
 // group is refused with config_error), as in .dev.vars.example.
@@ -80,7 +82,13 @@ const snapshot = await snapshotWorker(ROOT);
 const server = await startWranglerDev({
   cwd: snapshot.dir,
   ready: "/healthz",
-  vars: { API_TOKEN: vars.API_TOKEN, WEBHOOK_SECRET, APPROVER_GROUPS, LLM_BASE_URL: "" },
+  vars: {
+    API_TOKEN: vars.API_TOKEN,
+    WEBHOOK_SECRET,
+    RECEIPT_KEY,
+    APPROVER_GROUPS,
+    LLM_BASE_URL: "",
+  },
 });
 try {
   const { origin } = server;

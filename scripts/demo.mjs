@@ -4,6 +4,10 @@
  * terminal; DEMO_URL overrides http://localhost:8787). Credentials come from .dev.vars,
  * as wrangler reads them (else .dev.vars.example).
  *
+ * `npm run demo -- --start` (CI, .ci/run): starts its own `wrangler dev` on a free port
+ * with the test configuration (scripts/lib/dev-server.mjs), runs the story against it and
+ * stops it. Either way a failed step prints FAIL and exits non-zero.
+ *
  *   1. approve — "Please delete my account": suspend, signed notification, signed approve, done
  *   2. decline — "Refund order 42 for $120": suspend, signed decline with a reason, done
  *   3. expiry  — a refund on a thread of our choosing: the request carries expiresAt and
@@ -19,13 +23,32 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createClient } from "./lib/api.mjs";
+import { RUNTIME_ERROR, startDevServer } from "./lib/dev-server.mjs";
 import { DEV_VARS_EXAMPLE, devCredentials, parseDotenv } from "./lib/dev-vars.mjs";
 import { decideAndFinish, FlowError, startAndSuspend } from "./lib/flows.mjs";
 import { startReceiver } from "./lib/receiver.mjs";
 import { delegationFlow } from "./lib/delegation.mjs";
 
-const baseUrl = (process.env.DEMO_URL ?? "http://localhost:8787").replace(/\/+$/, "");
-const credentials = devCredentials();
+const ownServer = process.argv.includes("--start");
+// `--start`: a server of our own, stopped on every way out (fail() exits through "exit").
+const server = ownServer
+  ? await startDevServer({ timeoutMs: 60_000, log: (line) => console.log(line) }).catch((error) => {
+      console.error(`\nFAIL: ${error.message}`);
+      process.exit(1);
+    })
+  : undefined;
+const baseUrl = (server?.url ?? process.env.DEMO_URL ?? "http://localhost:8787").replace(
+  /\/+$/,
+  "",
+);
+const credentials = server
+  ? {
+      file: "the test configuration of --start",
+      apiToken: server.apiToken,
+      webhookSecrets: server.webhookSecrets,
+      notifySecrets: server.notifySecrets,
+    }
+  : devCredentials();
 const client = createClient({
   baseUrl,
   apiToken: credentials.apiToken,
@@ -185,14 +208,28 @@ try {
       say,
     });
     const requestId = run.pending.id;
-    const vote = async (decidedBy, extra = {}) => {
+    // A vote is bound to the version of the arguments its approver saw (`argsHash`, on the
+    // run's pending request): each approver reads the request, then votes on that version.
+    // (GET /v1/runs: `requests[]` has the arguments now up for approval, edits included.)
+    const current = async () => {
+      const view = await client.getRun(runId);
+      return view.requests.find((r) => r.requestId === requestId) ?? view.pending;
+    };
+    const vote = async (decidedBy, { args, argsHash } = {}) => {
       const response = await client.decide(
-        { runId, requestId, decision: "approve", decidedBy, ...extra },
+        {
+          runId,
+          requestId,
+          decision: "approve",
+          decidedBy,
+          ...(args ? { args } : {}),
+          ...(argsHash ? { argsHash } : {}),
+        },
         { expect: [200, 202, 400, 403, 409] },
       );
       const b = response.body;
       say(
-        `${decidedBy}${extra.args ? ` edits to ${JSON.stringify(extra.args)}` : " approves"} → ${response.status} ${
+        `${decidedBy}${args ? ` edits to ${JSON.stringify(args)}` : " approves"} → ${response.status} ${
           b.error
             ? `${b.error.code}: ${b.error.message}`
             : `votes ${b.votes} of ${b.needed}${b.decision ? " — applied" : " — waiting"}`
@@ -200,23 +237,37 @@ try {
       );
       return response;
     };
+    const asked = await current();
+    say(`the request's arguments ${JSON.stringify(asked.args)}, argsHash ${asked.argsHash}`);
     expect(
-      (await vote("eve@example.com")).status,
+      (await vote("eve@example.com", { argsHash: asked.argsHash })).status,
       403,
       "an outsider is refused (and kept on the record)",
     );
     expect(
-      (await vote("ann@example.com")).body.decision,
+      (await vote("ann@example.com", { argsHash: asked.argsHash })).body.decision,
       null,
       "the first approval waits for a second",
     );
-    const edit = await vote("bob@example.com", { args: { orderId: "42", amount: 1500 } });
+    const edit = await vote("bob@example.com", {
+      args: { orderId: "42", amount: 1500 },
+      argsHash: asked.argsHash,
+    });
     expect(
       edit.body.votes,
       1,
       "bob's edit resets ann's approval: his vote is the first for $1,500",
     );
-    const applied = await vote("ann@example.com");
+    const stale = await vote("ann@example.com", { argsHash: asked.argsHash });
+    expect(
+      stale.body.error?.code,
+      "args_changed",
+      "ann's approval of the old version is refused: the arguments changed since she read them",
+    );
+    const edited = await current();
+    say(`ann reads the request again: ${JSON.stringify(edited.args)}, argsHash ${edited.argsHash}`);
+    expect(edited.args?.amount, 1500, "the request now asks for bob's amount");
+    const applied = await vote("ann@example.com", { argsHash: edited.argsHash });
     expect(applied.body.votes, 2, "ann approves the edited amount: two of two, applied");
     const done = await client.waitFor(runId, (r) =>
       ["done", "failed", "incomplete"].includes(r.status),
@@ -231,7 +282,8 @@ try {
 
   heading("5. Inbox: everything waiting, across threads, for an approver");
   {
-    const approver = "demo-approver@example.com";
+    // A sign-in link is for members of an approver group (finance, in .dev.vars.example).
+    const approver = "ann@example.com";
     const { url, expiresAt } = await client.approverLink(approver);
     const inbox = await client.approvals("default");
     say(
@@ -263,6 +315,12 @@ try {
   fail(`${error.message}${hint}`);
 }
 await receiver.close();
+// Our own server: a worker that broke at run time fails the demo even if every answer looked right.
+const problem = server && RUNTIME_ERROR.exec(server.output());
+if (problem) {
+  fail(`wrangler dev logged a runtime error (${problem[0]}):\n${server.tail()}`);
+}
+await server?.stop();
 console.log(
   "\nDemo complete: approved, declined, one request left to expire on its own (or to decide in the inbox).",
 );

@@ -7,24 +7,23 @@
  * driven by the installed `toolnexus-edge/client`, decided by its installed
  * `toolnexus-edge sign-decision` bin. wrangler, workerd, TypeScript and
  * workers-types are the repository's (the example's devDependencies name the same
- * pinned versions for a project of its own). Prints how long each step took.
+ * pinned versions for a project of its own). The worker runs with exactly the example's
+ * `.dev.vars.example`, as after the README's `cp .dev.vars.example .dev.vars`. Prints how
+ * long each step took.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { startDevServer } from "./lib/dev-server.mjs";
-import { ROOT } from "./lib/dev-vars.mjs";
+import { parseDotenv, ROOT } from "./lib/dev-vars.mjs";
 
 const EXAMPLE = path.join(ROOT, "examples/worker");
 const LIMIT_MS = 180_000;
-const VARS = {
-  API_TOKEN: "example-token",
-  WEBHOOK_SECRET: "whsec_ZXhhbXBsZS1jaGVjay1zZWNyZXQtMTIzNDU2Nzg=",
-  // Every decision signs a receipt (an Ed25519 seed; not a real key).
-  RECEIPT_KEY: "ZXhhbXBsZS1jaGVjayByZWNlaXB0IHNlZWQgMzJieXQ=",
-};
+// Exactly what a user starts with: `cp .dev.vars.example .dev.vars`. A secret the worker
+// needs that the file lacks fails this check (it did for RECEIPT_KEY: issue 39).
+const VARS = parseDotenv(readFileSync(path.join(EXAMPLE, ".dev.vars.example"), "utf8"));
 const times = [];
 const started = Date.now();
 let server;

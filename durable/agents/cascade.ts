@@ -15,20 +15,29 @@ import { pendingOfHandle, type HandleRow } from "../storage/handle-store";
 import { slotMessageOf, stepHandle } from "./child-step";
 import { pathOf, rootHandleOf, type TreeContext } from "./tree";
 
-/** True when the request was a sub-agent's (the run's slot now holds what its tree produced). */
+/**
+ * What became of an answer: `answered`, the sub-agent that asked took it now (its `resumed {
+ * requestId, handle }` recorded); `replayed`, its handle took it before a crash and the levels
+ * above are carried on from what is stored; `none`, not a sub-agent's request. Either of the
+ * first two leaves the run's slot holding what its tree produced.
+ */
+export type RouteOutcome = "answered" | "replayed" | "none";
+
 export async function routeAnswer(
   tree: TreeContext,
   request: Request,
   answer: Answer,
-): Promise<boolean> {
+): Promise<RouteOutcome> {
   const path = pathOf(request);
   const deepest = path ? tree.handles.handle(tree.run.runId, path) : undefined;
   if (!deepest) {
-    return false;
+    return "none";
   }
   let row = deepest;
+  let outcome: RouteOutcome = "replayed";
   if (row.status === "pending" && pendingOfHandle(row)?.id === request.id) {
     tree.deps.record(tree.run.runId, "resumed", { requestId: request.id, handle: row.handle });
+    outcome = "answered";
     row = await stepHandle(tree, row, { kind: "answer", request, answer });
   }
   const top = rootHandleOf(tree.run);
@@ -36,7 +45,7 @@ export async function routeAnswer(
     const message = slotMessageOf(row);
     if (row.parent === top) {
       fillRunSlot(tree, message);
-      return true;
+      return outcome;
     }
     const parent = tree.handles.handle(tree.run.runId, row.parent);
     if (!parent) {

@@ -8,6 +8,7 @@ import { eligibleMembers, rulesOf } from "../../src/core/approvers/rules";
 import { currentArgs } from "../../src/core/approvers/vote";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import type { ApproverCheck, RequestDescription } from "../../src/edge/protocol";
+import { askingAgentOf } from "../../src/edge/agents/asked-by";
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
 import { decisionView } from "../storage/decision-view";
 import { openRequests } from "../storage/open-requests";
@@ -84,7 +85,10 @@ export function checkApprover(
   const member = deps.directory.resolve(approver);
   const rules = rulesOf(request);
   if (rules) {
-    deps.directory.checkRules(rules, { agent: run.agent, tool: toolOf(request) });
+    deps.directory.checkRules(rules, {
+      agent: askingAgentOf(request, run.agent),
+      tool: toolOf(request),
+    });
     const approval = deps.votes.approval(request.id);
     const escalated = approval?.escalateAt != null && approval.escalateAt <= now;
     if (!eligibleMembers(rules, deps.directory, escalated).has(member)) {

@@ -156,7 +156,8 @@ export function withLedgerArgs(
   }
   const data = isRecord(answer.data) ? answer.data : {};
   if (migrated !== undefined) {
-    return answerOutput(answer.id, { ...data, args: migrated });
+    // `argsMigrated`: the model is told the migration changed them, not an approver.
+    return answerOutput(answer.id, { ...data, args: migrated, argsMigrated: true });
   }
   if (typeof request.data?.supersedes !== "string") {
     return answer;

@@ -11,6 +11,7 @@ import { eligibleMembers, quorumOf, rulesOf, type Rules } from "../../src/core/a
 import { decideVote, type Vote } from "../../src/core/approvers/vote";
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
+import { askingAgentOf } from "../../src/edge/agents/asked-by";
 import { decisionView } from "../storage/decision-view";
 import type { DecisionRow, RunRow, RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
@@ -49,7 +50,10 @@ export function castVote(
   const { run, request, input, now, settled } = ballot;
   const checked = deps.checked;
   const rules = rulesOf(request) as Rules;
-  deps.directory.checkRules(rules, { agent: run.agent, tool: toolOf(request) });
+  deps.directory.checkRules(rules, {
+    agent: askingAgentOf(request, run.agent),
+    tool: toolOf(request),
+  });
   const votes = deps.votes.votes(request.id);
   // A signed delivery counts once for the request's whole life: its replay is the
   // identical repeat, even after an edit reset the vote it cast.

@@ -20,6 +20,8 @@ import { configErrorOutcome } from "./config-error";
 import { requireReceiptConfig } from "../outbox/receipt-delivery";
 import { versionGate } from "../versions/decision-check";
 import { reask } from "../versions/reask";
+import { recordVersionDecline } from "../versions/decline";
+import type { Answer } from "../../src/core/types";
 import { supersededRefusal } from "../ledger/version-change";
 import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
 
@@ -50,18 +52,27 @@ export async function decideAny(
   if (!outcome.ok || outcome.duplicate) {
     return outcome;
   }
+  // A vote that waits for more has nothing to apply yet.
   if (outcome.decision) {
-    // First, before anything a dying process could stop half-way (the inbox delivery, the
-    // drive): a recorded decision is never left without something to apply it.
-    await armAlarm(t, Date.now() + DECISION_BACKSTOP_MS);
-  }
-  // A vote that waits for more, or an answer handed to the driver waiting inline for it.
-  if (outcome.decision && !t.waiters.deliver(input.requestId, outcome.decision.answer)) {
-    driveNow(t, delivery, input.runId);
-    sendResumeSoon(t, t.store.requireRun(input.runId));
+    await apply(t, delivery, { runId: input.runId, answer: outcome.decision.answer });
   }
   await delivery.deliver();
   return outcome;
+}
+
+/** Applies a recorded decision: to the driver waiting inline for it, else by a drive now. */
+async function apply(
+  t: ThreadContext,
+  delivery: OutboxDelivery,
+  decided: { runId: string; answer: Answer },
+): Promise<void> {
+  // First, before anything a dying process could stop half-way (the inbox delivery, the
+  // drive): a recorded decision is never left without something to apply it.
+  await armAlarm(t, Date.now() + DECISION_BACKSTOP_MS);
+  if (!t.waiters.deliver(decided.answer.id, decided.answer)) {
+    driveNow(t, delivery, decided.runId);
+    sendResumeSoon(t, t.store.requireRun(decided.runId));
+  }
 }
 
 /**
@@ -78,7 +89,18 @@ async function record(
   await requireReceiptConfig(t);
   const gate = await versionGate(t, arrived);
   if ("refused" in gate) {
-    return gate.refused; // the current agent version declines the request: nothing recorded
+    return gate.refused;
+  }
+  if ("decline" in gate) {
+    // The current agent version declines the request: declined with its reason and applied
+    // now; the approval is answered 409 agent_changed saying so.
+    const declined = recordVersionDecline(t, gate.decline);
+    if (!declined) {
+      return record(t, delivery, arrived); // decided meanwhile: the ledger answers as always
+    }
+    await apply(t, delivery, { runId: arrived.runId, answer: declined.row.answer });
+    await delivery.deliver();
+    return declined.refusal;
   }
   if ("reask" in gate) {
     if (!(await reask(t, gate.reask))) {

@@ -7,6 +7,7 @@ import type { Request as AgentRequest } from "../../src/core/types";
 import { errorMessage } from "../../src/core/errors";
 import { rulesOf } from "../../src/core/approvers/rules";
 import type { NotifyMessage } from "../../src/edge/protocol";
+import { askingAgentOf } from "../../src/edge/agents/asked-by";
 import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
 import type { RunRow } from "../storage/run-store";
 import { toolOf } from "../ledger/votes";
@@ -59,7 +60,10 @@ function checkApproverGroups(t: ThreadContext, run: RunRow, request: AgentReques
     return;
   }
   try {
-    t.directory().checkRules(rules, { agent: run.agent, tool: toolOf(request) });
+    t.directory().checkRules(rules, {
+      agent: askingAgentOf(request, run.agent),
+      tool: toolOf(request),
+    });
   } catch (error) {
     const message = `nobody can decide request ${request.id} yet: ${errorMessage(error)}`;
     // Two readers, two meanings: the event says the run is not lost (it stays pending, the

@@ -1,9 +1,12 @@
 /**
  * A decision arriving for a request suspended under another version of its agent
- * (src/edge/versions/version-check.ts decides what happens): a request the current version
- * declines is refused `409 agent_changed` and nothing is recorded; migrated arguments become
- * the answer's `data.args`, put there by the ledger (so the receipt's `argsHash` and the tool's
- * arguments are the migrated ones), also under approver rules. Migrated arguments that need other approvers are
+ * (src/edge/versions/version-check.ts decides what happens): an approval of a request the
+ * current version declines declines it with that reason, recorded (./decline.ts), and is
+ * answered `409 agent_changed` — once the ledger would have let this approver decide it at all
+ * (an outsider, an expired request or stale arguments are answered as always and change
+ * nothing); migrated arguments become the answer's `data.args`, put there by the ledger (so the
+ * receipt's `argsHash` and the tool's arguments are the migrated ones), also under approver
+ * rules. Migrated arguments that need other approvers are
  * asked again (./reask.ts): the approval that found it out is not recorded (it was of the old
  * request), and the object answers it `409 request_not_pending` naming the new request. Asked
  * before the ledger's synchronous pass.
@@ -25,6 +28,7 @@ import { requestVersion } from "./request-version";
 import { expired } from "../ledger/votes";
 import type { ThreadContext } from "../thread/context";
 import type { Reask } from "./reask";
+import type { VersionDecline } from "./decline";
 
 /**
  * A refusal to answer, the input to record (changed only by a migration) and the agent
@@ -35,7 +39,8 @@ import type { Reask } from "./reask";
 export type VersionGate =
   | { refused: DecisionOutcome }
   | { input: DecisionInput; version?: string; migrated?: Record<string, unknown> }
-  | { reask: Reask };
+  | { reask: Reask }
+  | { decline: VersionDecline };
 
 export async function versionGate(t: ThreadContext, input: DecisionInput): Promise<VersionGate> {
   const run = t.store.run(input.runId);
@@ -69,7 +74,11 @@ export async function versionGate(t: ThreadContext, input: DecisionInput): Promi
     args,
   });
   if (check.kind === "decline") {
-    return { refused: { ok: false, code: AGENT_CHANGED, message: check.reason } };
+    return (
+      ledgerRefuses(t, { run, request, input }) ?? {
+        decline: { run, request, reason: check.reason, version },
+      }
+    );
   }
   if (check.kind === "reask") {
     const { reason } = check;
@@ -100,6 +109,32 @@ function reaskBlocked(
   t: ThreadContext,
   ask: { run: RunRow; request: Request; input: DecisionInput },
 ): VersionGate | undefined {
+  const refused = ledgerRefuses(t, ask);
+  if (refused) {
+    return refused;
+  }
+  const { run, request, input } = ask;
+  if (input.args !== undefined) {
+    const message = `the edited arguments of ${request.id}, migrated to the agent's current version, need other approvers: approve without an edit, and they are asked`;
+    return { refused: { ok: false, code: "edit_refused", message } };
+  }
+  if (run.inlineRequest?.id === request.id) {
+    const message = `${AGENT_CHANGED}: the migrated arguments need other approvers, and ${request.id} cannot be asked again`;
+    return { refused: { ok: false, code: AGENT_CHANGED, message } };
+  }
+  return undefined;
+}
+
+/**
+ * `{ input }` when the ledger refuses this approval whatever the version (it then answers as
+ * always and nothing changes): an expired request, a decider the stored rule does not let
+ * decide, an approval of other arguments than those now up. Nobody but those who may decide a
+ * request can make the version check close it.
+ */
+function ledgerRefuses(
+  t: ThreadContext,
+  ask: { run: RunRow; request: Request; input: DecisionInput },
+): VersionGate | undefined {
   const { run, request, input } = ask;
   const now = Date.now();
   if (expired(run, request, now)) {
@@ -121,14 +156,6 @@ function reaskBlocked(
   }
   if (argsInData(request, input.data)) {
     return { input }; // the ledger refuses it (400 invalid_data): no re-ask for it
-  }
-  if (input.args !== undefined) {
-    const message = `the edited arguments of ${request.id}, migrated to the agent's current version, need other approvers: approve without an edit, and they are asked`;
-    return { refused: { ok: false, code: "edit_refused", message } };
-  }
-  if (run.inlineRequest?.id === request.id) {
-    const message = `${AGENT_CHANGED}: the migrated arguments need other approvers, and ${request.id} cannot be asked again`;
-    return { refused: { ok: false, code: AGENT_CHANGED, message } };
   }
   return undefined;
 }

@@ -92,7 +92,7 @@ export async function answerUnderCurrentVersion(
   }
   const changed =
     check.kind === "migrate"
-      ? answerOutput(request.id, { ...dataOf(answer), args: check.args })
+      ? answerOutput(request.id, { ...dataOf(answer), args: check.args, argsMigrated: true })
       : answerDeclined(request.id, check.reason);
   const now = deps.now();
   // The row takes the answer and the version; its receipt records the change, atomically.

@@ -36,7 +36,8 @@ export async function decideDelegation({ client, runId, request, say = () => {} 
   const votes = [];
   for (const decidedBy of ["ann@example.com", "bob@example.com"]) {
     const response = await client.decide(
-      { runId, requestId: request.id, decision: "approve", decidedBy },
+      // Bound to the version of the arguments the approvers saw, as a real approver's vote is.
+      { runId, requestId: request.id, decision: "approve", decidedBy, argsHash: request.argsHash },
       { expect: [202] },
     );
     votes.push(response.body);

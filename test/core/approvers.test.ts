@@ -530,4 +530,25 @@ describe("what the model is told", () => {
     await client.run("x", { toolkit: await createToolkit({ tools: [tool] }) });
     expect(ran).toEqual([{ orderId: "42" }]);
   });
+
+  it("arguments a host migrated (data.argsMigrated) are told as a migration, not an approver's edit", async () => {
+    const refund = requireApproval(
+      defineTool({
+        name: "refund",
+        description: "Refund",
+        inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
+        run: (a) => `refunded ${a.amount}`,
+      }),
+    );
+    const client = createInProcessClient({
+      model: "local",
+      generate: script({ orderId: "42", amount: 5 }),
+      waitFor: (r) =>
+        answerOutput(r.id, { args: { orderId: "42", amount: 500 }, argsMigrated: true }),
+    });
+    const result = await client.run("x", { toolkit: await createToolkit({ tools: [refund] }) });
+    expect(result.messages.find((m) => m.role === "tool")?.content).toBe(
+      'the arguments were migrated to the tool\'s current version: {"orderId":"42","amount":500}\nrefunded 500',
+    );
+  });
 });

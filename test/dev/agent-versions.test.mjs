@@ -3,8 +3,9 @@
  * the next. Deploy A (test/fixtures/versions/worker-a.ts) suspends six runs and decides two;
  * wrangler stops, and starts again with deploy B (worker-b.ts) on the same persisted state,
  * with WEBHOOK_SECRET and RECEIPT_KEY rotated (the new key first, the old one kept). Under B:
- * a compatible change continues, a removed tool and a schema that rejects the stored
- * arguments are `409 agent_changed` (and nothing recorded), a migration function changes
+ * a compatible change continues, an approval of a removed tool or of arguments the schema now
+ * rejects declines the request with reason agent_changed (recorded; answered `409
+ * agent_changed` saying so) and the run goes on, a migration function changes
  * the arguments the tool runs with, and a migration whose rule needs two of finance asks them
  * again (the old request `409 request_not_pending`); links signed before the rotation still work; the receipts
  * of both deploys verify with the package's CLI and with `jose` against the JWKS, and the CLI
@@ -156,7 +157,7 @@ test("a compatible change continues: the tool runs with the stored arguments", a
   assert.equal(run.text, "result: refunded 30 on 3");
 });
 
-test("a removed tool and a rejecting schema are 409 agent_changed, recording nothing; a decline goes through", async () => {
+test("a removed tool and a rejecting schema: the approval declines the request with reason agent_changed (409 saying so), recorded, and the run goes on", async () => {
   for (const [suspended, what] of [
     [a.wipe, /the tool wipe no longer exists/],
     [a.transfer, /the input schema of transfer rejects the arguments/],
@@ -164,14 +165,16 @@ test("a removed tool and a rejecting schema are 409 agent_changed, recording not
     const refused = await decide(b, suspended, { decision: "approve", expect: [409] });
     assert.equal(refused.body.error.code, "agent_changed");
     assert.match(refused.body.error.message, what);
-    const run = await b.getRun(suspended.runId);
-    assert.equal(run.status, "pending");
-    assert.deepEqual(run.decisions, []);
-    assert.equal(run.receiptCount, 0);
-    await decide(b, suspended, { decision: "decline" });
+    assert.match(refused.body.error.message, /is declined with this reason instead \(recorded\)/);
     const done = await b.waitFor(suspended.runId, isFinished);
     assert.equal(done.status, "done");
     assert.match(done.text, /^result: declined/);
+    assert.equal(done.decisions.length, 1);
+    assert.equal(done.decisions[0].decision, "decline");
+    assert.equal(done.decisions[0].channel, "version");
+    assert.equal(done.receiptCount, 1);
+    // Declined once: a later decision finds it settled.
+    await decide(b, suspended, { decision: "decline", expect: [409] });
   }
 });
 

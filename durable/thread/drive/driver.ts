@@ -94,9 +94,10 @@ export async function driveOnce(
 
   const tree = treeOf(deps, run, signal);
   // A sub-agent's request: its tree takes the answer first and fills the run's task slot.
-  if (work.kind === "answer" && !work.finalOnly && tree) {
-    await routeAnswer(tree, work.request, work.decision.answer);
-  }
+  const routed =
+    work.kind === "answer" && !work.finalOnly && tree
+      ? await routeAnswer(tree, work.request, work.decision.answer)
+      : "none";
   const { messages, committed } = deps.store.transcript(runId);
   const stored = {
     runId,
@@ -181,7 +182,9 @@ export async function driveOnce(
         signal,
       });
     } else {
-      if (work.kind === "answer" || work.recovering) {
+      // Only a real recovery says so: a sub-agent that took its answer just now announced
+      // the hand-off itself (`resumed { requestId, handle }`, ../../agents/cascade.ts).
+      if (work.kind === "continue" ? work.recovering : routed !== "answered") {
         deps.record(runId, "resumed", { reason: "recovered from the last checkpoint" });
       }
       result = await client.continueRun({

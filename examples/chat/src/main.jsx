@@ -10,6 +10,7 @@ import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalRespons
 import { useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ToolPart } from "./tool-part.jsx";
+import { waitingParts } from "./waiting.js";
 
 const API = "/v1/chat/support";
 
@@ -34,12 +35,7 @@ function Chat({ id, initialMessages }) {
     // The approval goes back (and the stream continues) as soon as the card is answered.
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
-  const waiting = new Map(
-    messages
-      .flatMap((m) => m.parts)
-      .filter((p) => p.type === "data-toolnexus-waiting")
-      .map((p) => [p.data.requestId, p.data]),
-  );
+  const waiting = waitingParts(messages);
   return (
     <main>
       <h1>Support chat</h1>

@@ -1,7 +1,9 @@
+import { waitingFor } from "./waiting.js";
+
 /** One tool call: the AI SDK's approval-buttons pattern, plus where a group's decision waits. */
 export function ToolPart({ part, waiting, onAnswer }) {
   const name = part.type.slice("tool-".length);
-  const group = part.approval && waiting.get(part.approval.id);
+  const group = waitingFor(part, waiting);
   switch (part.state) {
     case "approval-requested":
       return (

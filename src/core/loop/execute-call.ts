@@ -125,18 +125,20 @@ export async function resolveWithAnswer(
   const again = pendingOf(attempt.result);
   let result = again ? unresolvedResult(again) : attempt.result;
   if (edited && !again) {
-    // The model asked for other arguments: it must hear what actually ran.
-    result = {
-      ...result,
-      output: `the approver changed the arguments to ${JSON.stringify(edited)}\n${result.output}`,
-    };
+    // The model asked for other arguments: it must hear what actually ran, and who changed
+    // them (an approver's edit, or a host's migration of a call suspended under an older
+    // version of its tool: nobody edited those).
+    const why = isMigrated(answer)
+      ? "the arguments were migrated to the tool's current version:"
+      : "the approver changed the arguments to";
+    result = { ...result, output: `${why} ${JSON.stringify(edited)}\n${result.output}` };
   }
   return finish(call, env, { ...attempt, result });
 }
 
 /**
  * An `ok` answer whose `data.args` is set re-executes the call once with those arguments
- * (an approver's edit). Only for requests that carry the call's arguments (`data.args`,
+ * (an approver's edit, or with `data.argsMigrated: true` a host's migration). Only for requests that carry the call's arguments (`data.args`,
  * as `requireApproval`'s do), so an input form with a field named `args` changes nothing.
  */
 function editedArgs(request: Request, answer: Answer, args: unknown): unknown {
@@ -149,6 +151,16 @@ function editedArgs(request: Request, answer: Answer, args: unknown): unknown {
     return undefined;
   }
   return next;
+}
+
+/** A host migrated the arguments (`data.argsMigrated: true` beside `data.args`); nobody edited them. */
+function isMigrated(answer: Answer): boolean {
+  const data = answer.data;
+  return (
+    typeof data === "object" &&
+    data !== null &&
+    (data as { argsMigrated?: unknown }).argsMigrated === true
+  );
 }
 
 function refusal(request: Request, answer: Answer, env: CallEnv): ToolResult {

@@ -19,3 +19,16 @@ export function askedByOf(path: unknown): string | undefined {
     .map((segment) => segment.replace(/\.\d+$/, ""));
   return `${names[names.length - 1]}, for ${names[names.length - 2]}`;
 }
+
+/**
+ * The agent whose tool raised the request: the last handle of a sub-agent's `data.path`
+ * (`root/desk.1/billing.1` → `billing`), else the run's own agent. A configuration error about
+ * the request's rules names this one, the agent whose tool it is.
+ */
+export function askingAgentOf(request: { data?: unknown }, runAgent: string): string {
+  const path = (request.data as { path?: unknown } | undefined)?.path;
+  if (!isChildPath(path)) {
+    return runAgent;
+  }
+  return (path.split("/").at(-1) ?? runAgent).replace(/\.\d+$/, "");
+}

@@ -125,6 +125,13 @@ function outcome(result: ToolMessage, args: Record<string, unknown>): string {
     if (edited) {
       return `Done, with the approver's changes (${edited[1]}): ${edited[2]}`;
     }
+    const migrated =
+      /^the arguments were migrated to the tool's current version: (.*)\n([\s\S]*)$/.exec(
+        result.content,
+      );
+    if (migrated) {
+      return `Done, with the arguments migrated to the tool's current version (${migrated[1]}): ${migrated[2]}`;
+    }
     return result.name === "lookup_order" ? reportOrder(result.content) : `Done: ${result.content}`;
   }
   if (!refused) {

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { type EdgeEnv, readConfig, settings } from "../settings";
+import type { EdgeEnv } from "../settings";
+import { configCheck } from "../config-check";
 import type { AgentDefinition } from "../agent";
 import { ApiError, errorHandler } from "./errors";
 import type { ErrorInfo } from "../error-sink";
@@ -15,12 +16,10 @@ import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
 import { telemetryMetrics } from "../telemetry/index";
-import { inboxNamespace } from "../inbox/rpc";
 import { chatRoutes } from "../protocols/chat/routes";
 import { agUiRoutes } from "../protocols/ag-ui/routes";
 import { a2aRoutes } from "../protocols/a2a/routes";
 import { mcpRoutes } from "../protocols/mcp-server/routes";
-import { mcpSessionNamespace } from "../protocols/mcp-server/sessions";
 import { oauthRoutes } from "../oauth/routes";
 import { anyAgentUsesOAuth } from "../oauth/settings";
 import { receiptRoutes } from "../receipts/routes";
@@ -33,18 +32,11 @@ export function createApp(
   options: { approverGroups?: ApproverGroupsInit } = {},
 ) {
   const usesOAuth = anyAgentUsesOAuth(agents);
+  const checkConfig = configCheck(agents, { ...options, usesOAuth });
   return (
     new Hono<{ Bindings: EdgeEnv }>()
       .use("*", async (c, next) => {
-        readConfig(c.env); // fail fast, naming the variable, on every route
-        settings(c.env).slack;
-        settings(c.env).access;
-        inboxNamespace(c.env);
-        mcpSessionNamespace(c.env);
-        settings(c.env).approvers(options.approverGroups);
-        if (usesOAuth) {
-          settings(c.env).oauth; // MCP_TOKENS and MCP_TOKEN_KEY, only when an agent uses oauth
-        }
+        await checkConfig(c.env); // fail fast, naming what is missing and whose, on every route
         await next();
       })
       .get("/healthz", (c) => c.json({ ok: true }))

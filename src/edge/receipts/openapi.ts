@@ -72,7 +72,8 @@ export const RECEIPT_PATHS = {
   "/v1/receipts": {
     get: {
       operationId: "exportReceipts",
-      summary: "Every thread's decision receipts, one JSON string (a JWS) per line",
+      summary:
+        "Every thread's decision receipts (or one thread's: `threadId`), one JSON string (a JWS) per line",
       security: [{ bearer: [] }],
       parameters: [
         query("since", "Receipts at or after this RFC 3339 time", {
@@ -81,6 +82,11 @@ export const RECEIPT_PATHS = {
         }),
         query("limit", "1–1000, default 100", { type: "integer", minimum: 1, maximum: 1000 }),
         query("cursor", "The `next-cursor` header of the previous page", { type: "string" }),
+        query(
+          "threadId",
+          "Only this thread's receipts: one conversation's whole chain, in order (verifiable on its own)",
+          { type: "string", pattern: "^[A-Za-z0-9_-]{1,128}$" },
+        ),
       ],
       responses: {
         200: {
@@ -94,7 +100,9 @@ export const RECEIPT_PATHS = {
           },
           content: { "application/x-ndjson": { schema: JWS } },
         },
-        400: error("invalid_query: since, limit or cursor is malformed (named in issues)"),
+        400: error(
+          "invalid_query: since, limit, cursor or threadId is malformed (named in issues)",
+        ),
         401: error("Bad or missing token"),
       },
     },

@@ -28,6 +28,8 @@ export interface ReceiptPageQuery {
   /** 1–1000. */
   limit: number;
   cursor?: string;
+  /** Only this thread's receipts (its whole chain, in order): one conversation's export. */
+  threadId?: string;
 }
 
 export interface ReceiptPage {
@@ -96,10 +98,12 @@ export class ReceiptStore {
     const limit = Math.min(Math.max(1, Math.trunc(query.limit)), MAX_RECEIPT_PAGE);
     let after = query.cursor === undefined ? 0 : (decodeReceiptCursor(query.cursor) ?? 0);
     const since = query.since ?? 0;
+    const thread = query.threadId ?? null;
     if (since > 0) {
       // Start at the first receipt that recent (by the time index), not at the store's start.
       const first = this.sql.one<{ pos: number | null }>`
-        SELECT MIN(pos) AS pos FROM receipts WHERE at_ms >= ${since}`?.pos;
+        SELECT MIN(pos) AS pos FROM receipts WHERE at_ms >= ${since}
+        AND (${thread} IS NULL OR thread_id = ${thread})`?.pos;
       if (first === null || first === undefined) {
         return { receipts: [], nextCursor: null };
       }
@@ -108,6 +112,7 @@ export class ReceiptStore {
     // One more than asked, to know whether another page follows.
     const rows = this.sql<{ pos: number; jws: string }>`
       SELECT pos, jws FROM receipts WHERE pos > ${after} AND at_ms >= ${since}
+      AND (${thread} IS NULL OR thread_id = ${thread})
       ORDER BY pos LIMIT ${limit + 1}`;
     const page = rows.slice(0, limit);
     const last = page.at(-1);

@@ -4,8 +4,9 @@
  * receipts store, the keys from `RECEIPT_KEY`.
  *
  * - `GET /v1/runs/:runId/receipts` (API token) → `{ receipts: [<compact JWS>, …] }`, chain order.
- * - `GET /v1/receipts?since=&limit=&cursor=` (API token) → NDJSON, one JSON string (a JWS) per
- *   line, every thread; the next page's cursor in `next-cursor` (absent on the last page).
+ * - `GET /v1/receipts?since=&limit=&cursor=&threadId=` (API token) → NDJSON, one JSON string (a
+ *   JWS) per line, every thread or only `threadId`'s (one conversation's chain, verifiable on its
+ *   own); the next page's cursor in `next-cursor` (absent on the last page).
  * - `GET /.well-known/receipt-keys.json` → the JWKS (public; every configured key).
  */
 import { Hono } from "hono";
@@ -13,6 +14,7 @@ import { bearerAuth } from "../http/auth";
 import type { EdgeEnv } from "../settings";
 import { ApiError } from "../http/errors";
 import { NO_STORE } from "../http/headers";
+import { THREAD_ID } from "../http/schemas";
 import type { ReceiptJwks } from "./verify";
 import type { ReceiptEnv } from "./receipt-keys";
 import {
@@ -69,7 +71,7 @@ export function receiptRoutes(sources: ReceiptSources) {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
-/** `since`, `limit` and `cursor`, checked; each problem named in a 400 `invalid_query`. */
+/** `since`, `limit`, `cursor` and `threadId`, checked; each problem named in a 400 `invalid_query`. */
 export function pageQuery(raw: Record<string, string>): ReceiptPageQuery {
   const issues: Array<{ path: string; message: string }> = [];
   const query: ReceiptPageQuery = { limit: DEFAULT_RECEIPT_PAGE };
@@ -100,6 +102,13 @@ export function pageQuery(raw: Record<string, string>): ReceiptPageQuery {
       issues.push({ path: "cursor", message: "is not a cursor this service gave out" });
     } else {
       query.cursor = raw.cursor;
+    }
+  }
+  if (raw.threadId !== undefined) {
+    if (!THREAD_ID.test(raw.threadId)) {
+      issues.push({ path: "threadId", message: "is 1 to 128 letters, digits, '_' or '-'" });
+    } else {
+      query.threadId = raw.threadId;
     }
   }
   if (issues.length > 0) {

@@ -172,12 +172,18 @@ describe("a recorded approval applied under a newer deploy", { timeout: 30_000 }
       );
     });
     const migrated = { orderId: "42", amount: 100 };
-    expect(answer).toEqual({ answer: answerOutput(requestId, { args: migrated }) });
+    expect(answer).toEqual({
+      answer: answerOutput(requestId, { args: migrated, argsMigrated: true }),
+    });
     // The deployed agent continues (its schema accepts the migrated arguments): they are what runs.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    // (The demo model reports arguments other than the call's as the approver's changes.)
-    expect((await waitForStatus(runId, ["done"])).text).toContain("Refunded $100 on order 42");
-    expect((await toolResults(runId)).join("\n")).toContain("Refunded $100 on order 42");
+    expect((await waitForStatus(runId, ["done"])).text).toBe(
+      `Done, with the arguments migrated to the tool's current version (${JSON.stringify(migrated)}): Refunded $100 on order 42`,
+    );
+    // The model is told the migration changed them: nobody edited them (issue 39 item 6b).
+    expect(await toolResults(runId)).toEqual([
+      `the arguments were migrated to the tool's current version: ${JSON.stringify(migrated)}\nRefunded $100 on order 42`,
+    ]);
     const receipts = await receiptsOf(runId);
     expect(receipts.map((r) => [r.decision, r.channel])).toEqual([
       ["approved", "webhook"],

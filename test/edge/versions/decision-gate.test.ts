@@ -42,20 +42,44 @@ describe("a decision meets a changed agent", { timeout: 30_000 }, () => {
     expect(payload).toMatchObject({ agentVersion: "v-old", decision: "approved" });
   });
 
-  it("a removed tool: 409 agent_changed naming it, and nothing recorded", async () => {
+  it("a removed tool: the request is declined with reason agent_changed, recorded, and the run goes on; the approver is told (409)", async () => {
     const { runId, requestId } = await suspendedUnderOldVersion((request) => {
       (request.data as Record<string, unknown>).tool = "refund_order_v0";
     });
     const response = await approve(runId, requestId);
     expect(response.status).toBe(409);
-    const body = await response.json<{ error: { code: string; message: string } }>();
+    const body = await response.json<{
+      error: { code: string; message: string };
+      decision: { decision: string; channel: string; reason?: string };
+    }>();
     expect(body.error.code).toBe("agent_changed");
-    expect(body.error.message).toContain("refund_order_v0 no longer exists");
-    const run = await getRun(runId);
-    expect(run).toMatchObject({ status: "pending", decisions: [], receiptCount: 0 });
+    expect(body.error.message).toBe(
+      `agent_changed: the tool refund_order_v0 no longer exists: request ${requestId} is declined with this reason instead (recorded), and the run goes on without it`,
+    );
+    // The run is not left pending until it expires: the model hears the reason and finishes.
+    const done = await waitForStatus(runId, ["done"]);
+    expect(done.text).toBe(
+      "Understood — I did not refund $120 on order 42 because it was declined (agent_changed: the tool refund_order_v0 no longer exists).",
+    );
+    expect(done.decisions).toEqual([
+      expect.objectContaining({
+        requestId,
+        decision: "decline",
+        channel: "version",
+        decidedBy: null,
+      }),
+    ]);
+    const [payload] = await receiptsOf(runId);
+    expect(payload).toMatchObject({
+      decision: "declined",
+      channel: "version",
+      reason: "agent_changed: the tool refund_order_v0 no longer exists",
+    });
+    // Asked again, it is no longer pending: declined once.
+    expect((await approve(runId, requestId)).status).toBe(409);
   });
 
-  it("a schema that rejects the stored arguments: 409 agent_changed, nothing recorded", async () => {
+  it("a schema that rejects the stored arguments: declined with reason agent_changed, recorded", async () => {
     const { runId, requestId } = await suspendedUnderOldVersion((request) => {
       (request.data as Record<string, unknown>).args = { orderId: "42", amount: -5 };
     });
@@ -64,7 +88,10 @@ describe("a decision meets a changed agent", { timeout: 30_000 }, () => {
     const body = await response.json<{ error: { code: string; message: string } }>();
     expect(body.error).toMatchObject({ code: "agent_changed" });
     expect(body.error.message).toContain("schema");
-    expect(await getRun(runId)).toMatchObject({ decisions: [], receiptCount: 0 });
+    expect(body.error.message).toContain("is declined with this reason instead (recorded)");
+    const done = await waitForStatus(runId, ["done"]);
+    expect(done).toMatchObject({ decisions: [expect.objectContaining({ channel: "version" })] });
+    expect(done.receiptCount).toBe(1);
   });
 
   it("a decline is never refused for a version change: refusing lets no tool run", async () => {

@@ -52,6 +52,9 @@ function vote(threadId: string, agent: typeof supportAgent, input: DecisionInput
     if ("reask" in gate) {
       throw new Error(`asked again: ${gate.reask.reason}`);
     }
+    if ("decline" in gate) {
+      throw new Error(`declined: ${gate.decline.reason}`);
+    }
     const deps = {
       store: instance.store,
       votes: instance.votes,

@@ -280,7 +280,7 @@ function openApiDocument(): unknown {
             404: error("Unknown run or request"),
             409: {
               description:
-                "request_not_pending (also a request a newer deploy superseded to ask other approvers: the message names the request asked instead), request_expired (also before the expiry alarm has run), request_not_decidable (a remote_task wait, answered by its remote A2A task), already_decided, conflicting_decision (this member voted otherwise), agent_changed (the current agent version declines the request; nothing recorded); or args_changed: the approval's argsHash is not the current arguments' version (or is missing once they were edited) — the body then carries the current `args` and `argsHash`, and nothing was recorded",
+                "request_not_pending (also a request a newer deploy superseded to ask other approvers: the message names the request asked instead), request_expired (also before the expiry alarm has run), request_not_decidable (a remote_task wait, answered by its remote A2A task), already_decided, conflicting_decision (this member voted otherwise), agent_changed (the current agent version declines the request: it is declined with that reason, recorded on channel version, and the run goes on; this approval is not recorded); or args_changed: the approval's argsHash is not the current arguments' version (or is missing once they were edited) — the body then carries the current `args` and `argsHash`, and nothing was recorded",
               content: {
                 "application/json": {
                   schema: { oneOf: [ref("Error"), ref("ArgsChanged")] },

@@ -29,7 +29,12 @@ export type UiChunk =
       /** `ai` keeps it as the part's `approval.descriptor`: the version of the arguments shown. */
       approvalDescriptor?: { argsHash: string };
     }
-  | { type: "data-toolnexus-waiting"; id: string; data: Waiting }
+  | {
+      type: "data-toolnexus-waiting";
+      id: string;
+      /** `toolCallId`: the tool part it waits for (the part has no approval: none was asked of this reader). */
+      data: Waiting & { toolCallId?: string };
+    }
   | {
       type: "data-toolnexus-subagent";
       id: string;
@@ -139,7 +144,11 @@ export class ChunkTranslator {
     const { request, toolCallId } = this.#remember(event);
     const chunks = this.#closeText();
     if (waiting) {
-      chunks.push({ type: "data-toolnexus-waiting", id: request.id, data: waiting });
+      chunks.push({
+        type: "data-toolnexus-waiting",
+        id: request.id,
+        data: { ...waiting, ...(toolCallId ? { toolCallId } : {}) },
+      });
     } else if (toolCallId) {
       chunks.push({
         type: "tool-approval-request",
