@@ -57,15 +57,21 @@ function fillHandleSlot(tree: TreeContext, parent: HandleRow, message: ToolMessa
   const slots = parent.slots ?? [];
   const next = slots.map((slot) => (slot.toolCallId === message.toolCallId ? message : slot));
   const toolCalls = parent.toolCalls;
+  const nextCalls = message.pending ? toolCalls : [...toolCalls, callEntry(message)];
   tree.deps.transaction(() => {
     tree.handles.update(
       { runId: tree.run.runId, handle: parent.handle },
       {
         slots: next,
-        ...(message.pending ? {} : { toolCalls: [...toolCalls, callEntry(message)] }),
+        ...(message.pending ? {} : { toolCalls: nextCalls }),
         updatedAt: tree.deps.now(),
       },
     );
+  });
+  tree.ledger().spent(parent.handle, {
+    turns: parent.turns,
+    usage: parent.usage,
+    toolCalls: nextCalls.length,
   });
 }
 

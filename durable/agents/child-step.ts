@@ -52,12 +52,12 @@ export async function stepHandle(
   const stored = { runId: run.runId, ...storedRunOf(row) };
   let result: RunResult;
   let toolkit: Toolkit | undefined;
-  const live = liveLimit(tree, row.handle);
+  const live = liveLimit(tree, row.handle, caller.agent.name);
   try {
     const client = childClient(tree, caller.agent, {
       maxTurns,
       limitBefore: live.limitBefore,
-      persister: childCheckpointer(tree, row.handle, committed),
+      persister: childCheckpointer(tree, row.handle, { committed, afterTurn: live.spent }),
     });
     toolkit = await createToolkit({
       tools: [...(await agentTools(caller.agent, deps.env)), ...tree.teamTools(caller)],
@@ -81,6 +81,7 @@ export async function stepHandle(
     }
     return settle(tree, row, { status: "failed", text: errorMessage(error) });
   } finally {
+    live.release();
     await toolkit?.close();
   }
   if (result.status === "pending" && result.pending) {

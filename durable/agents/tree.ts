@@ -9,6 +9,8 @@ import type { DriverDeps } from "../thread/drive/driver-deps";
 import type { RunRow } from "../storage/run-store";
 import type { HandleStore } from "../storage/handle-store";
 import { isChildPath } from "../../src/edge/agents/asked-by";
+import type { Admission } from "../../src/core/agents/limits/admission";
+import type { TreeLedger } from "./ledger";
 
 export { askedByOf, isChildPath } from "../../src/edge/agents/asked-by";
 
@@ -19,6 +21,10 @@ export interface TreeContext {
   signal: AbortSignal;
   /** Each parent's `maxConcurrent` gate (SPEC §7D gate 2), for the children this drive runs. */
   concurrency: Map<string, Slots>;
+  /** The tree's spend and shape, read once per drive and kept up to date (ledger.ts). */
+  ledger(): TreeLedger;
+  /** Model calls under a token or turn pool start only once it can pay (issue 37). */
+  admission: Admission;
   /**
    * The `task` tools a caller gets (team-tool.ts), handed in where the tree is built so a
    * child's step and the task tool, which call each other, do not import each other.

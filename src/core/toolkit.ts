@@ -193,7 +193,8 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       const tool = byName.get(name);
       if (!tool) {
         return {
-          output: `unknown tool "${name}"; available: ${[...byName.keys()].join(", ") || "none"}`,
+          // The first line is the loop's standard text, the same in every toolnexus port.
+          output: `Unknown tool: ${name}\navailable: ${[...byName.keys()].join(", ") || "none"}`,
           isError: true,
         };
       }

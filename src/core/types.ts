@@ -40,6 +40,12 @@ export interface Context {
   /** Stable across the first execution and the post-answer re-execution: an idempotency key. */
   callId?: string;
   runId?: string;
+  /**
+   * Among the calls of this call's turn to the same tool, how many came before it (0 for the
+   * first), in the order the model made them: the same on every replay of the turn. The `task`
+   * tool caps children per turn with it.
+   */
+  callOrdinal?: number;
   /** Environment (Workers bindings or process env) handed down by the toolkit. */
   env?: EnvLike;
   /**

@@ -411,7 +411,8 @@ describe.each(STYLES)("%s malformed replies", (style) => {
     expect(result.status).toBe("done");
     const [sent] = toolResults(style, fake.bodies[1]);
     expect(sent!.content).toContain("frobnicate");
-    expect(sent!.content).toMatch(/unknown tool/);
+    // Issue 40: the loop's standard text, as in the other toolnexus ports.
+    expect(sent!.content).toMatch(/^Unknown tool: frobnicate$/m);
     expect(result.toolCalls[0]).toMatchObject({ name: "frobnicate", isError: true });
   });
 

@@ -9,6 +9,7 @@ import type { MetricEvent } from "../metrics";
 import type { ConversationStore } from "../client/conversation-store";
 import type { Clock } from "./limits/clock";
 import type { TurnGate } from "./limits/gates";
+import type { Admission } from "./limits/admission";
 import type { Registry } from "./registry";
 import type { AgentModelBackend } from "./model";
 import type { HandleRecord, Live } from "./tree/handle";
@@ -50,6 +51,8 @@ export interface RuntimeCore {
   readonly clock: Clock;
   readonly store: ConversationStore;
   readonly gate: TurnGate;
+  /** Model calls under a `maxTokens`/`maxTurns` pool start only once it can pay (limits/admission.ts). */
+  readonly admission: Admission;
   readonly registry: Registry;
   readonly live: Map<string, Live>;
   /** Free-form notes beside the transitions ("wake QUEUED …", "task replay → REATTACH …"). */

@@ -18,7 +18,8 @@ import { systemClock, type Clock } from "./limits/clock";
 import { turnGate } from "./limits/gates";
 import { AgentConfigError, buildRegistry } from "./registry";
 import type { AgentModelBackend } from "./model";
-import { describeExhausted, carve, exhausted, spawnRefusal } from "./limits/budget";
+import { describeExhausted, carve, exhausted, spawnRefusal, treeRefusal } from "./limits/budget";
+import { budgetAdmission } from "./limits/admission";
 import { DEFAULT_INBOX_CAP, admit, normalizeItem } from "./limits/inbox";
 import {
   ROOT_ID,
@@ -142,6 +143,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     clock,
     store,
     gate: turnGate(options.maxConcurrentTurns),
+    admission: budgetAdmission(),
     registry,
     live,
     note: (text) => void notes.push(text),
@@ -164,6 +166,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         );
       }
       live.set(record.id, newLive(record, def));
+    }
+    // The per-tree cap counts every handle below each one, as spawning did.
+    for (const restored of live.values()) {
+      let above = restored.record.parent;
+      while (above !== null) {
+        const holder = live.get(above);
+        if (!holder) {
+          break;
+        }
+        holder.descendants += 1;
+        above = holder.record.parent;
+      }
     }
   }
   if (!live.has(ROOT_ID)) {
@@ -198,6 +212,23 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const refused = spawnRefusal(chain) ?? exhausted(chain, clock.now());
     if (refused) {
       throw new AgentRuntimeError(`spawn refused: ${describeExhausted(refused)}`, refused.limit);
+    }
+    const overTree = treeRefusal(
+      chain.map((record) => ({
+        id: record.id,
+        budget: record.budget,
+        descendants: live.get(record.id)?.descendants ?? 0,
+        top: record.id === ROOT_ID,
+      })),
+    );
+    if (overTree) {
+      throw new AgentRuntimeError(overTree, "maxDescendants");
+    }
+    for (const record of chain) {
+      const holder = live.get(record.id);
+      if (holder) {
+        holder.descendants += 1;
+      }
     }
     const id = nextChildId(parent.record, def.name);
     const effective = carve({ ...(def.budget ?? {}), ...(budget ?? {}) }, chain, clock.now());

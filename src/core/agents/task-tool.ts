@@ -15,6 +15,7 @@ import { errorMessage } from "../errors";
 import type { AgentDef, AgentResult, CloseReason } from "./types";
 import type { Live } from "./tree/handle";
 import type { RuntimeCore } from "./core";
+import { perTurnRefusal } from "./limits/budget";
 
 export function taskTool(core: RuntimeCore, parent: Live, team: AgentDef[]): Tool {
   const names = team.map((def) => def.name);
@@ -54,9 +55,12 @@ async function runTask(
     return failure(`task needs { agent, prompt } as strings; team: ${team.join(", ")}`);
   }
   if (!team.includes(agent)) {
-    return failure(
-      `task: "${agent}" is not on the team of ${parent.record.agent}; team: ${team.join(", ")}`,
-    );
+    return failure(`task: "${agent}" is not in this agent's team; team: ${team.join(", ")}`);
+  }
+  // Issue 37: the calls of one turn past the caller's cap never spawn (the same ones on a replay).
+  const overTurn = perTurnRefusal(parent.record.budget, ctx.callOrdinal, parent.record.id);
+  if (overTurn) {
+    return failure(`task ${overTurn}`);
   }
   const key = taskKey(parent, agent, prompt);
   const known = parent.record.tasks[key];

@@ -31,6 +31,8 @@ export interface CallEnv {
   refusalText?: RefusalText;
   runId: string;
   turn: number;
+  /** Each call's `ctx.callOrdinal`, by call id (run-loop.ts). */
+  ordinals?: Map<string, number>;
   signal?: AbortSignal;
   metric(event: MetricEvent): void;
   /** Absent when nobody listens: events are then not even built. */
@@ -201,10 +203,12 @@ async function invoke(
         return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
       }
     }
+    const ordinal = env.ordinals?.get(call.id);
     const result = await env.toolkit.execute(call.name, effectiveArgs, {
       signal: env.signal,
       callId: call.id,
       runId: env.runId,
+      ...(ordinal === undefined ? {} : { callOrdinal: ordinal }),
       ...(answer ? { answer } : {}),
       ...(env.waitFor ? { waitFor: askedDuringCall(call, env, env.waitFor) } : {}),
     });

@@ -89,6 +89,8 @@ export interface Live {
   slots: number;
   wakeQueue: string[];
   closing: boolean;
+  /** Handles ever spawned below this one (the per-tree cap); counted again on restore. */
+  descendants: number;
 }
 
 export function newLive(record: HandleRecord, def: AgentDef | undefined): Live {
@@ -101,6 +103,7 @@ export function newLive(record: HandleRecord, def: AgentDef | undefined): Live {
     slots: 0,
     wakeQueue: [],
     closing: record.state === "closed",
+    descendants: 0,
   };
 }
 
