@@ -22,7 +22,7 @@ export async function routeAnswer(
   answer: Answer,
 ): Promise<boolean> {
   const path = pathOf(request);
-  const deepest = path ? tree.handles.handle(tree.run.runId, path) : undefined;
+  const deepest = path ? deepestSuspended(tree, path, request.id) : undefined;
   if (!deepest) {
     return false;
   }
@@ -51,6 +51,24 @@ export async function routeAnswer(
       kind: "continue",
     });
   }
+}
+
+/**
+ * The deepest handle suspended on the request within the subtree `path` names (the path is
+ * the subtree's top, issue 40; an older run's path names the deepest handle itself). Else the
+ * subtree's top, whose recorded outcome the cascade then carries up.
+ */
+function deepestSuspended(tree: TreeContext, path: string, requestId: string) {
+  let found: HandleRow | undefined;
+  for (const row of tree.handles.handles(tree.run.runId)) {
+    const inside = row.handle === path || row.handle.startsWith(`${path}/`);
+    if (inside && row.status === "pending" && pendingOfHandle(row)?.id === requestId) {
+      if (!found || row.depth > found.depth) {
+        found = row;
+      }
+    }
+  }
+  return found ?? tree.handles.handle(tree.run.runId, path);
 }
 
 function fillHandleSlot(tree: TreeContext, parent: HandleRow, message: ToolMessage): void {

@@ -94,12 +94,13 @@ export async function stepHandle(
   });
 }
 
-/** The request with `data.path`: the deepest handle that asked (a grandchild's path is kept). */
+/**
+ * The request as this child relays it: `data.path` is its own handle as segments, stamped over
+ * the path of the level below (SPEC §7D addendum, issue 40): at the run it names the suspended
+ * subtree under the run's agent, and cascade.ts routes the answer to the deepest handle in it.
+ */
 export function withPath(request: Request, handle: string): Request {
-  if (typeof request.data?.path === "string") {
-    return request;
-  }
-  return { ...request, data: { ...(request.data ?? {}), path: handle } };
+  return { ...request, data: { ...(request.data ?? {}), path: handle.split("/") } };
 }
 
 function suspend(tree: TreeContext, row: HandleRow, raw: Request): HandleRow {

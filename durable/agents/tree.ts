@@ -8,11 +8,11 @@ import type { AgentDefinition } from "../../src/edge/agent";
 import type { DriverDeps } from "../thread/drive/driver-deps";
 import type { RunRow } from "../storage/run-store";
 import type { HandleStore } from "../storage/handle-store";
-import { isChildPath } from "../../src/edge/agents/asked-by";
+import { childPathOf } from "../../src/edge/agents/asked-by";
 import type { Admission } from "../../src/core/agents/limits/admission";
 import type { TreeLedger } from "./ledger";
 
-export { askedByOf, isChildPath } from "../../src/edge/agents/asked-by";
+export { askedByOf, childPathOf } from "../../src/edge/agents/asked-by";
 
 export interface TreeContext {
   deps: DriverDeps;
@@ -47,10 +47,9 @@ export interface Caller {
 /** The run's own agent is the tree's top handle: `root/<agent>.1` (the kernel's spelling). */
 export const rootHandleOf = (run: Pick<RunRow, "agent">) => `root/${run.agent}.1`;
 
-/** The handle path a request carries (`data.path`), if a sub-agent raised it. */
+/** The handle a request's `data.path` names (segments, or an older run's string), if a sub-agent's. */
 export function pathOf(
   request: { data?: Record<string, unknown> } | undefined,
 ): string | undefined {
-  const path = request?.data?.path;
-  return isChildPath(path) ? path : undefined;
+  return childPathOf(request?.data?.path);
 }

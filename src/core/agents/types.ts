@@ -112,7 +112,7 @@ export interface AgentResult {
   limit?: string;
   /** For `incomplete` by a budget: whose budget it was. */
   limitOf?: string;
-  /** For `pending`: the request; `data.path` names the handle that asked. */
+  /** For `pending`: the request; `data.path` (segments) names the suspended subtree, this handle's. */
   pending?: Request;
   /** For `error`, `interrupted`, `timeout`, `closed`: what happened. */
   error?: string;

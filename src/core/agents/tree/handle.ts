@@ -17,7 +17,7 @@
  *   children: string[], spawnedChildren: number,
  *   tasks: { [taskKey]: childId }, // the current wake's task calls, for reattachment on replay
  *   transitions: string[],         // "idle→running", … (the §7D trace)
- *   pending?: Request,             // the request this handle is suspended on (data.path = who asked)
+ *   pending?: Request,             // the request this handle is suspended on (data.path = this handle, as segments)
  *   halted?: { run, input },       // durable halt: the halted RunResult (the checkpoint the deepest
  *                                  // handle resumes at) and the turn input a parent replays
  *   result?: AgentResult,          // the last settled result
