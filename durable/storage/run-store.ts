@@ -168,7 +168,8 @@ export class RunStore {
   }
 
   appendToolCalls(runId: string, entries: RunResult["toolCalls"]): void {
-    for (const entry of entries) {
+    for (const { metadata: _metadata, ...entry } of entries) {
+      // A tool's metadata stays in the kernel's RunResult: the run's view shows what it always did.
       this.sql`INSERT INTO tool_calls (run_id, body) VALUES (${runId}, ${JSON.stringify(entry)})`;
     }
   }

@@ -118,7 +118,15 @@ export type RunStatus = "done" | "pending" | "incomplete";
 export interface RunResult {
   text: string;
   messages: Message[];
-  toolCalls: Array<{ id: string; name: string; args: unknown; output: string; isError: boolean }>;
+  /** Resolved calls; `metadata` is what the tool's result carried, when it carried any (issue 40). */
+  toolCalls: Array<{
+    id: string;
+    name: string;
+    args: unknown;
+    output: string;
+    isError: boolean;
+    metadata?: Record<string, unknown>;
+  }>;
   toolCallCount: number;
   turns: number;
   usage: Usage;

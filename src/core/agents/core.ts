@@ -60,7 +60,7 @@ export interface RuntimeCore {
   spawn(parent: string, def: AgentDef | string, budget?: Budget): Live;
   post(id: string, item: InboxItem | string): PostResult;
   wake(id: string, prompt?: string): WakeResult;
-  wait(id: string, options?: { timeout?: number }): Promise<AgentResult>;
+  wait(id: string, options?: { timeout?: number; by?: string }): Promise<AgentResult>;
   interrupt(id: string): Promise<void>;
   close(id: string, options?: { force?: boolean; reason?: CloseReason }): Promise<void>;
   /** Routes an answer to the deepest handle suspended on it at or below `top`, then cascades up to `top`. */

@@ -85,7 +85,8 @@ export interface AgentRuntime {
   spawn(parent: HandleRef, def: AgentDef | { def: AgentDef } | string, budget?: Budget): HandleInfo;
   post(handle: HandleRef, item: InboxItem | string): PostResult;
   wake(handle: HandleRef, prompt?: string): WakeResult;
-  wait(handle: HandleRef, options?: { timeout?: number }): Promise<AgentResult>;
+  /** `by`: the waiting handle (the runtime's `root` for the host); only a handle's spawner may wait on it. */
+  wait(handle: HandleRef, options?: WaitOptions): Promise<AgentResult>;
   interrupt(handle: HandleRef): Promise<void>;
   close(handle: HandleRef, options?: { force?: boolean }): Promise<void>;
   list(): HandleInfo[];
@@ -110,6 +111,12 @@ export interface AgentRuntime {
 }
 
 export const idOf = (ref: HandleRef) => (typeof ref === "string" ? ref : ref.id);
+
+export interface WaitOptions {
+  timeout?: number;
+  /** Who waits: enforced "wait only what you spawned" when given. */
+  by?: HandleRef;
+}
 
 /**
  * @example
@@ -278,6 +285,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (target.closing || record.state === "closed") {
       return { ok: false, error: `wake: ${id} is closed` };
     }
+    if (record.state === "suspended") {
+      // The answer is a suspended handle's only exit (§7D): a wake changes nothing, and what
+      // was posted stays in the inbox for the turn after it. A no-op that succeeds, as in
+      // the reference runtime (issue 40).
+      return { ok: true, queued: false };
+    }
     if (record.state !== "idle" || target.busy || record.queued) {
       const what = record.queued ? "queued" : record.state;
       return { ok: false, error: `wake: ${id} is ${what}; only an idle handle wakes` };
@@ -297,9 +310,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     return { ok: true, queued: false };
   }
 
-  function wait(id: string, waitOptions: { timeout?: number } = {}): Promise<AgentResult> {
+  function wait(id: string, waitOptions: WaitOptions = {}): Promise<AgentResult> {
     const target = get(core, id);
     const record = target.record;
+    if (waitOptions.by !== undefined && record.parent !== idOf(waitOptions.by)) {
+      // Handles are capabilities (§7D `spawn`): wait only what you spawned.
+      const error = `wait: ${id} was not spawned by ${idOf(waitOptions.by)} (wait only what you spawned)`;
+      return Promise.resolve(resultOf(record, "error", { error }));
+    }
     if (!target.busy && !record.queued && record.result) {
       return Promise.resolve(record.result);
     }
@@ -347,7 +365,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       if (!woke.ok) {
         return resultOf(handle.record, "error", { error: woke.error });
       }
-      return wait(handle.record.id);
+      return wait(handle.record.id, { by: ROOT_ID });
     },
     runWithAnswer({ answer, pending }) {
       if (pending && answer && pending.id !== answer.id) {

@@ -77,7 +77,7 @@ async function runTask(
     } else if (record.state === "suspended" && !child.busy && record.pending) {
       return pendingResult(record.pending);
     } else {
-      result = await waitOn(core, record.id, ctx);
+      result = await waitOn(core, { id: record.id, by: parent.record.id }, ctx);
     }
   } else {
     try {
@@ -90,7 +90,7 @@ async function runTask(
     if (!woke.ok) {
       return failure(`task: ${woke.error}`);
     }
-    result = await waitOn(core, child.record.id, ctx);
+    result = await waitOn(core, { id: child.record.id, by: parent.record.id }, ctx);
   }
 
   if (result.status === "pending" && result.pending) {
@@ -103,12 +103,16 @@ async function runTask(
 }
 
 /** Waits for the child; if the caller's run is aborted meanwhile, the child is interrupted too. */
-async function waitOn(core: RuntimeCore, id: string, ctx: Context): Promise<AgentResult> {
+async function waitOn(
+  core: RuntimeCore,
+  { id, by }: { id: string; by: string },
+  ctx: Context,
+): Promise<AgentResult> {
   const signal = ctx.signal;
   const onAbort = () => void core.interrupt(id);
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await core.wait(id);
+    return await core.wait(id, { by });
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }

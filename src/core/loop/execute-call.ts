@@ -8,6 +8,7 @@ import type {
   Message,
   RefusalText,
   Request,
+  RunResult,
   ToolCall,
   ToolResult,
   WaitFor,
@@ -38,13 +39,7 @@ export interface CallEnv {
   /** Absent when nobody listens: events are then not even built. */
   emit?: Emit;
   /** Every resolved call is recorded here for `RunResult.toolCalls`. */
-  record(entry: {
-    id: string;
-    name: string;
-    args: unknown;
-    output: string;
-    isError: boolean;
-  }): void;
+  record(entry: RunResult["toolCalls"][number]): void;
   /** The tool's `source` label for metrics. */
   sourceOf(name: string): string;
 }
@@ -262,7 +257,14 @@ function finish(call: ToolCall, env: CallEnv, ran: Ran): ToolMessage | Promise<T
 
 function close(call: ToolCall, env: CallEnv, { args, result: final, ms }: Ran): ToolMessage {
   metricFor(call, env, { isError: final.isError, ms, pending: false });
-  env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
+  env.record({
+    id: call.id,
+    name: call.name,
+    args,
+    output: final.output,
+    isError: final.isError,
+    ...(final.metadata ? { metadata: final.metadata } : {}),
+  });
   env.emit?.({
     type: "tool_result",
     id: call.id,
