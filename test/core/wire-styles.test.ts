@@ -159,13 +159,18 @@ describe.each(STYLES)("%s request body", (style) => {
     expect(fake.bodies[0]).not.toHaveProperty("tool_choice");
   });
 
-  it("sends tools in the style's shape, and no tool_choice (requestParams cannot set one)", async () => {
+  it("sends tools in the style's shape, with openai's tool_choice auto (requestParams cannot set one)", async () => {
     const { fake, client: c } = client(style, [{ content: "hi" }], {
-      requestParams: { tool_choice: "auto" },
+      requestParams: { tool_choice: "required" },
     });
     await c.run("hello", { toolkit: await echoToolkit() });
     const body = fake.bodies[0];
-    expect(body).not.toHaveProperty("tool_choice");
+    // Issue 40: as the reference clients, openai sends tool_choice "auto" with tools.
+    if (style === "openai") {
+      expect(body.tool_choice).toBe("auto");
+    } else {
+      expect(body).not.toHaveProperty("tool_choice");
+    }
     expect(body.tools).toHaveLength(2);
     const schema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
     if (style === "openai") {
