@@ -171,6 +171,8 @@ interface Ran {
   args: unknown;
   result: ToolResult;
   ms: number;
+  /** The tool produced the result (not the loop's own refusal): its metadata is recorded. */
+  ran?: true;
 }
 
 async function invoke(
@@ -195,7 +197,7 @@ async function invoke(
         effectiveArgs = hooked.args;
       }
       if (hooked?.result) {
-        return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
+        return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started, ran: true };
       }
     }
     const ordinal = env.ordinals?.get(call.id);
@@ -207,7 +209,7 @@ async function invoke(
       ...(answer ? { answer } : {}),
       ...(env.waitFor ? { waitFor: askedDuringCall(call, env, env.waitFor) } : {}),
     });
-    return { args: effectiveArgs, result, ms: Date.now() - started };
+    return { args: effectiveArgs, result, ms: Date.now() - started, ran: true };
   } catch (error) {
     return {
       args: effectiveArgs,
@@ -251,11 +253,11 @@ function finish(call: ToolCall, env: CallEnv, ran: Ran): ToolMessage | Promise<T
         isError: true,
       };
     }
-    return close(call, env, { args, result: final, ms: ran.ms });
+    return close(call, env, { ...ran, result: final });
   })();
 }
 
-function close(call: ToolCall, env: CallEnv, { args, result: final, ms }: Ran): ToolMessage {
+function close(call: ToolCall, env: CallEnv, { args, result: final, ms, ran }: Ran): ToolMessage {
   metricFor(call, env, { isError: final.isError, ms, pending: false });
   env.record({
     id: call.id,
@@ -263,7 +265,7 @@ function close(call: ToolCall, env: CallEnv, { args, result: final, ms }: Ran): 
     args,
     output: final.output,
     isError: final.isError,
-    ...(final.metadata ? { metadata: final.metadata } : {}),
+    ...(ran && final.metadata ? { metadata: final.metadata } : {}),
   });
   env.emit?.({
     type: "tool_result",
