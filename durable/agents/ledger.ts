@@ -56,7 +56,7 @@ export function treeLedger(top: string, rows: HandleRow[]): TreeLedger {
 
   /** Every proper ancestor of `handle` we know, nearest first. */
   function* ancestors(handle: string) {
-    for (let id = parentOf(handle); id && id.startsWith(top); id = parentOf(id)) {
+    for (let id = parentOf(handle); id?.startsWith(top); id = parentOf(id)) {
       const entry = entries.get(id);
       if (entry) {
         yield entry;

@@ -21,19 +21,13 @@ import type { AgentModelBackend } from "./model";
 import { describeExhausted, carve, exhausted, spawnRefusal, treeRefusal } from "./limits/budget";
 import { budgetAdmission } from "./limits/admission";
 import { DEFAULT_INBOX_CAP, admit, normalizeItem } from "./limits/inbox";
-import {
-  ROOT_ID,
-  newLive,
-  newRecord,
-  nextChildId,
-  type HandleRecord,
-  type Live,
-} from "./tree/handle";
+import { ROOT_ID, newLive, newRecord, nextChildId, type Live } from "./tree/handle";
 import { chainOf, get, transition, viewOf, type RuntimeCore, type TransitionEvent } from "./core";
 import { resultOf, runTurn } from "./tree/turn";
 import { close, interrupt } from "./tree/lifecycle";
 import { answerTree } from "./tree/resume";
 import { restoreRecords, type RuntimeSnapshot } from "./tree/snapshot";
+import { describe } from "./tree/info";
 import type {
   AgentDef,
   AgentResult,
@@ -392,24 +386,4 @@ export class AgentRuntimeError extends Error {
   ) {
     super(message);
   }
-}
-
-function describe(record: HandleRecord): HandleInfo {
-  return {
-    id: record.id,
-    agent: record.agent,
-    parent: record.parent,
-    depth: record.depth,
-    state: record.state,
-    turns: record.spent.turns,
-    ownUsage: { ...record.spent.usage },
-    usage: { ...record.tree.usage },
-    toolCalls: record.spent.toolCalls,
-    inbox: record.inbox.length,
-    children: record.children.slice(),
-    budget: { ...record.budget },
-    transitions: record.transitions.slice(),
-    ...(record.pending ? { pending: record.pending } : {}),
-    ...(record.result ? { result: record.result } : {}),
-  };
 }
