@@ -2,8 +2,8 @@
  * One step of one child handle, from storage: a fresh or interrupted handle carries on
  * from its stored transcript (`continueRun`: calls with no result run, suspended slots stay
  * suspended), a suspended one resumes with its answer (`runWithAnswer`). The outcome is
- * written to the handle's row: suspended on a request (with `data.path`, the handle that
- * asked), or closed with its result. A child's recorded result is final: it never runs again.
+ * written to the handle's row: suspended on a request (with `data.path`: this handle, as
+ * segments, the subtree that relays it), or closed with its result. A child's recorded result is final: it never runs again.
  */
 import type { Answer, Request, RunResult, ToolResult } from "../../src/core/types";
 import { createToolkit, type Toolkit } from "../../src/core/toolkit";
