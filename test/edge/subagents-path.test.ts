@@ -2,10 +2,13 @@
  * Issue 40, item 1: a sub-agent's request carries `data.path` as an array of segments, stamped
  * by each relaying level (SPEC §7D addendum); at the run it names the suspended subtree under
  * the run's agent, and the answer goes to the deepest handle suspended on it. Runs stored
- * before, whose requests carry the path as one string, still read and still resume.
+ * before, whose requests carry the path as one string, still read and still resume; the AG-UI
+ * interrupt's `subagentRunId` and the A2A data part's `subagent` come from it.
  */
 import { describe, expect, it } from "vitest";
 import { askedByOf, childPathOf } from "../../src/edge/agents/asked-by";
+import { AgUiTranslator } from "../../src/edge/protocols/ag-ui/events";
+import { requestPart } from "../../src/edge/protocols/a2a/task";
 import { eventsIn, inTreeObject, taskOutputs, treeRig, viewOf } from "../helpers/subagent-rig";
 
 describe("data.path as segments, and the old string (issue 40 item 1)", () => {
@@ -54,5 +57,31 @@ describe("data.path as segments, and the old string (issue 40 item 1)", () => {
     expect(done.status).toBe("done");
     expect(taskOutputs(done)).toEqual(["refund: done"]);
     expect(log.refunds).toBe(1);
+  });
+});
+
+describe("the protocol views read data.path in either spelling (issue 40 item 1)", () => {
+  const request = (path: unknown) => ({
+    id: "r1",
+    kind: "approval",
+    prompt: "refund?",
+    data: { path, tool: "refund" },
+  });
+
+  it("AG-UI: an interrupt's subagentRunId", () => {
+    const translator = new AgUiTranslator({ threadId: "th", runId: "run" });
+    for (const path of [["root", "coordinator.1", "refunds.1"], "root/coordinator.1/refunds.1"]) {
+      expect(translator.interruptOf(request(path), null).subagentRunId).toBe(
+        "root/coordinator.1/refunds.1",
+      );
+    }
+    expect(translator.interruptOf(request(undefined), null)).not.toHaveProperty("subagentRunId");
+  });
+
+  it("A2A: the waiting task's data part names the sub-agent", () => {
+    for (const path of [["root", "coordinator.1", "refunds.1"], "root/coordinator.1/refunds.1"]) {
+      const part = requestPart(request(path), null) as { data: Record<string, unknown> };
+      expect(part.data.subagent).toBe("root/coordinator.1/refunds.1");
+    }
   });
 });
