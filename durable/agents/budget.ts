@@ -20,7 +20,8 @@ import {
   type BudgetLevel,
   type Exhausted,
 } from "../../src/core/agents/limits/budget";
-import { zeroUsage, type HandleRow } from "../storage/handle-store";
+import { zeroUsage } from "../storage/handle-store";
+import { admittedCalls } from "../../src/core/agents/limits/admission";
 import { rootHandleOf, type Slots, type TreeContext } from "./tree";
 
 /** The budget of a handle: the run's agent's at the top, a child's own (stored at spawn). */
@@ -28,45 +29,45 @@ export function budgetOf(tree: TreeContext, handle: string): Budget {
   if (handle === rootHandleOf(tree.run)) {
     return tree.deps.agents.get(tree.run.agent)?.budget ?? {};
   }
-  const row = tree.handles.handle(tree.run.runId, handle);
-  return row ? row.budget : {};
+  return tree.ledger().entry(handle)?.budget ?? {};
 }
 
 /**
  * `handle` and its ancestors up to the run's agent, nearest first, as the walk reads them.
- * `live`: the state of the loop that asks, fresher than its last checkpoint.
+ * `live`: the state of the loop that asks, fresher than its last checkpoint. O(depth): the
+ * roll-ups come from the drive's ledger (ledger.ts), the run's own totals from two one-row reads.
  */
 export function chainOf(tree: TreeContext, handle: string, live?: RunState): BudgetLevel[] {
   const { deps, run } = tree;
   const top = rootHandleOf(run);
-  const rows = tree.handles.handles(run.runId);
-  const ownOf = (id: string): Spent => {
-    if (live && id === handle) {
-      return { turns: live.turns, usage: live.usage, toolCalls: live.toolCalls.length };
+  const ledger = tree.ledger();
+  const fresh: Spent | undefined = live
+    ? { turns: live.turns, usage: live.usage, toolCalls: live.toolCalls.length }
+    : undefined;
+  const topOwn = (): Spent => {
+    if (fresh && handle === top) {
+      return fresh;
     }
-    if (id === top) {
-      const stored = deps.store.run(run.runId) ?? run;
-      const toolCalls = deps.store.toolCalls(run.runId).length;
-      return { turns: stored.turns, usage: stored.usage, toolCalls };
-    }
-    const row = rows.find((r) => r.handle === id);
-    return row ? spentOf(row) : { turns: 0, usage: zeroUsage(), toolCalls: 0 };
+    const stored = deps.store.run(run.runId) ?? run;
+    return {
+      turns: stored.turns,
+      usage: stored.usage,
+      toolCalls: deps.store.toolCallCount(run.runId),
+    };
   };
+  // What the asking child spent since its last checkpoint counts for every level above it too.
+  const stored = ledger.entry(handle)?.own;
+  const since = fresh && handle !== top && stored ? minus(fresh, stored) : undefined;
   const chain: BudgetLevel[] = [];
   for (let id = handle; id.startsWith(top); id = id.slice(0, id.lastIndexOf("/"))) {
-    const spent: Spent = { turns: 0, usage: zeroUsage(), toolCalls: 0 };
-    for (const one of [id, ...rows.map((r) => r.handle).filter((h) => h.startsWith(`${id}/`))]) {
-      const own = ownOf(one);
-      spent.turns += own.turns;
-      spent.toolCalls += own.toolCalls;
-      addUsage(spent.usage, own.usage);
-    }
-    const row = rows.find((r) => r.handle === id);
+    const entry = ledger.entry(id);
+    const own = id === top ? topOwn() : id === handle && fresh ? fresh : (entry?.own ?? zero());
+    const spent = plus(own, entry?.below ?? zero());
     chain.push({
       id,
-      budget: id === top ? budgetOf(tree, id) : row ? row.budget : {},
-      tree: spent,
-      startedAt: id === top ? run.createdAt : (row?.createdAt ?? deps.now()),
+      budget: id === top ? budgetOf(tree, id) : (entry?.budget ?? {}),
+      tree: id !== handle && since ? plus(spent, since) : spent,
+      startedAt: id === top ? run.createdAt : (entry?.createdAt ?? deps.now()),
     });
   }
   return chain;
@@ -82,18 +83,54 @@ export function spentLimit(
 }
 
 /**
- * The loop's `limitBefore` for one handle: the name of a spent limit stops it. The last stop
- * is kept with who spent it, so the handle's recorded result can say so.
+ * The loop's `limitBefore` for one handle: the walk, then the admission (issue 37: a model
+ * call under a token or turn pool starts only once the pool can pay for it, the calls in
+ * flight counted), then the walk again if it had to wait. The last stop is kept with who
+ * spent it, so the handle's recorded result can say so. `spent` goes into the handle's
+ * checkpoint (after the ledger has the call's spend), `release` where its step ends.
  */
-export function liveLimit(tree: TreeContext, handle: string) {
+export function liveLimit(tree: TreeContext, handle: string, agent: string) {
   let last: Exhausted | undefined;
-  return {
-    limitBefore: (state: RunState) => {
+  let state: RunState | undefined;
+  const calls = admittedCalls(tree.admission, {
+    agent,
+    levels: () => chainOf(tree, handle, state),
+    stop: () => {
       last = spentLimit(tree, handle, state);
       return last?.limit;
     },
+    walkAlways: true,
+    signal: () => tree.signal,
+  });
+  return {
+    limitBefore: (live: RunState) => {
+      state = live;
+      return calls.limitBefore(live);
+    },
+    spent: calls.spent,
+    release: calls.release,
     /** "budget exhausted: maxTokens of root/coordinator.1 (160 of 100)", once it stopped. */
     described: () => (last ? describeExhausted(last) : undefined),
+  };
+}
+
+const zero = (): Spent => ({ turns: 0, usage: zeroUsage(), toolCalls: 0 });
+
+function plus(a: Spent, b: Spent): Spent {
+  const usage = { ...a.usage };
+  addUsage(usage, b.usage);
+  return { turns: a.turns + b.turns, toolCalls: a.toolCalls + b.toolCalls, usage };
+}
+
+function minus(a: Spent, b: Spent): Spent {
+  return {
+    turns: a.turns - b.turns,
+    toolCalls: a.toolCalls - b.toolCalls,
+    usage: {
+      promptTokens: a.usage.promptTokens - b.usage.promptTokens,
+      completionTokens: a.usage.completionTokens - b.usage.completionTokens,
+      totalTokens: a.usage.totalTokens - b.usage.totalTokens,
+    },
   };
 }
 
@@ -122,13 +159,5 @@ export function childSlots(max: number | undefined): Slots {
         free += 1;
       }
     }
-  };
-}
-
-function spentOf(row: HandleRow): Spent {
-  return {
-    turns: row.turns,
-    usage: row.usage,
-    toolCalls: row.toolCalls.length,
   };
 }

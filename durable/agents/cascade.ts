@@ -29,7 +29,7 @@ export async function routeAnswer(
   answer: Answer,
 ): Promise<RouteOutcome> {
   const path = pathOf(request);
-  const deepest = path ? tree.handles.handle(tree.run.runId, path) : undefined;
+  const deepest = path ? deepestSuspended(tree, path, request.id) : undefined;
   if (!deepest) {
     return "none";
   }
@@ -62,19 +62,43 @@ export async function routeAnswer(
   }
 }
 
+/**
+ * The deepest handle suspended on the request within the subtree `path` names (the path is
+ * the subtree's top, issue 40; an older run's path names the deepest handle itself). Else the
+ * subtree's top, whose recorded outcome the cascade then carries up.
+ */
+function deepestSuspended(tree: TreeContext, path: string, requestId: string) {
+  let found: HandleRow | undefined;
+  for (const row of tree.handles.handles(tree.run.runId)) {
+    const inside = row.handle === path || row.handle.startsWith(`${path}/`);
+    if (inside && row.status === "pending" && pendingOfHandle(row)?.id === requestId) {
+      if (!found || row.depth > found.depth) {
+        found = row;
+      }
+    }
+  }
+  return found ?? tree.handles.handle(tree.run.runId, path);
+}
+
 function fillHandleSlot(tree: TreeContext, parent: HandleRow, message: ToolMessage): void {
   const slots = parent.slots ?? [];
   const next = slots.map((slot) => (slot.toolCallId === message.toolCallId ? message : slot));
   const toolCalls = parent.toolCalls;
+  const nextCalls = message.pending ? toolCalls : [...toolCalls, callEntry(message)];
   tree.deps.transaction(() => {
     tree.handles.update(
       { runId: tree.run.runId, handle: parent.handle },
       {
         slots: next,
-        ...(message.pending ? {} : { toolCalls: [...toolCalls, callEntry(message)] }),
+        ...(message.pending ? {} : { toolCalls: nextCalls }),
         updatedAt: tree.deps.now(),
       },
     );
+  });
+  tree.ledger().spent(parent.handle, {
+    turns: parent.turns,
+    usage: parent.usage,
+    toolCalls: nextCalls.length,
   });
 }
 

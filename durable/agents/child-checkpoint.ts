@@ -17,11 +17,12 @@ import type { TreeContext } from "./tree";
 export function childCheckpointer(
   tree: TreeContext,
   handle: string,
-  committedAtStart: number,
+  options: { committed: number; afterTurn: (state: RunState) => void },
 ): ChildPersister {
   const { deps, handles, run } = tree;
   const key = { runId: run.runId, handle };
-  let committed = committedAtStart;
+  let committed = options.committed;
+  const ledger = tree.ledger();
   const withHandle = {
     ...deps,
     record: (runId: string, type: string, data: unknown) =>
@@ -50,6 +51,7 @@ export function childCheckpointer(
           updatedAt: deps.now(),
         });
       });
+      ledger.spent(handle, spentOf(state));
     },
     turn(state: RunState) {
       checkCancelled();
@@ -70,6 +72,14 @@ export function childCheckpointer(
           updatedAt: deps.now(),
         });
       });
+      ledger.spent(handle, spentOf(state));
+      options.afterTurn(state); // the ledger has this turn's spend: a held admission goes
     },
   };
 }
+
+const spentOf = (state: RunState) => ({
+  turns: state.turns,
+  usage: state.usage,
+  toolCalls: state.toolCalls.length,
+});

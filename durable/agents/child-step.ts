@@ -2,8 +2,8 @@
  * One step of one child handle, from storage: a fresh or interrupted handle carries on
  * from its stored transcript (`continueRun`: calls with no result run, suspended slots stay
  * suspended), a suspended one resumes with its answer (`runWithAnswer`). The outcome is
- * written to the handle's row: suspended on a request (with `data.path`, the handle that
- * asked), or closed with its result. A child's recorded result is final: it never runs again.
+ * written to the handle's row: suspended on a request (with `data.path`: this handle, as
+ * segments, the subtree that relays it), or closed with its result. A child's recorded result is final: it never runs again.
  */
 import type { Answer, Request, RunResult, ToolResult } from "../../src/core/types";
 import { createToolkit, type Toolkit } from "../../src/core/toolkit";
@@ -52,12 +52,12 @@ export async function stepHandle(
   const stored = { runId: run.runId, ...storedRunOf(row) };
   let result: RunResult;
   let toolkit: Toolkit | undefined;
-  const live = liveLimit(tree, row.handle);
+  const live = liveLimit(tree, row.handle, caller.agent.name);
   try {
     const client = childClient(tree, caller.agent, {
       maxTurns,
       limitBefore: live.limitBefore,
-      persister: childCheckpointer(tree, row.handle, committed),
+      persister: childCheckpointer(tree, row.handle, { committed, afterTurn: live.spent }),
     });
     toolkit = await createToolkit({
       tools: [...(await agentTools(caller.agent, deps.env)), ...tree.teamTools(caller)],
@@ -81,6 +81,7 @@ export async function stepHandle(
     }
     return settle(tree, row, { status: "failed", text: errorMessage(error) });
   } finally {
+    live.release();
     await toolkit?.close();
   }
   if (result.status === "pending" && result.pending) {
@@ -93,12 +94,13 @@ export async function stepHandle(
   });
 }
 
-/** The request with `data.path`: the deepest handle that asked (a grandchild's path is kept). */
+/**
+ * The request as this child relays it: `data.path` is its own handle as segments, stamped over
+ * the path of the level below (SPEC §7D addendum, issue 40): at the run it names the suspended
+ * subtree under the run's agent, and cascade.ts routes the answer to the deepest handle in it.
+ */
 export function withPath(request: Request, handle: string): Request {
-  if (typeof request.data?.path === "string") {
-    return request;
-  }
-  return { ...request, data: { ...(request.data ?? {}), path: handle } };
+  return { ...request, data: { ...(request.data ?? {}), path: handle.split("/") } };
 }
 
 function suspend(tree: TreeContext, row: HandleRow, raw: Request): HandleRow {

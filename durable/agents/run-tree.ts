@@ -9,7 +9,9 @@ import type { DriverDeps } from "../thread/drive/driver-deps";
 import type { RunRow } from "../storage/run-store";
 import type { LimitBefore } from "../../src/core/loop/run-loop";
 import { teamTools } from "./team-tool";
-import { liveLimit } from "./budget";
+import { spentLimit } from "./budget";
+import { treeLedger, type TreeLedger } from "./ledger";
+import { budgetAdmission } from "../../src/core/agents/limits/admission";
 import { rootHandleOf, type TreeContext } from "./tree";
 
 export { routeAnswer } from "./cascade";
@@ -23,12 +25,19 @@ export function treeOf(
   if (!deps.handles || !agent?.team?.length) {
     return undefined;
   }
+  const handles = deps.handles;
+  let ledger: TreeLedger | undefined;
   const tree: TreeContext = {
     deps,
-    handles: deps.handles,
+    handles,
     run,
     signal,
     concurrency: new Map(),
+    ledger: () => {
+      ledger ??= treeLedger(rootHandleOf(run), handles.handles(run.runId));
+      return ledger;
+    },
+    admission: budgetAdmission(),
     teamTools: (caller) => teamTools(tree, caller),
   };
   return tree;
@@ -41,7 +50,11 @@ export function runTeamTools(tree: TreeContext | undefined, agent: AgentDefiniti
   return teamTools(tree, { handle: rootHandleOf(tree.run), agent, depth: 1, above: [] });
 }
 
-/** The run's own agent walks the tree's budgets before each of its model calls too. */
+/**
+ * The run's own agent walks the tree's budgets before each of its model calls too. It takes
+ * no admission: its model calls never overlap its children's (they run inside its tool
+ * calls), and a hold it kept over its tool calls would make its children wait for it.
+ */
 export function runLimitBefore(tree: TreeContext | undefined): LimitBefore | undefined {
-  return tree ? liveLimit(tree, rootHandleOf(tree.run)).limitBefore : undefined;
+  return tree ? (state) => spentLimit(tree, rootHandleOf(tree.run), state)?.limit : undefined;
 }

@@ -12,7 +12,12 @@ import type { AgentDefinition } from "../../src/edge/agent";
 import { pendingOfHandle, type HandleRow } from "../storage/handle-store";
 import { budgetOf, childSlots } from "./budget";
 import { stepHandle, taskResultOf } from "./child-step";
-import type { Caller, TreeContext } from "./tree";
+import { rootHandleOf, type Caller, type TreeContext } from "./tree";
+import {
+  perTurnRefusal,
+  treeRefusal,
+  type TreeCapLevel,
+} from "../../src/core/agents/limits/budget";
 
 export function teamTools(tree: TreeContext | undefined, caller: Caller): Tool[] {
   const team = caller.agent.team ?? [];
@@ -60,9 +65,7 @@ async function runTask(
     return failure(`task needs { agent, prompt } as non-empty strings; team: ${team.join(", ")}`);
   }
   if (!team.includes(agent)) {
-    return failure(
-      `task: "${agent}" is not on the team of ${caller.agent.name}; team: ${team.join(", ")}`,
-    );
+    return failure(`task: "${agent}" is not in this agent's team; team: ${team.join(", ")}`);
   }
   const definition = tree.deps.agents.get(agent);
   if (!definition) {
@@ -79,9 +82,14 @@ async function runTask(
     }
     row = known;
   } else {
+    // Issue 37: a turn's `task` calls past the caller's cap never spawn (the same ones after a crash).
+    const overTurn = perTurnRefusal(budgetOf(tree, caller.handle), ctx.callOrdinal, caller.handle);
+    if (overTurn) {
+      return failure(`task ${overTurn}`);
+    }
     const refused = spawnRefusal(tree, caller);
     if (refused) {
-      return failure(`task refused: ${refused}`);
+      return failure(`task ${refused.startsWith("refused:") ? refused : `refused: ${refused}`}`);
     }
     row = spawn({ tree, caller }, definition, { prompt, callId: ctx.callId });
   }
@@ -112,9 +120,11 @@ function spawn(
   task: { prompt: string; callId: string },
 ): HandleRow {
   const { deps, handles, run } = tree;
-  const n = handles.countOf(run.runId, caller.handle, definition.name) + 1;
+  const ledger = tree.ledger();
+  const n = ledger.childrenNamed(caller.handle, definition.name) + 1;
   const handle = `${caller.handle}/${definition.name}.${n}`;
   const budget = definition.budget ?? {};
+  const now = deps.now();
   deps.transaction(() => {
     handles.insert({
       runId: run.runId,
@@ -125,7 +135,7 @@ function spawn(
       callId: task.callId,
       prompt: task.prompt,
       budget,
-      now: deps.now(),
+      now,
     });
     handles.checkpoint(
       { runId: run.runId, handle },
@@ -142,13 +152,18 @@ function spawn(
       parentToolCallId: task.callId,
     });
   });
+  ledger.added({ handle, parent: caller.handle, agent: definition.name, budget, createdAt: now });
   return handles.handle(run.runId, handle) as HandleRow;
 }
 
-/** `maxChildren` of the caller, `maxDepth` of every agent above the new child (levels below it). */
+/**
+ * `maxChildren` of the caller, `maxDepth` of every agent above the new child (levels below
+ * it), `maxDescendants` of every level (200 at the top by default, issue 37).
+ */
 function spawnRefusal(tree: TreeContext, caller: Caller): string | undefined {
   const maxChildren = caller.agent.budget?.maxChildren;
-  const children = tree.handles.childrenOf(tree.run.runId, caller.handle);
+  const ledger = tree.ledger();
+  const children = ledger.children(caller.handle);
   if (maxChildren !== undefined && children >= maxChildren) {
     return `maxChildren of ${caller.agent.name} (${children} of ${maxChildren})`;
   }
@@ -160,7 +175,17 @@ function spawnRefusal(tree: TreeContext, caller: Caller): string | undefined {
       return `maxDepth of ${agent.name} (${below} of ${maxDepth})`;
     }
   }
-  return undefined;
+  const top = rootHandleOf(tree.run);
+  const levels: TreeCapLevel[] = [];
+  for (let id = caller.handle; id.startsWith(top); id = id.slice(0, id.lastIndexOf("/"))) {
+    levels.push({
+      id,
+      budget: budgetOf(tree, id),
+      descendants: ledger.descendants(id),
+      top: id === top,
+    });
+  }
+  return treeRefusal(levels);
 }
 
 /**

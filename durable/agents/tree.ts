@@ -8,9 +8,11 @@ import type { AgentDefinition } from "../../src/edge/agent";
 import type { DriverDeps } from "../thread/drive/driver-deps";
 import type { RunRow } from "../storage/run-store";
 import type { HandleStore } from "../storage/handle-store";
-import { isChildPath } from "../../src/edge/agents/asked-by";
+import { childPathOf } from "../../src/edge/agents/asked-by";
+import type { Admission } from "../../src/core/agents/limits/admission";
+import type { TreeLedger } from "./ledger";
 
-export { askedByOf, isChildPath } from "../../src/edge/agents/asked-by";
+export { askedByOf, childPathOf } from "../../src/edge/agents/asked-by";
 
 export interface TreeContext {
   deps: DriverDeps;
@@ -19,6 +21,10 @@ export interface TreeContext {
   signal: AbortSignal;
   /** Each parent's `maxConcurrent` gate (SPEC §7D gate 2), for the children this drive runs. */
   concurrency: Map<string, Slots>;
+  /** The tree's spend and shape, read once per drive and kept up to date (ledger.ts). */
+  ledger(): TreeLedger;
+  /** Model calls under a token or turn pool start only once it can pay (issue 37). */
+  admission: Admission;
   /**
    * The `task` tools a caller gets (team-tool.ts), handed in where the tree is built so a
    * child's step and the task tool, which call each other, do not import each other.
@@ -41,10 +47,9 @@ export interface Caller {
 /** The run's own agent is the tree's top handle: `root/<agent>.1` (the kernel's spelling). */
 export const rootHandleOf = (run: Pick<RunRow, "agent">) => `root/${run.agent}.1`;
 
-/** The handle path a request carries (`data.path`), if a sub-agent raised it. */
+/** The handle a request's `data.path` names (segments, or an older run's string), if a sub-agent's. */
 export function pathOf(
   request: { data?: Record<string, unknown> } | undefined,
 ): string | undefined {
-  const path = request?.data?.path;
-  return isChildPath(path) ? path : undefined;
+  return childPathOf(request?.data?.path);
 }

@@ -44,25 +44,6 @@ export class HandleStore {
     return row && decodeHandle(row);
   }
 
-  /** Children of `parent` running `agent`, for the next deterministic ordinal. */
-  countOf(runId: string, parent: string, agent: string): number {
-    return (
-      this.sql.one<{
-        n: number;
-      }>`SELECT COUNT(*) AS n FROM agent_handles WHERE run_id = ${runId} AND parent = ${parent} AND agent = ${agent}`
-        ?.n ?? 0
-    );
-  }
-
-  childrenOf(runId: string, parent: string): number {
-    return (
-      this.sql.one<{
-        n: number;
-      }>`SELECT COUNT(*) AS n FROM agent_handles WHERE run_id = ${runId} AND parent = ${parent}`
-        ?.n ?? 0
-    );
-  }
-
   insert(row: NewHandle): void {
     this
       .sql`INSERT INTO agent_handles (run_id, handle, parent, agent, depth, call_id, prompt, state,

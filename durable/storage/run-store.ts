@@ -159,8 +159,17 @@ export class RunStore {
     );
   }
 
+  /** How many calls the run's log holds, without reading them (the budget walk, durable/agents/budget.ts). */
+  toolCallCount(runId: string): number {
+    return (
+      this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM tool_calls WHERE run_id = ${runId}`
+        ?.n ?? 0
+    );
+  }
+
   appendToolCalls(runId: string, entries: RunResult["toolCalls"]): void {
-    for (const entry of entries) {
+    for (const { metadata: _metadata, ...entry } of entries) {
+      // A tool's metadata stays in the kernel's RunResult: the run's view shows what it always did.
       this.sql`INSERT INTO tool_calls (run_id, body) VALUES (${runId}, ${JSON.stringify(entry)})`;
     }
   }

@@ -23,6 +23,7 @@ export type ToolSourceLoader = (options: {
   env?: EnvLike;
   waitFor?: WaitFor;
   onElicitation?: ElicitationHandler;
+  attributeElicitations?: boolean;
   fetch?: typeof fetch;
   tokenStore?: TokenStore;
   subject?: string;
@@ -60,6 +61,12 @@ export interface ToolkitOptions {
    * `waitFor`. May return `suspendCall(request)` to suspend the call durably (the edge).
    */
   onElicitation?: ElicitationHandler;
+  /**
+   * A URL elicitation's request (and a URL-required error's) carries `data: { server, tool,
+   * … }` beyond the SPEC's `{ id, kind, prompt, url }`. Off by default (issue 40); the edge
+   * sets it: its approvers, receipts and version checks name the tool.
+   */
+  attributeElicitations?: boolean;
   /** Handed to every call as `ctx.suspendAfterMs` (see Context): the edge sets it. */
   suspendAfterMs?: number;
   /** The fetch MCP transports use (default: the global fetch). */
@@ -141,6 +148,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       env,
       waitFor: options.waitFor,
       onElicitation: options.onElicitation,
+      ...(options.attributeElicitations ? { attributeElicitations: true } : {}),
       fetch: options.fetch,
       ...(options.tokenStore ? { tokenStore: options.tokenStore } : {}),
       ...(options.subject ? { subject: options.subject } : {}),
@@ -193,7 +201,8 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       const tool = byName.get(name);
       if (!tool) {
         return {
-          output: `unknown tool "${name}"; available: ${[...byName.keys()].join(", ") || "none"}`,
+          // The first line is the loop's standard text, the same in every toolnexus port.
+          output: `Unknown tool: ${name}\navailable: ${[...byName.keys()].join(", ") || "none"}`,
           isError: true,
         };
       }

@@ -40,6 +40,12 @@ export interface Context {
   /** Stable across the first execution and the post-answer re-execution: an idempotency key. */
   callId?: string;
   runId?: string;
+  /**
+   * Among the calls of this call's turn to the same tool, how many came before it (0 for the
+   * first), in the order the model made them: the same on every replay of the turn. The `task`
+   * tool caps children per turn with it.
+   */
+  callOrdinal?: number;
   /** Environment (Workers bindings or process env) handed down by the toolkit. */
   env?: EnvLike;
   /**
@@ -112,7 +118,15 @@ export type RunStatus = "done" | "pending" | "incomplete";
 export interface RunResult {
   text: string;
   messages: Message[];
-  toolCalls: Array<{ id: string; name: string; args: unknown; output: string; isError: boolean }>;
+  /** Resolved calls; `metadata` is what the tool's result carried, when it carried any (issue 40). */
+  toolCalls: Array<{
+    id: string;
+    name: string;
+    args: unknown;
+    output: string;
+    isError: boolean;
+    metadata?: Record<string, unknown>;
+  }>;
   toolCallCount: number;
   turns: number;
   usage: Usage;

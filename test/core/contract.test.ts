@@ -77,7 +77,12 @@ describe.each(STYLES)("%s: requestParams never replace the request's own members
     expect(texts(body)).toContain("What is 2+2?");
     expect(JSON.stringify(body)).not.toContain("INJECTED");
     expect(JSON.stringify(body.tools)).not.toContain("ghost");
-    expect(body).not.toHaveProperty("tool_choice");
+    // Issue 40: the openai style's own "auto" with tools (never the params' "required").
+    if (style === "openai") {
+      expect(body.tool_choice).toBe("auto");
+    } else {
+      expect(body).not.toHaveProperty("tool_choice");
+    }
     expect(body).not.toHaveProperty("stream");
     expect(body).not.toHaveProperty("stream_options");
     // Everything else is still merged, and wins over the client's defaults.

@@ -125,6 +125,7 @@ describe("2.2 a call answered with -32042 (URL elicitation required)", () => {
       await createToolkit({
         mcp: { mcpServers: { crm: { url: `${ORIGIN}/mcp` } } },
         fetch: routeFetch({ [ORIGIN]: server.fetch }),
+        attributeElicitations: true, // data beyond the SPEC's request, as the edge asks (issue 40)
       }),
     );
     const asked: Request[] = [];

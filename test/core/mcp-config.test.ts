@@ -236,7 +236,14 @@ describe("elicitation mappings (shared with the edge)", () => {
       prompt: "Which repository?",
       data: { schema: form.requestedSchema, server: "gh", tool: "gh_create" },
     });
+    // Issue 40: nothing beyond the SPEC's request unless the caller opts in (the edge does).
     expect(requestFromElicitation(url, { server: "gh", id: "r2" })).toEqual({
+      id: "r2",
+      kind: "authorization",
+      prompt: "Sign in to GitHub",
+      url: "https://github.com/login/x",
+    });
+    expect(requestFromElicitation(url, { server: "gh", id: "r2", attributed: true })).toEqual({
       id: "r2",
       kind: "authorization",
       prompt: "Sign in to GitHub",

@@ -225,13 +225,28 @@ describe("elicitation through waitFor", () => {
       output: "action=accept",
       isError: false,
     });
-    expect(asked[0]).toMatchObject({
+    // Issue 40: the SPEC's request and nothing more, unless the caller opts in.
+    expect(asked[0]).toEqual({
+      id: asked[0]?.id,
       kind: "authorization",
       prompt: "Connect your account",
       url: "https://auth.example.com/connect?s=1",
-      data: { server: "tickets", tool: "tickets_connect_account", elicitationId: "el-1" },
     });
     expect(server.elicitResults).toEqual([{ action: "accept" }]);
+  });
+
+  it("url mode with attributeElicitations: the request names server, tool and elicitation", async () => {
+    const asked: Request[] = [];
+    const { toolkit } = await setup({
+      waitFor: (r) => (asked.push(r), answerOutput(r.id)),
+      attributeElicitations: true,
+    });
+    await toolkit.execute("tickets_connect_account", {});
+    expect(asked[0]?.data).toEqual({
+      server: "tickets",
+      tool: "tickets_connect_account",
+      elicitationId: "el-1",
+    });
   });
 
   it("an answer addressed to another request is not applied (cancel + note)", async () => {
@@ -292,6 +307,7 @@ describe("elicitation through waitFor", () => {
   it("concurrent calls that both elicit are each attributed to their own call", async () => {
     const asked: Request[] = [];
     const { toolkit } = await setup({
+      attributeElicitations: true, // the URL request names its tool only when asked to (issue 40)
       waitFor: async (r) => {
         asked.push(r);
         await sleep(30);

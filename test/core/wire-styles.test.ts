@@ -159,13 +159,18 @@ describe.each(STYLES)("%s request body", (style) => {
     expect(fake.bodies[0]).not.toHaveProperty("tool_choice");
   });
 
-  it("sends tools in the style's shape, and no tool_choice (requestParams cannot set one)", async () => {
+  it("sends tools in the style's shape, with openai's tool_choice auto (requestParams cannot set one)", async () => {
     const { fake, client: c } = client(style, [{ content: "hi" }], {
-      requestParams: { tool_choice: "auto" },
+      requestParams: { tool_choice: "required" },
     });
     await c.run("hello", { toolkit: await echoToolkit() });
     const body = fake.bodies[0];
-    expect(body).not.toHaveProperty("tool_choice");
+    // Issue 40: as the reference clients, openai sends tool_choice "auto" with tools.
+    if (style === "openai") {
+      expect(body.tool_choice).toBe("auto");
+    } else {
+      expect(body).not.toHaveProperty("tool_choice");
+    }
     expect(body.tools).toHaveLength(2);
     const schema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
     if (style === "openai") {
@@ -411,7 +416,8 @@ describe.each(STYLES)("%s malformed replies", (style) => {
     expect(result.status).toBe("done");
     const [sent] = toolResults(style, fake.bodies[1]);
     expect(sent!.content).toContain("frobnicate");
-    expect(sent!.content).toMatch(/unknown tool/);
+    // Issue 40: the loop's standard text, as in the other toolnexus ports.
+    expect(sent!.content).toMatch(/^Unknown tool: frobnicate$/m);
     expect(result.toolCalls[0]).toMatchObject({ name: "frobnicate", isError: true });
   });
 

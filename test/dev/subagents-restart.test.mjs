@@ -51,7 +51,7 @@ test("a child's approval decided after a restart of wrangler dev; the coordinato
 }, async () => {
   const first = await serve();
   const { runId, pending, request } = await startDelegation({ client: first });
-  assert.equal(request.data.path, "root/coordinator.1/refunds.1");
+  assert.deepEqual(request.data.path, ["root", "coordinator.1", "refunds.1"]); // issue 40: segments
   assert.deepEqual(
     pending.tree.map((h) => [h.handle, h.state]),
     [

@@ -36,7 +36,7 @@ after(async () => {
 
 test("a child's four-eyes approval decided by signed webhook; the coordinator finishes", async () => {
   const { pending, request, votes, done } = await delegationFlow({ client });
-  assert.equal(request.data.path, "root/coordinator.1/refunds.1");
+  assert.deepEqual(request.data.path, ["root", "coordinator.1", "refunds.1"]); // issue 40: segments
   assert.deepEqual(
     pending.tree.map((h) => [h.handle, h.state]),
     [

@@ -73,7 +73,7 @@ describe("hierarchical budgets of a tree in the Durable Object", () => {
       return { pendingView, done: await viewOf(object, runId) };
     });
     expect(pendingView.status).toBe("pending");
-    expect(pendingView.pending?.data?.path).toBe("root/coordinator.1/worker.1");
+    expect(pendingView.pending?.data?.path).toEqual(["root", "coordinator.1", "worker.1"]);
     expect(done).toMatchObject({ status: "incomplete", limit: "maxWallMs" });
     expect(taskOutputs(done)).toEqual([
       expect.stringMatching(

@@ -114,7 +114,7 @@ describe("schema v8", () => {
     });
     await abortAllDurableObjects();
     const next = await pendingTree("Refund $1200 on order 42", { threadId: first.threadId });
-    expect(next.request.data?.path).toBe("root/coordinator.1/refunds.1");
+    expect(next.request.data?.path).toEqual(["root", "coordinator.1", "refunds.1"]);
   });
 });
 
@@ -199,7 +199,7 @@ describe("the coordinator's waitFor (an agent option)", () => {
   it("leaves a request without rules that it does not answer to surface", async () => {
     const { request } = await pendingTree("Refund $500 on order 42");
     expect(request.data?.approvers).toBeUndefined();
-    expect(request.data?.path).toBe("root/coordinator.1/refunds.1");
+    expect(request.data?.path).toEqual(["root", "coordinator.1", "refunds.1"]);
   });
 
   it("is never offered a request with approver rules", async () => {

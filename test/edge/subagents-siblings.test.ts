@@ -58,10 +58,10 @@ describe("two children suspended in one turn", () => {
 
       // Halted: the first suspended call in call order is surfaced, its sibling's is open too.
       expect(halted.status).toBe("pending");
-      expect(halted.pending?.data?.path).toBe("root/coordinator.1/worker.2");
+      expect(halted.pending?.data?.path).toEqual(["root", "coordinator.1", "worker.2"]);
       expect(open.map((r) => [r.prompt, r.data?.path])).toEqual([
-        ["refund A?", "root/coordinator.1/worker.2"],
-        ["refund B?", "root/coordinator.1/worker.3"],
+        ["refund A?", ["root", "coordinator.1", "worker.2"]],
+        ["refund B?", ["root", "coordinator.1", "worker.3"]],
       ]);
       expect(halted.tree.map((h) => [h.handle, h.state])).toEqual([
         ["root/coordinator.1", "suspended"],

@@ -31,7 +31,7 @@ async function approve(runId: string, requestId: string, decidedBy: string) {
 describe("a coordinator waiting on its child's four-eyes refund", () => {
   it("surfaces the child's request with data.path and the child's own approver rules", async () => {
     const { run, request } = await pendingTree();
-    expect(request.data?.path).toBe("root/coordinator.1/refunds.1");
+    expect(request.data?.path).toEqual(["root", "coordinator.1", "refunds.1"]);
     expect(request.data?.approvers).toMatchObject({ group: "finance", quorum: 2 });
     expect(request.prompt).toBe("Refund $1200 on order 42?");
     // The sibling finished while the refund waited: its result is in the tree already.

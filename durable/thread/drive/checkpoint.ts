@@ -87,6 +87,16 @@ export interface CheckpointScope {
 
 export function checkpointer(deps: DriverDeps, scope: CheckpointScope) {
   const { run, stored, work, signal } = scope;
+  // Each call's place in its turn, built once per turn (not searched once per call: issue 37).
+  let placed: { calls: unknown; at: Map<string, number> } | undefined;
+  const positions = (state: RunState): Map<string, number> => {
+    const assistant = state.messages.findLast((m) => m.role === "assistant");
+    const calls = assistant?.role === "assistant" ? (assistant.toolCalls ?? []) : [];
+    if (placed?.calls !== calls) {
+      placed = { calls, at: new Map(calls.map((c, i) => [c.id, i])) };
+    }
+    return placed.at;
+  };
   let { committed } = scope;
   const finalOnly = work.kind === "answer" && work.finalOnly;
   const held = new Map<string, RunEvent>();
@@ -107,9 +117,10 @@ export function checkpointer(deps: DriverDeps, scope: CheckpointScope) {
     held.clear();
   };
   const saveToolCalls = (state: RunState, only?: string) => {
-    const fresh = state.toolCalls
-      .slice(toolCallsSeen)
-      .filter((entry) => !saved.has(entry.id) && (only === undefined || entry.id === only));
+    const fresh =
+      only === undefined
+        ? state.toolCalls.slice(toolCallsSeen).filter((entry) => !saved.has(entry.id))
+        : lastEntryOf(state, { id: only, from: toolCallsSeen, saved });
     deps.store.appendToolCalls(run.runId, fresh);
     if (only === undefined) {
       toolCallsSeen = state.toolCalls.length;
@@ -133,9 +144,7 @@ export function checkpointer(deps: DriverDeps, scope: CheckpointScope) {
 
     call(state: RunState, result: ToolMessage): void {
       checkCancelled();
-      const assistant = state.messages.findLast((m) => m.role === "assistant");
-      const calls = assistant?.role === "assistant" ? (assistant.toolCalls ?? []) : [];
-      const position = calls.findIndex((c) => c.id === result.toolCallId);
+      const position = positions(state).get(result.toolCallId) ?? -1;
       deps.transaction(() => {
         const event = held.get(result.toolCallId);
         if (event) {
@@ -186,4 +195,21 @@ export function checkpointer(deps: DriverDeps, scope: CheckpointScope) {
       });
     },
   };
+}
+
+/**
+ * The entry of the call that just settled, not yet stored: the loop records it last, so the
+ * search from the end finds it at once (a scan of the whole turn per call was O(turn²)).
+ */
+function lastEntryOf(
+  state: RunState,
+  { id, from, saved }: { id: string; from: number; saved: Set<string> },
+): RunState["toolCalls"] {
+  for (let i = state.toolCalls.length - 1; i >= from; i -= 1) {
+    const entry = state.toolCalls[i];
+    if (entry?.id === id) {
+      return saved.has(id) ? [] : [entry];
+    }
+  }
+  return [];
 }

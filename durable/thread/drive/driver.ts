@@ -135,6 +135,7 @@ export async function driveOnce(
             // An `oauth` server: the subject's durable tokens and a signed state (tokens/run-oauth.ts).
             ...runOAuth(deps.env, run, agent.mcp),
             onElicitation: durableElicitation(inlineDeps(deps), runId),
+            attributeElicitations: true, // approvers, receipts and version checks name the tool
             ...(deps.fetch ? { fetch: deps.fetch } : {}),
           }),
     });

@@ -10,6 +10,7 @@ import type { Tool, ToolResult } from "../types";
 import { toTaskResult } from "./task-tool";
 import { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions } from "./runtime";
 import type { AgentDef, AgentResult, Budget } from "./types";
+import { buildRegistry } from "./registry";
 
 export interface Agent {
   readonly name: string;
@@ -21,6 +22,8 @@ export interface Agent {
   ): Promise<AgentResult>;
   /** This agent as a tool for `createToolkit`. */
   asTool(options: AgentRuntimeOptions | { runtime: AgentRuntime }): Tool;
+  /** The registry it runs with: itself and the transitive closure of its team, sorted by name. */
+  registry(): AgentDef[];
 }
 
 /**
@@ -36,6 +39,10 @@ export function agent(name: string, definition: Omit<AgentDef, "name">): Agent {
   return {
     name,
     def,
+    registry() {
+      const registry = buildRegistry([def], undefined);
+      return registry.names().flatMap((n) => registry.get(n) ?? []);
+    },
     run(prompt, options) {
       const budget = "runtime" in options ? options.budget : undefined;
       return runtimeOf(options).run(def, prompt, budget ? { budget } : {});
@@ -69,7 +76,7 @@ export function agent(name: string, definition: Omit<AgentDef, "name">): Agent {
               byCall.set(ctx.callId, handle.id);
             }
             runtime.wake(handle, prompt);
-            result = await runtime.wait(handle);
+            result = await runtime.wait(handle, { by: runtime.root });
           }
           if (result.status === "pending" && result.pending) {
             const request = result.pending;

@@ -9,6 +9,7 @@ import type { MetricEvent } from "../metrics";
 import type { ConversationStore } from "../client/conversation-store";
 import type { Clock } from "./limits/clock";
 import type { TurnGate } from "./limits/gates";
+import type { Admission } from "./limits/admission";
 import type { Registry } from "./registry";
 import type { AgentModelBackend } from "./model";
 import type { HandleRecord, Live } from "./tree/handle";
@@ -50,6 +51,8 @@ export interface RuntimeCore {
   readonly clock: Clock;
   readonly store: ConversationStore;
   readonly gate: TurnGate;
+  /** Model calls under a `maxTokens`/`maxTurns` pool start only once it can pay (limits/admission.ts). */
+  readonly admission: Admission;
   readonly registry: Registry;
   readonly live: Map<string, Live>;
   /** Free-form notes beside the transitions ("wake QUEUED …", "task replay → REATTACH …"). */
@@ -57,7 +60,7 @@ export interface RuntimeCore {
   spawn(parent: string, def: AgentDef | string, budget?: Budget): Live;
   post(id: string, item: InboxItem | string): PostResult;
   wake(id: string, prompt?: string): WakeResult;
-  wait(id: string, options?: { timeout?: number }): Promise<AgentResult>;
+  wait(id: string, options?: { timeout?: number; by?: string }): Promise<AgentResult>;
   interrupt(id: string): Promise<void>;
   close(id: string, options?: { force?: boolean; reason?: CloseReason }): Promise<void>;
   /** Routes an answer to the deepest handle suspended on it at or below `top`, then cascades up to `top`. */

@@ -10,6 +10,7 @@ export {
   type AgentRuntime,
   type AgentRuntimeOptions,
   type HandleRef,
+  type WaitOptions,
 } from "./runtime";
 export { AgentConfigError } from "./registry";
 export { systemClock, virtualClock, type Clock, type VirtualClock } from "./limits/clock";

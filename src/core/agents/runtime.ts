@@ -18,21 +18,16 @@ import { systemClock, type Clock } from "./limits/clock";
 import { turnGate } from "./limits/gates";
 import { AgentConfigError, buildRegistry } from "./registry";
 import type { AgentModelBackend } from "./model";
-import { describeExhausted, carve, exhausted, spawnRefusal } from "./limits/budget";
+import { describeExhausted, carve, exhausted, spawnRefusal, treeRefusal } from "./limits/budget";
+import { budgetAdmission } from "./limits/admission";
 import { DEFAULT_INBOX_CAP, admit, normalizeItem } from "./limits/inbox";
-import {
-  ROOT_ID,
-  newLive,
-  newRecord,
-  nextChildId,
-  type HandleRecord,
-  type Live,
-} from "./tree/handle";
+import { ROOT_ID, newLive, newRecord, nextChildId, type Live } from "./tree/handle";
 import { chainOf, get, transition, viewOf, type RuntimeCore, type TransitionEvent } from "./core";
 import { resultOf, runTurn } from "./tree/turn";
 import { close, interrupt } from "./tree/lifecycle";
 import { answerTree } from "./tree/resume";
 import { restoreRecords, type RuntimeSnapshot } from "./tree/snapshot";
+import { describe } from "./tree/info";
 import type {
   AgentDef,
   AgentResult,
@@ -84,7 +79,8 @@ export interface AgentRuntime {
   spawn(parent: HandleRef, def: AgentDef | { def: AgentDef } | string, budget?: Budget): HandleInfo;
   post(handle: HandleRef, item: InboxItem | string): PostResult;
   wake(handle: HandleRef, prompt?: string): WakeResult;
-  wait(handle: HandleRef, options?: { timeout?: number }): Promise<AgentResult>;
+  /** `by`: the waiting handle (the runtime's `root` for the host); only a handle's spawner may wait on it. */
+  wait(handle: HandleRef, options?: WaitOptions): Promise<AgentResult>;
   interrupt(handle: HandleRef): Promise<void>;
   close(handle: HandleRef, options?: { force?: boolean }): Promise<void>;
   list(): HandleInfo[];
@@ -109,6 +105,12 @@ export interface AgentRuntime {
 }
 
 export const idOf = (ref: HandleRef) => (typeof ref === "string" ? ref : ref.id);
+
+export interface WaitOptions {
+  timeout?: number;
+  /** Who waits: enforced "wait only what you spawned" when given. */
+  by?: HandleRef;
+}
 
 /**
  * @example
@@ -142,6 +144,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     clock,
     store,
     gate: turnGate(options.maxConcurrentTurns),
+    admission: budgetAdmission(),
     registry,
     live,
     note: (text) => void notes.push(text),
@@ -164,6 +167,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         );
       }
       live.set(record.id, newLive(record, def));
+    }
+    // The per-tree cap counts every handle below each one, as spawning did.
+    for (const restored of live.values()) {
+      let above = restored.record.parent;
+      while (above !== null) {
+        const holder = live.get(above);
+        if (!holder) {
+          break;
+        }
+        holder.descendants += 1;
+        above = holder.record.parent;
+      }
     }
   }
   if (!live.has(ROOT_ID)) {
@@ -198,6 +213,23 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const refused = spawnRefusal(chain) ?? exhausted(chain, clock.now());
     if (refused) {
       throw new AgentRuntimeError(`spawn refused: ${describeExhausted(refused)}`, refused.limit);
+    }
+    const overTree = treeRefusal(
+      chain.map((record) => ({
+        id: record.id,
+        budget: record.budget,
+        descendants: live.get(record.id)?.descendants ?? 0,
+        top: record.id === ROOT_ID,
+      })),
+    );
+    if (overTree) {
+      throw new AgentRuntimeError(overTree, "maxDescendants");
+    }
+    for (const record of chain) {
+      const holder = live.get(record.id);
+      if (holder) {
+        holder.descendants += 1;
+      }
     }
     const id = nextChildId(parent.record, def.name);
     const effective = carve({ ...(def.budget ?? {}), ...(budget ?? {}) }, chain, clock.now());
@@ -247,6 +279,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (target.closing || record.state === "closed") {
       return { ok: false, error: `wake: ${id} is closed` };
     }
+    if (record.state === "suspended") {
+      // The answer is a suspended handle's only exit (§7D): a wake changes nothing, and what
+      // was posted stays in the inbox for the turn after it. A no-op that succeeds, as in
+      // the reference runtime (issue 40).
+      return { ok: true, queued: false };
+    }
     if (record.state !== "idle" || target.busy || record.queued) {
       const what = record.queued ? "queued" : record.state;
       return { ok: false, error: `wake: ${id} is ${what}; only an idle handle wakes` };
@@ -266,9 +304,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     return { ok: true, queued: false };
   }
 
-  function wait(id: string, waitOptions: { timeout?: number } = {}): Promise<AgentResult> {
+  function wait(id: string, waitOptions: WaitOptions = {}): Promise<AgentResult> {
     const target = get(core, id);
     const record = target.record;
+    if (waitOptions.by !== undefined && record.parent !== idOf(waitOptions.by)) {
+      // Handles are capabilities (§7D `spawn`): wait only what you spawned.
+      const error = `wait: ${id} was not spawned by ${idOf(waitOptions.by)} (wait only what you spawned)`;
+      return Promise.resolve(resultOf(record, "error", { error }));
+    }
     if (!target.busy && !record.queued && record.result) {
       return Promise.resolve(record.result);
     }
@@ -316,7 +359,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       if (!woke.ok) {
         return resultOf(handle.record, "error", { error: woke.error });
       }
-      return wait(handle.record.id);
+      return wait(handle.record.id, { by: ROOT_ID });
     },
     runWithAnswer({ answer, pending }) {
       if (pending && answer && pending.id !== answer.id) {
@@ -343,24 +386,4 @@ export class AgentRuntimeError extends Error {
   ) {
     super(message);
   }
-}
-
-function describe(record: HandleRecord): HandleInfo {
-  return {
-    id: record.id,
-    agent: record.agent,
-    parent: record.parent,
-    depth: record.depth,
-    state: record.state,
-    turns: record.spent.turns,
-    ownUsage: { ...record.spent.usage },
-    usage: { ...record.tree.usage },
-    toolCalls: record.spent.toolCalls,
-    inbox: record.inbox.length,
-    children: record.children.slice(),
-    budget: { ...record.budget },
-    transitions: record.transitions.slice(),
-    ...(record.pending ? { pending: record.pending } : {}),
-    ...(record.result ? { result: record.result } : {}),
-  };
 }

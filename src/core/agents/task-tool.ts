@@ -15,6 +15,7 @@ import { errorMessage } from "../errors";
 import type { AgentDef, AgentResult, CloseReason } from "./types";
 import type { Live } from "./tree/handle";
 import type { RuntimeCore } from "./core";
+import { perTurnRefusal } from "./limits/budget";
 
 export function taskTool(core: RuntimeCore, parent: Live, team: AgentDef[]): Tool {
   const names = team.map((def) => def.name);
@@ -54,9 +55,12 @@ async function runTask(
     return failure(`task needs { agent, prompt } as strings; team: ${team.join(", ")}`);
   }
   if (!team.includes(agent)) {
-    return failure(
-      `task: "${agent}" is not on the team of ${parent.record.agent}; team: ${team.join(", ")}`,
-    );
+    return failure(`task: "${agent}" is not in this agent's team; team: ${team.join(", ")}`);
+  }
+  // Issue 37: the calls of one turn past the caller's cap never spawn (the same ones on a replay).
+  const overTurn = perTurnRefusal(parent.record.budget, ctx.callOrdinal, parent.record.id);
+  if (overTurn) {
+    return failure(`task ${overTurn}`);
   }
   const key = taskKey(parent, agent, prompt);
   const known = parent.record.tasks[key];
@@ -73,7 +77,7 @@ async function runTask(
     } else if (record.state === "suspended" && !child.busy && record.pending) {
       return pendingResult(record.pending);
     } else {
-      result = await waitOn(core, record.id, ctx);
+      result = await waitOn(core, { id: record.id, by: parent.record.id }, ctx);
     }
   } else {
     try {
@@ -86,7 +90,7 @@ async function runTask(
     if (!woke.ok) {
       return failure(`task: ${woke.error}`);
     }
-    result = await waitOn(core, child.record.id, ctx);
+    result = await waitOn(core, { id: child.record.id, by: parent.record.id }, ctx);
   }
 
   if (result.status === "pending" && result.pending) {
@@ -99,12 +103,16 @@ async function runTask(
 }
 
 /** Waits for the child; if the caller's run is aborted meanwhile, the child is interrupted too. */
-async function waitOn(core: RuntimeCore, id: string, ctx: Context): Promise<AgentResult> {
+async function waitOn(
+  core: RuntimeCore,
+  { id, by }: { id: string; by: string },
+  ctx: Context,
+): Promise<AgentResult> {
   const signal = ctx.signal;
   const onAbort = () => void core.interrupt(id);
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return await core.wait(id);
+    return await core.wait(id, { by });
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }

@@ -27,6 +27,12 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
  * handle and everything below it; `maxWallMs` runs from the handle's first wake;
  * `maxChildren` counts children ever spawned, `maxConcurrent` children running at once,
  * `maxDepth` the levels of descendants allowed below the handle.
+ *
+ * Two caps hold even without a budget (issue 37: one model turn asked for 1,000 children):
+ * `maxChildrenPerTurn` (default 16) children one model turn of the handle may start, and
+ * `maxDescendants` (default 200 at the top of a tree, unset below) handles ever spawned below
+ * it at any depth. A `task` call past either gets a tool error the model reads
+ * (`refused: more than 16 children in one turn …`). Set a larger number to allow more.
  */
 export interface Budget {
   maxTurns?: number;
@@ -36,6 +42,8 @@ export interface Budget {
   maxChildren?: number;
   maxConcurrent?: number;
   maxDepth?: number;
+  maxChildrenPerTurn?: number;
+  maxDescendants?: number;
 }
 export type BudgetLimit = keyof Budget;
 
@@ -104,7 +112,7 @@ export interface AgentResult {
   limit?: string;
   /** For `incomplete` by a budget: whose budget it was. */
   limitOf?: string;
-  /** For `pending`: the request; `data.path` names the handle that asked. */
+  /** For `pending`: the request; `data.path` (segments) names the suspended subtree, this handle's. */
   pending?: Request;
   /** For `error`, `interrupted`, `timeout`, `closed`: what happened. */
   error?: string;

@@ -8,6 +8,7 @@ import type {
   Message,
   RefusalText,
   Request,
+  RunResult,
   ToolCall,
   ToolResult,
   WaitFor,
@@ -31,18 +32,14 @@ export interface CallEnv {
   refusalText?: RefusalText;
   runId: string;
   turn: number;
+  /** Each call's `ctx.callOrdinal`, by call id (run-loop.ts). */
+  ordinals?: Map<string, number>;
   signal?: AbortSignal;
   metric(event: MetricEvent): void;
   /** Absent when nobody listens: events are then not even built. */
   emit?: Emit;
   /** Every resolved call is recorded here for `RunResult.toolCalls`. */
-  record(entry: {
-    id: string;
-    name: string;
-    args: unknown;
-    output: string;
-    isError: boolean;
-  }): void;
+  record(entry: RunResult["toolCalls"][number]): void;
   /** The tool's `source` label for metrics. */
   sourceOf(name: string): string;
 }
@@ -186,6 +183,8 @@ interface Ran {
   args: unknown;
   result: ToolResult;
   ms: number;
+  /** The tool produced the result (not the loop's own refusal): its metadata is recorded. */
+  ran?: true;
 }
 
 async function invoke(
@@ -210,17 +209,19 @@ async function invoke(
         effectiveArgs = hooked.args;
       }
       if (hooked?.result) {
-        return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started };
+        return { args: effectiveArgs, result: hooked.result, ms: Date.now() - started, ran: true };
       }
     }
+    const ordinal = env.ordinals?.get(call.id);
     const result = await env.toolkit.execute(call.name, effectiveArgs, {
       signal: env.signal,
       callId: call.id,
       runId: env.runId,
+      ...(ordinal === undefined ? {} : { callOrdinal: ordinal }),
       ...(answer ? { answer } : {}),
       ...(env.waitFor ? { waitFor: askedDuringCall(call, env, env.waitFor) } : {}),
     });
-    return { args: effectiveArgs, result, ms: Date.now() - started };
+    return { args: effectiveArgs, result, ms: Date.now() - started, ran: true };
   } catch (error) {
     return {
       args: effectiveArgs,
@@ -264,13 +265,20 @@ function finish(call: ToolCall, env: CallEnv, ran: Ran): ToolMessage | Promise<T
         isError: true,
       };
     }
-    return close(call, env, { args, result: final, ms: ran.ms });
+    return close(call, env, { ...ran, result: final });
   })();
 }
 
-function close(call: ToolCall, env: CallEnv, { args, result: final, ms }: Ran): ToolMessage {
+function close(call: ToolCall, env: CallEnv, { args, result: final, ms, ran }: Ran): ToolMessage {
   metricFor(call, env, { isError: final.isError, ms, pending: false });
-  env.record({ id: call.id, name: call.name, args, output: final.output, isError: final.isError });
+  env.record({
+    id: call.id,
+    name: call.name,
+    args,
+    output: final.output,
+    isError: final.isError,
+    ...(ran && final.metadata ? { metadata: final.metadata } : {}),
+  });
   env.emit?.({
     type: "tool_result",
     id: call.id,

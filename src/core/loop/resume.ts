@@ -158,6 +158,7 @@ async function fillAndContinue(
     toolkit: input.toolkit,
     turn: Math.max(0, state.turns - 1),
     signal: input.signal,
+    calls: turn.calls,
   });
 
   const filled = await Promise.all(

@@ -58,8 +58,10 @@ export interface LoopConfig {
 /**
  * A limit the host keeps outside the run (a budget its siblings spend too): the name of
  * the spent one stops the run `incomplete` with that limit, before the model is called.
+ * It may return a promise: a host that admits model calls against a shared budget
+ * (src/core/agents/limits/admission.ts) waits there until this call may start.
  */
-export type LimitBefore = (state: RunState) => string | undefined;
+export type LimitBefore = (state: RunState) => string | undefined | Promise<string | undefined>;
 
 /** See {@link LoopConfig.callCheckpoint}: `state.messages` ends with the turn's assistant message. */
 export type CallCheckpoint = (state: RunState, result: ToolMessage) => Promise<void> | void;
@@ -98,13 +100,22 @@ export interface RunWith {
   signal?: AbortSignal | undefined;
 }
 
-/** `turn` is the index of the model call that asked for the tools (the same number `beforeLLM` saw). */
+/**
+ * `turn` is the index of the model call that asked for the tools (the same number `beforeLLM`
+ * saw); `calls` are that turn's calls, for each call's `ctx.callOrdinal`.
+ */
 export function callEnv(
   config: LoopConfig,
   state: RunState,
-  { toolkit, turn, signal }: { toolkit: Toolkit; turn: number; signal?: AbortSignal | undefined },
+  {
+    toolkit,
+    turn,
+    signal,
+    calls,
+  }: { toolkit: Toolkit; turn: number; signal?: AbortSignal | undefined; calls: ToolCall[] },
 ): CallEnv {
   return {
+    ordinals: ordinalsOf(calls),
     toolkit,
     hooks: config.hooks,
     waitFor: config.waitFor,
@@ -119,10 +130,27 @@ export function callEnv(
   };
 }
 
-/** The first suspended slot of the last turn, in tool-call order (rule 2). */
-export function firstPending(calls: ToolCall[], slots: ToolMessage[]) {
+/**
+ * Each call's place among the turn's calls to the same tool (0 for the first): deterministic,
+ * whatever order the calls settle in, so a cap such as "16 `task` calls per turn" refuses the
+ * same calls on every replay. One pass over the turn.
+ */
+function ordinalsOf(calls: ToolCall[]): Map<string, number> {
+  const perName = new Map<string, number>();
+  const ordinals = new Map<string, number>();
   for (const call of calls) {
-    const slot = slots.find((s) => s.toolCallId === call.id);
+    const n = perName.get(call.name) ?? 0;
+    perName.set(call.name, n + 1);
+    ordinals.set(call.id, n);
+  }
+  return ordinals;
+}
+
+/** The first suspended slot of the last turn, in tool-call order (rule 2). One pass, any turn size. */
+export function firstPending(calls: ToolCall[], slots: ToolMessage[]) {
+  const byId = new Map(slots.map((s) => [s.toolCallId, s]));
+  for (const call of calls) {
+    const slot = byId.get(call.id);
     if (slot?.pending) {
       return slot.pending;
     }
@@ -145,7 +173,8 @@ export async function runTurns(
     if (state.turns >= config.maxTurns) {
       return result(state, "incomplete", { limit: "maxTurns" });
     }
-    const limit = config.limitBefore?.(state);
+    // Awaited only when there is one: the hot path stays as it was.
+    const limit = config.limitBefore ? await config.limitBefore(state) : undefined;
     if (limit) {
       return result(state, "incomplete", { limit });
     }
@@ -212,7 +241,12 @@ export async function runTurns(
       return result(state, "done");
     }
 
-    const env = callEnv(config, state, { toolkit, turn: state.turns - 1, signal });
+    const env = callEnv(config, state, {
+      toolkit,
+      turn: state.turns - 1,
+      signal,
+      calls: turn.toolCalls,
+    });
     const slots = await Promise.all(
       turn.toolCalls.map((call) => checkpointed(config, state, executeCall(call, env))),
     );

@@ -100,7 +100,7 @@ const askCaller: ElicitationHandler = (request, ctx) => {
 export function elicitationResponder(
   server: string,
   calls: CallRegistry,
-  handler: ElicitationHandler,
+  { handler, attributed }: { handler: ElicitationHandler; attributed: boolean },
 ) {
   return async (
     raw: ElicitationParams,
@@ -108,7 +108,7 @@ export function elicitationResponder(
   ): Promise<ElicitResult> => {
     const params = (raw.mode === undefined ? { ...raw, mode: "form" } : raw) as ElicitationParams;
     const call = calls.attribute(extra.requestId);
-    const request = requestFromElicitation(params, { server, tool: call?.tool });
+    const request = requestFromElicitation(params, { server, tool: call?.tool, attributed });
     const signal = call ? AbortSignal.any([extra.signal, call.signal]) : extra.signal;
     const ctx: ElicitationContext = { server, elicitation: params, signal };
     if (call) {

@@ -28,6 +28,13 @@ export interface ElicitationOrigin {
   tool?: string;
   /** The request id to use; generated (`elicit_…`) when absent. */
   id?: string;
+  /**
+   * A URL elicitation's request carries `data: { server, tool?, elicitationId }` too. Off by
+   * default: the SPEC's request is `{ id, kind: "authorization", prompt, url }` and nothing
+   * more (issue 40); the edge sets it (ToolkitOptions.attributeElicitations), whose
+   * approvers, receipts and version checks name the tool.
+   */
+  attributed?: boolean;
 }
 
 export interface ElicitationOutcome {
@@ -56,7 +63,7 @@ export function requestFromElicitation(
       kind: "authorization",
       prompt: params.message,
       url: params.url,
-      data: { ...where, elicitationId: params.elicitationId },
+      ...(origin.attributed ? { data: { ...where, elicitationId: params.elicitationId } } : {}),
     };
   }
   return {

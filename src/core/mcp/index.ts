@@ -46,6 +46,8 @@ export interface LoadMcpOptions {
   waitFor?: WaitFor;
   /** Answers elicitations per call; takes precedence over `waitFor`. See ./bridge. */
   onElicitation?: ElicitationHandler;
+  /** URL elicitations' requests carry `data: { server, tool, … }` (./elicitation.ts); off by default. */
+  attributeElicitations?: boolean;
   /** The fetch the transports use (default: the global fetch). */
   fetch?: typeof fetch;
   /** Where OAuth tokens are kept, per server and subject (default: in memory). */
@@ -138,6 +140,7 @@ async function loadServer(
       env: options.env,
       fetch: options.fetch,
       elicitation: handler,
+      ...(options.attributeElicitations ? { attributeElicitations: true } : {}),
       calls,
       ...(session ? { bearer: session } : {}),
     });
@@ -165,6 +168,7 @@ async function loadServer(
           timeout: config.timeout,
           name: toolkitName,
           ...(session ? { auth: session } : {}),
+          ...(options.attributeElicitations ? { attributeElicitations: true } : {}),
         });
       });
       server.connection = connection;

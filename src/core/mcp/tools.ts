@@ -64,6 +64,8 @@ export interface McpToolOptions {
   auth?: OAuthSession;
   /** The toolkit name (see ./catalog/tool-names); default `sanitize(server)_sanitize(tool)`. */
   name?: string;
+  /** A URL-required error's request carries server and tool in `data` (./elicitation.ts). */
+  attributeElicitations?: boolean;
 }
 
 /** One server tool as a toolkit tool named `sanitize(server)_sanitize(tool)`, source `mcp:<server>`. */
@@ -176,7 +178,12 @@ async function callTool(
       result = signInPending;
     } else if (urlsRequired) {
       result = pending(
-        urlRequiredRequest(urlsRequired, { server: options.server, tool: name, ctx }),
+        urlRequiredRequest(urlsRequired, {
+          server: options.server,
+          tool: name,
+          ctx,
+          attributed: options.attributeElicitations === true,
+        }),
       );
     } else if (failure) {
       result = { output: `${name} failed: ${failure.message}`, isError: true };

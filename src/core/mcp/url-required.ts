@@ -38,7 +38,7 @@ export function urlElicitationsIn(error: unknown): ElicitRequestURLParams[] | un
  */
 export function urlRequiredRequest(
   elicitations: ElicitRequestURLParams[],
-  origin: { server: string; tool: string; ctx: Context },
+  origin: { server: string; tool: string; ctx: Context; attributed?: boolean },
 ): Request {
   const [first, ...rest] = elicitations as [ElicitRequestURLParams, ...ElicitRequestURLParams[]];
   const request: Request = {
@@ -52,7 +52,10 @@ export function urlRequiredRequest(
       ...rest.map((e) => `- ${e.message}: ${e.url}`),
     ].join("\n"),
     url: first.url,
-    data: { server: origin.server, tool: origin.tool, elicitations },
+    // Beyond the SPEC's request only when the caller asked (elicitation.ts, `attributed`).
+    ...(origin.attributed
+      ? { data: { server: origin.server, tool: origin.tool, elicitations } }
+      : {}),
   };
   return request;
 }

@@ -79,23 +79,25 @@ export function withTools(
  * A style's `body` (the object a `bodyTransform` receives) and `bodyText` (the JSON sent
  * otherwise) from its fixed members and its one-tool converter. Request params follow the
  * fixed members (the client has already dropped the reserved ones, request-params.ts);
- * `params.tool_choice`, set by `translate()`, goes out only with tools. An empty tool list
- * is omitted, with its tool_choice: providers reject `tools: []`.
+ * `params.tool_choice`, set by `translate()`, else the style's default, goes out only with
+ * tools. An empty tool list is omitted, with its tool_choice: providers reject `tools: []`.
  */
 export function bodyBuilders(
   fixed: (request: ModelRequest) => Record<string, unknown>,
   convert: (tool: Tool) => unknown,
+  /** The style's own `tool_choice` whenever tools go out (openai: "auto", as every toolnexus client sends). */
+  defaultToolChoice?: unknown,
 ) {
   const toolsJson = toolJsonCache(convert);
   const split = (request: ModelRequest, extra?: Record<string, unknown>) => {
     const head = fixed(request);
     if (!request.params) {
       // Every turn of a client without requestParams: no rest object, no extra spread.
-      return { head: extra ? Object.assign(head, extra) : head, toolChoice: undefined };
+      return { head: extra ? Object.assign(head, extra) : head, toolChoice: defaultToolChoice };
     }
     // A tools param is never sent: the tools are the toolkit's (or none).
     const { tool_choice: toolChoice, tools: _tools, ...rest } = request.params;
-    return { head: Object.assign(head, rest, extra), toolChoice };
+    return { head: Object.assign(head, rest, extra), toolChoice: toolChoice ?? defaultToolChoice };
   };
   return {
     body(request: ModelRequest): Record<string, unknown> {

@@ -3,14 +3,25 @@
  * read as "refunds, for coordinator", the words the approval page, the inbox and Slack show.
  */
 
-/** A child handle path (`root/a.1/b.2`), as opposed to a run's own top handle (`root/a.1`). */
-export function isChildPath(path: unknown): path is string {
-  return typeof path === "string" && path.startsWith("root/") && path.split("/").length > 2;
+/**
+ * A request's `data.path` as a child handle id (`root/a.1/b.2`), as opposed to a run's own top
+ * handle (`root/a.1`). It is an array of segments (SPEC §7D addendum, issue 40); runs stored
+ * before that carry one string, and read the same.
+ */
+export function childPathOf(path: unknown): string | undefined {
+  const id =
+    typeof path === "string"
+      ? path
+      : Array.isArray(path) && path.every((s) => typeof s === "string")
+        ? path.join("/")
+        : undefined;
+  return id?.startsWith("root/") && id.split("/").length > 2 ? id : undefined;
 }
 
 /** "refunds, for coordinator", or undefined when the request is not a sub-agent's. */
-export function askedByOf(path: unknown): string | undefined {
-  if (!isChildPath(path)) {
+export function askedByOf(data: unknown): string | undefined {
+  const path = childPathOf(data);
+  if (!path) {
     return undefined;
   }
   const names = path

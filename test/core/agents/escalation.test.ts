@@ -89,7 +89,8 @@ describe("inline escalation (SPEC §7D S3)", () => {
     expect(result.status).toBe("done");
     expect(result.text).toBe("parent-final: asker-done: secret-token");
     expect(asked).toHaveLength(1);
-    expect(asked[0]?.data?.path).toBe(CHILD);
+    // Issue 40: segments, stamped by the level that relays the request to the interpreter.
+    expect(asked[0]?.data?.path).toEqual(CHILD.split("/"));
     expect(secret.runs).toEqual([{ answered: false }, { answered: true }]);
     expect(rt.inspect(PARENT).transitions).toEqual(["idle→running", "running→idle"]);
     expect(rt.inspect(CHILD).transitions).toEqual([
@@ -127,7 +128,8 @@ describe("durable pending and resume (SPEC §7D S4)", () => {
     const halted = await rt.wait(PARENT);
     expect(halted.status).toBe("pending");
     expect(halted.pending).toMatchObject({ kind: "approval", prompt: "approve secret access?" });
-    expect(halted.pending?.data?.path).toBe(CHILD);
+    // Issue 40: the suspended subtree as seen from the root, re-stamped by each relaying level.
+    expect(halted.pending?.data?.path).toEqual(PARENT.split("/"));
     expect(rt.list().map((h) => h.state)).toEqual(["suspended", "suspended"]);
     // The rewind: the parent's stored transcript is its pre-turn one, without a placeholder.
     expect(await rt.store.get(PARENT)).toEqual(before);
@@ -251,11 +253,13 @@ describe("durable pending and resume (SPEC §7D S4)", () => {
       ],
     });
     const first = await rt.run("top", "go");
-    expect(first.pending?.data?.path).toBe("root/top.1/middle.1/leaf.1");
+    expect(first.pending?.data?.path).toEqual(["root", "top.1"]);
+    expect(rt.inspect("root/top.1/middle.1/leaf.1").state).toBe("suspended");
     const second = await rt.runWithAnswer({ answer: answerOutput(first.pending?.id ?? "") });
     expect(second.status).toBe("pending");
     expect(second.handle).toBe("root/top.1");
-    expect(second.pending?.data?.path).toBe("root/top.1/middle.1/leaf.2");
+    expect(second.pending?.data?.path).toEqual(["root", "top.1"]);
+    expect(rt.inspect("root/top.1/middle.1/leaf.2").state).toBe("suspended");
     const done = await rt.runWithAnswer({ answer: answerOutput(second.pending?.id ?? "") });
     expect(done.text).toBe("top: one:secret-token & two:secret-token");
     expect(rt.list().map((h) => h.id)).toEqual([

@@ -121,7 +121,8 @@ describe("fan-out (SPEC §7D S1/S2)", () => {
     expect(description).toMatch(/- explore: read-only research\n- zeta: last letter$/);
     expect(description).not.toContain("outsider");
     expect(result.text).toBe(
-      'saw: task: "outsider" is not on the team of coordinator; team: explore, zeta',
+      // Issue 40: the reference runtime's words, the team listed after them.
+      'saw: task: "outsider" is not in this agent\'s team; team: explore, zeta',
     );
     expect(rt.list().map((h) => h.id)).toEqual(["root/coordinator.1"]);
   });

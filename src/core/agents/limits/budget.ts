@@ -50,7 +50,8 @@ const minDefined = (a: number | undefined, b: number | undefined) =>
 
 /**
  * A child's effective budget: `min(own, parent remaining)` for the pools and the wall time;
- * `maxDepth` shrinks by one level; `maxChildren` and `maxConcurrent` are the child's own.
+ * `maxDepth` shrinks by one level; `maxChildren`, `maxConcurrent`, `maxChildrenPerTurn` and
+ * `maxDescendants` are the child's own.
  */
 export function carve(requested: Budget, parentChain: BudgetLevel[], now: number): Budget {
   const out: Budget = { ...requested };
@@ -125,6 +126,48 @@ export function spawnRefusal(parentChain: HandleRecord[]): Exhausted | undefined
     const maxDepth = h.budget.maxDepth;
     if (maxDepth !== undefined && childDepth - h.depth > maxDepth) {
       return { limit: "maxDepth", of: h.id, used: childDepth - h.depth, max: maxDepth };
+    }
+  }
+  return undefined;
+}
+
+/** Children one model turn may start when the caller's budget says nothing (issue 37). */
+export const DEFAULT_MAX_CHILDREN_PER_TURN = 16;
+/** Handles a whole tree may spawn when the top's budget says nothing (issue 37). */
+export const DEFAULT_MAX_DESCENDANTS = 200;
+
+/**
+ * The per-turn cap: a `task` call whose place among its turn's `task` calls (`ctx.callOrdinal`)
+ * is past the caller's `maxChildrenPerTurn` is refused, with words the model can act on.
+ */
+export function perTurnRefusal(
+  budget: Budget,
+  ordinal: number | undefined,
+  caller: string,
+): string | undefined {
+  const max = budget.maxChildrenPerTurn ?? DEFAULT_MAX_CHILDREN_PER_TURN;
+  if (ordinal === undefined || ordinal < max) {
+    return undefined;
+  }
+  return `refused: more than ${max} children in one turn (maxChildrenPerTurn of ${caller}); wait for these results, then delegate the rest`;
+}
+
+/** One level of a spawner's chain as the per-tree cap reads it. */
+export interface TreeCapLevel {
+  id: string;
+  budget: Budget;
+  /** Handles ever spawned below this one. */
+  descendants: number;
+  /** The top of the tree: the default cap applies here. */
+  top: boolean;
+}
+
+/** The per-tree cap along the chain (nearest first): `maxDescendants`, 200 at the top by default. */
+export function treeRefusal(chain: TreeCapLevel[]): string | undefined {
+  for (const level of chain) {
+    const max = level.budget.maxDescendants ?? (level.top ? DEFAULT_MAX_DESCENDANTS : undefined);
+    if (max !== undefined && level.descendants >= max) {
+      return `refused: more than ${max} children in this tree (maxDescendants of ${level.id})`;
     }
   }
   return undefined;

@@ -5,31 +5,48 @@
  * `running→suspended→running`, the run never ends, the levels in between stay `running`).
  * With none, the run halts and the request climbs as the `task` tool's pending result, one
  * hop per level, until the root returns `pending`. Either way the request leaving its
- * handle carries `data.path`: the path of the handle that asked.
+ * handle carries `data.path`: the path of the level that relays it, as segments.
  */
 import type { Request, WaitFor } from "../../types";
 import { raceAbort } from "../limits/gates";
 import { ROOT_ID, type Live } from "./handle";
 import { chainOf, transition, type RuntimeCore } from "../core";
 
-/** The request with `data.path` naming the handle that asked (a deeper path already set wins). */
-export function withPath(request: Request, path: string): Request {
-  if (typeof request.data?.path === "string") {
-    return request;
-  }
-  return { ...request, data: { ...(request.data ?? {}), path } };
+/**
+ * The request as `handle` relays it: `data.path` is the handle's id as an array of segments
+ * (SPEC §7D escalation addendum). Each relaying level stamps its own path over the one below,
+ * so the value names the suspended SUBTREE as seen from where it is read (`["root",
+ * "coordinator.1"]` at the root); the answer is routed to the deepest handle suspended on the
+ * request within it (resume.ts).
+ */
+export function withPath(request: Request, handle: string): Request {
+  return { ...request, data: { ...(request.data ?? {}), path: handle.split("/") } };
 }
 
+/** A `data.path` as one handle id: the array of segments, or the string older runs stored. */
+export function pathId(path: unknown): string | undefined {
+  if (typeof path === "string") {
+    return path;
+  }
+  if (Array.isArray(path) && path.length > 0 && path.every((s) => typeof s === "string")) {
+    return path.join("/");
+  }
+  return undefined;
+}
+
+/** The nearest level that can answer, and the level just below it (the one that relays to it). */
 function interpreterOf(
   core: RuntimeCore,
   live: Live,
-): { id: string; waitFor: WaitFor } | undefined {
+): { id: string; waitFor: WaitFor; relay: string } | undefined {
+  let relay = live.record.id;
   for (const record of chainOf(core, live.record)) {
     const waitFor =
       record.id === ROOT_ID ? core.options.waitFor : core.live.get(record.id)?.def?.waitFor;
     if (waitFor) {
-      return { id: record.id, waitFor };
+      return { id: record.id, waitFor, relay };
     }
+    relay = record.id;
   }
   return undefined;
 }
@@ -42,8 +59,10 @@ export function escalatingWaitFor(core: RuntimeCore, live: Live): WaitFor | unde
   }
   const record = live.record;
   return async (request) => {
-    const asked = withPath(request, record.id);
-    record.pending = asked;
+    record.pending = withPath(request, record.id);
+    // One hop per level (§7D): an interpreter above hears the request as the level just
+    // below it relays it; the handle's own waitFor hears it unchanged.
+    const asked = withPath(request, interpreter.relay);
     transition(core, record, "suspended");
     if (interpreter.id !== record.id) {
       core.note(`${record.id}: request ${request.id} escalated to ${interpreter.id}`);

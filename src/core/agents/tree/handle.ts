@@ -17,7 +17,7 @@
  *   children: string[], spawnedChildren: number,
  *   tasks: { [taskKey]: childId }, // the current wake's task calls, for reattachment on replay
  *   transitions: string[],         // "idle→running", … (the §7D trace)
- *   pending?: Request,             // the request this handle is suspended on (data.path = who asked)
+ *   pending?: Request,             // the request this handle is suspended on (data.path = this handle, as segments)
  *   halted?: { run, input },       // durable halt: the halted RunResult (the checkpoint the deepest
  *                                  // handle resumes at) and the turn input a parent replays
  *   result?: AgentResult,          // the last settled result
@@ -89,6 +89,8 @@ export interface Live {
   slots: number;
   wakeQueue: string[];
   closing: boolean;
+  /** Handles ever spawned below this one (the per-tree cap); counted again on restore. */
+  descendants: number;
 }
 
 export function newLive(record: HandleRecord, def: AgentDef | undefined): Live {
@@ -101,6 +103,7 @@ export function newLive(record: HandleRecord, def: AgentDef | undefined): Live {
     slots: 0,
     wakeQueue: [],
     closing: record.state === "closed",
+    descendants: 0,
   };
 }
 

@@ -13,6 +13,7 @@ import { ResumeError } from "../../errors";
 import { ROOT_ID, type Live } from "./handle";
 import { get, transition, type RuntimeCore } from "../core";
 import { resultOf, runTurn, type TurnMode } from "./turn";
+import { withPath } from "./escalation";
 import type { AgentResult } from "../types";
 
 export async function answerTree(
@@ -61,9 +62,11 @@ export async function answerTree(
   let result = await restart(core, deepest, { kind: "resume", answer });
   for (const live of cascade.slice(1)) {
     if (result.status === "pending" && result.pending) {
-      // Parked: this level now waits on the new request, without spending a token.
-      live.record.pending = result.pending;
-      live.record.result = resultOf(live.record, "pending", { pending: result.pending });
+      // Parked: this level now waits on the new request, without spending a token; it
+      // relays it, so it stamps its own path (the suspended subtree seen from above).
+      const relayed = withPath(result.pending, live.record.id);
+      live.record.pending = relayed;
+      live.record.result = resultOf(live.record, "pending", { pending: relayed });
       result = live.record.result;
       continue;
     }

@@ -16,6 +16,7 @@ import { errorMessage } from "../../errors";
 import { buildHandleClient } from "../model";
 import { escalatingWaitFor, withPath } from "./escalation";
 import { describeExhausted, exhausted, remaining, spend } from "../limits/budget";
+import { admittedCalls } from "../limits/admission";
 import { renderTurnInput } from "../limits/inbox";
 import { ROOT_ID, type HandleRecord, type Live } from "./handle";
 import { chainOf, transition, type RuntimeCore } from "../core";
@@ -34,6 +35,7 @@ export async function runTurn(core: RuntimeCore, live: Live, mode: TurnMode): Pr
   live.controller = controller;
   live.busy = true;
   let meter: Meter | undefined;
+  let calls: AdmittedCalls | undefined;
   let input = "";
   try {
     if (live.spawnHook) {
@@ -64,7 +66,14 @@ export async function runTurn(core: RuntimeCore, live: Live, mode: TurnMode): Pr
     const toolkit = await toolkitOf(core, live);
     const halted = record.halted?.run;
     meter = makeMeter(chain, mode.kind === "resume" && halted ? halted : undefined);
-    const client = clientFor(core, live, { chain, meter });
+    calls = admittedCalls(core.admission, {
+      agent: record.agent,
+      levels: () => chainOf(core, record),
+      stop: () => exhausted(chainOf(core, record), core.clock.now())?.limit,
+      walkAlways: false, // the kernel walks at handle turns (docs/agents.md), and after a wait
+      signal: () => live.controller?.signal,
+    });
+    const client = clientFor(core, live, { chain, meter, calls });
     const signal = controller.signal;
 
     let run: RunResult;
@@ -92,8 +101,12 @@ export async function runTurn(core: RuntimeCore, live: Live, mode: TurnMode): Pr
       run: meter?.latest(),
       extra: { error: errorMessage(error) },
     });
+  } finally {
+    calls?.release();
   }
 }
+
+type AdmittedCalls = ReturnType<typeof admittedCalls>;
 
 async function recordRun(
   core: RuntimeCore,
@@ -220,7 +233,7 @@ function modelOf(core: RuntimeCore, chain: HandleRecord[]): string {
 function clientFor(
   core: RuntimeCore,
   live: Live,
-  { chain, meter }: { chain: HandleRecord[]; meter: Meter },
+  { chain, meter, calls }: { chain: HandleRecord[]; meter: Meter; calls: AdmittedCalls },
 ) {
   const def = live.def;
   const turnsLeft = remaining(chain, "maxTurns");
@@ -235,7 +248,11 @@ function clientFor(
     {
       model: modelOf(core, chain),
       maxTurns: Math.max(0, maxTurns),
-      onCheckpoint: meter.checkpoint,
+      onCheckpoint: (state: RunState) => {
+        meter.checkpoint(state);
+        calls.spent(state); // after the meter: the ledger has this call's spend
+      },
+      limitBefore: calls.limitBefore,
       ...(systemPrompt ? { systemPrompt } : {}),
       ...(hooks ? { hooks } : {}),
       ...(onMetric ? { onMetric } : {}),

@@ -34,6 +34,8 @@ export interface ConnectOptions {
   fetch?: typeof fetch;
   /** Answers elicitations; the client advertises both modes (form + url). */
   elicitation: ElicitationHandler;
+  /** URL elicitations' requests carry server and tool in `data` (../elicitation.ts). */
+  attributeElicitations?: boolean;
   calls: CallRegistry;
   /** The server's access tokens (entries with `oauth`); a 401 throws `AuthorizationRequired` either way. */
   bearer?: BearerSource;
@@ -131,7 +133,12 @@ async function attempt(
 
 function newClient(server: string, options: ConnectOptions): McpClient {
   const client = new McpClient(CLIENT_INFO, { elicitation: { form: {}, url: {} } });
-  client.onElicitation(elicitationResponder(server, options.calls, options.elicitation));
+  client.onElicitation(
+    elicitationResponder(server, options.calls, {
+      handler: options.elicitation,
+      attributed: options.attributeElicitations === true,
+    }),
+  );
   return client;
 }
 

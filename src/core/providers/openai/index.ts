@@ -6,9 +6,12 @@ import { parseOpenAIResponse } from "./response";
 import { openaiStreamFlags, openaiStreamParser } from "./stream";
 import { openaiTranslateBody } from "./translate";
 
+// With tools, `tool_choice: "auto"` as the reference clients send it (SPEC §10, issue 40);
+// without tools neither key goes out.
 const bodies = bodyBuilders(
   ({ model, messages }) => ({ model, messages: toOpenAIMessages(messages) }),
   toOpenAITool,
+  "auto",
 );
 
 /** OpenAI chat completions: `POST {baseUrl}/chat/completions`, Bearer auth. */

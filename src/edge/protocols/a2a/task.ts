@@ -5,6 +5,7 @@
  * carrying the request as a data part, so the caller knows what is asked and who decides.
  */
 import type { Request as AgentRequest } from "../../../core/types";
+import { childPathOf } from "../../agents/asked-by";
 import { isRemoteTaskRequest } from "../../../core/a2a/remote-task";
 import { argsHash } from "../../../core/approvers/args-hash";
 import { rulesOf } from "../../../core/approvers/rules";
@@ -113,6 +114,8 @@ export function requestPart(
       prompt: request.prompt,
       ...(request.url ? { url: request.url } : {}),
       ...(typeof data.tool === "string" ? { tool: data.tool } : {}),
+      // A sub-agent's request: the handle of the subtree that asked (`data.path`, either spelling).
+      ...(childPathOf(data.path) ? { subagent: childPathOf(data.path) } : {}),
       ...(data.args === undefined ? {} : { args: data.args }),
       ...(hash === undefined ? {} : { argsHash: hash }),
       ...(data.schema === undefined ? {} : { schema: data.schema }),

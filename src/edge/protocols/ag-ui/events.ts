@@ -16,6 +16,7 @@ import type { Request } from "../../../core/types";
 import type { LoggedEvent } from "../../protocol";
 import type { Waiting } from "../answers";
 import { agUiSubagentEvent, handleOf } from "../subagents";
+import { childPathOf } from "../../agents/asked-by";
 
 /** The schema of a resolved approval's payload, as interrupts advertise it. */
 export const APPROVAL_PAYLOAD_SCHEMA = {
@@ -170,7 +171,8 @@ export class AgUiTranslator {
     const schema = request.data?.schema;
     const toolCallId = this.#callOf.get(request.id);
     const expiry = expiresAt ?? request.expiresAt;
-    const handle = (request as { handle?: unknown }).handle;
+    // The sub-agent whose subtree asked: `data.path` (segments, or an older run's string).
+    const handle = childPathOf(request.data?.path);
     return {
       id: request.id,
       reason: request.kind === "approval" ? "tool_approval" : request.kind,
@@ -182,7 +184,7 @@ export class AgUiTranslator {
           : (schema as Record<string, unknown>),
       ...(expiry ? { expiresAt: expiry } : {}),
       ...(argsHash && request.kind === "approval" ? { metadata: { argsHash } } : {}),
-      ...(typeof handle === "string" && handle.includes("/") ? { subagentRunId: handle } : {}),
+      ...(handle ? { subagentRunId: handle } : {}),
     };
   }
 
