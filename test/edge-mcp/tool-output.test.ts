@@ -14,8 +14,10 @@ import {
   TIGHT_AGENT,
   TIGHT_BOUND,
 } from "../fixtures/big-output-agents";
-import { BASE, api, getRun, startRun, waitForStatus } from "../helpers/edge";
+import { API_TOKEN, BASE, api, getRun, startRun, waitForStatus } from "../helpers/edge";
 import { absentRunId, allEvents, dataOf } from "../helpers/http";
+import type { Message } from "../../src/core/types";
+import { ApiRequestError, createApiClient } from "../../src/api-client";
 
 const encoder = new TextEncoder();
 /** 1-, 2-, 3- and 4-byte characters: 10 bytes a repeat. */
@@ -27,8 +29,7 @@ async function read(agent: string, call: { tool: string; text: string; repeat: n
   expect(run.status).toBe("done");
   const view = await getRun(runId, "?transcript=1");
   const toolMessage = (view.transcript ?? []).find(
-    (m): m is { role: "tool"; content: string; toolCallId: string } =>
-      (m as { role: string }).role === "tool",
+    (m): m is Extract<Message, { role: "tool" }> => m.role === "tool",
   );
   if (!toolMessage) {
     throw new Error("no tool message in the transcript");
@@ -65,9 +66,7 @@ describe("an output larger than the agent's bound", () => {
     const shown = prefixWithin(whole, 262_144);
     const shownBytes = encoder.encode(shown).length;
     expect(shownBytes).toBeLessThanOrEqual(262_144);
-    expect(sent).toBe(
-      `${shown}\n[output truncated: 1000000 bytes, the first ${shownBytes} shown]`,
-    );
+    expect(sent).toBe(`${shown}\n[output truncated: 1000000 bytes, the first ${shownBytes} shown]`);
     // The model was sent that, and said so.
     expect(view.text).toBe(`I was sent ${sent.length} characters`);
     // The run's call log keeps it whole and says what the model saw.
@@ -183,5 +182,26 @@ describe("GET /v1/runs/:runId/tool-calls/:callId/output", () => {
     const wrong = await SELF.fetch(path, { headers: { authorization: "Bearer nope" } });
     expect(wrong.status).toBe(401);
     expect((await wrong.json<any>()).error.code).toEqual(expect.any(String));
+  });
+});
+
+describe("the typed client: runs.toolOutput", () => {
+  const client = createApiClient({
+    baseUrl: BASE,
+    token: API_TOKEN,
+    fetch: (request) => SELF.fetch(request),
+  });
+
+  it("returns a call's whole output, and throws the API's 404 for an unknown call", async () => {
+    const { runId, callId, sent } = await read(TIGHT_AGENT, {
+      tool: "dump",
+      text: MIXED,
+      repeat: 300,
+    });
+    expect(sent).toContain("[output truncated: 3000 bytes");
+    expect(await client.runs.toolOutput(runId, callId)).toBe(MIXED.repeat(300));
+    const missing = await client.runs.toolOutput(runId, "call_nope").catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ApiRequestError);
+    expect(missing).toMatchObject({ status: 404, code: "tool_call_not_found" });
   });
 });
