@@ -174,9 +174,14 @@ describe("GET /v1/runs/:runId/tool-calls/:callId/output", () => {
     });
   });
 
-  it("needs the API token: 401 without it or with a wrong one", async () => {
+  it("needs the API token: 200 with it, 401 without it or with a wrong one", async () => {
     const { runId, callId } = await read(TIGHT_AGENT, { tool: "dump", text: "x", repeat: 1 });
     const path = `${BASE}/v1/runs/${runId}/tool-calls/${callId}/output`;
+    const authorized = await SELF.fetch(path, {
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
+    expect(authorized.status).toBe(200);
+    expect(await authorized.text()).toBe("x");
     const anonymous = await SELF.fetch(path);
     expect(anonymous.status).toBe(401);
     const wrong = await SELF.fetch(path, { headers: { authorization: "Bearer nope" } });
