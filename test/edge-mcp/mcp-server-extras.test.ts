@@ -170,6 +170,9 @@ describe("plain tools an agent exposes (mcpServerTools)", () => {
       "signin",
       "delegate",
       "docs",
+      // test/fixtures/big-output-agents.ts (the tool-output tests)
+      "reader",
+      "reader-tight",
       "get_run",
       "echo",
     ]);
