@@ -87,7 +87,7 @@ function boundedSlot(tree: TreeContext, row: HandleRow, callerAgent: string): Bo
 function fillHandleSlot(tree: TreeContext, parent: HandleRow, slot: BoundedSlot): void {
   const { message } = slot;
   const slots = parent.slots ?? [];
-  const next = slots.map((slot) => (slot.toolCallId === message.toolCallId ? message : slot));
+  const next = slots.map((open) => (open.toolCallId === message.toolCallId ? message : open));
   const toolCalls = parent.toolCalls;
   tree.deps.transaction(() => {
     tree.handles.update(
