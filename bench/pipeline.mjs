@@ -83,7 +83,7 @@ async function cycle(origin, signal) {
     return await cycleOf(origin, signal, progress);
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
-    failure.message += ` (run ${progress.runId ?? "not started"}; events seen: ${progress.seen.join(",") || "none"}; decision ${progress.decided ? "sent" : "not sent"})`;
+    failure.message += ` (run ${progress.runId ?? "not started"}; events seen: ${progress.seen.join(",") || "none"}; decision ${progress.decided ? "sent" : "not sent"}; stream reopened ${progress.reopened ?? 0} times)`;
     throw Object.assign(failure, { runId: progress.runId });
   }
 }
@@ -104,20 +104,48 @@ async function cycleOf(origin, signal, progress) {
   }
   const { runId } = await started.json();
   progress.runId = runId;
-  const events = await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}/events`, {
-    headers: auth,
-    signal,
-  });
-  if (!events.ok) {
-    throw new Error(`events: HTTP ${events.status}`);
-  }
   const seen = progress.seen;
   let t1;
   let t2;
   let t3;
   let resumedAt;
   let decided;
-  await readSse(events, (e) => {
+  // A stream that ends before `done` is reopened after the last event seen (Last-Event-ID), as
+  // the typed client does: the server ends a stream whose object was reset (durable/thread/event-hub.ts).
+  let lastEventId;
+  let ended = false;
+  // A refused or failed decision ends the cycle at once: the run stays pending, and a client
+  // waiting for its `done` would look like a stalled stream.
+  const decisionFailed = new AbortController();
+  const streamSignal = AbortSignal.any([signal, decisionFailed.signal]);
+  for (let attempt = 0; !ended; attempt += 1) {
+    if (attempt > 3) {
+      throw new Error(`run ${runId}: stream ended early ${attempt} times (${seen.join(",")})`);
+    }
+    if (attempt > 0) {
+      progress.reopened = attempt;
+    }
+    try {
+      const events = await fetch(`${origin}/v1/runs/${encodeURIComponent(runId)}/events`, {
+        headers: lastEventId ? { ...auth, "last-event-id": lastEventId } : auth,
+        signal: streamSignal,
+      });
+      if (!events.ok) {
+        throw new Error(`events: HTTP ${events.status}`);
+      }
+      await readSse(events, (e) => {
+        lastEventId = e.id ?? lastEventId;
+        if (e.event === "done" || e.event === "error") {
+          ended = true;
+        }
+        return onEvent(e);
+      });
+    } catch (error) {
+      throw decisionFailed.signal.aborted ? decisionFailed.signal.reason : error;
+    }
+  }
+
+  function onEvent(e) {
     seen.push(e.event);
     if (e.event === "pending" && !decided) {
       t1 = performance.now();
@@ -135,7 +163,7 @@ async function cycleOf(origin, signal, progress) {
           throw new Error(`decision: HTTP ${r.status} ${await r.text()}`);
         }
       });
-      decided.catch(() => {});
+      decided.catch((error) => decisionFailed.abort(error));
     }
     if (e.event === "resumed" && decided && resumedAt === undefined) {
       resumedAt = performance.now(); // the approved tool starts right after this event
@@ -147,7 +175,7 @@ async function cycleOf(origin, signal, progress) {
       }
       return false;
     }
-  });
+  }
   if (!decided || t3 === undefined) {
     throw new Error(`run ${runId}: stream ended early (${seen.join(",")})`);
   }

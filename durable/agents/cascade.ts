@@ -9,7 +9,12 @@
  *
  * Idempotent: after a crash half-way, the levels already settled are read, not re-run.
  */
-import type { Answer, Message, Request } from "../../src/core/types";
+import type { Answer, Message, Request, ToolCallRecord } from "../../src/core/types";
+import {
+  DEFAULT_MAX_TOOL_OUTPUT_BYTES,
+  boundToolOutput,
+  type Truncation,
+} from "../../src/core/loop/tool-output";
 import type { ToolMessage } from "../storage/run-store";
 import { pendingOfHandle, type HandleRow } from "../storage/handle-store";
 import { slotMessageOf, stepHandle } from "./child-step";
@@ -42,9 +47,8 @@ export async function routeAnswer(
   }
   const top = rootHandleOf(tree.run);
   for (;;) {
-    const message = slotMessageOf(row);
     if (row.parent === top) {
-      fillRunSlot(tree, message);
+      fillRunSlot(tree, boundedSlot(tree, row, tree.run.agent));
       return outcome;
     }
     const parent = tree.handles.handle(tree.run.runId, row.parent);
@@ -55,7 +59,7 @@ export async function routeAnswer(
       row = parent; // settled before a crash: its outcome is already recorded
       continue;
     }
-    fillHandleSlot(tree, parent, message);
+    fillHandleSlot(tree, parent, boundedSlot(tree, row, parent.agent));
     row = await stepHandle(tree, tree.handles.handle(tree.run.runId, parent.handle) as HandleRow, {
       kind: "continue",
     });
@@ -80,11 +84,39 @@ function deepestSuspended(tree: TreeContext, path: string, requestId: string) {
   return found ?? tree.handles.handle(tree.run.runId, path);
 }
 
-function fillHandleSlot(tree: TreeContext, parent: HandleRow, message: ToolMessage): void {
+/**
+ * A child's outcome as its caller's slot: what the caller's model is sent is bounded by the
+ * caller's `maxToolOutputBytes`, as the loop bounds any tool output (a task result that
+ * settles here never passes through the caller's loop); the call's log keeps it whole.
+ */
+interface BoundedSlot {
+  message: ToolMessage;
+  /** The whole output, for the call's `toolCalls` entry. */
+  output: string;
+  truncated?: Truncation;
+}
+
+function boundedSlot(tree: TreeContext, row: HandleRow, callerAgent: string): BoundedSlot {
+  const message = slotMessageOf(row);
+  if (message.pending) {
+    return { message, output: message.content }; // a placeholder is never cut
+  }
+  const max =
+    tree.deps.agents.get(callerAgent)?.maxToolOutputBytes ?? DEFAULT_MAX_TOOL_OUTPUT_BYTES;
+  const sent = boundToolOutput(message.content, max);
+  return {
+    message: { ...message, content: sent.text },
+    output: message.content,
+    ...(sent.truncated ? { truncated: sent.truncated } : {}),
+  };
+}
+
+function fillHandleSlot(tree: TreeContext, parent: HandleRow, slot: BoundedSlot): void {
+  const { message } = slot;
   const slots = parent.slots ?? [];
-  const next = slots.map((slot) => (slot.toolCallId === message.toolCallId ? message : slot));
+  const next = slots.map((open) => (open.toolCallId === message.toolCallId ? message : open));
   const toolCalls = parent.toolCalls;
-  const nextCalls = message.pending ? toolCalls : [...toolCalls, callEntry(message)];
+  const nextCalls = message.pending ? toolCalls : [...toolCalls, callEntry(slot)];
   tree.deps.transaction(() => {
     tree.handles.update(
       { runId: tree.run.runId, handle: parent.handle },
@@ -103,7 +135,8 @@ function fillHandleSlot(tree: TreeContext, parent: HandleRow, message: ToolMessa
 }
 
 /** The run's own halted turn: the `task` slot replaced, its result logged like any call's. */
-function fillRunSlot(tree: TreeContext, message: ToolMessage): void {
+function fillRunSlot(tree: TreeContext, slot: BoundedSlot): void {
+  const { message } = slot;
   const { deps, run } = tree;
   const { messages } = deps.store.transcript(run.runId);
   const calls = lastCalls(messages);
@@ -118,13 +151,15 @@ function fillRunSlot(tree: TreeContext, message: ToolMessage): void {
       return;
     }
     const args = parseArgs(call.arguments);
+    const truncated = slot.truncated ? { truncated: slot.truncated } : {};
     deps.store.appendToolCalls(run.runId, [
       {
         id: call.id,
         name: call.name,
         args,
-        output: message.content,
+        output: slot.output,
         isError: message.isError === true,
+        ...truncated,
       },
     ]);
     deps.record(run.runId, "tool_result", {
@@ -132,6 +167,7 @@ function fillRunSlot(tree: TreeContext, message: ToolMessage): void {
       name: call.name,
       output: message.content,
       isError: message.isError === true,
+      ...truncated,
     });
   });
 }
@@ -141,13 +177,14 @@ function lastCalls(messages: Message[]) {
   return assistant?.role === "assistant" ? (assistant.toolCalls ?? []) : [];
 }
 
-function callEntry(message: ToolMessage) {
+function callEntry({ message, output, truncated }: BoundedSlot): ToolCallRecord {
   return {
     id: message.toolCallId,
     name: "task",
     args: null,
-    output: message.content,
+    output,
     isError: message.isError === true,
+    ...(truncated ? { truncated } : {}),
   };
 }
 

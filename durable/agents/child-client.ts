@@ -33,6 +33,9 @@ export function childClient(
   const hooks = agentHooks(agent);
   const common = {
     maxTurns: limits.maxTurns,
+    ...(agent.maxToolOutputBytes === undefined
+      ? {}
+      : { maxToolOutputBytes: agent.maxToolOutputBytes }),
     limitBefore: limits.limitBefore,
     streaming: true,
     refusalText,

@@ -6,6 +6,7 @@ import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import { decisionView } from "./decision-view";
 import type { EventRow, RunRow, RunStore } from "./run-store";
 import type { ApprovalRow, VoteStore } from "./vote-store";
+import type { HandleStore } from "./handle-store";
 
 const isoAt = (ms: number) => new Date(ms).toISOString();
 const iso = (ms: number | null) => (ms === null ? null : isoAt(ms));
@@ -120,4 +121,27 @@ export function loggedEvent(row: EventRow): LoggedEvent {
     type: row.type,
     data: JSON.parse(currentEventData(row.type, row.data)) as Record<string, unknown>,
   };
+}
+
+/**
+ * One resolved call's whole output (GET /v1/runs/:runId/tool-calls/:callId/output), read
+ * from the run's call log, where it is kept whole whatever the model was sent. A call of a
+ * sub-agent (a handle of the run's tree) is found in its handle's log; the run's own calls
+ * are looked at first. Undefined for a call that has no result (yet).
+ */
+export function toolCallOutput(
+  { store, handles }: { store: RunStore; handles: HandleStore },
+  { runId, callId }: { runId: string; callId: string },
+): string | undefined {
+  const own = store.toolCalls(runId).find((entry) => entry.id === callId);
+  if (own) {
+    return own.output;
+  }
+  for (const handle of handles.handles(runId)) {
+    const entry = handle.toolCalls.find((e) => e.id === callId);
+    if (entry) {
+      return entry.output;
+    }
+  }
+  return undefined;
 }

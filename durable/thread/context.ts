@@ -37,6 +37,8 @@ export interface ThreadObjectOptions {
    * `remote_task` request the object's alarm polls (thread/remote-tasks.ts). Default 5 s.
    */
   remoteTaskWindowMs?: number;
+  /** See `createEdge({ eventKeepAliveMs })` (src/edge/create-worker.ts). */
+  eventKeepAliveMs?: number;
   onError?: ErrorSink;
   /** Approver groups (with `APPROVER_GROUPS`): who may decide, and which groups post to which Slack channel. */
   approverGroups?: ApproverGroupsInit;
@@ -92,7 +94,8 @@ export function createThreadContext(
   const sql = createLazySql(state.storage.sql, migrate, hasSchema);
   const store = new RunStore(sql);
   const votes = new VoteStore(sql);
-  const events = new EventHub(store);
+  const keepAliveMs = shared.options.eventKeepAliveMs;
+  const events = new EventHub(store, keepAliveMs === undefined ? {} : { keepAliveMs });
   const outbox = new InboxOutbox(sql);
   const slack = new SlackMessages(sql);
   const notifications = new NotifyOutbox(sql);

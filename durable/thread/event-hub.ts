@@ -7,6 +7,15 @@
  * So listeners learn of it from an SSE comment (`: halted`, ignored by every SSE parser),
  * sent live when the driver signals it and after the backlog when a stream opens on a run
  * that is pending — the chat protocols end their responses on it without polling.
+ *
+ * A stream is not only pushed to: at each keep-alive it reads the log for events after the
+ * last one it sent, and sends those first. The instance that holds a stream is not always the
+ * one that records: when the object is reset (evicted, aborted, redeployed) while a stream is
+ * open, the old instance's timers go on sending keep-alives into it while a new instance runs
+ * the run and records into its own hub, which has no listener — the client saw comments and
+ * never another event (the stalled client streams of bench/README §4). Reading the log at
+ * each keep-alive bounds that to one interval; if the old instance cannot read storage any
+ * more, the stream ends, and the client reconnects with Last-Event-ID.
  */
 import { errorBody } from "../../src/edge/http/errors";
 import type { EventRow, RunStore } from "../storage/run-store";
@@ -26,13 +35,26 @@ export function formatSse(row: EventRow): string {
 
 interface Listener {
   write(chunk: string): void;
+  /** Sends a logged event (and notes it as the last one sent). */
+  send(row: EventRow): void;
   close(): void;
+}
+
+export interface EventHubOptions {
+  /** How often an open stream gets a keep-alive comment and reads the log for missed events. */
+  keepAliveMs?: number;
 }
 
 export class EventHub {
   readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #keepAliveMs: number;
 
-  constructor(private readonly store: RunStore) {}
+  constructor(
+    private readonly store: RunStore,
+    options: EventHubOptions = {},
+  ) {
+    this.#keepAliveMs = options.keepAliveMs ?? KEEPALIVE_MS;
+  }
 
   record(runId: string, type: string, data: unknown): EventRow | undefined {
     if (type === HALTED_SIGNAL) {
@@ -43,10 +65,7 @@ export class EventHub {
     }
     const row = this.store.appendEvent(runId, { type, data }, Date.now());
     for (const listener of this.#listeners.get(runId) ?? []) {
-      listener.write(formatSse(row));
-      if (isFinal(row)) {
-        listener.close();
-      }
+      listener.send(row);
     }
     return row;
   }
@@ -58,6 +77,7 @@ export class EventHub {
     // samples in the writer's native write (bench/README §4).
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let open = true;
+    let lastSent = afterId;
     let keepalive: ReturnType<typeof setInterval> | undefined;
     const listeners = this.#listeners.get(runId) ?? new Set<Listener>();
     this.#listeners.set(runId, listeners);
@@ -83,6 +103,13 @@ export class EventHub {
           stop(); // closed under us: the drive that records an event must never see a listener fail
         }
       },
+      send: (row) => {
+        lastSent = Math.max(lastSent, row.id);
+        listener.write(formatSse(row));
+        if (isFinal(row)) {
+          listener.close();
+        }
+      },
       close: () => {
         if (!open) {
           return;
@@ -99,6 +126,7 @@ export class EventHub {
     const backlog = this.store.eventsAfter(runId, afterId);
     listener.write(": connected\n\n");
     for (const row of backlog) {
+      lastSent = row.id;
       listener.write(formatSse(row));
     }
     // Terminal status and its final event are written together, so a finished run's log is complete.
@@ -110,7 +138,10 @@ export class EventHub {
         listener.write(HALTED_COMMENT);
       }
       listeners.add(listener);
-      keepalive = setInterval(() => listener.write(": keep-alive\n\n"), KEEPALIVE_MS);
+      keepalive = setInterval(() => {
+        this.#catchUp(runId, { listener, after: lastSent });
+        listener.write(": keep-alive\n\n");
+      }, this.#keepAliveMs);
     }
     return new Response(readable, {
       headers: {
@@ -119,6 +150,28 @@ export class EventHub {
         connection: "keep-alive",
       },
     });
+  }
+
+  /**
+   * Sends what the log holds after the last event this stream sent: events another instance
+   * of the object recorded (see the top of this file). A log this instance cannot read any
+   * more ends the stream, so the client reconnects to the object that runs now.
+   */
+  #catchUp(runId: string, { listener, after }: { listener: Listener; after: number }): void {
+    let missed: EventRow[];
+    try {
+      missed = this.store.eventsAfter(runId, after);
+    } catch {
+      listener.close();
+      return;
+    }
+    for (const row of missed) {
+      listener.send(row);
+    }
+    // The halt it may have missed too (a halt is not logged: it is the run's status).
+    if (missed.length > 0 && this.store.run(runId)?.status === "pending") {
+      listener.write(HALTED_COMMENT);
+    }
   }
 }
 

@@ -36,9 +36,9 @@ import type { SlackMessages } from "../outbox/slack-messages";
 import type { NotifyOutbox } from "../outbox/notify";
 import { OutboxDelivery } from "../outbox/delivery";
 import { notificationFailed, notificationSource } from "../outbox/notification-source";
-import { eventsResponse, type EventHub } from "./event-hub";
+import type { EventHub } from "./event-hub";
 import { createThreadContext, type ThreadContext, type ThreadObjectOptions } from "./context";
-import { callbackUrl, cancelRun, startRun } from "./runs";
+import { callbackUrl, cancelRun, startRun, threadFetch } from "./runs";
 import { decide } from "./decide";
 import { runTimeline } from "./timeline";
 import { drive } from "./drive";
@@ -179,9 +179,9 @@ export function createThreadObjectClass(
       return onAlarm(this.#t, this.#delivery);
     }
 
-    /** Server-Sent Events for one run: replay after Last-Event-ID, then live until the run ends. */
+    /** Server-Sent Events for one run (replay after Last-Event-ID, then live), or a call's whole output. */
     override async fetch(input: string | Request, init?: RequestInit): Promise<Response> {
-      return eventsResponse(this.#t, new Request(input, init));
+      return threadFetch(this.#t, new Request(input, init));
     }
 
     /** The notification body for a pending request (built when sent, so it is never stale). */

@@ -1,11 +1,13 @@
 /**
- * Starting and cancelling a thread's runs. One active run per thread: a new run waits until
+ * Starting and cancelling a thread's runs, and reading one call's whole output. One active run per thread: a new run waits until
  * the last one finished (a cancelled run with a decision still to apply counts as active:
  * its call must settle first). A started run is driven at once by this object (drive-now.ts);
  * both also hand the run to the `resume` queue, the durable path.
  */
 import type { CancelOutcome, StartInput, StartOutcome } from "../../src/edge/protocol";
-import { runView } from "../storage/run-view";
+import { runView, toolCallOutput } from "../storage/run-view";
+import { errorBody } from "../../src/edge/http/errors";
+import { eventsResponse } from "./event-hub";
 import type { OutboxDelivery } from "../outbox/delivery";
 import { closeOpenTurn } from "./drive/close-turn";
 import { armAlarm } from "./alarms";
@@ -114,4 +116,42 @@ export async function cancelRun(
   // A decision recorded before the cancel still applies to its call.
   await sendResume(t, run);
   return { ok: true, run: runView(t, t.store.requireRun(runId), false) };
+}
+
+/**
+ * The object's `fetch`: a run's Server-Sent Events (event-hub.ts), or at `/tool-call-output`
+ * one call's whole output. Both are responses rather than RPC results: one streams, the
+ * other may be larger than an RPC message.
+ */
+export function threadFetch(t: ThreadContext, request: Request): Response {
+  return new URL(request.url).pathname === "/tool-call-output"
+    ? toolCallOutputResponse(t, request)
+    : eventsResponse(t, request);
+}
+
+/**
+ * A call's whole output as raw UTF-8 text (`?runId=&callId=`). An unknown run or call is the
+ * 404 the route gives, passed through as it is.
+ */
+function toolCallOutputResponse(t: ThreadContext, request: Request): Response {
+  const url = new URL(request.url);
+  const runId = url.searchParams.get("runId") ?? "";
+  const callId = url.searchParams.get("callId") ?? "";
+  if (!t.store.run(runId)) {
+    return Response.json(errorBody("run_not_found", `no run ${runId}`), { status: 404 });
+  }
+  const output = toolCallOutput(t, { runId, callId });
+  if (output === undefined) {
+    return Response.json(
+      errorBody("tool_call_not_found", `run ${runId} has no finished tool call ${callId}`),
+      { status: 404 },
+    );
+  }
+  return new Response(output, {
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
 }

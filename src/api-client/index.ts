@@ -126,6 +126,20 @@ export function createApiClient(options: ApiClientOptions) {
       /** `GET /v1/runs/:runId`, with the transcript when asked. */
       get: (runId: string, query: { transcript?: boolean } = {}): Promise<Run> =>
         json(call("GET", `${run(runId)}${query.transcript ? "?transcript=true" : ""}`)),
+      /**
+       * `GET /v1/runs/:runId/tool-calls/:callId/output`: a finished call's whole output (the
+       * model may have been sent only its first part: a `tool_result` event or a
+       * `toolCalls` entry with `truncated`). `404` (`run_not_found`, `tool_call_not_found`)
+       * for an unknown run or call.
+       */
+      toolOutput: async (
+        runId: string,
+        callId: string,
+        opts: { signal?: AbortSignal } = {},
+      ): Promise<string> =>
+        (
+          await call("GET", `${run(runId)}/tool-calls/${encodeURIComponent(callId)}/output`, opts)
+        ).text(),
       /** `POST /v1/runs/:runId/cancel`. */
       cancel: (runId: string): Promise<Run> => json(call("POST", `${run(runId)}/cancel`)),
       /**

@@ -22,6 +22,7 @@ import type {
   ApproverLinkSchema,
 } from "../edge/inbox/schemas";
 import type { RunViewLinkSchema } from "../edge/timeline/schemas";
+import type { ToolCallRecordSchema } from "../edge/http/openapi/tool-calls";
 
 /** The body of `POST /v1/runs`. */
 export type RunCreate = z.input<typeof RunCreateSchema>;
@@ -29,6 +30,8 @@ export type RunCreate = z.input<typeof RunCreateSchema>;
 export type RunAccepted = z.output<typeof RunAcceptedSchema>;
 /** A run as `GET /v1/runs/:runId` and `POST /v1/runs/:runId/cancel` return it. */
 export type Run = z.output<typeof RunViewSchema>;
+/** One of a run's `toolCalls`: its whole output, and `truncated` when the model was sent less. */
+export type ToolCall = z.output<typeof ToolCallRecordSchema>;
 /** The body of `POST /v1/runs/:runId/links`. */
 export type RunLinkCreate = z.input<typeof RunLinkCreateSchema>;
 /** `201` of `POST /v1/runs/:runId/links`: the approval page, deciding as that approver. */

@@ -8,9 +8,12 @@ export type RunEvent =
       type: "tool_result";
       id: string;
       name: string;
+      /** What the model was sent (cut, with a closing line, when `truncated` is set). */
       output: string;
       isError: boolean;
       metadata?: ToolResult["metadata"];
+      /** The whole output was `total` UTF-8 bytes, of which the model was sent the first `shown`. */
+      truncated?: { total: number; shown: number };
     }
   /** `id` is the suspended tool call's (absent only for a request no call raised). */
   | { type: "pending"; request: Request; id?: string }

@@ -13,6 +13,7 @@ export type {
   RunStatus,
   Tool,
   ToolCall,
+  ToolCallRecord,
   ToolContext,
   ToolResult,
   Usage,
@@ -32,6 +33,12 @@ export {
 export type { PendingInit } from "./answers";
 export { declinedResult, unresolvedResult } from "./suspension";
 export { defineTool, toToolResult } from "./tools/define";
+export {
+  DEFAULT_MAX_TOOL_OUTPUT_BYTES,
+  boundToolOutput,
+  truncationLine,
+} from "./loop/tool-output";
+export type { BoundOutput, Truncation } from "./loop/tool-output";
 export type { DefineToolOptions } from "./tools/define";
 export { httpTool } from "./tools/http";
 export type { HttpToolOptions } from "./tools/http";

@@ -75,6 +75,12 @@ export interface Tool {
   source: string;
   /** `ctx` is optional (SPEC §1): a tool called directly, outside a toolkit, gets none. */
   execute(args: unknown, ctx?: Context): Promise<ToolResult>;
+  /**
+   * The most UTF-8 bytes of this tool's output the model is sent; the client's
+   * `maxToolOutputBytes` when absent. A longer output reaches the model cut, with a line
+   * that says so; `RunResult.toolCalls` keeps it whole.
+   */
+  maxOutputBytes?: number;
 }
 
 export type InputSchema = ZodType | JsonSchema;
@@ -113,20 +119,30 @@ export interface Usage {
   totalTokens: number;
 }
 
+/** One resolved call of a run, as `RunResult.toolCalls` lists it. */
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  args: unknown;
+  /** The tool's whole output (the model may have been sent less: see `truncated`). */
+  output: string;
+  isError: boolean;
+  /** Present when the model was sent only the first `shown` of the output's `total` UTF-8 bytes. */
+  truncated?: { total: number; shown: number };
+  /** What the tool's result carried, when it carried any (e.g. an agent-as-tool's `pending`/`path`; issue 40). */
+  metadata?: Record<string, unknown>;
+}
+
 export type RunStatus = "done" | "pending" | "incomplete";
 
 export interface RunResult {
   text: string;
   messages: Message[];
-  /** Resolved calls; `metadata` is what the tool's result carried, when it carried any (issue 40). */
-  toolCalls: Array<{
-    id: string;
-    name: string;
-    args: unknown;
-    output: string;
-    isError: boolean;
-    metadata?: Record<string, unknown>;
-  }>;
+  /**
+   * Every resolved call with its whole output and the metadata its result carried; `truncated` when the model was sent only the
+   * first `shown` of its `total` UTF-8 bytes (`maxToolOutputBytes`).
+   */
+  toolCalls: ToolCallRecord[];
   toolCallCount: number;
   turns: number;
   usage: Usage;

@@ -6,6 +6,7 @@ import type { ModelRequest } from "../core/providers/model";
 import { normalizeEdgeMcpConfig } from "./oauth/settings";
 import { toJsonSchema } from "../core/schema";
 import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
+import { checkMaxOutputBytes } from "../core/loop/tool-output";
 import type { OnVersionChange } from "./versions/types";
 
 /** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
@@ -20,6 +21,13 @@ export interface AgentDefinition<Env = unknown> {
   /** Overrides `LLM_MODEL` for this agent. */
   model?: string;
   maxTurns?: number;
+  /**
+   * The most UTF-8 bytes of one tool output (MCP results and sub-agents' answers included) its
+   * model is sent; default 262144 (256 KiB), `Infinity` for no bound; a tool's own
+   * `maxOutputBytes` wins. The whole output is kept and served at
+   * `GET /v1/runs/:runId/tool-calls/:callId/output` (docs/agents.md, "Tool output size").
+   */
+  maxToolOutputBytes?: number;
   /**
    * Milliseconds a pending request waits before it expires (declined with "expired"). Default
    * 24 h. A function reads it from the worker's environment per suspension (undefined: the default).
@@ -92,6 +100,10 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
   ) {
     throw new TypeError(`defineAgent(${definition.name}): maxTurns must be a positive integer`);
   }
+  checkMaxOutputBytes(
+    definition.maxToolOutputBytes,
+    `defineAgent(${definition.name}): maxToolOutputBytes`,
+  );
   if (typeof definition.approvalTimeout === "number" && !(definition.approvalTimeout > 0)) {
     throw new TypeError(
       `defineAgent(${definition.name}): approvalTimeout must be a positive number of milliseconds`,

@@ -26,6 +26,13 @@ export interface WorkerOptions {
   elicitationWindowMs?: number;
   /** How long an A2A call polls a working remote task inline before the run waits durably (default 5 s). */
   remoteTaskWindowMs?: number;
+  /**
+   * How often an open event stream (`GET /v1/runs/:runId/events`, the chat feeds) gets a
+   * keep-alive comment and reads the run's log for events it has not sent (default 15 s):
+   * after the thread's object was reset with a stream open, that is how long the stream
+   * takes to catch up (durable/thread/event-hub.ts).
+   */
+  eventKeepAliveMs?: number;
   /** Approver groups; a group also in `APPROVER_GROUPS` is this one (docs/architecture.md §6 "Groups"). */
   approverGroups?: ApproverGroupsInit;
   /** Receives every error the service handles itself, with its run and thread (default: logged). */

@@ -171,6 +171,9 @@ describe("plain tools an agent exposes (mcpServerTools)", () => {
       "delegate",
       "docs",
       "confirm",
+      // test/fixtures/big-output-agents.ts (the tool-output tests)
+      "reader",
+      "reader-tight",
       "get_run",
       "echo",
     ]);

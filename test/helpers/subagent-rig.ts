@@ -33,6 +33,8 @@ export function treeRig(opts: {
   /** Tool results the worker wants before it answers. */
   pings?: number;
   onWorkerCall?: () => Promise<void>;
+  /** Each agent's `maxToolOutputBytes` (default: the edge's). */
+  maxToolOutputBytes?: { coordinator?: number; worker?: number };
 }) {
   const log = { coordinatorCalls: 0, pings: 0, refunds: 0 };
   const ping = defineTool({
@@ -60,6 +62,9 @@ export function treeRig(opts: {
     systemPrompt: "w",
     tools: [ping, refund],
     ...(opts.worker ? { budget: opts.worker } : {}),
+    ...(opts.maxToolOutputBytes?.worker
+      ? { maxToolOutputBytes: opts.maxToolOutputBytes.worker }
+      : {}),
     demoModel: async (request) => {
       await opts.onWorkerCall?.();
       const prompt = String(request.messages.find((m) => m.role === "user")?.content);
@@ -81,6 +86,9 @@ export function treeRig(opts: {
     tools: [],
     team: ["worker"],
     ...(opts.coordinator ? { budget: opts.coordinator } : {}),
+    ...(opts.maxToolOutputBytes?.coordinator
+      ? { maxToolOutputBytes: opts.maxToolOutputBytes.coordinator }
+      : {}),
     demoModel: (request) => {
       log.coordinatorCalls += 1;
       const last = request.messages.at(-1);

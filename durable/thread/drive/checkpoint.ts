@@ -26,6 +26,8 @@ export function forward(deps: DriverDeps, runId: string, event: RunEvent): void 
         name: event.name,
         output: event.output,
         isError: event.isError,
+        // The model was sent only part of it: the whole is at GET …/tool-calls/:id/output.
+        ...(event.truncated ? { truncated: event.truncated } : {}),
       });
       break;
     case "pending":

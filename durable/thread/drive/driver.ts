@@ -254,6 +254,9 @@ function makeClient(deps: DriverDeps, agent: AgentDefinition, setup: ClientSetup
   const common = {
     ...setup.traced,
     maxTurns: maxTurns ?? agent.maxTurns ?? 10,
+    ...(agent.maxToolOutputBytes === undefined
+      ? {}
+      : { maxToolOutputBytes: agent.maxToolOutputBytes }),
     limitBefore: setup.limitBefore,
     // Text deltas reach the event log (and live SSE listeners) as the model produces them.
     streaming: true,

@@ -17,6 +17,7 @@ import { NO_LISTENERS, loopConfigs, type Listeners } from "./loop-config";
 import { anySignal, failed, runMetric, runSignal, startState, type Progress } from "./run-support";
 import type { Toolkit } from "../toolkit";
 import { runTracing } from "../tracing";
+import { checkMaxOutputBytes } from "../loop/tool-output";
 import type { RunSegment, SegmentStart } from "../tracing/run-trace";
 
 type Traced = (toolkit: Toolkit) => Toolkit;
@@ -55,6 +56,7 @@ export function buildClient(
   options: CommonClientOptions,
   makeBackend: (metric: (e: MetricEvent) => void) => Backend,
 ): Client {
+  checkMaxOutputBytes(options.maxToolOutputBytes, "maxToolOutputBytes");
   const registry = new MetricsRegistry();
   const store = options.store ?? memoryConversationStore();
   const metric = (event: MetricEvent) => {

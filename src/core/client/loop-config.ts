@@ -9,6 +9,7 @@ import type { RunEvent } from "../events";
 import type { MetricEvent } from "../metrics";
 import type { LoopConfig, ModelCaller } from "../loop/run-loop";
 import type { CommonClientOptions } from "./options";
+import { DEFAULT_MAX_TOOL_OUTPUT_BYTES } from "../loop/tool-output";
 
 /**
  * What one entry point listens to, beside the client's own `onEvent`. `run`,
@@ -50,6 +51,7 @@ export function loopConfigs(
     callModel,
     stream,
     maxTurns: options.maxTurns ?? 10,
+    maxToolOutputBytes: options.maxToolOutputBytes ?? DEFAULT_MAX_TOOL_OUTPUT_BYTES,
     hooks: options.hooks ?? {},
     waitFor:
       beforeWait && options.waitFor ? withPrelude(beforeWait, options.waitFor) : options.waitFor,

@@ -51,6 +51,14 @@ export interface CommonClientOptions extends TracedClientOptions {
    * `limit` set to that name, without calling the model.
    */
   limitBefore?: LimitBefore;
+  /**
+   * The most UTF-8 bytes of one tool output the model is sent (default 262144, 256 KiB;
+   * `Infinity`: no bound). A longer output reaches the model as its first part, cut on a
+   * character boundary, plus the line `[output truncated: <total> bytes, the first <shown>
+   * shown]`; its `tool_result` event says `truncated: { total, shown }`, and
+   * `RunResult.toolCalls` keeps the whole output. A tool's own `maxOutputBytes` wins.
+   */
+  maxToolOutputBytes?: number;
   /** Receives every run event (the same ones `stream()` yields), for every run of this client. */
   onEvent?: (event: RunEvent) => void;
   /**

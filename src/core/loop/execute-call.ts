@@ -8,8 +8,8 @@ import type {
   Message,
   RefusalText,
   Request,
-  RunResult,
   ToolCall,
+  ToolCallRecord,
   ToolResult,
   WaitFor,
 } from "../types";
@@ -21,6 +21,7 @@ import { pendingOf } from "../answers";
 import { declinedResult, unresolvedResult } from "../suspension";
 import { errorMessage } from "../errors";
 import { canonicalJson } from "../schema/canonical-json";
+import { boundToolOutput } from "./tool-output";
 
 export type ToolMessage = Extract<Message, { role: "tool" }>;
 
@@ -38,10 +39,12 @@ export interface CallEnv {
   metric(event: MetricEvent): void;
   /** Absent when nobody listens: events are then not even built. */
   emit?: Emit;
-  /** Every resolved call is recorded here for `RunResult.toolCalls`. */
-  record(entry: RunResult["toolCalls"][number]): void;
+  /** Every resolved call is recorded here for `RunResult.toolCalls`, with its whole output. */
+  record(entry: ToolCallRecord): void;
   /** The tool's `source` label for metrics. */
   sourceOf(name: string): string;
+  /** The most UTF-8 bytes of the named tool's output the model is sent (tool-output.ts). */
+  maxOutputBytes(name: string): number;
 }
 
 /** Parses the model's argument text. Not JSON ⇒ an error the model can read and fix. */
@@ -269,8 +272,17 @@ function finish(call: ToolCall, env: CallEnv, ran: Ran): ToolMessage | Promise<T
   })();
 }
 
+/**
+ * Closes a resolved call. The bound on what the model is sent applies here, last: after
+ * `afterTool` (which sees, and may shorten, the whole output), to the result as it will be
+ * fed back. The record keeps the whole output; the event and the message carry what the
+ * model gets, with `truncated` on the event. A suspension never gets here (its placeholder
+ * is not a result), so a pending call is never cut.
+ */
 function close(call: ToolCall, env: CallEnv, { args, result: final, ms, ran }: Ran): ToolMessage {
   metricFor(call, env, { isError: final.isError, ms, pending: false });
+  const sent = boundToolOutput(final.output, env.maxOutputBytes(call.name));
+  const truncated = sent.truncated ? { truncated: sent.truncated } : {};
   env.record({
     id: call.id,
     name: call.name,
@@ -278,21 +290,23 @@ function close(call: ToolCall, env: CallEnv, { args, result: final, ms, ran }: R
     output: final.output,
     isError: final.isError,
     ...(ran && final.metadata ? { metadata: final.metadata } : {}),
+    ...truncated,
   });
   env.emit?.({
     type: "tool_result",
     id: call.id,
     name: call.name,
-    output: final.output,
+    output: sent.text,
     isError: final.isError,
     ...(final.metadata ? { metadata: final.metadata } : {}),
+    ...truncated,
   });
   const reason = final.metadata?.reason;
   return {
     role: "tool",
     toolCallId: call.id,
     name: call.name,
-    content: final.output,
+    content: sent.text,
     ...(final.isError ? { isError: true } : {}),
     ...(typeof reason === "string" ? { reason } : {}),
   };

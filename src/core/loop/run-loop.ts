@@ -53,6 +53,8 @@ export interface LoopConfig {
   callCheckpoint?: CallCheckpoint;
   /** See `CommonClientOptions.limitBefore`: asked before every model call. */
   limitBefore?: LimitBefore;
+  /** See `CommonClientOptions.maxToolOutputBytes`; a tool's own `maxOutputBytes` wins. */
+  maxToolOutputBytes: number;
 }
 
 /**
@@ -127,6 +129,7 @@ export function callEnv(
     emit: config.emit,
     record: (entry) => state.toolCalls.push(entry),
     sourceOf: (name) => toolkit.get(name)?.source ?? "unknown",
+    maxOutputBytes: (name) => toolkit.get(name)?.maxOutputBytes ?? config.maxToolOutputBytes,
   };
 }
 

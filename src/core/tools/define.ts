@@ -1,6 +1,7 @@
 import type { Context, InputSchema, JsonSchema, Tool, ToolResult } from "../types";
 import { argsValidator, toJsonSchema } from "../schema";
 import { errorMessage } from "../errors";
+import { checkMaxOutputBytes } from "../loop/tool-output";
 
 /**
  * The arguments of a tool whose author declared no type: loose on purpose, so the untyped
@@ -21,6 +22,11 @@ export interface DefineToolOptions<Args = UntypedArgs> {
     ctx: Context,
   ): Promise<string | ToolResult | unknown> | string | ToolResult | unknown;
   source?: string;
+  /**
+   * The most UTF-8 bytes of this tool's output the model is sent, overriding the client's
+   * (or agent's) `maxToolOutputBytes`; `Infinity`: no bound. See docs/agents.md.
+   */
+  maxOutputBytes?: number;
 }
 
 /** Normalizes whatever a tool body returned into a `ToolResult`. */
@@ -60,6 +66,7 @@ export function defineTool<Args = UntypedArgs>(options: DefineToolOptions<Args>)
   if (typeof options.name !== "string" || options.name.length === 0) {
     throw new TypeError("defineTool: name must be a non-empty string");
   }
+  checkMaxOutputBytes(options.maxOutputBytes, `defineTool(${options.name}): maxOutputBytes`);
   const schema = options.inputSchema ?? { type: "object", properties: {} };
   const validate = argsValidator(schema);
   let inputSchema: JsonSchema | undefined;
@@ -73,6 +80,7 @@ export function defineTool<Args = UntypedArgs>(options: DefineToolOptions<Args>)
       return inputSchema;
     },
     source: options.source ?? "native",
+    ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
     async execute(args: unknown, ctx: Context = {}): Promise<ToolResult> {
       const checked = validate(args ?? {});
       if (!checked.ok) {

@@ -19,8 +19,8 @@ export function childPathOf(path: unknown): string | undefined {
 }
 
 /** "refunds, for coordinator", or undefined when the request is not a sub-agent's. */
-export function askedByOf(data: unknown): string | undefined {
-  const path = childPathOf(data);
+export function askedByOf(dataPath: unknown): string | undefined {
+  const path = childPathOf(dataPath);
   if (!path) {
     return undefined;
   }
@@ -37,8 +37,8 @@ export function askedByOf(data: unknown): string | undefined {
  * the request's rules names this one, the agent whose tool it is.
  */
 export function askingAgentOf(request: { data?: unknown }, runAgent: string): string {
-  const path = (request.data as { path?: unknown } | undefined)?.path;
-  if (!isChildPath(path)) {
+  const path = childPathOf((request.data as { path?: unknown } | undefined)?.path);
+  if (!path) {
     return runAgent;
   }
   return (path.split("/").at(-1) ?? runAgent).replace(/\.\d+$/, "");

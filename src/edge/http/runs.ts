@@ -141,6 +141,15 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         signal: c.req.raw.signal,
       });
     })
+    .get("/runs/:runId/tool-calls/:callId/output", async (c) => {
+      // The whole output, which the model may have been sent only part of (maxToolOutputBytes).
+      const runId = c.req.param("runId");
+      const { stub } = stubForRun(c.env, runId);
+      const url = new URL("https://thread/tool-call-output");
+      url.searchParams.set("runId", runId);
+      url.searchParams.set("callId", c.req.param("callId"));
+      return stub.fetch(url.toString());
+    })
     .post(
       "/runs/:runId/links",
       limitBody(4096),

@@ -6,6 +6,7 @@ import * as z from "zod";
 import { AnswerSchema, RequestSchema } from "../../core/wire";
 import { CHANNELS } from "../protocol";
 import { editedArgsField } from "../../core/approvers/edit-fields";
+import { ToolCallRecordSchema } from "./openapi/tool-calls";
 
 export const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 export const MAX_INPUT_CHARS = 32_000;
@@ -234,15 +235,7 @@ export const RunViewSchema = z
     usage: UsageSchema,
     turns: z.number(),
     model: z.string().nullable(),
-    toolCalls: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        args: z.unknown(),
-        output: z.string(),
-        isError: z.boolean(),
-      }),
-    ),
+    toolCalls: z.array(ToolCallRecordSchema),
     toolCallCount: z.number(),
     decisions: z.array(DecisionRecordSchema),
     requests: z

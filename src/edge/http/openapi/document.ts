@@ -39,6 +39,7 @@ import { OAUTH_PATHS } from "../../oauth/openapi";
 import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
 import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
 import { error, json, ref } from "./parts";
+import { TOOL_CALL_PATHS, ToolCallRecordSchema } from "./tool-calls";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
@@ -66,6 +67,7 @@ const SCHEMAS = {
   ArgsChangedSchema,
   TreeHandleSchema,
   RunViewLinkSchema,
+  ToolCallRecordSchema,
 };
 
 function components() {
@@ -94,7 +96,8 @@ const open: never[] = [];
 const runId = { name: "runId", in: "path", required: true, schema: { type: "string" } };
 
 const EVENTS = `Server-Sent Events. Each event has an \`id\` (replay with Last-Event-ID), an \`event\` type and JSON \`data\`:
-text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError}; pending {request, id} (id: the suspended tool call);
+text {delta}; tool_call {id, name, args}; tool_result {id, name, output, isError, truncated?} (output: what the model was sent; truncated {total, shown}
+in UTF-8 bytes when that was less than the whole, which GET /v1/runs/{runId}/tool-calls/{callId}/output serves); pending {request, id} (id: the suspended tool call);
 superseded {requestId, by, reason} (a newer deploy asked the call again as request by);
 resumed {requestId, decision, channel} or {reason}; done {status, text?, usage?, turns?}; error {message}
 (the run failed) or {message, requestId?, code?, recoverable: true} (the run goes on: a retried driver, a
@@ -220,6 +223,7 @@ function openApiDocument(): unknown {
           },
         },
       },
+      ...TOOL_CALL_PATHS,
       "/v1/runs/{runId}/cancel": {
         post: {
           operationId: "cancelRun",
