@@ -6,15 +6,11 @@
  */
 import type { RunResult } from "../../../src/core/types";
 import { agentVersion } from "../../../src/edge/versions/agent-version";
-import type { RunEvent } from "../../../src/core/events";
-import type { TracedClientOptions } from "../../../src/core/tracing/index";
-import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
 import { createToolkit, type Toolkit } from "../../../src/core/toolkit";
 import { errorMessage } from "../../../src/core/errors";
 import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../../src/edge/agent";
-import { edgeMetrics } from "../../../src/edge/metrics";
-import { refusalText } from "../../../src/edge/approvals/refusal";
 import { closeOpenTurn } from "./close-turn";
+import { makeClient } from "./make-client";
 import { recordExpiry } from "./expiry";
 import { checkpointer } from "./checkpoint";
 import type { DriverDeps, Work } from "./driver-deps";
@@ -31,7 +27,6 @@ import { runOAuth } from "../../tokens/run-oauth";
 import { answerUnderCurrentVersion } from "../../versions/resume-check";
 import type { RunRow } from "../../storage/run-store";
 
-import { agentHooks } from "../../agents/child-client";
 import { routeAnswer, runLimitBefore, runTeamTools, treeOf } from "../../agents/run-tree";
 
 export type { DriverDeps, Work } from "./driver-deps";
@@ -236,66 +231,6 @@ function inlineDeps(deps: DriverDeps): InlineDeps {
     ...(deps.inbox ? { inbox: deps.inbox } : {}),
     ...(deps.parked ? { parked: deps.parked } : {}),
   };
-}
-
-interface ClientSetup {
-  afterCancel: boolean;
-  maxTurns: number | undefined;
-  limitBefore: ReturnType<typeof runLimitBefore>; // the tree's budgets (an agent with a team)
-  persister: ReturnType<typeof checkpointer>;
-  signal: AbortSignal;
-  /** `tracer` and `tracing`, or nothing (./tracing.ts). */
-  traced: TracedClientOptions;
-}
-
-function makeClient(deps: DriverDeps, agent: AgentDefinition, setup: ClientSetup): Client {
-  const { afterCancel, maxTurns, persister, signal } = setup;
-  // No systemPrompt here: it is the thread's first stored message (see RunStore.insertRun).
-  const common = {
-    ...setup.traced,
-    maxTurns: maxTurns ?? agent.maxTurns ?? 10,
-    ...(agent.maxToolOutputBytes === undefined
-      ? {}
-      : { maxToolOutputBytes: agent.maxToolOutputBytes }),
-    limitBefore: setup.limitBefore,
-    // Text deltas reach the event log (and live SSE listeners) as the model produces them.
-    streaming: true,
-    refusalText,
-    onCheckpoint: persister.turn,
-    // Each call's result is stored as it completes (exactly once per completed call).
-    onCallCheckpoint: persister.call,
-    onEvent: (event: RunEvent) => {
-      // After a cancel, `done` is the last event: an interrupted driver's stragglers are not logged
-      // (unless it is applying the decision recorded before the cancel).
-      if (!afterCancel && signal.aborted) {
-        return;
-      }
-      persister.event(event);
-    },
-    onMetric: (event: Parameters<typeof edgeMetrics.record>[0]) => edgeMetrics.record(event),
-    ...(agent.compaction ? { hooks: agentHooks(agent) } : {}),
-  };
-  const llm = deps.config.llm;
-  if (llm) {
-    return createClient({
-      ...common,
-      baseUrl: llm.baseUrl,
-      style: llm.style,
-      model: agent.model ?? llm.model,
-      apiKey: llm.apiKey,
-      ...(deps.fetch ? { fetch: deps.fetch } : {}),
-    });
-  }
-  if (!agent.demoModel) {
-    throw new Error(
-      `no model: set LLM_BASE_URL/LLM_STYLE/LLM_MODEL, or give agent ${agent.name} a demoModel`,
-    );
-  }
-  return createInProcessClient({
-    ...common,
-    model: agent.model ?? "demo",
-    generate: agent.demoModel,
-  });
 }
 
 async function finish(
