@@ -8,7 +8,8 @@ import type { AgentDefinition } from "../../../agent";
 import type { ApproverGroupsInit } from "../../../approvals/groups";
 import type { EdgeEnv } from "../../../settings";
 
-export { MODERN_PROTOCOL_VERSION as MODERN_VERSION } from "../sessions";
+/** Also `MODERN_PROTOCOL_VERSION` in ../sessions (routing imports nothing lazy, this module is lazy). */
+export const MODERN_VERSION = "2026-07-28";
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
 export const CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities";
