@@ -43,6 +43,8 @@ export interface Context {
    * its own in `data` (an MCP server's `requestState`) reads it back here.
    */
   answered?: Request;
+  /** The run's W3C `traceparent` when the run is traced: a tool that calls out may pass it on. */
+  traceparent?: string;
   /** Stable across the first execution and the post-answer re-execution: an idempotency key. */
   callId?: string;
   runId?: string;

@@ -18,13 +18,21 @@ import {
   McpServer,
 } from "@modelcontextprotocol/server";
 import {
+  createClient,
   createToolkit,
   isPending,
   pendingOf,
   type Request as AgentRequest,
   type Toolkit,
 } from "../../src/core";
+import {
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import { streamableServer, text, type TestServer } from "../helpers/mcp-server";
+import { fakeLlm } from "../helpers/fake-llm";
 
 interface Loopback {
   url: string;
@@ -94,7 +102,10 @@ const NAME_SCHEMA = {
   required: ["name"],
 } as const;
 
-/** A v2 server: `greet` asks the caller's name with input_required; `survey` asks two things at once. */
+/**
+ * A v2 server: `greet` asks the caller's name with input_required; `echo` answers at once;
+ * `survey` asks two things at once.
+ */
 function v2Server() {
   const states: string[] = [];
   const handler = createMcpHandler(() => {
@@ -119,6 +130,9 @@ function v2Server() {
         requestState: "opaque+state/==",
       }) as never;
     });
+    server.registerTool("echo", { inputSchema: z.object({}) }, async () => ({
+      content: [{ type: "text" as const, text: "echoed" }],
+    }));
     server.registerTool(
       "survey",
       { inputSchema: z.object({}) },
@@ -224,5 +238,46 @@ describe("MCP client: 2026-07-28 with a v2 server, 2025-11-25 with a v1 server",
     const call = server.seen.find((s) => s.method === "tools/call");
     expect(call?.protocolVersion).toBe("2025-11-25");
     expect(call?.body.params._meta?.["io.modelcontextprotocol/protocolVersion"]).toBeUndefined();
+  });
+
+  it("a traced run's tools/call carries the run's traceparent in _meta, in both revisions", async () => {
+    const { handler } = v2Server();
+    const modern = await onLoopback((request) => handler.fetch(request as never));
+    const v1: TestServer = streamableServer({
+      tools: [{ name: "echo", run: async () => text("echoed") }],
+    });
+    const legacy = await onLoopback((request) => v1.fetch(request));
+    cleanUp.push(modern, v1, legacy);
+    const toolkit = await createToolkit({
+      mcp: { mcpServers: { new: { url: modern.url }, old: { url: legacy.url } } },
+    });
+    cleanUp.push(toolkit);
+    const tracer = new BasicTracerProvider({
+      sampler: new AlwaysOnSampler(),
+      spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+    }).getTracer("mcp-test");
+    const client = createClient({
+      baseUrl: "https://llm.example/v1",
+      style: "openai",
+      model: "fake-model",
+      fetch: fakeLlm("openai", [
+        {
+          toolCalls: [
+            { id: "c1", name: "new_echo", args: {} },
+            { id: "c2", name: "old_echo", args: {} },
+          ],
+        },
+        { content: "Done." },
+      ]).fetch,
+      tracer,
+    });
+    const result = await client.run("echo both", { toolkit });
+    expect(result.status).toBe("done");
+    const traceparent = result.trace?.traceparent;
+    expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+    for (const server of [modern, legacy]) {
+      const call = server.seen.find((s) => s.method === "tools/call");
+      expect(call?.body.params._meta.traceparent).toBe(traceparent);
+    }
   });
 });

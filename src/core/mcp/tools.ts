@@ -15,7 +15,7 @@ import { CALL_KEY_META } from "./transport/link";
 import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
-import { inputRequiredOf, type InputRequired } from "./modern";
+import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
 import { requestForInput, retryParams } from "./input-required";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
@@ -144,7 +144,11 @@ async function callTool(
     const params = {
       name: original,
       arguments: (args ?? {}) as Record<string, unknown>,
-      _meta: { [CALL_KEY_META]: call.key },
+      // The run's trace context travels with the call (MCP's `_meta.traceparent`).
+      _meta: {
+        [CALL_KEY_META]: call.key,
+        ...(ctx.traceparent ? { [TRACEPARENT_META_KEY]: ctx.traceparent } : {}),
+      },
       // The answer to an input request this call suspended on (MCP 2026-07-28), with its state.
       ...retryParams(ctx),
     };
