@@ -170,6 +170,8 @@ describe("plain tools an agent exposes (mcpServerTools)", () => {
       "signin",
       "delegate",
       "docs",
+      // The fixture's agent on a 2026-07-28 MCP server (test/fixtures/modern-mcp.ts).
+      "crm2026",
       "get_run",
       "echo",
     ]);
