@@ -25,11 +25,13 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * with our own SSE transport in place of the SDK's and the eventsource package; 218.6 once the
  * migration re-ask (+1.9) and the options objects of issue 23 (+1.3: their property names
  * survive minification) landed; 216.4 without @ag-ui/core's omitOptionalNulls and its shape
- * tables, which changed nothing the translator sends), so a
+ * tables, which changed nothing the translator sends; 221.2 with MCP 2026-07-28 both ways,
+ * issue 41: +3.4 for /mcp's 2026-07-28 server, src/edge/protocols/mcp-server/modern, +1.2 for
+ * the client's negotiation and input_required, src/core/mcp, against 216.6 before), so a
  * later feature cannot add to it unnoticed. Lower it as the bundle shrinks, never raise it without saying why in
  * the commit.
  */
-export const BUDGET_GZIP_BYTES = 217 * 1024;
+export const BUDGET_GZIP_BYTES = 222 * 1024;
 export const TARGET_GZIP_BYTES = 150 * 1024;
 
 export function measureBundle() {

@@ -7,17 +7,25 @@
  */
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { SessionOptions } from "../../src/edge/protocols/mcp-server/server";
+import type { SessionProtocolServer } from "../../src/edge/protocols/mcp-server/protocol-server";
+
+export interface OpenSession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** The session's server: the revision its `initialize` settled on, the client's capabilities. */
+  server: SessionProtocolServer;
+}
 
 export async function openSession(
   sessionId: string,
   options: SessionOptions,
-): Promise<WebStandardStreamableHTTPServerTransport> {
+): Promise<OpenSession> {
   const [{ WebStandardStreamableHTTPServerTransport: Transport }, { sessionServer }] =
     await Promise.all([
       import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
       import("../../src/edge/protocols/mcp-server/server"),
     ]);
   const transport = new Transport({ sessionIdGenerator: () => sessionId });
-  await sessionServer(options).connect(transport);
-  return transport;
+  const server = sessionServer(options);
+  await server.connect(transport);
+  return { transport, server };
 }

@@ -13,14 +13,14 @@
  * elicited is still open for the group, the inbox or the approval link.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { EdgeEnv } from "../../src/edge/settings";
 import type { WorkerOptions } from "../../src/edge/create-worker";
 import {
+  MODERN_PROTOCOL_VERSION,
   NEW_SESSION_HEADER,
   SESSION_ID_HEADER,
 } from "../../src/edge/protocols/mcp-server/sessions";
-import { openSession } from "./open-session";
+import { type OpenSession, openSession } from "./open-session";
 
 export type McpSessionObjectClass<Env = unknown> = new (
   ctx: DurableObjectState,
@@ -29,8 +29,22 @@ export type McpSessionObjectClass<Env = unknown> = new (
 
 export function createMcpSessionClass(options: WorkerOptions): McpSessionObjectClass<EdgeEnv> {
   return class McpSessionObject extends DurableObject<EdgeEnv> {
-    /** The session's transport, once `initialize` opened it (a promise: opening imports the SDK). */
-    #transport: Promise<WebStandardStreamableHTTPServerTransport> | undefined;
+    /** The session, once `initialize` opened it (a promise: opening imports the SDK). */
+    #transport: Promise<OpenSession> | undefined;
+
+    async #answerModern(request: Request, message: unknown, declared: object | undefined) {
+      const { answerModern } = await import("../../src/edge/protocols/mcp-server/modern/entry");
+      return answerModern(
+        {
+          env: this.env,
+          agents: options.agents,
+          approverGroups: options.approverGroups,
+          base: request.headers.get("x-toolnexus-base") ?? new URL(request.url).origin,
+        },
+        { message, headers: request.headers, signal: request.signal },
+        declared as Record<string, unknown> | undefined,
+      );
+    }
 
     override async fetch(request: Request): Promise<Response> {
       const sessionId = request.headers.get(SESSION_ID_HEADER) ?? "";
@@ -74,7 +88,19 @@ export function createMcpSessionClass(options: WorkerOptions): McpSessionObjectC
           }
         });
       }
-      return (await this.#transport).handleRequest(request);
+      const { transport, server } = await this.#transport;
+      if (server.protocolVersion === MODERN_PROTOCOL_VERSION && request.method === "POST") {
+        // A host that initialized at 2026-07-28: its requests are that revision's, which keeps
+        // no session state, so they are answered as a session-less one would be.
+        const message = await request
+          .clone()
+          .json()
+          .catch(() => undefined);
+        if (!isInitializeMessage(message)) {
+          return this.#answerModern(request, message, server.getClientCapabilities());
+        }
+      }
+      return transport.handleRequest(request);
     }
   };
 }
@@ -85,13 +111,16 @@ async function isInitialize(request: Request): Promise<boolean> {
     return false;
   }
   try {
-    const body = (await request.json()) as unknown;
-    const messages = Array.isArray(body) ? body : [body];
-    return messages.some(
-      (m) =>
-        typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize",
-    );
+    return isInitializeMessage(await request.json());
   } catch {
     return false;
   }
+}
+
+function isInitializeMessage(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (m) =>
+      typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize",
+  );
 }

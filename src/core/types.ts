@@ -37,6 +37,14 @@ export interface Context {
   timeout?: number;
   /** Set only on the re-execution that follows a resolved suspension. */
   answer?: Answer;
+  /**
+   * Set with `answer`: the request it answers, as the call suspended with it (stored with the
+   * halted run, so it survives a halt, an eviction and a redeploy). A tool that kept state of
+   * its own in `data` (an MCP server's `requestState`) reads it back here.
+   */
+  answered?: Request;
+  /** The run's W3C `traceparent` when the run is traced: a tool that calls out may pass it on. */
+  traceparent?: string;
   /** Stable across the first execution and the post-answer re-execution: an idempotency key. */
   callId?: string;
   runId?: string;

@@ -174,6 +174,8 @@ describe("plain tools an agent exposes (mcpServerTools)", () => {
       // test/fixtures/big-output-agents.ts (the tool-output tests)
       "reader",
       "reader-tight",
+      // The fixture's agent on a 2026-07-28 MCP server (test/fixtures/modern-mcp.ts).
+      "crm2026",
       "get_run",
       "echo",
     ]);

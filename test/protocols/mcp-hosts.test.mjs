@@ -5,7 +5,9 @@
  * separate process, as a developer would run it). tools/list; a call that elicits input and
  * finishes; a call that needs the finance group and returns pending (within 30 s, not an
  * error, with the run id and the approval link), finished through get_run after the group
- * decides by the signed webhook.
+ * decides by the signed webhook. And MCP 2026-07-28 with the official v2 client
+ * (`@modelcontextprotocol/client`): `initialize` at either revision, input_required finished by
+ * the client's retry, and the demo's $120 refund as a task that completes once approved.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -15,6 +17,10 @@ import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from "@modelcontextprotocol/client";
 import { createClient, isFinished } from "../../scripts/lib/api.mjs";
 import { startDevServer } from "../../scripts/lib/dev-server.mjs";
 import { ROOT } from "../../scripts/lib/dev-vars.mjs";
@@ -234,6 +240,125 @@ describe("@modelcontextprotocol/inspector-cli (CLI mode)", () => {
         );
         assert.equal(later.isError, false);
         assert.match(textOf(later), /Refunded \$2000 on order 42/);
+      }),
+  );
+});
+
+describe("MCP 2026-07-28: the v2 client and raw JSON-RPC", () => {
+  const MODERN = "2026-07-28";
+  const TASKS = "io.modelcontextprotocol/tasks";
+
+  async function post(body, headers = {}) {
+    const response = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${server.apiToken}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? text);
+  }
+
+  const modern = (id, method, params, capabilities = {}) =>
+    post(
+      {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params: {
+          ...params,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+          },
+        },
+      },
+      {
+        "mcp-protocol-version": MODERN,
+        "mcp-method": method,
+        "x-toolnexus-user": "host@example.com",
+      },
+    );
+
+  test("initialize answers 2026-07-28 and 2025-11-25 as asked", { timeout: 30_000 }, () =>
+    withServerLog(async () => {
+      for (const protocolVersion of [MODERN, "2025-11-25"]) {
+        const reply = await post({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        });
+        assert.equal(reply.result.protocolVersion, protocolVersion);
+      }
+    }),
+  );
+
+  test(
+    "the v2 client negotiates 2026-07-28 and finishes a call that asks the caller",
+    { timeout: 60_000 },
+    () =>
+      withServerLog(async () => {
+        const client = new V2Client(
+          { name: "v2-host", version: "1.0.0" },
+          { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } },
+        );
+        client.setRequestHandler("elicitation/create", () => ({
+          action: "accept",
+          content: { answer: "1 Main St" },
+        }));
+        await client.connect(
+          new V2Transport(new URL(`${server.url}/mcp`), {
+            requestInit: {
+              headers: {
+                authorization: `Bearer ${server.apiToken}`,
+                "x-toolnexus-user": "host@example.com",
+              },
+            },
+          }),
+        );
+        assert.equal(client.getProtocolEra(), "modern");
+        const result = await client.callTool({
+          name: "support",
+          arguments: { prompt: "update my address" },
+        });
+        assert.equal(result.isError, false);
+        assert.match(textOf(result), /1 Main St/);
+        await client.close();
+      }),
+  );
+
+  test(
+    "refund $120 is a task that completes after POST /v1/decisions approves",
+    { timeout: 60_000 },
+    () =>
+      withServerLog(async () => {
+        const capabilities = { extensions: { [TASKS]: {} } };
+        const call = await modern(
+          1,
+          "tools/call",
+          { name: "support", arguments: { prompt: "refund $120 on order 42" } },
+          capabilities,
+        );
+        assert.equal(call.result.resultType, "task", JSON.stringify(call));
+        const taskId = call.result.taskId;
+        const pending = (await api.getRun(taskId)).pending;
+        const vote = await api.decide({
+          runId: taskId,
+          requestId: pending.id,
+          decision: "approve",
+          decidedBy: "lead@example.com",
+          argsHash: pending.argsHash,
+        });
+        assert.ok([200, 202].includes(vote.status), JSON.stringify(vote.body));
+        await api.waitFor(taskId, isFinished);
+        const done = await modern(2, "tasks/get", { taskId }, capabilities);
+        assert.equal(done.result.status, "completed");
+        assert.match(textOf(done.result.result), /Refunded \$120 on order 42/);
       }),
   );
 });

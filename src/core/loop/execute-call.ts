@@ -121,7 +121,7 @@ export async function resolveWithAnswer(
   }
 
   const edited = editedArgs(request, answer, parsed.args);
-  const attempt = await invoke(call, env, { args: edited ?? parsed.args, answer });
+  const attempt = await invoke(call, env, { args: edited ?? parsed.args, answer, request });
   const again = pendingOf(attempt.result);
   let result = again ? unresolvedResult(again) : attempt.result;
   if (edited && !again) {
@@ -193,7 +193,7 @@ interface Ran {
 async function invoke(
   call: ToolCall,
   env: CallEnv,
-  { args, answer }: { args: unknown; answer: Answer | undefined },
+  { args, answer, request }: { args: unknown; answer: Answer | undefined; request?: Request },
 ): Promise<Ran> {
   const started = Date.now();
   let effectiveArgs = args;
@@ -222,6 +222,7 @@ async function invoke(
       runId: env.runId,
       ...(ordinal === undefined ? {} : { callOrdinal: ordinal }),
       ...(answer ? { answer } : {}),
+      ...(answer && request ? { answered: request } : {}),
       ...(env.waitFor ? { waitFor: askedDuringCall(call, env, env.waitFor) } : {}),
     });
     return { args: effectiveArgs, result, ms: Date.now() - started, ran: true };

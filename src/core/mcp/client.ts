@@ -1,7 +1,9 @@
 /**
  * The MCP client the toolkit uses: the SDK's own JSON-RPC layer (`Protocol`) with the
  * four things we ask of a server — initialize, `tools/list`, `tools/call`, and answering
- * `elicitation/create` — written out as the SDK's `Client` does them.
+ * `elicitation/create` — written out as the SDK's `Client` does them. Per server it speaks
+ * protocol revision 2026-07-28 when `server/discover` offers it (./modern: no initialize, the
+ * `_meta` envelope on every request, `input_required` results), else 2025-11-25 as before.
  *
  * Why not the SDK's `Client`: its module imports the SDK's ajv validator statically,
  * even when another validator is passed in, so every worker (ours and an adopter's)
@@ -11,6 +13,7 @@
  * validator we gave it.
  */
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
   ElicitRequestSchema,
@@ -39,6 +42,15 @@ import type {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import * as z from "zod";
 import { argsValidator, type ValidateResult } from "../schema";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  inputRequiredOf,
+  MODERN_VERSION,
+  offersModern,
+  PROTOCOL_VERSION_META_KEY,
+  type InputRequired,
+} from "./modern";
 
 type ToolDefinition = z.infer<typeof ToolSchema>;
 // Each tool is checked on its own (see listTools): one malformed tool must not sink the page.
@@ -46,6 +58,8 @@ const LenientListToolsResult = z.looseObject({
   tools: z.array(z.unknown()),
   nextCursor: z.string().optional(),
 });
+// A 2026-07-28 reply is read as it came: its `resultType` says which shape it is.
+const AnyResult = z.looseObject({});
 
 export interface ListedTools {
   tools: ToolDefinition[];
@@ -60,21 +74,37 @@ export type ElicitHandler = (
   extra: Extra,
 ) => ElicitResult | Promise<ElicitResult>;
 
+const noEndpoint = (error: StreamableHTTPError) => error.code === 404 || error.code === 405;
+
 export class McpClient extends Protocol<ClientRequest, ClientNotification, ClientResult> {
   #server: ServerCapabilities | undefined;
+  #version: string | undefined;
   readonly #outputChecks = new Map<string, (value: unknown) => ValidateResult>();
 
+  /** `negotiate`: probe `server/discover` first (streamable HTTP; 2026-07-28 has no SSE transport). */
   constructor(
     private readonly info: Implementation,
     private readonly capabilities: ClientCapabilities,
+    private readonly negotiate = false,
   ) {
     super();
   }
 
-  /** Starts the transport and runs the initialize handshake; closes everything if it fails. */
+  /** The revision this server is spoken to in, once connected. */
+  get protocolVersion(): string | undefined {
+    return this.#version;
+  }
+
+  /**
+   * Starts the transport and settles the revision: 2026-07-28 when `server/discover` offers it,
+   * else the initialize handshake. Closes everything if it fails.
+   */
   override async connect(transport: Transport, options?: RequestOptions): Promise<void> {
     await super.connect(transport);
     try {
+      if (this.negotiate && (await this.#discover(transport, options))) {
+        return;
+      }
       const result = await this.request(
         {
           method: "initialize",
@@ -91,6 +121,7 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
         throw new Error(`Server's protocol version is not supported: ${result.protocolVersion}`);
       }
       this.#server = result.capabilities;
+      this.#version = result.protocolVersion;
       // HTTP transports send the negotiated version as a header on every later request.
       transport.setProtocolVersion?.(result.protocolVersion);
       await this.notification({ method: "notifications/initialized" });
@@ -98,6 +129,54 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
       void this.close();
       throw error;
     }
+  }
+
+  /**
+   * The 2026-07-28 probe. Anything but a result offering the revision (an HTTP 4xx from a
+   * server that wants `initialize` first, "method not found", another revision) means the
+   * server is spoken to as before; only the caller's own abort or deadline fails the connect.
+   */
+  async #discover(transport: Transport, options?: RequestOptions): Promise<boolean> {
+    transport.setProtocolVersion?.(MODERN_VERSION);
+    try {
+      const result = await super.request(
+        { method: "server/discover", params: { _meta: this.#envelope() } } as never,
+        AnyResult as never,
+        options,
+      );
+      if (offersModern(result)) {
+        this.#version = MODERN_VERSION;
+        this.#server = ((result as { capabilities?: ServerCapabilities }).capabilities ??
+          {}) as ServerCapabilities;
+        return true;
+      }
+    } catch (error) {
+      // 404/405: the endpoint takes no POST at all, and `initialize` would get the same answer;
+      // the caller's SSE fallback (transport/connect.ts) needs to see it from the first POST.
+      if (options?.signal?.aborted || (error instanceof StreamableHTTPError && noEndpoint(error))) {
+        throw error;
+      }
+    }
+    transport.setProtocolVersion?.("");
+    return false;
+  }
+
+  /** The per-request `_meta` envelope of 2026-07-28. */
+  #envelope(): Record<string, unknown> {
+    return {
+      [PROTOCOL_VERSION_META_KEY]: MODERN_VERSION,
+      [CLIENT_INFO_META_KEY]: this.info,
+      [CLIENT_CAPABILITIES_META_KEY]: this.capabilities,
+    };
+  }
+
+  /** Under 2026-07-28 every request carries the envelope (keys the caller set win). */
+  #withEnvelope<R extends { params?: object }>(request: R): R {
+    if (this.#version !== MODERN_VERSION) {
+      return request;
+    }
+    const params = (request.params ?? {}) as { _meta?: Record<string, unknown> };
+    return { ...request, params: { ...params, _meta: { ...this.#envelope(), ...params._meta } } };
   }
 
   getServerCapabilities(): ServerCapabilities | undefined {
@@ -110,7 +189,7 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
     options?: RequestOptions,
   ): Promise<ListedTools> {
     const page = await this.request(
-      { method: "tools/list", ...(params ? { params } : {}) },
+      this.#withEnvelope({ method: "tools/list" as const, ...(params ? { params } : {}) }),
       LenientListToolsResult as never,
       options,
     );
@@ -141,13 +220,37 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
     return result;
   }
 
-  /** Calls a tool; a tool with an output schema must return structured content that matches it. */
-  async callTool(params: CallToolRequest["params"], options?: RequestOptions) {
+  /**
+   * Calls a tool; a tool with an output schema must return structured content that matches it.
+   * Under 2026-07-28 the server may answer `input_required` instead (returned as is); the retry
+   * passes `inputResponses` and the `requestState` in `params`.
+   */
+  async callTool(
+    params: CallToolRequest["params"] & { inputResponses?: unknown; requestState?: string },
+    options?: RequestOptions,
+  ): Promise<z.infer<typeof CallToolResultSchema> | InputRequired> {
+    if (this.#version === MODERN_VERSION) {
+      const raw = await this.request(
+        this.#withEnvelope({ method: "tools/call" as const, params }),
+        AnyResult as never,
+        options,
+      );
+      const asked = inputRequiredOf(raw);
+      if (asked) {
+        return asked;
+      }
+      return this.#checked(params.name, CallToolResultSchema.parse(raw));
+    }
     const result = await this.request(
       { method: "tools/call", params },
       CallToolResultSchema,
       options,
     );
+    return this.#checked(params.name, result);
+  }
+
+  #checked(name: string, result: z.infer<typeof CallToolResultSchema>) {
+    const params = { name };
     const check = this.#outputChecks.get(params.name);
     if (check && !result.isError) {
       if (!result.structuredContent) {

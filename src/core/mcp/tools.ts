@@ -15,13 +15,17 @@ import { CALL_KEY_META } from "./transport/link";
 import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
+import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
+import { requestForInput, retryParams } from "./input-required";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
-type CallResult = Awaited<ReturnType<McpClient["callTool"]>>;
+type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired>;
 
 const MAX_PAGES = 1000;
 /** How long a suspended call waits for the server to finish after its elicitation was cancelled. */
 export const SUSPEND_GRACE_MS = 1000;
+/** How often a call is sent again for an `input_required` that asks nothing (only a state). */
+export const MAX_STATE_ONLY_ROUNDS = 3;
 
 /** Every tool the server lists, following `nextCursor`; malformed ones are set apart. */
 export async function listAllTools(
@@ -139,14 +143,21 @@ async function callTool(
 
   let result: ToolResult;
   try {
-    const request = options.client.callTool(
-      {
-        name: original,
-        arguments: (args ?? {}) as Record<string, unknown>,
-        _meta: { [CALL_KEY_META]: call.key },
+    const params = {
+      name: original,
+      arguments: (args ?? {}) as Record<string, unknown>,
+      // The run's trace context travels with the call (MCP's `_meta.traceparent`).
+      _meta: {
+        [CALL_KEY_META]: call.key,
+        ...(ctx.traceparent ? { [TRACEPARENT_META_KEY]: ctx.traceparent } : {}),
       },
-      { signal: controller.signal, timeout: NO_SDK_TIMEOUT },
-    );
+      // The answer to an input request this call suspended on (MCP 2026-07-28), with its state.
+      ...retryParams(ctx),
+    };
+    const request = options.client.callTool(params, {
+      signal: controller.signal,
+      timeout: NO_SDK_TIMEOUT,
+    });
     let settled = false;
     request.then(
       () => (settled = true),
@@ -166,7 +177,20 @@ async function callTool(
         controller.abort(new Error(`${name} suspended`));
       }
     }
-    result = first === undefined ? { output: "", isError: false } : fromCallResult(name, first);
+    if (first === undefined) {
+      result = { output: "", isError: false };
+    } else {
+      const reply = await withoutStateOnlyRounds(first, {
+        send: (requestState) =>
+          options.client.callTool(
+            { ...params, ...(requestState === undefined ? {} : { requestState }) },
+            { signal: controller.signal, timeout: NO_SDK_TIMEOUT },
+          ),
+      });
+      result = isInputRequired(reply)
+        ? suspendOnInput(reply, { server: options.server, tool: name })
+        : fromCallResult(name, reply);
+    }
   } catch (error) {
     const signInPending = await signInSuspension(name, options.auth, {
       error,
@@ -211,6 +235,44 @@ async function callTool(
     output: [result.output, ...call.notes].filter((part) => part !== "").join("\n\n"),
     isError: true,
   };
+}
+
+const isInputRequired = (reply: unknown): reply is InputRequired =>
+  inputRequiredOf(reply) !== undefined;
+
+/**
+ * A server that answers `input_required` with only a `requestState` (no question) is called
+ * again with it, at most MAX_STATE_ONLY_ROUNDS times; then the last reply stands.
+ */
+async function withoutStateOnlyRounds<R>(
+  first: R | InputRequired,
+  { send }: { send: (requestState: string | undefined) => Promise<R | InputRequired> },
+): Promise<R | InputRequired> {
+  let reply = first;
+  for (let round = 0; round < MAX_STATE_ONLY_ROUNDS; round++) {
+    if (!isInputRequired(reply) || Object.keys(reply.inputRequests).length > 0) {
+      return reply;
+    }
+    reply = await send(reply.requestState);
+  }
+  return reply;
+}
+
+/** The call suspends on the server's question (./input-required), or fails saying why it cannot. */
+function suspendOnInput(
+  asked: InputRequired,
+  origin: { server: string; tool: string },
+): ToolResult {
+  if (Object.keys(asked.inputRequests).length === 0) {
+    return {
+      output: `${origin.tool}: the server kept answering input_required without asking anything (${MAX_STATE_ONLY_ROUNDS + 1} times)`,
+      isError: true,
+    };
+  }
+  const mapped = requestForInput(asked, origin);
+  return "request" in mapped
+    ? pending(mapped.request)
+    : { output: `${origin.tool}: ${mapped.error}`, isError: true };
 }
 
 /**

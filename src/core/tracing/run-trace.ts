@@ -210,11 +210,17 @@ export function beginSegment(
       : {}),
   };
 
+  // The run's trace context, handed to tools that pass it on (an MCP request's `_meta`).
+  const runTraceparent = formatTraceparent(runContext);
   const toolkit = (inner: Toolkit): Toolkit => {
     const traced: Toolkit = Object.create(inner);
     traced.execute = async (name, args, ctx) => {
       const t0 = now();
-      const result = await inner.execute(name, args, ctx);
+      const result = await inner.execute(
+        name,
+        args,
+        runTraceparent ? { ...ctx, traceparent: runTraceparent } : ctx,
+      );
       const request = result.metadata?.pending;
       if (request && typeof request === "object" && typeof request.id === "string") {
         suspendedCalls.set(request.id, {

@@ -14,7 +14,8 @@ export type KeyPurpose =
   | "csrf"
   | "conversation"
   | "run-view"
-  | "trace-decider";
+  | "trace-decider"
+  | "mcp-request-state";
 
 const encoder = new TextEncoder();
 
@@ -30,6 +31,7 @@ const LABELS: Record<KeyPurpose, string> = {
   conversation: "toolnexus-edge conversation v1",
   "run-view": "toolnexus-edge run-view v1",
   "trace-decider": "toolnexus-edge trace-decider v1",
+  "mcp-request-state": "toolnexus-edge mcp-request-state v1",
 };
 
 // Keyed by purpose and secret; holds the promise so concurrent first uses derive once.

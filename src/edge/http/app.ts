@@ -58,7 +58,7 @@ export function createApp(
       .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
       .route("/", a2aRoutes(agents, options.approverGroups))
-      .route("/", mcpRoutes())
+      .route("/", mcpRoutes(agents, options.approverGroups))
       .route("/", oauthRoutes({ enabled: usesOAuth }))
       .route("/", receiptRoutes(receiptSources))
       .notFound(() => {

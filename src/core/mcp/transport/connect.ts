@@ -17,6 +17,7 @@ import { McpClient } from "../client";
 import type { McpServerConfig } from "../config";
 import { McpTimeoutError, NO_SDK_TIMEOUT, withDeadline } from "../deadline";
 import { linkingFetch } from "./link";
+import { withStandardHeaders } from "./standard-headers";
 import { SseClientTransport } from "./sse";
 import { authorizingFetch, type BearerSource } from "../oauth/challenge";
 
@@ -70,7 +71,10 @@ export async function connectServer(
   try {
     return await attempt(config, options, {
       kind: "streamable-http",
-      transport: new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } }),
+      transport: new StreamableHTTPClientTransport(url, {
+        fetch: withStandardHeaders(fetch),
+        requestInit: { headers },
+      }),
     });
   } catch (streamableError) {
     if (!(streamableError instanceof StreamableHTTPError && isClientError(streamableError.code))) {
@@ -115,7 +119,8 @@ async function attempt(
     transport,
   }: { kind: McpTransportKind; transport: StreamableHTTPClientTransport | SseClientTransport },
 ): Promise<McpConnection> {
-  const client = newClient(config.name, options);
+  // 2026-07-28 is offered over streamable HTTP only: the SSE transport goes straight to initialize.
+  const client = newClient(config.name, options, kind === "streamable-http");
   await initialize(client, transport, config.timeout);
   return {
     client,
@@ -131,8 +136,8 @@ async function attempt(
   };
 }
 
-function newClient(server: string, options: ConnectOptions): McpClient {
-  const client = new McpClient(CLIENT_INFO, { elicitation: { form: {}, url: {} } });
+function newClient(server: string, options: ConnectOptions, negotiate: boolean): McpClient {
+  const client = new McpClient(CLIENT_INFO, { elicitation: { form: {}, url: {} } }, negotiate);
   client.onElicitation(
     elicitationResponder(server, options.calls, {
       handler: options.elicitation,

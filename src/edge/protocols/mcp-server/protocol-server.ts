@@ -35,6 +35,7 @@ import {
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { MODERN_CAPABILITIES, MODERN_VERSION } from "./modern/wire";
 
 export type ServerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -47,6 +48,8 @@ export class SessionProtocolServer extends Protocol<
   // (for its own ping and task handlers) before a subclass's private fields exist.
   private readonly capabilities: ServerCapabilities;
   private client: ClientCapabilities | undefined;
+  /** The revision `initialize` settled on (2026-07-28 requests are answered by ./modern). */
+  protocolVersion: string | undefined;
 
   constructor(
     private readonly info: Implementation,
@@ -57,11 +60,15 @@ export class SessionProtocolServer extends Protocol<
     this.setRequestHandler(InitializeRequestSchema, (request): InitializeResult => {
       const requested = request.params.protocolVersion;
       this.client = request.params.capabilities;
-      return {
-        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+      this.protocolVersion =
+        requested === MODERN_VERSION || SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
           ? requested
-          : LATEST_PROTOCOL_VERSION,
-        capabilities: this.capabilities,
+          : LATEST_PROTOCOL_VERSION;
+      return {
+        protocolVersion: this.protocolVersion,
+        // 2026-07-28 has no session tasks: its tasks are the extension's (./modern/tasks).
+        capabilities:
+          this.protocolVersion === MODERN_VERSION ? MODERN_CAPABILITIES : this.capabilities,
         serverInfo: this.info,
       };
     });

@@ -21,8 +21,7 @@ import { callAgent, type CallDeps, finishedResult, pendingText, startCall } from
 import { runTaskStore, taskOf } from "./run-tasks";
 import { callPlainTool, type PlainTool, plainTools } from "./plain-tools";
 import { SessionProtocolServer } from "./protocol-server";
-
-export const GET_RUN_TOOL = "get_run";
+import { AGENT_INPUT, GET_RUN_DESCRIPTION, GET_RUN_INPUT, GET_RUN_TOOL } from "./tool-inputs";
 
 export interface SessionOptions {
   env: EdgeEnv;
@@ -30,24 +29,6 @@ export interface SessionOptions {
   approverGroups: ApproverGroupsInit | undefined;
   base: string;
 }
-
-const AGENT_INPUT = {
-  type: "object" as const,
-  properties: {
-    prompt: { type: "string", description: "What to ask the agent" },
-    threadId: {
-      type: "string",
-      description: "Continue this conversation (a thread id from an earlier answer)",
-    },
-  },
-  required: ["prompt"],
-};
-
-const GET_RUN_INPUT = {
-  type: "object" as const,
-  properties: { runId: { type: "string", description: "The run id a pending result named" } },
-  required: ["runId"],
-};
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -88,8 +69,7 @@ export function sessionServer(options: SessionOptions): SessionProtocolServer {
       })),
       {
         name: GET_RUN_TOOL,
-        description:
-          "A run's state and, once it is done, its answer (for a call that returned pending).",
+        description: GET_RUN_DESCRIPTION,
         inputSchema: GET_RUN_INPUT,
       },
       ...(await exposedOrFail(exposed)).map(({ tool }) => ({

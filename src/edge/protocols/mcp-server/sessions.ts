@@ -5,6 +5,9 @@
  */
 import { ConfigError } from "../../settings";
 
+/** The stateless protocol revision (./modern answers it; named here so routing imports nothing lazy). */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+
 /** The header the worker uses to tell the session object its own id. */
 export const SESSION_ID_HEADER = "x-toolnexus-mcp-session";
 /** "1" when the worker made the session id up (the client sent none): the request must be `initialize`. */
@@ -26,3 +29,30 @@ export function newSessionId(): string {
 }
 
 export const isSessionId = (value: string): boolean => /^mcp_[a-f0-9]{32}$/.test(value);
+
+/**
+ * Is this message MCP 2026-07-28, which needs no session? `server/discover` (how a 2026 client
+ * starts), or a request whose `_meta` envelope or `MCP-Protocol-Version` header names
+ * 2026-07-28.
+ */
+export function isModernMessage(message: unknown, headers: Headers): boolean {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) {
+    return false;
+  }
+  const { method, params } = message as { method?: unknown; params?: unknown };
+  if (method === "initialize") {
+    return false;
+  }
+  if (
+    method === "server/discover" ||
+    headers.get("mcp-protocol-version") === MODERN_PROTOCOL_VERSION
+  ) {
+    return true;
+  }
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  return (
+    typeof meta === "object" &&
+    meta !== null &&
+    meta["io.modelcontextprotocol/protocolVersion"] === MODERN_PROTOCOL_VERSION
+  );
+}
