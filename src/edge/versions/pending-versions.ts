@@ -34,12 +34,13 @@ export class PendingVersionStore {
 
   /** One indexed GROUP BY over the threads that wait (the index holds agent and version). */
   byAgent(): PendingByVersion {
-    const counts: PendingByVersion = {};
+    // Null-prototype objects: an agent or version named like an Object member stays a plain key.
+    const counts: PendingByVersion = Object.create(null);
     const rows = this.sql<{ agent: string; version: string; runs: number }>`
       SELECT agent, version, COUNT(*) AS runs FROM pending_versions
       WHERE agent IS NOT NULL GROUP BY agent, version`;
     for (const row of rows) {
-      const agent = counts[row.agent] ?? {};
+      const agent: Record<string, number> = counts[row.agent] ?? Object.create(null);
       agent[row.version] = row.runs;
       counts[row.agent] = agent;
     }
