@@ -54,7 +54,10 @@ describe("Slack interactions with prototype names", () => {
             team: { id: "T1" },
             container: { channel_id: "C1", message_ts: "1.2" },
             actions: [
-              { action_id: "toolnexus_approve", value: JSON.stringify({ runId: name, requestId: name }) },
+              {
+                action_id: "toolnexus_approve",
+                value: JSON.stringify({ runId: name, requestId: name }),
+              },
             ],
           }),
         ),
