@@ -73,15 +73,21 @@ async function startTask(ctx: A2AContext, params: Record<string, unknown>): Prom
     ...(pushUrl ? { callbackUrl: pushUrl } : {}),
     metadata: { a2a: true },
     publicUrl: ctx.base,
+    // A contextId is the caller's conversation: another identity may not continue it.
+    requesterOnly: true,
   });
   if (!started.ok) {
     throw new RpcError(
-      started.code === "thread_busy" ? RPC.unsupportedOperation : RPC.invalidParams,
+      started.code === "thread_busy" || started.code === "thread_forbidden"
+        ? RPC.unsupportedOperation
+        : RPC.invalidParams,
       started.code === "thread_busy"
         ? `context ${message.contextId} already has an active task: wait for it or use another contextId`
-        : started.code === "invalid_callback_url"
-          ? `pushNotificationConfig.url ${started.reason}`
-          : started.message,
+        : started.code === "thread_forbidden"
+          ? `context ${message.contextId} belongs to another identity: use another contextId`
+          : started.code === "invalid_callback_url"
+            ? `pushNotificationConfig.url ${started.reason}`
+            : started.message,
     );
   }
   return started.runId;
