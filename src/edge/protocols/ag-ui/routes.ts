@@ -10,7 +10,7 @@
 import { Hono } from "hono";
 import { ApiError } from "../../http/errors";
 import type { RunSummary } from "../../protocol";
-import { checkAnswerable, recordAnswer, type Answer } from "../answers";
+import { checkAnswerable, memberOf, recordAnswer, type Answer } from "../answers";
 import { readProtocolBody } from "../body";
 import { conversation, type Conversation } from "../conversation";
 import { protocolCors } from "../cors";
@@ -71,7 +71,12 @@ export function agUiRoutes(deps: ProtocolDeps) {
               issues: [{ path: "messages", message: "a new user message alongside resume" }],
             });
           }
-          const answers = await checkResume(conv, { active, entries: body.resume, user });
+          const answers = await checkResume(conv, {
+            active,
+            entries: body.resume,
+            user,
+            memberOf: memberOf(c.env, deps),
+          });
           for (const answer of answers.toRecord) {
             await recordAnswer({ stub: conv.stub, runId: answers.runId }, answer, {
               user,
@@ -173,12 +178,13 @@ interface ResumeInput {
   active: RunSummary | undefined;
   entries: ResumeBody[];
   user: string | null;
+  memberOf: (identity: string) => string;
 }
 
 /** Checks every entry before any is recorded; repeats of recorded answers are dropped. */
 async function checkResume(
   conv: Conversation,
-  { active, entries, user }: ResumeInput,
+  { active, entries, user, memberOf }: ResumeInput,
 ): Promise<{ runId: string; toRecord: Answer[]; all: string[] }> {
   const runId = (active ?? (await conv.stub.runs()).at(-1))?.runId;
   const unknown = (n: number) =>
@@ -204,6 +210,7 @@ async function checkResume(
       checked = await checkAnswerable({ stub: conv.stub, runId }, entry.interruptId, {
         user,
         intended: { decision: intendedDecision(entry), channel: "ag-ui" },
+        memberOf,
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === "request_not_found") {

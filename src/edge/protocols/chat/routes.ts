@@ -12,7 +12,7 @@
 import { Hono, type Context } from "hono";
 import { ApiError } from "../../http/errors";
 import type { RunSummary } from "../../protocol";
-import { checkAnswerable, recordAnswer, type Answer } from "../answers";
+import { checkAnswerable, memberOf, recordAnswer, type Answer } from "../answers";
 import { readProtocolBody } from "../body";
 import { conversation, type Conversation } from "../conversation";
 import { protocolCors } from "../cors";
@@ -90,7 +90,7 @@ export function chatRoutes(deps: ProtocolDeps) {
         }
         // Everything is checked before anything is written.
         const answers = active
-          ? await collectAnswers({ conv, active, user }, turn, body)
+          ? await collectAnswers({ conv, active, user, member: memberOf(c.env, deps) }, turn, body)
           : undefined;
         if (turn.user && active) {
           if (!answers || answers.all.length === 0) {
@@ -209,7 +209,17 @@ function requestIdOf(data: Record<string, unknown>): string | undefined {
  * the caller's own identical answer, already recorded, is a repeat (nothing to record).
  */
 async function collectAnswers(
-  { conv, active, user }: { conv: Conversation; active: RunSummary; user: string | null },
+  {
+    conv,
+    active,
+    user,
+    member,
+  }: {
+    conv: Conversation;
+    active: RunSummary;
+    user: string | null;
+    member: (identity: string) => string;
+  },
   turn: ReturnType<typeof readChatTurn>,
   body: ChatBody,
 ): Promise<{ toRecord: Answer[]; all: string[] }> {
@@ -223,6 +233,7 @@ async function collectAnswers(
       checked = await checkAnswerable({ stub: conv.stub, runId }, response.approvalId, {
         user,
         intended: { decision, channel: "chat" },
+        memberOf: member,
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === "request_not_found") {
