@@ -96,6 +96,27 @@ describe("an MCP sign-in is bound to its requester", () => {
     }
   });
 
+  it("A2A shows the sign-in link to the requester only", async () => {
+    const subject = `dee-${crypto.randomUUID()}@example.com`;
+    const { runId } = await startSignIn(subject);
+    const task = async (user: string) => {
+      const response = await SELF.fetch("https://edge.test/a2a", {
+        method: "POST",
+        headers: {
+          authorization: "Bearer test-token",
+          "content-type": "application/json",
+          "x-toolnexus-user": user,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: runId } }),
+      });
+      return response.text();
+    };
+    expect(await task(subject.toUpperCase())).toContain("/oauth/start");
+    const other = await task("mallory@example.com");
+    expect(other).toContain("auth-required");
+    expect(other).not.toContain("/oauth/start");
+  });
+
   it("a callback with neither code nor error is 400; the decision keeps the code's hash only", async () => {
     const { runId, threadId, request } = await startSignIn(`cy-${crypto.randomUUID()}`);
     const browser = await open(request.url!);

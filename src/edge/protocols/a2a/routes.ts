@@ -98,6 +98,7 @@ async function streamFor(ctx: A2AContext, request: RpcRequest, v1: boolean): Pro
     {
       ...(accepted.answered ? { answered: accepted.answered } : {}),
       v1,
+      viewer: ctx.caller,
     },
   );
 }

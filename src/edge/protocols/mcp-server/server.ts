@@ -16,7 +16,7 @@ import type { AgentDefinition } from "../../agent";
 import type { ApproverGroupsInit } from "../../approvals/groups";
 import type { EdgeEnv } from "../../settings";
 import { threadOf, threadStub } from "../../http/threads";
-import { callerIdentity } from "../caller";
+import { callerIdentity, runForCaller } from "../caller";
 import { errorMessage } from "../../../core/errors";
 import { callAgent, type CallDeps, finishedResult, pendingText, startCall } from "./call-agent";
 import { cancelTask, runTaskStore, taskOf } from "./run-tasks";
@@ -204,10 +204,11 @@ async function getRun(deps: CallDeps, runId: unknown): Promise<CallToolResult> {
     throw new McpError(ErrorCode.InvalidParams, "runId must be a non-empty string");
   }
   const threadId = threadOf(runId);
-  const view = threadId ? await threadStub(deps.env, threadId).getRun(runId) : undefined;
-  if (!view) {
+  const stored = threadId ? await threadStub(deps.env, threadId).getRun(runId) : undefined;
+  if (!stored) {
     throw new McpError(ErrorCode.InvalidParams, `no run ${runId}`);
   }
+  const view = runForCaller(stored, deps.caller);
   const structuredContent = {
     runId: view.runId,
     threadId: view.threadId,
