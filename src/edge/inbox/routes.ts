@@ -1,6 +1,6 @@
+import { Hono, type Context } from "hono";
 import { crossSitePage } from "../browser/cross-site-page";
 import { sameSiteWrites } from "../browser/writes";
-import { Hono, type Context } from "hono";
 import { decisionStatus } from "../http/status";
 import type { EdgeEnv } from "../settings";
 import type { ApproverGroupsInit } from "../approvals/groups";
@@ -97,85 +97,85 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       }
       return render(c, who);
     })
-    .post(
+    .use(
       "/inbox/decide",
       sameSiteWrites((c) => page(c, crossSitePage(), 403)),
-      async (c) => {
-        const who = await signedIn(c);
-        if (!who) {
-          return page(c, signInPage(), 401);
+    )
+    .post("/inbox/decide", async (c) => {
+      const who = await signedIn(c);
+      if (!who) {
+        return page(c, signInPage(), 401);
+      }
+      let raw: string;
+      try {
+        raw = await readRawBody(c, MAX_FORM_BYTES);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 413) {
+          const html = renderMessagePage("Form too large", "The form is over 16 KiB.", "error");
+          return page(c, html, 413);
         }
-        let raw: string;
-        try {
-          raw = await readRawBody(c, MAX_FORM_BYTES);
-        } catch (error) {
-          if (error instanceof ApiError && error.status === 413) {
-            const html = renderMessagePage("Form too large", "The form is over 16 KiB.", "error");
-            return page(c, html, 413);
-          }
-          throw error;
-        }
-        const form = new URLSearchParams(raw);
-        if (!(await checkCsrf(c, who.identity, form.get("csrf") ?? ""))) {
-          const html = renderMessagePage(
-            "Form expired",
-            "This form is no longer valid (it was opened in another session or too long ago). Reload the inbox and try again.",
-            "error",
-          );
-          return page(c, html, 403);
-        }
-        const decision = form.get("decision");
-        const runId = form.get("runId") ?? "";
-        const requestId = form.get("requestId") ?? "";
-        const threadId = threadOf(runId);
-        if ((decision !== "approve" && decision !== "decline") || !threadId || !requestId) {
-          return render(c, who, {
-            notice: { kind: "error", text: "Choose Approve or Decline." },
-            status: 400,
-          });
-        }
-        // Only what the approver's inboxes show may be decided here.
-        const item = await findItem(c, who.groups, { runId, requestId });
-        if (!item) {
-          return render(c, who, {
-            notice: { kind: "error", text: "That request is not in your inbox." },
-            status: 404,
-          });
-        }
-        const reason = form.get("reason")?.trim().slice(0, MAX_REASON_CHARS) || undefined;
-        const args = decision === "approve" ? itemEditedArgs(item, form) : undefined;
-        const version = form.get("argsHash") ?? "";
-        const data =
-          decision === "approve" && item.kind === "input"
-            ? fieldsFromForm(item.schema, (name) => form.get(name) ?? undefined)
-            : undefined;
-        const outcome: DecisionOutcome = await threadStub(c.env, threadId).decide({
-          runId,
-          requestId,
-          decision,
-          ...(decision === "decline" && reason ? { reason } : {}),
-          ...(args ? { args } : {}),
-          ...(data ? { data } : {}),
-          ...(decision === "approve" && version ? { argsHash: version } : {}),
-          channel: "inbox",
-          decidedBy: who.member,
+        throw error;
+      }
+      const form = new URLSearchParams(raw);
+      if (!(await checkCsrf(c, who.identity, form.get("csrf") ?? ""))) {
+        const html = renderMessagePage(
+          "Form expired",
+          "This form is no longer valid (it was opened in another session or too long ago). Reload the inbox and try again.",
+          "error",
+        );
+        return page(c, html, 403);
+      }
+      const decision = form.get("decision");
+      const runId = form.get("runId") ?? "";
+      const requestId = form.get("requestId") ?? "";
+      const threadId = threadOf(runId);
+      if ((decision !== "approve" && decision !== "decline") || !threadId || !requestId) {
+        return render(c, who, {
+          notice: { kind: "error", text: "Choose Approve or Decline." },
+          status: 400,
         });
-        if (!outcome.ok) {
-          const status = decisionStatus(outcome) as 400 | 403 | 404 | 409 | 500;
-          return render(c, who, {
-            notice: { kind: "error", text: `Not recorded: ${outcome.message}` },
-            status,
-          });
-        }
-        if (!outcome.decision && outcome.needed !== undefined) {
-          const text = `Vote recorded (${outcome.votes ?? 0} of ${outcome.needed} approvals): ${item.prompt}`;
-          return render(c, who, { notice: { kind: "ok", text } });
-        }
-        const word =
-          decision === "approve" ? (args ? "Approved with edits" : "Approved") : "Declined";
-        return render(c, who, { notice: { kind: "ok", text: `${word}: ${item.prompt}` } });
-      },
-    );
+      }
+      // Only what the approver's inboxes show may be decided here.
+      const item = await findItem(c, who.groups, { runId, requestId });
+      if (!item) {
+        return render(c, who, {
+          notice: { kind: "error", text: "That request is not in your inbox." },
+          status: 404,
+        });
+      }
+      const reason = form.get("reason")?.trim().slice(0, MAX_REASON_CHARS) || undefined;
+      const args = decision === "approve" ? itemEditedArgs(item, form) : undefined;
+      const version = form.get("argsHash") ?? "";
+      const data =
+        decision === "approve" && item.kind === "input"
+          ? fieldsFromForm(item.schema, (name) => form.get(name) ?? undefined)
+          : undefined;
+      const outcome: DecisionOutcome = await threadStub(c.env, threadId).decide({
+        runId,
+        requestId,
+        decision,
+        ...(decision === "decline" && reason ? { reason } : {}),
+        ...(args ? { args } : {}),
+        ...(data ? { data } : {}),
+        ...(decision === "approve" && version ? { argsHash: version } : {}),
+        channel: "inbox",
+        decidedBy: who.member,
+      });
+      if (!outcome.ok) {
+        const status = decisionStatus(outcome) as 400 | 403 | 404 | 409 | 500;
+        return render(c, who, {
+          notice: { kind: "error", text: `Not recorded: ${outcome.message}` },
+          status,
+        });
+      }
+      if (!outcome.decision && outcome.needed !== undefined) {
+        const text = `Vote recorded (${outcome.votes ?? 0} of ${outcome.needed} approvals): ${item.prompt}`;
+        return render(c, who, { notice: { kind: "ok", text } });
+      }
+      const word =
+        decision === "approve" ? (args ? "Approved with edits" : "Approved") : "Declined";
+      return render(c, who, { notice: { kind: "ok", text: `${word}: ${item.prompt}` } });
+    });
 }
 
 async function findItem(

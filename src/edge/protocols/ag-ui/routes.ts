@@ -34,112 +34,110 @@ import { FINISHED } from "../run-feed";
 const ACTIVE = new Set(["running", "pending"]);
 
 export function agUiRoutes(deps: ProtocolDeps) {
-  return (
-    new Hono<ProtocolVars>()
-      .use("/ag-ui/*", protocolCors())
-      // A browser's Access session rides along cross-site: other sites' pages may not write.
-      .use("/ag-ui/*", sameSiteWrites())
-      .use("/ag-ui/*", protocolAuth())
-      .use("/ag-ui/*", jsonWrites())
-      .post("/ag-ui/:agent", async (c) => {
-        const agent = runnableAgent(deps, c.env, c.req.param("agent"));
-        const body = await readProtocolBody(c, MAX_AG_UI_BODY_BYTES, RunAgentInputSchema);
-        refuseFrontendTools(body);
-        const { user } = c.var.caller;
-        const conv = await conversation(c.env, user, body.threadId);
-        const runs = await conv.stub.runs();
-        const latest = runs[runs.length - 1];
-        const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
-        const message = newUserText(body);
-        const fresh = message && (!latest || agUiMessageOf(latest) !== message.messageId);
-        /** The run `from.runId` as this input's AG-UI stream, after `from.after`. */
-        const stream = (from: StreamFrom) =>
-          agUiStream({
-            ...from,
-            stub: conv.stub,
-            ids: { threadId: body.threadId, runId: body.runId },
-            state: givenState(body),
-            user,
-            base: protocolBase(c),
-            signal: c.req.raw.signal,
-          });
-
-        if (body.resume && body.resume.length > 0) {
-          if (fresh) {
-            throw new ApiError(400, "invalid_body", {
-              message: "send resume and a new user message in separate runs",
-              issues: [{ path: "messages", message: "a new user message alongside resume" }],
-            });
-          }
-          const answers = await checkResume(conv, {
-            active,
-            entries: body.resume,
-            user,
-            memberOf: memberOf(c.env, deps),
-          });
-          for (const answer of answers.toRecord) {
-            await recordAnswer({ stub: conv.stub, runId: answers.runId }, answer, {
-              user,
-              channel: "ag-ui",
-            });
-          }
-          const events = await conv.stub.runEvents(answers.runId);
-          const ids = new Set(answers.all);
-          const cursor = Math.max(
-            0,
-            ...events
-              .filter((e) => e.type === "pending" && ids.has(requestIdOf(e.data) ?? ""))
-              .map((e) => e.id),
-          );
-          return stream({
-            runId: answers.runId,
-            after: cursor,
-            before: events.filter((e) => e.id <= cursor),
-          });
-        }
-        if (fresh && message) {
-          if (!message.text) {
-            throw new ApiError(400, "invalid_body", {
-              message: "the new user message has no text",
-              issues: [{ path: `messages[${body.messages.length - 1}].content`, message: "empty" }],
-            });
-          }
-          if (active) {
-            throw new ApiError(
-              409,
-              "thread_busy",
-              `this thread's run ${active.runId} is ${active.status}; resume its interrupts first`,
-            );
-          }
-          const run = await startConversationRun(c.env, deps, {
-            publicUrl: protocolBase(c),
-            agent,
-            threadId: conv.threadId,
-            stub: conv.stub,
-            input: modelInput(message.text, body),
-            user,
-            metadata: {
-              agUi: { threadId: body.threadId, runId: body.runId, messageId: message.messageId },
-            },
-          });
-          return stream({ runId: run.runId, after: 0 });
-        }
-        if (latest && message) {
-          // The same input again: its run, replayed (a finished one in one piece).
-          return FINISHED.has(latest.status)
-            ? stream({
-                runId: latest.runId,
-                after: 0,
-                log: await conv.stub.runEvents(latest.runId),
-              })
-            : stream({ runId: latest.runId, after: 0 });
-        }
-        throw new ApiError(400, "nothing_to_run", {
-          message: "RunAgentInput has neither a new user message nor resume",
-          issues: [{ path: "messages", message: "the last message is not a new user message" }],
+  // A browser's Access session rides along cross-site: other sites' pages may not write.
+  return new Hono<ProtocolVars>()
+    .use("/ag-ui/*", protocolCors())
+    .use("/ag-ui/*", sameSiteWrites())
+    .use("/ag-ui/*", protocolAuth())
+    .use("/ag-ui/*", jsonWrites())
+    .post("/ag-ui/:agent", async (c) => {
+      const agent = runnableAgent(deps, c.env, c.req.param("agent"));
+      const body = await readProtocolBody(c, MAX_AG_UI_BODY_BYTES, RunAgentInputSchema);
+      refuseFrontendTools(body);
+      const { user } = c.var.caller;
+      const conv = await conversation(c.env, user, body.threadId);
+      const runs = await conv.stub.runs();
+      const latest = runs[runs.length - 1];
+      const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
+      const message = newUserText(body);
+      const fresh = message && (!latest || agUiMessageOf(latest) !== message.messageId);
+      /** The run `from.runId` as this input's AG-UI stream, after `from.after`. */
+      const stream = (from: StreamFrom) =>
+        agUiStream({
+          ...from,
+          stub: conv.stub,
+          ids: { threadId: body.threadId, runId: body.runId },
+          state: givenState(body),
+          user,
+          base: protocolBase(c),
+          signal: c.req.raw.signal,
         });
-      })
-  );
+
+      if (body.resume && body.resume.length > 0) {
+        if (fresh) {
+          throw new ApiError(400, "invalid_body", {
+            message: "send resume and a new user message in separate runs",
+            issues: [{ path: "messages", message: "a new user message alongside resume" }],
+          });
+        }
+        const answers = await checkResume(conv, {
+          active,
+          entries: body.resume,
+          user,
+          memberOf: memberOf(c.env, deps),
+        });
+        for (const answer of answers.toRecord) {
+          await recordAnswer({ stub: conv.stub, runId: answers.runId }, answer, {
+            user,
+            channel: "ag-ui",
+          });
+        }
+        const events = await conv.stub.runEvents(answers.runId);
+        const ids = new Set(answers.all);
+        const cursor = Math.max(
+          0,
+          ...events
+            .filter((e) => e.type === "pending" && ids.has(requestIdOf(e.data) ?? ""))
+            .map((e) => e.id),
+        );
+        return stream({
+          runId: answers.runId,
+          after: cursor,
+          before: events.filter((e) => e.id <= cursor),
+        });
+      }
+      if (fresh && message) {
+        if (!message.text) {
+          throw new ApiError(400, "invalid_body", {
+            message: "the new user message has no text",
+            issues: [{ path: `messages[${body.messages.length - 1}].content`, message: "empty" }],
+          });
+        }
+        if (active) {
+          throw new ApiError(
+            409,
+            "thread_busy",
+            `this thread's run ${active.runId} is ${active.status}; resume its interrupts first`,
+          );
+        }
+        const run = await startConversationRun(c.env, deps, {
+          publicUrl: protocolBase(c),
+          agent,
+          threadId: conv.threadId,
+          stub: conv.stub,
+          input: modelInput(message.text, body),
+          user,
+          metadata: {
+            agUi: { threadId: body.threadId, runId: body.runId, messageId: message.messageId },
+          },
+        });
+        return stream({ runId: run.runId, after: 0 });
+      }
+      if (latest && message) {
+        // The same input again: its run, replayed (a finished one in one piece).
+        return FINISHED.has(latest.status)
+          ? stream({
+              runId: latest.runId,
+              after: 0,
+              log: await conv.stub.runEvents(latest.runId),
+            })
+          : stream({ runId: latest.runId, after: 0 });
+      }
+      throw new ApiError(400, "nothing_to_run", {
+        message: "RunAgentInput has neither a new user message nor resume",
+        issues: [{ path: "messages", message: "the last message is not a new user message" }],
+      });
+    });
 }
 
 function refuseFrontendTools(body: RunAgentBody): void {

@@ -40,144 +40,140 @@ import { FINISHED } from "../run-feed";
 const ACTIVE = new Set(["running", "pending"]);
 
 export function chatRoutes(deps: ProtocolDeps) {
-  return (
-    new Hono<ProtocolVars>()
-      .use("/chat/*", protocolCors())
-      // A browser's Access session rides along cross-site: other sites' pages may not write.
-      .use("/chat/*", sameSiteWrites())
-      .use("/chat/*", protocolAuth())
-      .use("/chat/*", jsonWrites())
-      .post("/chat/:agent", async (c) => {
-        const agent = runnableAgent(deps, c.env, c.req.param("agent"));
-        const body = await readProtocolBody(c, MAX_CHAT_BODY_BYTES, ChatBodySchema);
-        if (body.trigger === "regenerate-message") {
-          throw new ApiError(400, "unsupported_trigger", {
-            message:
-              "regenerate-message is not supported: the stored transcript is authoritative; send a new message",
-            issues: [{ path: "trigger", message: "only submit-message" }],
-          });
-        }
-        const turn = readTurn(body);
-        const { user } = c.var.caller;
-        const conv = await conversation(c.env, user, body.id);
-        const runs = await conv.stub.runs();
-        const latest = runs[runs.length - 1];
-        const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
+  // A browser's Access session rides along cross-site: other sites' pages may not write.
+  return new Hono<ProtocolVars>()
+    .use("/chat/*", protocolCors())
+    .use("/chat/*", sameSiteWrites())
+    .use("/chat/*", protocolAuth())
+    .use("/chat/*", jsonWrites())
+    .post("/chat/:agent", async (c) => {
+      const agent = runnableAgent(deps, c.env, c.req.param("agent"));
+      const body = await readProtocolBody(c, MAX_CHAT_BODY_BYTES, ChatBodySchema);
+      if (body.trigger === "regenerate-message") {
+        throw new ApiError(400, "unsupported_trigger", {
+          message:
+            "regenerate-message is not supported: the stored transcript is authoritative; send a new message",
+          issues: [{ path: "trigger", message: "only submit-message" }],
+        });
+      }
+      const turn = readTurn(body);
+      const { user } = c.var.caller;
+      const conv = await conversation(c.env, user, body.id);
+      const runs = await conv.stub.runs();
+      const latest = runs[runs.length - 1];
+      const active = latest && ACTIVE.has(latest.status) ? latest : undefined;
 
-        if (turn.user && latest && chatMessageOf(latest) === turn.user.messageId) {
-          // The same message again: its run, not a second one (a finished one in one piece).
-          return streamFrom(c, conv, {
-            runId: latest.runId,
-            after: 0,
-            ...(FINISHED.has(latest.status)
-              ? { log: await conv.stub.runEvents(latest.runId) }
-              : {}),
-          });
+      if (turn.user && latest && chatMessageOf(latest) === turn.user.messageId) {
+        // The same message again: its run, not a second one (a finished one in one piece).
+        return streamFrom(c, conv, {
+          runId: latest.runId,
+          after: 0,
+          ...(FINISHED.has(latest.status) ? { log: await conv.stub.runEvents(latest.runId) } : {}),
+        });
+      }
+      const start = () =>
+        startConversationRun(c.env, deps, {
+          publicUrl: protocolBase(c),
+          agent,
+          threadId: conv.threadId,
+          stub: conv.stub,
+          input: turn.user?.text ?? "",
+          user,
+          metadata: { chat: { id: body.id, messageId: turn.user?.messageId } },
+        });
+      if (turn.user && !active) {
+        // No active run, so any approval responses alongside are history (already settled).
+        return streamFrom(c, conv, { runId: (await start()).runId, after: 0 });
+      }
+      // Everything is checked before anything is written.
+      const answers = active
+        ? await collectAnswers({ conv, active, user, member: memberOf(c.env, deps) }, turn, body)
+        : undefined;
+      if (turn.user && active) {
+        if (!answers || answers.all.length === 0) {
+          throw new ApiError(
+            409,
+            "thread_busy",
+            `this conversation's run ${active.runId} is ${active.status}; answer its request or wait for it to finish`,
+          );
         }
-        const start = () =>
-          startConversationRun(c.env, deps, {
-            publicUrl: protocolBase(c),
-            agent,
-            threadId: conv.threadId,
-            stub: conv.stub,
-            input: turn.user?.text ?? "",
-            user,
-            metadata: { chat: { id: body.id, messageId: turn.user?.messageId } },
-          });
-        if (turn.user && !active) {
-          // No active run, so any approval responses alongside are history (already settled).
-          return streamFrom(c, conv, { runId: (await start()).runId, after: 0 });
-        }
-        // Everything is checked before anything is written.
-        const answers = active
-          ? await collectAnswers({ conv, active, user, member: memberOf(c.env, deps) }, turn, body)
-          : undefined;
-        if (turn.user && active) {
-          if (!answers || answers.all.length === 0) {
-            throw new ApiError(
-              409,
-              "thread_busy",
-              `this conversation's run ${active.runId} is ${active.status}; answer its request or wait for it to finish`,
-            );
-          }
-          // The new message waits behind the run its answers continue (chat/follow-up.ts).
-          checkMessageLength(turn.user.text);
-          await recordAll({ conv, runId: active.runId, user }, answers.toRecord);
-          return followUpStream({
-            stub: conv.stub,
-            runningId: active.runId,
-            startNext: start,
-            user,
-            base: protocolBase(c),
-            answered: new Set(answers.all),
-            signal: c.req.raw.signal,
-          });
-        }
-        if (!active || !answers || answers.all.length === 0) {
-          if (turn.responses.length > 0 && !active) {
-            const [first] = turn.responses;
-            // The run may already have finished with that decision: a settled request is 409.
-            if (first && (await decidedInConversation(conv, first.approvalId))) {
-              throw new ApiError(409, "request_not_pending", {
-                message: `request ${first.approvalId} was already decided`,
-                issues: [{ path: `${first.path}.approval.id`, message: "already decided" }],
-              });
-            }
-            throw new ApiError(404, "request_not_found", {
-              message: `no open request ${first?.approvalId} in this conversation`,
-              issues: [{ path: `${first?.path}.approval.id`, message: "unknown approval id" }],
+        // The new message waits behind the run its answers continue (chat/follow-up.ts).
+        checkMessageLength(turn.user.text);
+        await recordAll({ conv, runId: active.runId, user }, answers.toRecord);
+        return followUpStream({
+          stub: conv.stub,
+          runningId: active.runId,
+          startNext: start,
+          user,
+          base: protocolBase(c),
+          answered: new Set(answers.all),
+          signal: c.req.raw.signal,
+        });
+      }
+      if (!active || !answers || answers.all.length === 0) {
+        if (turn.responses.length > 0 && !active) {
+          const [first] = turn.responses;
+          // The run may already have finished with that decision: a settled request is 409.
+          if (first && (await decidedInConversation(conv, first.approvalId))) {
+            throw new ApiError(409, "request_not_pending", {
+              message: `request ${first.approvalId} was already decided`,
+              issues: [{ path: `${first.path}.approval.id`, message: "already decided" }],
             });
           }
-          throw new ApiError(400, "nothing_to_answer", {
-            message:
-              "the last message is neither a new user message nor carries an answer to an open request",
-            issues: [
-              {
-                path: "messages",
-                message: "no new user message, approval response or tool output",
-              },
-            ],
+          throw new ApiError(404, "request_not_found", {
+            message: `no open request ${first?.approvalId} in this conversation`,
+            issues: [{ path: `${first?.path}.approval.id`, message: "unknown approval id" }],
           });
         }
-        const initial = await recordAll(
-          { conv, runId: active.runId, user },
-          answers.toRecord,
-          protocolBase(c),
-        );
-        const events = await conv.stub.runEvents(active.runId);
-        const answered = new Set(answers.all);
-        const cursor = Math.max(
-          0,
-          ...events
-            .filter((e) => e.type === "pending" && answered.has(requestIdOf(e.data) ?? ""))
-            .map((e) => e.id),
-        );
-        const last = body.messages[body.messages.length - 1];
-        return streamFrom(c, conv, {
-          runId: active.runId,
-          after: cursor,
-          before: events.filter((e) => e.id <= cursor),
-          answered,
-          initial,
-          continuing: last?.role === "assistant" && last.id === assistantMessageId(active.runId),
+        throw new ApiError(400, "nothing_to_answer", {
+          message:
+            "the last message is neither a new user message nor carries an answer to an open request",
+          issues: [
+            {
+              path: "messages",
+              message: "no new user message, approval response or tool output",
+            },
+          ],
         });
-      })
-      .get("/chat/:agent/:id/stream", async (c) => {
-        runnableAgent(deps, c.env, c.req.param("agent"));
-        const conv = await conversation(c.env, c.var.caller.user, c.req.param("id"));
-        const runs = await conv.stub.runs();
-        const latest = runs[runs.length - 1];
-        if (!latest || !ACTIVE.has(latest.status)) {
-          return c.body(null, 204);
-        }
-        return streamFrom(c, conv, { runId: latest.runId, after: 0 });
-      })
-      .get("/chat/:agent/:id/messages", async (c) => {
-        runnableAgent(deps, c.env, c.req.param("agent"));
-        const conv = await conversation(c.env, c.var.caller.user, c.req.param("id"));
-        return c.json({ messages: await conversationMessages(conv.stub) });
-      })
-  );
+      }
+      const initial = await recordAll(
+        { conv, runId: active.runId, user },
+        answers.toRecord,
+        protocolBase(c),
+      );
+      const events = await conv.stub.runEvents(active.runId);
+      const answered = new Set(answers.all);
+      const cursor = Math.max(
+        0,
+        ...events
+          .filter((e) => e.type === "pending" && answered.has(requestIdOf(e.data) ?? ""))
+          .map((e) => e.id),
+      );
+      const last = body.messages[body.messages.length - 1];
+      return streamFrom(c, conv, {
+        runId: active.runId,
+        after: cursor,
+        before: events.filter((e) => e.id <= cursor),
+        answered,
+        initial,
+        continuing: last?.role === "assistant" && last.id === assistantMessageId(active.runId),
+      });
+    })
+    .get("/chat/:agent/:id/stream", async (c) => {
+      runnableAgent(deps, c.env, c.req.param("agent"));
+      const conv = await conversation(c.env, c.var.caller.user, c.req.param("id"));
+      const runs = await conv.stub.runs();
+      const latest = runs[runs.length - 1];
+      if (!latest || !ACTIVE.has(latest.status)) {
+        return c.body(null, 204);
+      }
+      return streamFrom(c, conv, { runId: latest.runId, after: 0 });
+    })
+    .get("/chat/:agent/:id/messages", async (c) => {
+      runnableAgent(deps, c.env, c.req.param("agent"));
+      const conv = await conversation(c.env, c.var.caller.user, c.req.param("id"));
+      return c.json({ messages: await conversationMessages(conv.stub) });
+    });
 }
 
 function readTurn(body: ChatBody) {
