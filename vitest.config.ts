@@ -179,7 +179,8 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: mcpWranglerConfig },
-            miniflare: { bindings: secrets },
+            // PUBLIC_URL: an MCP sign-in's redirect_uri is never taken from a request's Host.
+            miniflare: { bindings: { ...secrets, PUBLIC_URL: "https://edge.test" } },
           }),
         ],
         test: { name: "workers-mcp", include: ["test/edge-mcp/**/*.test.ts"], testTimeout: 30_000 },

@@ -52,6 +52,13 @@ export class RunStore {
     return this.sql<RawRow>`SELECT * FROM runs ORDER BY created_at, rowid`.map(decodeRun);
   }
 
+  /** Who asked for the thread's runs, each identity once (null: an anonymous run). */
+  requesters(): Array<string | null> {
+    return this.sql<{ requestedBy: string | null }>`SELECT DISTINCT requested_by FROM runs`.map(
+      (row) => row.requestedBy,
+    );
+  }
+
   /** Runs that may have work: active ones, and cancelled ones whose earlier decision is not applied yet. */
   runsWithWork(): RunRow[] {
     return this.sql<RawRow>`

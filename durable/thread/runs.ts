@@ -14,6 +14,7 @@ import { armAlarm } from "./alarms";
 import { sendResume, sendResumeSoon, type ThreadContext } from "./context";
 import { driveNow } from "./drive/drive-now";
 import { agentVersion } from "../../src/edge/versions/agent-version";
+import { sameCaller } from "../../src/edge/protocols/caller";
 
 export async function startRun(
   t: ThreadContext,
@@ -30,6 +31,17 @@ export async function startRun(
   }
   // Before the checks: nothing may await between them and the insert.
   const version = await agentVersion(agent, t.env);
+  if (
+    input.requesterOnly &&
+    t.store.requesters().some((asked) => !sameCaller(asked, input.requestedBy))
+  ) {
+    // Checked before thread_busy: another identity learns nothing of the thread's state.
+    return {
+      ok: false,
+      code: "thread_forbidden",
+      message: `thread ${input.threadId} is another identity's conversation: use another id`,
+    };
+  }
   const active = t.store.activeRun() ?? t.store.runsWithWork()[0];
   if (active) {
     return {

@@ -84,7 +84,7 @@ export type { McpServerStatus, McpSource, LoadMcpOptions } from "./mcp";
 export { memoryTokenStore, DEFAULT_SUBJECT } from "./mcp/oauth/store";
 export type { TokenStore, OAuthRecord, StoredTokens } from "./mcp/oauth/store";
 export type { McpOAuthConfig } from "./mcp/oauth/config";
-export type { OAuthStateMaker } from "./mcp/oauth/session";
+export type { OAuthSignInLink, OAuthStateMaker } from "./mcp/oauth/session";
 export { createClient, createInProcessClient } from "./client";
 export type {
   Client,

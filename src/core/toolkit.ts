@@ -2,7 +2,7 @@ import type { Context, Tool, ToolResult, WaitFor } from "./types";
 import type { EnvLike } from "./env";
 import type { ElicitationHandler } from "./mcp/bridge";
 import type { McpServerStatus } from "./mcp";
-import type { OAuthStateMaker } from "./mcp/oauth/session";
+import type { OAuthSignInLink, OAuthStateMaker } from "./mcp/oauth/session";
 import type { TokenStore } from "./mcp/oauth/store";
 import { type A2AAgent, type AgentOptions, agent } from "./a2a/agent";
 import { agentsFromConfig } from "./a2a/config";
@@ -28,6 +28,7 @@ export type ToolSourceLoader = (options: {
   tokenStore?: TokenStore;
   subject?: string;
   oauthState?: OAuthStateMaker;
+  oauthSignInLink?: OAuthSignInLink;
   register?: (tools: Tool[]) => void;
 }) => Promise<ToolSource>;
 
@@ -81,6 +82,11 @@ export interface ToolkitOptions {
   subject?: string;
   /** Makes each OAuth sign-in's `state` (default: 32 random bytes; the edge signs one). */
   oauthState?: OAuthStateMaker;
+  /**
+   * The link a sign-in request shows (`Request.url`), default the authorization URL itself.
+   * The edge hands out its own link, which binds the browser before it goes on (issue 37).
+   */
+  oauthSignInLink?: OAuthSignInLink;
   env?: EnvLike;
   /**
    * Built-in tools by name, opt-in: `["question"]` adds the SPEC's `question` tool (the
@@ -153,6 +159,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       ...(options.tokenStore ? { tokenStore: options.tokenStore } : {}),
       ...(options.subject ? { subject: options.subject } : {}),
       ...(options.oauthState ? { oauthState: options.oauthState } : {}),
+      ...(options.oauthSignInLink ? { oauthSignInLink: options.oauthSignInLink } : {}),
       register: (tools) => register(...tools),
     });
     sources.push(source);

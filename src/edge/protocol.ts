@@ -15,11 +15,21 @@ export interface StartInput {
   /** Who asked (shown to approvers; with rules they may not approve their own request). */
   requestedBy?: string;
   publicUrl: string;
+  /**
+   * Continue the thread only for the identity that asked for its earlier runs (A2A's
+   * `contextId` and MCP's `threadId` name threads a client chose: another identity sending
+   * the same id is refused, `thread_forbidden`, never shown the conversation; issue 37).
+   */
+  requesterOnly?: boolean;
 }
 
 export type StartOutcome =
   | { ok: true; run: RunView }
-  | { ok: false; code: "thread_busy" | "unknown_agent" | "run_exists"; message: string };
+  | {
+      ok: false;
+      code: "thread_busy" | "unknown_agent" | "run_exists" | "thread_forbidden";
+      message: string;
+    };
 
 /** `resume` queue: look at this run's stored state and do whatever work it has. */
 export interface DriveMessage {

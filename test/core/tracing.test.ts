@@ -216,6 +216,23 @@ describe("kernel tracing", () => {
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
   });
 
+  it("a tool the model made up never names a span: it runs nothing, its span has a fixed name (issue 37)", async () => {
+    const exporter = new InMemorySpanExporter();
+    const made = "evil<script>alert(1)</script>";
+    const c = client(
+      process_(exporter),
+      [{ toolCalls: [{ id: "call_x", name: made, args: {} }] }, { content: "Sorry." }],
+      clock(),
+    );
+    await c.run("hi", { toolkit: await tools([]) });
+    const spans = exporter.getFinishedSpans();
+    const unknown = one(spans, "execute_tool unknown_tool");
+    expect(unknown.attributes["error.type"]).toBe("unknown_tool");
+    expect(unknown.attributes["gen_ai.tool.name"]).toBeUndefined();
+    expect(spans.some((s) => s.name.includes("evil"))).toBe(false);
+    expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain("evil");
+  });
+
   it("an expiry is its own outcome", async () => {
     const { spans } = await haltThenResume((id) => answerDeclined(id, "expired"));
     expect(one(spans, "await_decision refund").attributes["toolnexus.request.outcome"]).toBe(

@@ -2,7 +2,8 @@
  * Issue 25 under `wrangler dev`, end to end: an agent whose MCP server needs OAuth sign-in
  * (test/fixtures/dev-oauth-worker.ts) against an authorization server and MCP server the
  * test starts on 127.0.0.1 (test/helpers/oauth-mcp-server.ts: the MCP SDK's own server auth
- * parts). The run goes `pending` on an `authorization` request; following its URL lands on
+ * parts). The run goes `pending` on an `authorization` request; its URL is the edge's sign-in
+ * link, which binds the browser and leads to the authorization server, whose redirect lands on
  * the edge's `/oauth/callback`; the run resumes and finishes. The subject's next run reuses
  * the token without asking, and an expired access token is refreshed without asking.
  */
@@ -85,14 +86,23 @@ test("sign-in: pending authorization → the browser's redirect to /oauth/callba
   assert.equal(pending.status, "pending", `run is ${pending.status}: ${pending.error ?? ""}`);
   assert.equal(pending.pending.kind, "authorization");
   assert.match(pending.pending.prompt, /docs/);
-  const authorization = new URL(pending.pending.url);
+  // The request shows the edge's sign-in link; opening it binds this browser (issue 37).
+  const link = new URL(pending.pending.url);
+  assert.equal(link.href.startsWith(`${server.url}/oauth/start?`), true, link.href);
+  const start = await fetch(link, { redirect: "manual" });
+  assert.equal(start.status, 302);
+  const cookie = (start.headers.get("set-cookie") ?? "").split(";")[0];
+  assert.match(cookie, /^toolnexus_oauth_/);
+  const authorization = new URL(start.headers.get("location"));
   assert.equal(authorization.origin, oauth.origin);
   assert.equal(authorization.searchParams.get("redirect_uri"), `${server.url}/oauth/callback`);
   assert.equal(authorization.searchParams.get("code_challenge_method"), "S256");
 
   const landing = await consent(authorization.href);
   assert.ok(landing.startsWith(`${server.url}/oauth/callback?`), landing);
-  const page = await fetch(landing, { redirect: "manual" });
+  // Another browser (no binding cookie) cannot complete it.
+  assert.equal((await fetch(landing, { redirect: "manual" })).status, 403);
+  const page = await fetch(landing, { redirect: "manual", headers: { cookie } });
   assert.equal(page.status, 200);
   assert.match(await page.text(), /signed in to docs; you can close this tab/);
 
@@ -105,7 +115,7 @@ test("sign-in: pending authorization → the browser's redirect to /oauth/callba
     ["authorization_code"],
   );
   // A second use of the same callback is refused and changes nothing.
-  const again = await fetch(landing, { redirect: "manual" });
+  const again = await fetch(landing, { redirect: "manual", headers: { cookie } });
   assert.equal(again.status, 409);
 });
 

@@ -17,14 +17,28 @@ async function startSignIn(requestedBy: string) {
   return { ...started, run, request: run.pending! };
 }
 
-/** What the person's browser does: follow the authorization URL to the callback it is sent to. */
-async function consent(authorizationUrl: string): Promise<string> {
-  const response = await fakeOAuthMcpFetch(authorizationUrl, { redirect: "manual" });
+/** The requester's browser: the cookie its sign-in link set (issue 37: it binds the callback). */
+let browser = "";
+
+/** Opens the request's sign-in link (our /oauth/start): the authorization URL it leads to. */
+async function openSignIn(signInUrl: string): Promise<string> {
+  expect(new URL(signInUrl).pathname).toBe("/oauth/start");
+  const start = await SELF.fetch(signInUrl, { redirect: "manual" });
+  expect(start.status).toBe(302);
+  browser = (start.headers.get("set-cookie") ?? "").split(";")[0]!;
+  expect(browser).toMatch(/^toolnexus_oauth_/);
+  return start.headers.get("location")!;
+}
+
+/** What the person's browser does: open the sign-in link, consent, and be sent to the callback. */
+async function consent(signInUrl: string): Promise<string> {
+  const response = await fakeOAuthMcpFetch(await openSignIn(signInUrl), { redirect: "manual" });
   expect(response.status).toBe(302);
   return response.headers.get("location")!;
 }
 
-const callback = (url: string) => SELF.fetch(url, { redirect: "manual" });
+const callback = (url: string, cookie = browser) =>
+  SELF.fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
 
 async function tokenRows(subject: string) {
   const stub = env.MCP_TOKENS.get(env.MCP_TOKENS.idFromName(subject));
@@ -46,14 +60,14 @@ describe("MCP sign-in at the edge", () => {
     const { runId, threadId, request } = await startSignIn(subject);
     expect(request).toMatchObject({ kind: "authorization", data: { server: "docs" } });
     expect(request.prompt).toContain("docs");
-    const authorizationUrl = new URL(request.url!);
-    // The default redirectUrl: the edge's own callback at the origin the run was started on.
+    const authorizationUrl = new URL(await openSignIn(request.url!));
+    // The default redirectUrl: the edge's own callback at PUBLIC_URL.
     expect(authorizationUrl.searchParams.get("redirect_uri")).toBe(`${BASE}/oauth/callback`);
     // A sign-in is the requester's own step: no inbox row, so no approver group or Slack sees it.
     expect(await sqlIn(threadId, "SELECT * FROM inbox_requests")).toEqual([]);
     expect(await sqlIn(threadId, "SELECT * FROM inbox_outbox")).toEqual([]);
 
-    const location = await consent(authorizationUrl.href);
+    const location = await consent(request.url!);
     expect(location.startsWith(`${BASE}/oauth/callback?`)).toBe(true);
     const page = await callback(location);
     expect(page.status).toBe(200);

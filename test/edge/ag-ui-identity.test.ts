@@ -105,4 +105,27 @@ describe("AG-UI identity, context and state", () => {
     expect(end).not.toHaveProperty("outcome"); // success, never an interrupt for this caller
     expect(live.seen.some((f) => f.type === "RUN_FINISHED" && f !== end)).toBe(false);
   });
+
+  it("a resume repeated by a group member is the identical repeat (200), not 409 (issue 37)", async () => {
+    // bob's answers are recorded under his member id "bob"; he signs in as bob@example.com.
+    const threadId = threadOf();
+    const user = { "x-toolnexus-user": "Bob@Example.com" };
+    const input = runAgentInput(threadId, {
+      messages: [{ id: "m1", role: "user", content: "refund $120 on order 42" }],
+    });
+    const frames = await readFrames(await agUiPost(input, user));
+    const finished = frames.at(-1) as { outcome?: { interrupts?: Array<{ id: string }> } };
+    const interruptId = String(finished.outcome?.interrupts?.[0]?.id);
+    const runId = await runOf(threadId, "bob@example.com");
+    const resume = [{ interruptId, status: "resolved", payload: { approved: true } }];
+    const first = await agUiPost({ ...input, resume }, user);
+    expect(first.status).toBe(200);
+    await readFrames(first);
+    expect((await getRun(runId)).decisions).toMatchObject([{ decidedBy: "bob" }]);
+
+    const repeat = await agUiPost({ ...input, resume }, user);
+    expect(repeat.status).toBe(200);
+    await repeat.text();
+    expect((await getRun(runId)).decisions).toHaveLength(1);
+  });
 });

@@ -226,10 +226,22 @@ describe("CORS", () => {
 
     const error = await SELF.fetch(`${BASE}/v1/chat/support`, {
       method: "POST",
-      headers: { origin: "https://app.test", authorization: `Bearer ${API_TOKEN}` },
+      headers: {
+        origin: "https://app.test",
+        authorization: `Bearer ${API_TOKEN}`,
+        "content-type": "application/json",
+      },
       body: "{}",
     });
     expect(error.status).toBe(400);
     expect(error.headers.get("access-control-allow-origin")).toBe("https://app.test");
+    // A body not declared JSON is refused before it is read (issue 37), decorated all the same.
+    const plain = await SELF.fetch(`${BASE}/v1/chat/support`, {
+      method: "POST",
+      headers: { origin: "https://app.test", authorization: `Bearer ${API_TOKEN}` },
+      body: "{}",
+    });
+    expect(plain.status).toBe(415);
+    expect(plain.headers.get("access-control-allow-origin")).toBe("https://app.test");
   });
 });

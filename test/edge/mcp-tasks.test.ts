@@ -17,13 +17,13 @@ import { API_TOKEN, BASE, getRun, signedDecision } from "../helpers/edge";
 const selfFetch: typeof fetch = (input, init) =>
   SELF.fetch(new Request(input as RequestInfo, init));
 
-async function connect() {
+async function connect(user = "host@example.com") {
   const client = new Client({ name: "task-host", version: "1.0.0" }, { capabilities: {} });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
       fetch: selfFetch,
       requestInit: {
-        headers: { authorization: `Bearer ${API_TOKEN}`, "x-toolnexus-user": "host@example.com" },
+        headers: { authorization: `Bearer ${API_TOKEN}`, "x-toolnexus-user": user },
       },
     }),
   );
@@ -111,4 +111,42 @@ describe("MCP tasks over runs", () => {
     expect(String(unknown.message ?? unknown)).toMatch(/not found/i);
     await client.close();
   });
+
+  it("tasks/cancel refuses another identity's task (issue 37): the run goes on", async () => {
+    const host = await connect();
+    const { task } = await startTask(host, "refund $2000 on order 42");
+    await until(host, task.taskId, "input_required");
+    for (const user of ["mallory@example.com", undefined]) {
+      const other = user ? await connect(user) : await connectAnonymous();
+      const refused = await other
+        .request(
+          { method: "tasks/cancel", params: { taskId: task.taskId } },
+          CancelTaskResultSchema,
+        )
+        .catch((e) => e);
+      expect(String(refused.message ?? refused)).toMatch(/another identity/);
+      await other.close();
+    }
+    expect((await getRun(task.taskId)).status).toBe("pending");
+    // Its requester may (emails compare case-insensitively).
+    const again = await connect("HOST@example.com");
+    const cancelled = await again.request(
+      { method: "tasks/cancel", params: { taskId: task.taskId } },
+      CancelTaskResultSchema,
+    );
+    expect(cancelled.status).toBe("cancelled");
+    await again.close();
+    await host.close();
+  });
 });
+
+async function connectAnonymous() {
+  const client = new Client({ name: "anonymous", version: "1.0.0" }, { capabilities: {} });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
+      fetch: selfFetch,
+      requestInit: { headers: { authorization: `Bearer ${API_TOKEN}` } },
+    }),
+  );
+  return client;
+}

@@ -29,7 +29,7 @@ import { withDeadline } from "./deadline";
 import { listAllTools, mcpTool } from "./tools";
 import { authorizationRequiredIn, type AuthorizationRequired } from "./oauth/challenge";
 import { discover } from "./oauth/discover";
-import { OAuthSession, type OAuthStateMaker } from "./oauth/session";
+import { OAuthSession, type OAuthSignInLink, type OAuthStateMaker } from "./oauth/session";
 import { signInTool } from "./oauth/sign-in-tool";
 import { DEFAULT_SUBJECT, memoryTokenStore, type TokenStore } from "./oauth/store";
 import { mcpToolName } from "./config";
@@ -56,6 +56,8 @@ export interface LoadMcpOptions {
   subject?: string;
   /** Makes each sign-in's `state` (default: random). */
   oauthState?: OAuthStateMaker;
+  /** The link a sign-in request shows (default: the authorization URL). */
+  oauthSignInLink?: OAuthSignInLink;
   /** Adds tools a server contributes later (after a sign-in) to the toolkit. */
   register?: (tools: Tool[]) => void;
 }
@@ -132,6 +134,7 @@ async function loadServer(
         subject: options.subject ?? DEFAULT_SUBJECT,
         fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
         ...(options.oauthState ? { makeState: options.oauthState } : {}),
+        ...(options.oauthSignInLink ? { signInLink: options.oauthSignInLink } : {}),
       })
     : undefined;
   const server: Loaded = { name, state: { status: "connected", tools: [] }, tools: [] };

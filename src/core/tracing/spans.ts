@@ -77,21 +77,31 @@ export interface ToolRun {
   result: ToolResult;
 }
 
+/**
+ * The span name of a call to a tool the toolkit does not have. The model chose that name
+ * (`evil<script>…`): it never becomes a span name or attribute (issue 37); nothing ran.
+ */
+export const UNKNOWN_TOOL = "unknown_tool";
+
 export function toolSpan(settings: SegmentSettings, parent: ContextLike, run: ToolRun): void {
   const { options } = settings;
-  const { name, result } = run;
+  const { result } = run;
+  const tool = run.toolkit.get(run.name);
+  const name = tool ? run.name : UNKNOWN_TOOL;
   const attributes: Attributes = {
     [GEN_AI.operation]: OPERATION.executeTool,
-    [GEN_AI.toolName]: name,
+    [GEN_AI.toolName]: tool ? name : undefined,
     [GEN_AI.toolCallId]: run.callId,
     [GEN_AI.toolType]: "function",
     [GEN_AI.conversationId]: options.conversationId,
-    [TOOLNEXUS.toolSource]: run.toolkit.get(name)?.source,
+    [TOOLNEXUS.toolSource]: tool?.source,
   };
-  if (result.isError) {
+  if (!tool) {
+    attributes[GEN_AI.errorType] = UNKNOWN_TOOL;
+  } else if (result.isError) {
     attributes[GEN_AI.errorType] = "tool_error";
   }
-  if (options.recordContent) {
+  if (options.recordContent && tool) {
     attributes[GEN_AI.toolArguments] = capped(safeJson(run.args));
     attributes[GEN_AI.toolResult] = capped(result.output);
   }
@@ -100,7 +110,9 @@ export function toolSpan(settings: SegmentSettings, parent: ContextLike, run: To
     { kind: SPAN_KIND.INTERNAL, startTime: run.since, attributes },
     parent,
   );
-  if (result.isError) {
+  if (!tool) {
+    span.setStatus({ code: STATUS.ERROR, message: "the model called a tool the toolkit lacks" });
+  } else if (result.isError) {
     span.setStatus({ code: STATUS.ERROR, message: capped(result.output.slice(0, 200)) });
   }
   span.end(run.until);

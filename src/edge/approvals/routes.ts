@@ -1,3 +1,5 @@
+import { crossSitePage } from "../browser/cross-site-page";
+import { sameSiteWrites } from "../browser/writes";
 import { Hono, type Context } from "hono";
 import { decisionStatus } from "../http/status";
 import { readConfig, type EdgeEnv, settings } from "../settings";
@@ -182,6 +184,7 @@ export function approvalRoutes() {
     })
     .post(
       "/approve/:token",
+      sameSiteWrites((c) => page(c, crossSitePage(), 403)),
       limitBody(MAX_FORM_BYTES, (c) =>
         page(
           c,

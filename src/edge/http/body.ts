@@ -62,21 +62,30 @@ export function strictJson(): MiddlewareHandler {
     if (bytes.byteLength === 0) {
       throw new ApiError(400, "invalid_json", "body is empty: expected a JSON object");
     }
-    const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-    if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
-      throw new ApiError(415, "unsupported_media_type", {
-        message: "send the body as JSON with content-type: application/json",
-        issues: [
-          { path: "content-type", message: `expected application/json, got ${type || "none"}` },
-        ],
-      });
-    }
+    requireJsonType(c.req.header("content-type"));
     const text = decodeUtf8(bytes);
     checkJson(text);
     // What the validator reads next: the checked text (as bodyLimit does with its buffer).
     c.req.raw = new Request(raw, { body: text });
     await next();
   };
+}
+
+/**
+ * `415 unsupported_media_type` unless `contentType` declares JSON (`application/json` or
+ * `…+json`, any parameters). A browser can send `text/plain`, a form or `multipart` cross-site
+ * without a preflight, never JSON: refusing the rest keeps cross-site forms out of JSON routes.
+ */
+export function requireJsonType(contentType: string | undefined): void {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (!/^application\/([\w.-]+\+)?json$/.test(type)) {
+    throw new ApiError(415, "unsupported_media_type", {
+      message: "send the body as JSON with content-type: application/json",
+      issues: [
+        { path: "content-type", message: `expected application/json, got ${type || "none"}` },
+      ],
+    });
+  }
 }
 
 /** The `zValidator` hook: a schema mismatch is `400 invalid_body` listing the issues. */

@@ -52,7 +52,7 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
             name: a.name,
             description: a.description,
             version: await agentVersion(a, env),
-            pendingByVersion: pending[a.name] ?? {},
+            pendingByVersion: (Object.hasOwn(pending, a.name) && pending[a.name]) || {},
             tools: tools.map((t) => t.name),
             toolDetails: tools.map(describeTool),
           };

@@ -22,10 +22,13 @@ export interface StartRequest {
   callbackUrl?: string;
   metadata?: unknown;
   publicUrl: string;
+  /** Only the identity of the thread's earlier runs may continue it (see `StartInput`). */
+  requesterOnly?: boolean;
 }
 
 export type StartRefusalCode =
   | "thread_busy"
+  | "thread_forbidden"
   | "unknown_agent"
   | "run_exists"
   | "agent_has_no_model"
@@ -101,6 +104,7 @@ export async function startAgentRun(
     ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
     ...(request.requestedBy ? { requestedBy: request.requestedBy } : {}),
     publicUrl: request.publicUrl,
+    ...(request.requesterOnly ? { requesterOnly: true } : {}),
   });
   return outcome.ok ? { ok: true, runId, threadId, run: outcome.run } : outcome;
 }

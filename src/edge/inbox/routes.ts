@@ -1,4 +1,6 @@
 import { Hono, type Context } from "hono";
+import { crossSitePage } from "../browser/cross-site-page";
+import { sameSiteWrites } from "../browser/writes";
 import { decisionStatus } from "../http/status";
 import type { EdgeEnv } from "../settings";
 import type { ApproverGroupsInit } from "../approvals/groups";
@@ -95,6 +97,10 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       }
       return render(c, who);
     })
+    .use(
+      "/inbox/decide",
+      sameSiteWrites((c) => page(c, crossSitePage(), 403)),
+    )
     .post("/inbox/decide", async (c) => {
       const who = await signedIn(c);
       if (!who) {

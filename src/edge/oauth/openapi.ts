@@ -1,4 +1,4 @@
-/** `GET /oauth/callback` in /openapi.json (src/edge/http/openapi/document.ts spreads it in). */
+/** `GET /oauth/start` and `GET /oauth/callback` in /openapi.json (src/edge/http/openapi/document.ts spreads it in). */
 import { html } from "../http/openapi/parts";
 
 /** The authorization server's redirect carries no credential: the signed `state` is checked. */
@@ -13,13 +13,32 @@ const query = (name: string, description: string) => ({
 });
 
 export const OAUTH_PATHS = {
+  "/oauth/start": {
+    get: {
+      operationId: "startMcpSignIn",
+      summary:
+        "The sign-in link an MCP sign-in request shows its requester: binds this browser to the sign-in and redirects to the authorization server",
+      description:
+        "Served only when an agent's MCP server has `oauth`. The link (the request's `url`) is signed by this edge; it sets an HttpOnly, SameSite=Lax cookie (path /oauth, 15 minutes) that /oauth/callback requires, so only the browser that opened the link can complete the sign-in. It is the requester's: the run timeline and view links leave it out.",
+      security: open,
+      parameters: [
+        query("to", "The authorization URL the link leads to"),
+        query("sig", "This edge's signature of `to`"),
+      ],
+      responses: {
+        302: { description: "To the authorization server, with the binding cookie set" },
+        400: html("A link this edge did not sign, or altered: nothing set"),
+        404: html("JSON not_found when no agent uses oauth"),
+      },
+    },
+  },
   "/oauth/callback": {
     get: {
       operationId: "finishMcpSignIn",
       summary:
         "Where the browser lands after an MCP sign-in (the default oauth redirectUrl): records the answer to the run's authorization request and resumes the run",
       description:
-        "Served only when an agent's MCP server has `oauth`. The `state` is one this edge signed (under a key derived from MCP_TOKEN_KEY) naming the thread, run and request; anything else is 400 and nothing is written. A valid callback is recorded through the ledger like any decision (channel `oauth`, decidedBy the run's requestedBy, else `thread:<threadId>`): with `code`, the answer `{ callbackUrl }` (this full URL), and the run exchanges the code and goes on; with `error`, a decline with reason `authorization denied: <error>`. Tokens never appear in any response.",
+        "Served only when an agent's MCP server has `oauth`. The `state` is one this edge signed (under a key derived from MCP_TOKEN_KEY) naming the thread, run and request; anything else is 400 and nothing is written. Only the browser that opened the request's sign-in link (GET /oauth/start) holds the cookie this route requires (else 403). A valid callback is recorded through the ledger like any decision (channel `oauth`, decidedBy the run's requestedBy, else `thread:<threadId>`): with `code`, the answer `{ callbackUrl }` with the code replaced by `sha256:<its hash>` (the code itself is kept encrypted with the subject's sign-in until the run exchanges it) and the run goes on; with `error`, a decline with reason `authorization denied: <error>`; with neither, 400. Tokens and codes never appear in any response or record.",
       security: open,
       parameters: [
         query("state", "The signed state the authorization request carried"),
@@ -35,7 +54,10 @@ export const OAUTH_PATHS = {
         200: html(
           'Recorded: "signed in to <server>; you can close this tab", or, with `error`, the sign-in was declined (authorization denied: <error>)',
         ),
-        400: html("The state is missing, made up or altered: nothing recorded"),
+        400: html(
+          "The state is missing, made up or altered, or the callback has neither code nor error: nothing recorded",
+        ),
+        403: html("This browser did not open the request's sign-in link: nothing recorded"),
         404: html("Unknown run or request (JSON not_found when no agent uses oauth)"),
         409: html("Already used: this request was answered before, or is no longer waiting"),
       },

@@ -1,9 +1,16 @@
 /**
- * `GET /oauth/callback`: where the authorization server sends the browser back after an MCP
- * sign-in. The `state` is ours (state-token.ts): a made-up or altered one is `400` and
- * nothing is written. A valid one records the answer through the thread's ledger like any
+ * `GET /oauth/start` and `GET /oauth/callback`: an MCP sign-in at the edge.
+ *
+ * The sign-in request shows its requester a link to `/oauth/start` (sign-in-link.ts), which
+ * binds the browser with a cookie and redirects to the authorization server. The server sends
+ * the browser back to `/oauth/callback`. Its `state` is ours (state-token.ts): a made-up or
+ * altered one is `400` and nothing is written; a browser without the binding cookie is `403`
+ * (someone else opened the authorization URL: issue 37); a callback with neither `code` nor
+ * `error` is `400`. A valid one records the answer through the thread's ledger like any
  * decision (channel `oauth`, decided by the subject whose tokens these are), which resumes
  * the run; the kernel then checks `state` again, exchanges the code and stores the tokens.
+ * The one-time code is kept encrypted with the subject's tokens for that exchange, never in
+ * the decision: its answer holds the callback URL with the code replaced by its SHA-256.
  * A second use is `409`; an OAuth `error` declines the request. Every answer is a small page.
  */
 import { Hono, type Context } from "hono";
@@ -15,8 +22,19 @@ import { ApiError } from "../http/errors";
 import { statusOf } from "../http/status";
 import { pageHeaders } from "../pages/layout";
 import { renderMessagePage } from "../approvals/page";
+import { getCookie, setCookie } from "hono/cookie";
+import type { OAuthRecord } from "../../core/mcp/oauth/store";
+import { toBase64Url } from "../approvals/base64url";
+import { NO_STORE_NO_REFERRER } from "../http/headers";
 import { CALLBACK_PATH } from "./settings";
+import { BINDING_MAX_AGE_SECONDS, bindingCookie, openSignInLink, START_PATH } from "./sign-in-link";
 import { verifyOAuthState, type OAuthStateClaims } from "./state-token";
+
+/** The subject's `TokenObject` as this route uses it (durable/tokens/object.ts `TokenRpc`). */
+interface TokenRecords {
+  get(subject: string, server: string): Promise<OAuthRecord | undefined>;
+  set(subject: string, server: string, record: OAuthRecord): Promise<void>;
+}
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 
@@ -30,44 +48,122 @@ const page = (
 ) =>
   c.html(renderMessagePage(title, message, status < 300 ? "ok" : "error"), status, pageHeaders());
 
-/** `enabled` when some agent uses `oauth`; elsewhere the path is an unknown route (404). */
+/** `enabled` when some agent uses `oauth`; elsewhere the paths are unknown routes (404). */
 export function oauthRoutes(options: { enabled: boolean }) {
-  return new Hono<{ Bindings: EdgeEnv }>().get(CALLBACK_PATH, async (c) => {
+  const enabled = () => {
     if (!options.enabled) {
       throw new ApiError(404, "not_found", "no such route");
     }
-    const { key } = settings(c.env).oauth;
-    const state = c.req.query("state") ?? "";
-    const claims = state === "" ? undefined : await verifyOAuthState(key, state);
-    if (!claims) {
-      return page(c, 400, {
-        title: "Invalid sign-in link",
-        message:
-          "This sign-in callback is not valid: its state is missing, was altered, or was not made by this service. Nothing was recorded.",
+  };
+  return new Hono<{ Bindings: EdgeEnv }>()
+    .get(START_PATH, async (c) => {
+      enabled();
+      const { key } = settings(c.env).oauth;
+      const to = await openSignInLink(key, { to: c.req.query("to"), sig: c.req.query("sig") });
+      const state = to?.searchParams.get("state") ?? "";
+      if (!to || !(await verifyOAuthState(key, state))) {
+        return page(c, 400, {
+          title: "Invalid sign-in link",
+          message: "This sign-in link is not valid: it was altered or not made by this service.",
+        });
+      }
+      const binding = await bindingCookie(key, state);
+      setCookie(c, binding.name, binding.value, {
+        httpOnly: true,
+        sameSite: "Lax", // sent on the authorization server's top-level redirect back
+        secure: new URL(c.req.url).protocol === "https:",
+        path: "/oauth",
+        maxAge: BINDING_MAX_AGE_SECONDS,
       });
-    }
-    const error = c.req.query("error");
-    if (error !== undefined) {
-      const reason = `authorization denied: ${error.slice(0, MAX_ERROR_CHARS)}`;
-      const outcome = await decide(c, claims, { decision: "decline", reason });
-      return outcome.ok && !outcome.duplicate
-        ? page(c, 200, {
-            title: "Sign-in declined",
-            message: `Sign-in to ${claims.server} was not completed (${reason}). The request is declined; you can close this tab.`,
-          })
-        : refused(c, claims, outcome);
-    }
-    const outcome = await decide(c, claims, {
-      decision: "approve",
-      data: { callbackUrl: c.req.url },
+      for (const [name, value] of Object.entries(NO_STORE_NO_REFERRER)) {
+        c.header(name, value);
+      }
+      return c.redirect(to.href, 302);
+    })
+    .get(CALLBACK_PATH, async (c) => {
+      enabled();
+      return callback(c);
     });
+}
+
+async function callback(c: Ctx): Promise<Response> {
+  const { key, tokens } = settings(c.env).oauth;
+  const state = c.req.query("state") ?? "";
+  const claims = state === "" ? undefined : await verifyOAuthState(key, state);
+  if (!claims) {
+    return page(c, 400, {
+      title: "Invalid sign-in link",
+      message:
+        "This sign-in callback is not valid: its state is missing, was altered, or was not made by this service. Nothing was recorded.",
+    });
+  }
+  const error = c.req.query("error");
+  const code = c.req.query("code");
+  if (error === undefined && !code) {
+    return page(c, 400, {
+      title: "Sign-in incomplete",
+      message: `The callback from ${claims.server} carries neither a code nor an error. Nothing was recorded; open the sign-in link again.`,
+    });
+  }
+  const binding = await bindingCookie(key, state);
+  if (getCookie(c, binding.name) !== binding.value) {
+    return page(c, 403, {
+      title: "Sign-in not recorded",
+      message: `This browser did not open this sign-in to ${claims.server}: only the person who asked for it can complete it, from the link they were given. Nothing was recorded.`,
+    });
+  }
+  if (error !== undefined) {
+    const reason = `authorization denied: ${error.slice(0, MAX_ERROR_CHARS)}`;
+    const outcome = await decide(c, claims, { decision: "decline", reason });
     return outcome.ok && !outcome.duplicate
       ? page(c, 200, {
-          title: "Signed in",
-          message: `signed in to ${claims.server}; you can close this tab`,
+          title: "Sign-in declined",
+          message: `Sign-in to ${claims.server} was not completed (${reason}). The request is declined; you can close this tab.`,
         })
       : refused(c, claims, outcome);
+  }
+  await keepCallback(tokens, claims, c.req.url);
+  const outcome = await decide(c, claims, {
+    decision: "approve",
+    data: { callbackUrl: await withCodeHashed(c.req.url) },
   });
+  return outcome.ok && !outcome.duplicate
+    ? page(c, 200, {
+        title: "Signed in",
+        message: `signed in to ${claims.server}; you can close this tab`,
+      })
+    : refused(c, claims, outcome);
+}
+
+/**
+ * Keeps the callback (its one-time code) with the sign-in in progress, in the subject's
+ * encrypted token record, where the kernel's exchange reads it (`PendingSignIn.callbackUrl`).
+ * A sign-in that is over (a repeat) has no pending record: nothing is kept.
+ */
+async function keepCallback(
+  namespace: DurableObjectNamespace,
+  claims: OAuthStateClaims,
+  callbackUrl: string,
+): Promise<void> {
+  const records = namespace.get(namespace.idFromName(claims.subject)) as unknown as TokenRecords;
+  const record = await records.get(claims.subject, claims.server);
+  if (record?.pending?.requestId === claims.requestId) {
+    await records.set(claims.subject, claims.server, {
+      ...record,
+      pending: { ...record.pending, callbackUrl },
+    });
+  }
+}
+
+/** The callback URL as the decision records it: the code replaced by `sha256:<its hash>`. */
+async function withCodeHashed(callbackUrl: string): Promise<string> {
+  const url = new URL(callbackUrl);
+  const code = url.searchParams.get("code");
+  if (code) {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(code));
+    url.searchParams.set("code", `sha256:${toBase64Url(new Uint8Array(digest))}`);
+  }
+  return url.href;
 }
 
 function decide(

@@ -14,3 +14,15 @@ export function isMcpSignIn(request: Request): boolean {
     typeof data.authorizationServer === "string"
   );
 }
+
+/**
+ * The request as anyone but its requester may see it: an MCP sign-in without its `url` (the
+ * sign-in link binds whoever opens it: issue 37). Other requests are returned as they are.
+ */
+export function withoutSignInLink<T extends Request>(request: T): T {
+  if (!isMcpSignIn(request) || request.url === undefined) {
+    return request;
+  }
+  const { url: _theRequesters, ...rest } = request;
+  return rest as T;
+}

@@ -6,6 +6,8 @@
  * request with rules included) → 403, a bad edit → 400 (the ledger's own check).
  */
 import { statusOf } from "../http/status";
+import type { ApproverGroupsInit } from "../approvals/groups";
+import { type EdgeEnv, settings } from "../settings";
 import { argsHash as versionOf } from "../../core/approvers/args-hash";
 import { rulesOf } from "../../core/approvers/rules";
 import { originalArgs } from "../../core/approvers/vote";
@@ -49,7 +51,16 @@ export async function checkAnswerable(
   {
     user,
     intended,
-  }: { user: string | null; intended?: { decision: Answer["decision"]; channel: Channel } },
+    memberOf,
+  }: {
+    user: string | null;
+    intended?: { decision: Answer["decision"]; channel: Channel };
+    /**
+     * The member id the ledger records for an identity (`ApproverDirectory.resolve`): a group
+     * member's decision is stored under it (`bob`), not under the email they sign in with.
+     */
+    memberOf?: (identity: string) => string;
+  },
 ): Promise<Request | "repeat"> {
   const described = await stub.describeRequest(runId, requestId);
   if (described.state === "unknown") {
@@ -64,7 +75,7 @@ export async function checkAnswerable(
     intended &&
     described.decision.decision === intended.decision &&
     described.decision.channel === intended.channel &&
-    described.decision.decidedBy === (user ?? intended.channel)
+    described.decision.decidedBy === (user === null ? intended.channel : (memberOf?.(user) ?? user))
   ) {
     return "repeat";
   }
@@ -92,6 +103,14 @@ export async function checkAnswerable(
     }
   }
   return described.request;
+}
+
+/** `memberOf` for {@link checkAnswerable}: the directory the thread's ledger resolves with. */
+export function memberOf(
+  env: EdgeEnv,
+  deps: { approverGroups?: ApproverGroupsInit | undefined },
+): (identity: string) => string {
+  return (identity) => settings(env).approvers(deps.approverGroups).resolve(identity);
 }
 
 /** Records the answer; a refusal becomes the ledger's status and code. */

@@ -5,6 +5,8 @@
  * anonymous and may answer only requests without approver rules.
  */
 import { MAX_IDENTITY_CHARS } from "../http/schemas";
+import { withoutSignInLink } from "../oauth/sign-in-request";
+import type { RunView } from "../protocol";
 
 export const CALLER_HEADER = "x-toolnexus-user";
 
@@ -32,4 +34,15 @@ export function callerIdentity(headers: Headers): CallerIdentity {
 /** Whether two identities are the same caller (emails compare case-insensitively, as members do). */
 export function sameCaller(a: string | null | undefined, b: string | null | undefined): boolean {
   return (a ?? "").toLowerCase() === (b ?? "").toLowerCase();
+}
+
+/**
+ * The run as `caller` sees it: an MCP sign-in's link is its requester's alone (opening it
+ * binds the browser to the sign-in: src/edge/oauth/sign-in-link.ts), so anyone else sees the
+ * request without it.
+ */
+export function runForCaller(view: RunView, caller: string | null | undefined): RunView {
+  return view.pending && !sameCaller(view.requestedBy, caller)
+    ? { ...view, pending: withoutSignInLink(view.pending) }
+    : view;
 }

@@ -20,25 +20,29 @@ import { inboxSignedIn, signInPage } from "../inbox/signed-in";
 import type { TimelineInput } from "./model";
 import { groupsOfRun, timelineRoutes } from "./routes";
 import { RunViewLinkError, verifyRunViewToken } from "./view-token";
+import { sseWithoutSignInLinks, timelineWithoutSignInLinks } from "./sign-in-links";
 
 type Env = { Bindings: EdgeEnv };
 type Ctx = Context<Env>;
 
 async function loadTimeline(c: Ctx, runId: string): Promise<TimelineInput | undefined> {
   const threadId = threadOf(runId);
-  return threadId ? threadStub(c.env, threadId).timeline(runId) : undefined;
+  const input = threadId ? await threadStub(c.env, threadId).timeline(runId) : undefined;
+  return input && timelineWithoutSignInLinks(input);
 }
 
 /** The run's event stream from its thread object (replay, then live). */
-function eventStream(c: Ctx, runId: string): Promise<Response> {
+async function eventStream(c: Ctx, runId: string): Promise<Response> {
   const threadId = threadOf(runId) as string; // checked by the caller's load
   const url = new URL("https://thread/events");
   url.searchParams.set("runId", runId);
   const after = c.req.header("last-event-id");
-  return threadStub(c.env, threadId).fetch(url.toString(), {
+  const response = await threadStub(c.env, threadId).fetch(url.toString(), {
     headers: after ? { "last-event-id": after } : {},
     signal: c.req.raw.signal,
   });
+  // Viewers are not the requester: a sign-in's link stays out (sign-in-links.ts).
+  return response.body ? new Response(sseWithoutSignInLinks(response.body), response) : response;
 }
 
 export function edgeTimelineRoutes(options: { approverGroups?: ApproverGroupsInit }) {

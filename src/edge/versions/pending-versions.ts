@@ -34,15 +34,19 @@ export class PendingVersionStore {
 
   /** One indexed GROUP BY over the threads that wait (the index holds agent and version). */
   byAgent(): PendingByVersion {
-    const counts: PendingByVersion = {};
+    // Counted in Maps: an agent or version named like an Object member (`constructor`) stays
+    // a plain key; Object.fromEntries makes own properties (RPC clones plain objects only).
+    const counts = new Map<string, Map<string, number>>();
     const rows = this.sql<{ agent: string; version: string; runs: number }>`
       SELECT agent, version, COUNT(*) AS runs FROM pending_versions
       WHERE agent IS NOT NULL GROUP BY agent, version`;
     for (const row of rows) {
-      const agent = counts[row.agent] ?? {};
-      agent[row.version] = row.runs;
-      counts[row.agent] = agent;
+      const agent = counts.get(row.agent) ?? new Map<string, number>();
+      agent.set(row.version, row.runs);
+      counts.set(row.agent, agent);
     }
-    return counts;
+    return Object.fromEntries(
+      [...counts].map(([agent, versions]) => [agent, Object.fromEntries(versions)]),
+    );
   }
 }

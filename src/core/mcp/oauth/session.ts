@@ -28,6 +28,18 @@ export type OAuthStateMaker = (info: {
   runId?: string;
 }) => string | Promise<string>;
 
+/**
+ * The link a sign-in request shows the person (`Request.url`): by default the authorization
+ * URL. A host may hand out a link of its own that leads there (the edge binds the browser to
+ * the sign-in first, so a leaked authorization URL cannot be completed by someone else).
+ */
+export type OAuthSignInLink = (info: {
+  server: string;
+  requestId: string;
+  runId?: string;
+  authorizationUrl: string;
+}) => string | Promise<string>;
+
 export interface OAuthSessionOptions {
   server: string;
   serverUrl: string;
@@ -36,6 +48,7 @@ export interface OAuthSessionOptions {
   subject: string;
   fetch: typeof fetch;
   makeState?: OAuthStateMaker;
+  signInLink?: OAuthSignInLink;
 }
 
 /** Refresh this long before the stated expiry, so a token does not lapse in flight. */
@@ -144,11 +157,19 @@ export class OAuthSession implements BearerSource {
         startedAt: Date.now(),
       },
     });
+    const url = this.options.signInLink
+      ? await this.options.signInLink({
+          server,
+          requestId,
+          ...(runId === undefined ? {} : { runId }),
+          authorizationUrl: authorizationUrl.href,
+        })
+      : authorizationUrl.href;
     return {
       id: requestId,
       kind: "authorization",
       prompt: `Sign in to ${server} (${new URL(discovery.issuer).host}) so the call can go on`,
-      url: authorizationUrl.href,
+      url,
       data: {
         server,
         authorizationServer: discovery.issuer,
@@ -164,12 +185,14 @@ export class OAuthSession implements BearerSource {
 
   /** Finishes the sign-in `answer` answers; throws an `Error` saying why it could not. */
   async finish(answer: Answer): Promise<void> {
+    // Read again: the host may have kept the callback in the store since (see PendingSignIn).
+    this.#loaded = false;
     const record = await this.#load();
     const pending = record.pending;
     if (!pending || pending.requestId !== answer.id) {
       throw new Error(`no sign-in to ${this.server} is in progress for request ${answer.id}`);
     }
-    const callback = callbackOf(answer);
+    const callback = pending.callbackUrl ? new URL(pending.callbackUrl) : callbackOf(answer);
     const error = callback.searchParams.get("error");
     if (error !== null) {
       await this.#save(withoutPending(record));

@@ -36,6 +36,11 @@ export interface PendingSignIn {
   scope?: string;
   /** Milliseconds since the epoch. */
   startedAt: number;
+  /**
+   * The URL the browser came back to, kept here by a host whose answer does not carry the
+   * one-time code (the edge records only that a code came: issue 37); else the answer's.
+   */
+  callbackUrl?: string;
 }
 
 export interface OAuthRecord {

@@ -37,7 +37,7 @@ export const APPROVAL_PAGE_PATHS = {
         200: html("Decided (or an identical repeat)"),
         ...PAGE_RESPONSES,
         403: html(
-          "Not recorded: an anonymous link on a request with approver rules (a personal link or Access sign-in is needed), or this approver may not decide it (not_an_approver, own_request)",
+          "Not recorded: an anonymous link on a request with approver rules (a personal link or Access sign-in is needed), or this approver may not decide it (not_an_approver, own_request), or the form was posted from another site (an Origin that is neither this worker's nor in CORS_ORIGINS)",
         ),
         413: html("The form is over 16 KiB (reading stops there); nothing decided"),
       },

@@ -100,7 +100,9 @@ export const INBOX_PATHS = {
         200: html("The outcome and the updated inbox"),
         400: html("Invalid form"),
         401: html("Not signed in"),
-        403: html("Missing or wrong CSRF token"),
+        403: html(
+          "Missing or wrong CSRF token, or posted from another site (an Origin that is neither this worker's nor in CORS_ORIGINS)",
+        ),
         404: html("Not a request in the approver's inboxes"),
         409: html("Not recorded (already decided, no longer pending)"),
         413: html("Form over 16 KiB"),

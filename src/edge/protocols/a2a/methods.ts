@@ -9,7 +9,7 @@ import type { EdgeEnv } from "../../settings";
 import type { RunView, ThreadRpc } from "../../protocol";
 import { threadOf, threadStub } from "../../http/threads";
 import { answerRequest } from "../answer-request";
-import { sameCaller } from "../caller";
+import { runForCaller, sameCaller } from "../caller";
 import { settledView } from "../run-watch";
 import { startAgentRun } from "../../http/start-run";
 import { RPC, RpcError } from "./jsonrpc";
@@ -39,7 +39,7 @@ export async function taskRun(
   if (!stub || !view) {
     throw new RpcError(RPC.taskNotFound, `no task ${taskId}`);
   }
-  return { stub, view };
+  return { stub, view: runForCaller(view, ctx.caller) };
 }
 
 function pickAgent(ctx: A2AContext, skill: string | undefined): AgentDefinition {
@@ -73,15 +73,21 @@ async function startTask(ctx: A2AContext, params: Record<string, unknown>): Prom
     ...(pushUrl ? { callbackUrl: pushUrl } : {}),
     metadata: { a2a: true },
     publicUrl: ctx.base,
+    // A contextId is the caller's conversation: another identity may not continue it.
+    requesterOnly: true,
   });
   if (!started.ok) {
     throw new RpcError(
-      started.code === "thread_busy" ? RPC.unsupportedOperation : RPC.invalidParams,
+      started.code === "thread_busy" || started.code === "thread_forbidden"
+        ? RPC.unsupportedOperation
+        : RPC.invalidParams,
       started.code === "thread_busy"
         ? `context ${message.contextId} already has an active task: wait for it or use another contextId`
-        : started.code === "invalid_callback_url"
-          ? `pushNotificationConfig.url ${started.reason}`
-          : started.message,
+        : started.code === "thread_forbidden"
+          ? `context ${message.contextId} belongs to another identity: use another contextId`
+          : started.code === "invalid_callback_url"
+            ? `pushNotificationConfig.url ${started.reason}`
+            : started.message,
     );
   }
   return started.runId;
@@ -133,7 +139,7 @@ export async function sendMessage(
     { stub, runId: taskId },
     { boundMs: BLOCKING_WAIT_MS, signal: ctx.signal, answered },
   );
-  return toTask(settled ?? view, answered);
+  return toTask(settled ? runForCaller(settled, ctx.caller) : view, answered);
 }
 
 export async function getTask(ctx: A2AContext, params: Record<string, unknown>): Promise<A2ATask> {
@@ -158,5 +164,5 @@ export async function cancelTask(
       `task ${view.runId} is ${view.status}: only a working or waiting task can be canceled`,
     );
   }
-  return toTask(outcome.run);
+  return toTask(runForCaller(outcome.run, ctx.caller));
 }

@@ -55,24 +55,29 @@ const push =
   (ctx, params) =>
     method(ctx, params, dialect);
 
-/** v0.3's names (the card's 0.3 interface) and 1.0's (the card's 1.0 interface, and SPEC §7B). */
-const UNARY: Record<string, Unary> = {
-  "message/send": sendShaped,
-  SendMessage: sendShaped,
-  "tasks/get": taskShaped(getTask),
-  GetTask: taskShaped(getTask),
-  "tasks/cancel": taskShaped(cancelTask),
-  CancelTask: taskShaped(cancelTask),
-  "tasks/pushNotificationConfig/set": push(setPushConfig, "v03"),
-  CreateTaskPushNotificationConfig: push(setPushConfig, "v1"),
-  "tasks/pushNotificationConfig/get": push(getPushConfig, "v03"),
-  GetTaskPushNotificationConfig: push(getPushConfig, "v1"),
-  "tasks/pushNotificationConfig/list": push(listPushConfigs, "v03"),
-  ListTaskPushNotificationConfigs: push(listPushConfigs, "v1"),
-  ListTaskPushNotificationConfig: push(listPushConfigs, "v1"),
-  "tasks/pushNotificationConfig/delete": push(deletePushConfig, "v03"),
-  DeleteTaskPushNotificationConfig: push(deletePushConfig, "v1"),
-};
+/**
+ * v0.3's names (the card's 0.3 interface) and 1.0's (the card's 1.0 interface, and SPEC §7B).
+ * A `Map`, never a plain object: the method name comes from the request, and a plain object
+ * would answer `constructor`, `toString` or `__proto__` with Object's own members (issue 37:
+ * `constructor` once returned the whole worker env).
+ */
+const UNARY: ReadonlyMap<string, Unary> = new Map<string, Unary>([
+  ["message/send", sendShaped],
+  ["SendMessage", sendShaped],
+  ["tasks/get", taskShaped(getTask)],
+  ["GetTask", taskShaped(getTask)],
+  ["tasks/cancel", taskShaped(cancelTask)],
+  ["CancelTask", taskShaped(cancelTask)],
+  ["tasks/pushNotificationConfig/set", push(setPushConfig, "v03")],
+  ["CreateTaskPushNotificationConfig", push(setPushConfig, "v1")],
+  ["tasks/pushNotificationConfig/get", push(getPushConfig, "v03")],
+  ["GetTaskPushNotificationConfig", push(getPushConfig, "v1")],
+  ["tasks/pushNotificationConfig/list", push(listPushConfigs, "v03")],
+  ["ListTaskPushNotificationConfigs", push(listPushConfigs, "v1")],
+  ["ListTaskPushNotificationConfig", push(listPushConfigs, "v1")],
+  ["tasks/pushNotificationConfig/delete", push(deletePushConfig, "v03")],
+  ["DeleteTaskPushNotificationConfig", push(deletePushConfig, "v1")],
+]);
 
 const STREAMING = new Set([
   "message/stream",
@@ -93,6 +98,7 @@ async function streamFor(ctx: A2AContext, request: RpcRequest, v1: boolean): Pro
     {
       ...(accepted.answered ? { answered: accepted.answered } : {}),
       v1,
+      viewer: ctx.caller,
     },
   );
 }
@@ -140,7 +146,7 @@ export function a2aRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
         if (STREAMING.has(request.method)) {
           return await streamFor(ctx, request, v1);
         }
-        const method = UNARY[request.method];
+        const method = UNARY.get(request.method);
         if (!method) {
           throw new RpcError(RPC.methodNotFound, `no method ${JSON.stringify(request.method)}`);
         }

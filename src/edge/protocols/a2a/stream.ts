@@ -7,6 +7,7 @@
  * JSON-RPC error event (`-32603`, the reason) instead of just closing, so the caller knows
  * to re-read the task (`tasks/get`) or resubscribe. With `v1`, events are A2A 1.0's shapes.
  */
+import { runForCaller } from "../caller";
 import type { ThreadRpc } from "../../protocol";
 import { followEvents } from "../run-watch";
 import { errorMessage } from "../../../core/errors";
@@ -21,7 +22,7 @@ const encoder = new TextEncoder();
 export function taskStream(
   { stub, runId }: { stub: ThreadRpc; runId: string },
   { id, signal }: { id: RpcId; signal: AbortSignal },
-  options: { answered?: string; v1?: boolean } = {},
+  options: { answered?: string; v1?: boolean; viewer?: string | undefined } = {},
 ): Response {
   const { answered } = options;
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
@@ -33,7 +34,11 @@ export function taskStream(
   signal.addEventListener("abort", () => stop.abort());
 
   const run = async () => {
-    const first = await stub.getRun(runId);
+    const read = async () => {
+      const view = await stub.getRun(runId);
+      return view && runForCaller(view, options.viewer);
+    };
+    const first = await read();
     if (!first) {
       return;
     }
@@ -49,7 +54,7 @@ export function taskStream(
     }
     // Each move is re-read as a state; the events carry no state of their own.
     const emit = async (): Promise<boolean> => {
-      const view = await stub.getRun(runId);
+      const view = await read();
       if (!view) {
         return true;
       }

@@ -10,10 +10,11 @@
 import { Hono } from "hono";
 import { ApiError } from "../../http/errors";
 import type { RunSummary } from "../../protocol";
-import { checkAnswerable, recordAnswer, type Answer } from "../answers";
+import { checkAnswerable, memberOf, recordAnswer, type Answer } from "../answers";
 import { readProtocolBody } from "../body";
 import { conversation, type Conversation } from "../conversation";
 import { protocolCors } from "../cors";
+import { jsonWrites, sameSiteWrites } from "../../browser/writes";
 import { protocolAuth, protocolBase, type ProtocolVars } from "../identity";
 import { runnableAgent, startConversationRun, type ProtocolDeps } from "../start";
 import {
@@ -33,9 +34,12 @@ import { FINISHED } from "../run-feed";
 const ACTIVE = new Set(["running", "pending"]);
 
 export function agUiRoutes(deps: ProtocolDeps) {
+  // A browser's Access session rides along cross-site: other sites' pages may not write.
   return new Hono<ProtocolVars>()
     .use("/ag-ui/*", protocolCors())
+    .use("/ag-ui/*", sameSiteWrites())
     .use("/ag-ui/*", protocolAuth())
+    .use("/ag-ui/*", jsonWrites())
     .post("/ag-ui/:agent", async (c) => {
       const agent = runnableAgent(deps, c.env, c.req.param("agent"));
       const body = await readProtocolBody(c, MAX_AG_UI_BODY_BYTES, RunAgentInputSchema);
@@ -66,7 +70,12 @@ export function agUiRoutes(deps: ProtocolDeps) {
             issues: [{ path: "messages", message: "a new user message alongside resume" }],
           });
         }
-        const answers = await checkResume(conv, { active, entries: body.resume, user });
+        const answers = await checkResume(conv, {
+          active,
+          entries: body.resume,
+          user,
+          memberOf: memberOf(c.env, deps),
+        });
         for (const answer of answers.toRecord) {
           await recordAnswer({ stub: conv.stub, runId: answers.runId }, answer, {
             user,
@@ -117,7 +126,11 @@ export function agUiRoutes(deps: ProtocolDeps) {
       if (latest && message) {
         // The same input again: its run, replayed (a finished one in one piece).
         return FINISHED.has(latest.status)
-          ? stream({ runId: latest.runId, after: 0, log: await conv.stub.runEvents(latest.runId) })
+          ? stream({
+              runId: latest.runId,
+              after: 0,
+              log: await conv.stub.runEvents(latest.runId),
+            })
           : stream({ runId: latest.runId, after: 0 });
       }
       throw new ApiError(400, "nothing_to_run", {
@@ -163,12 +176,13 @@ interface ResumeInput {
   active: RunSummary | undefined;
   entries: ResumeBody[];
   user: string | null;
+  memberOf: (identity: string) => string;
 }
 
 /** Checks every entry before any is recorded; repeats of recorded answers are dropped. */
 async function checkResume(
   conv: Conversation,
-  { active, entries, user }: ResumeInput,
+  { active, entries, user, memberOf }: ResumeInput,
 ): Promise<{ runId: string; toRecord: Answer[]; all: string[] }> {
   const runId = (active ?? (await conv.stub.runs()).at(-1))?.runId;
   const unknown = (n: number) =>
@@ -194,6 +208,7 @@ async function checkResume(
       checked = await checkAnswerable({ stub: conv.stub, runId }, entry.interruptId, {
         user,
         intended: { decision: intendedDecision(entry), channel: "ag-ui" },
+        memberOf,
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === "request_not_found") {

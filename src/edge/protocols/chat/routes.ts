@@ -12,10 +12,11 @@
 import { Hono, type Context } from "hono";
 import { ApiError } from "../../http/errors";
 import type { RunSummary } from "../../protocol";
-import { checkAnswerable, recordAnswer, type Answer } from "../answers";
+import { checkAnswerable, memberOf, recordAnswer, type Answer } from "../answers";
 import { readProtocolBody } from "../body";
 import { conversation, type Conversation } from "../conversation";
 import { protocolCors } from "../cors";
+import { jsonWrites, sameSiteWrites } from "../../browser/writes";
 import { protocolAuth, protocolBase, type ProtocolVars } from "../identity";
 import {
   checkMessageLength,
@@ -39,9 +40,12 @@ import { FINISHED } from "../run-feed";
 const ACTIVE = new Set(["running", "pending"]);
 
 export function chatRoutes(deps: ProtocolDeps) {
+  // A browser's Access session rides along cross-site: other sites' pages may not write.
   return new Hono<ProtocolVars>()
     .use("/chat/*", protocolCors())
+    .use("/chat/*", sameSiteWrites())
     .use("/chat/*", protocolAuth())
+    .use("/chat/*", jsonWrites())
     .post("/chat/:agent", async (c) => {
       const agent = runnableAgent(deps, c.env, c.req.param("agent"));
       const body = await readProtocolBody(c, MAX_CHAT_BODY_BYTES, ChatBodySchema);
@@ -82,7 +86,9 @@ export function chatRoutes(deps: ProtocolDeps) {
         return streamFrom(c, conv, { runId: (await start()).runId, after: 0 });
       }
       // Everything is checked before anything is written.
-      const answers = active ? await collectAnswers({ conv, active, user }, turn, body) : undefined;
+      const answers = active
+        ? await collectAnswers({ conv, active, user, member: memberOf(c.env, deps) }, turn, body)
+        : undefined;
       if (turn.user && active) {
         if (!answers || answers.all.length === 0) {
           throw new ApiError(
@@ -123,7 +129,10 @@ export function chatRoutes(deps: ProtocolDeps) {
           message:
             "the last message is neither a new user message nor carries an answer to an open request",
           issues: [
-            { path: "messages", message: "no new user message, approval response or tool output" },
+            {
+              path: "messages",
+              message: "no new user message, approval response or tool output",
+            },
           ],
         });
       }
@@ -196,7 +205,17 @@ function requestIdOf(data: Record<string, unknown>): string | undefined {
  * the caller's own identical answer, already recorded, is a repeat (nothing to record).
  */
 async function collectAnswers(
-  { conv, active, user }: { conv: Conversation; active: RunSummary; user: string | null },
+  {
+    conv,
+    active,
+    user,
+    member,
+  }: {
+    conv: Conversation;
+    active: RunSummary;
+    user: string | null;
+    member: (identity: string) => string;
+  },
   turn: ReturnType<typeof readChatTurn>,
   body: ChatBody,
 ): Promise<{ toRecord: Answer[]; all: string[] }> {
@@ -210,6 +229,7 @@ async function collectAnswers(
       checked = await checkAnswerable({ stub: conv.stub, runId }, response.approvalId, {
         user,
         intended: { decision, channel: "chat" },
+        memberOf: member,
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === "request_not_found") {

@@ -141,6 +141,8 @@ export async function startCall(
     ...(deps.caller ? { requestedBy: deps.caller } : {}),
     metadata: { mcp: true },
     publicUrl: deps.base,
+    // A threadId continues the caller's own conversation only (issue 37).
+    requesterOnly: true,
   });
   return started.ok
     ? started

@@ -3,17 +3,25 @@
  * `tools/call` of an agent with `params.task` starts the run and returns at once with a task
  * whose id is the run id; `tasks/get` reads the run, `tasks/result` waits (polling the run
  * every POLL_MS) until it is terminal and gives the same result a plain call would,
- * `tasks/cancel` cancels the run. Nothing lives in the session: the store reads the threads,
+ * `tasks/cancel` cancels the run — only for the identity that started it, as A2A's
+ * `tasks/cancel` (issue 37). Nothing lives in the session: the store reads the threads,
  * so a task outlives the session object. A waiting run is `input_required` with the pending
  * text (who decides, the approval link) as its status message; in task mode a request is not
  * elicited (decide it by the link, the inbox or Slack; `tasks/result` returns once it is done).
  * A `remote_task` wait reads `working`.
  */
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
-import type { CallToolResult, Result, Task } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type Result,
+  type Task,
+} from "@modelcontextprotocol/sdk/types.js";
 import { isRemoteTaskRequest } from "../../../core/a2a/remote-task";
 import type { RunView } from "../../protocol";
 import { threadOf, threadStub } from "../../http/threads";
+import { sameCaller } from "../caller";
 import { type CallDeps, finishedResult, pendingText } from "./call-agent";
 
 /** How often `tasks/result` re-reads a run that is not finished (the SDK's wait loop). */
@@ -56,6 +64,33 @@ export async function taskOf(deps: CallDeps, view: RunView): Promise<Task> {
     pollInterval: TASK_POLL_MS,
     ...(message ? { statusMessage: message } : {}),
   };
+}
+
+/**
+ * `tasks/cancel` for the caller in `deps`: the SDK's own handler asks the store, which never
+ * learns who calls, so the session's server answers it here. A task started by another
+ * identity (anonymous included) is refused and keeps running.
+ */
+export async function cancelTask(deps: CallDeps, taskId: string): Promise<Task> {
+  const view = await viewOf(deps, taskId);
+  if (!view) {
+    throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
+  }
+  if (!sameCaller(view.requestedBy, deps.caller)) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `task ${taskId} was started by another identity; only its requester may cancel it`,
+    );
+  }
+  const threadId = threadOf(taskId) as string;
+  const outcome = await threadStub(deps.env, threadId).cancel(taskId);
+  if (!outcome.ok) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Cannot cancel task in terminal status: ${statusOf(view)}`,
+    );
+  }
+  return taskOf(deps, outcome.run);
 }
 
 /** The store the session's server consults; `deps` are the session's (env, base, caller). */

@@ -4,6 +4,7 @@
  * the SDK's JSON-RPC layer (./protocol-server: the SDK's `Server` would bring ajv along).
  */
 import {
+  CancelTaskRequestSchema,
   ElicitResultSchema,
   ErrorCode,
   ListToolsRequestSchema,
@@ -15,12 +16,12 @@ import type { AgentDefinition } from "../../agent";
 import type { ApproverGroupsInit } from "../../approvals/groups";
 import type { EdgeEnv } from "../../settings";
 import { threadOf, threadStub } from "../../http/threads";
-import { callerIdentity } from "../caller";
+import { callerIdentity, runForCaller } from "../caller";
 import { errorMessage } from "../../../core/errors";
 import { callAgent, type CallDeps, finishedResult, pendingText, startCall } from "./call-agent";
-import { runTaskStore, taskOf } from "./run-tasks";
+import { cancelTask, runTaskStore, taskOf } from "./run-tasks";
 import { callPlainTool, type PlainTool, plainTools } from "./plain-tools";
-import { SessionProtocolServer } from "./protocol-server";
+import { type ServerExtra, SessionProtocolServer } from "./protocol-server";
 import { AGENT_INPUT, GET_RUN_DESCRIPTION, GET_RUN_INPUT, GET_RUN_TOOL } from "./tool-inputs";
 
 export interface SessionOptions {
@@ -80,13 +81,15 @@ export function sessionServer(options: SessionOptions): SessionProtocolServer {
     ],
   }));
 
+  // Replaces the SDK's tasks/cancel, which cannot tell who calls (issue 37).
+  server.setRequestHandler(CancelTaskRequestSchema, async (request, extra) => ({
+    _meta: {},
+    ...(await cancelTask({ ...storeDeps, caller: callerOf(extra) }, request.params.taskId)),
+  }));
+
   server.onCallTool(async (request, extra): Promise<CallToolResult> => {
     const args = isRecord(request.params.arguments) ? request.params.arguments : {};
-    const headers = new Headers(extra.requestInfo?.headers as Record<string, string> | undefined);
-    const caller = callerIdentity(headers);
-    if (!caller.ok) {
-      throw new McpError(ErrorCode.InvalidParams, caller.message);
-    }
+    const caller = callerOf(extra);
     const capabilities = server.getClientCapabilities()?.elicitation as
       | { form?: object; url?: object }
       | undefined;
@@ -95,7 +98,7 @@ export function sessionServer(options: SessionOptions): SessionProtocolServer {
       env: options.env,
       approverGroups: options.approverGroups,
       base: options.base,
-      caller: caller.id,
+      caller,
       signal: extra.signal,
       // An empty `elicitation: {}` is form support (the 2025-06-18 shape).
       elicitation: {
@@ -157,6 +160,16 @@ export function sessionServer(options: SessionOptions): SessionProtocolServer {
   return server;
 }
 
+/** Who a request is from: `x-toolnexus-user` beside the token (undefined: anonymous). */
+function callerOf(extra: ServerExtra): string | undefined {
+  const headers = new Headers(extra.requestInfo?.headers as Record<string, string> | undefined);
+  const caller = callerIdentity(headers);
+  if (!caller.ok) {
+    throw new McpError(ErrorCode.InvalidParams, caller.message);
+  }
+  return caller.id;
+}
+
 /** A misconfigured exposure is the server's error (-32603 naming the tool), not the caller's. */
 async function exposedOrFail(exposed: () => Promise<PlainTool[]>): Promise<PlainTool[]> {
   try {
@@ -171,10 +184,11 @@ async function getRun(deps: CallDeps, runId: unknown): Promise<CallToolResult> {
     throw new McpError(ErrorCode.InvalidParams, "runId must be a non-empty string");
   }
   const threadId = threadOf(runId);
-  const view = threadId ? await threadStub(deps.env, threadId).getRun(runId) : undefined;
-  if (!view) {
+  const stored = threadId ? await threadStub(deps.env, threadId).getRun(runId) : undefined;
+  if (!stored) {
     throw new McpError(ErrorCode.InvalidParams, `no run ${runId}`);
   }
+  const view = runForCaller(stored, deps.caller);
   const structuredContent = {
     runId: view.runId,
     threadId: view.threadId,

@@ -38,10 +38,15 @@ const looseBody = (description: string, required: Record<string, Record<string, 
 const errors = {
   400: error("invalid_body, invalid_user, unsupported_trigger / unsupported_tools, nothing to do"),
   401: error("missing or invalid bearer token (and no Access identity)"),
-  403: error("not_an_approver / own_request: the caller may not decide that request"),
+  403: error(
+    "not_an_approver / own_request: the caller may not decide that request; forbidden_origin: a browser request identified by Cloudflare Access (no Authorization header) whose Origin is neither this worker's nor in CORS_ORIGINS",
+  ),
   404: error("unknown agent, approval id or interrupt (another thread's included)"),
   409: error("request no longer pending or expired; thread_busy"),
   413: error("body over 1 MiB"),
+  415: error(
+    "unsupported_media_type: the body is not declared JSON (content-type: application/json)",
+  ),
 };
 const security = [{ bearer: [] }];
 
