@@ -16,7 +16,6 @@ import { agentTools } from "./agent";
 import type { ApproverDirectory, ApproverGroupsInit } from "./approvals/groups";
 import { approvalGate } from "../core/tools/approval";
 import { inboxNamespace } from "./inbox/rpc";
-import { plainTools } from "./protocols/mcp-server/plain-tools";
 import { mcpSessionNamespace } from "./protocols/mcp-server/sessions";
 import { receiptNamespace } from "./receipts/rpc";
 import { type EdgeEnv, settings } from "./settings";
@@ -78,11 +77,12 @@ export function configCheck(
       }
     }
     // An exposed tool with approval rules (agents whose tools cannot be built are left out).
-    await plainTools(
-      agents.filter((agent) => agent.mcpServerTools?.length && !unbuildable.has(agent)),
-      env,
-      new Set(),
-    );
+    const exposing = agents.filter((a) => a.mcpServerTools?.length && !unbuildable.has(a));
+    if (exposing.length > 0) {
+      // Loaded only then: the MCP server's modules stay out of start-up (startup-modules test).
+      const { plainTools } = await import("./protocols/mcp-server/plain-tools");
+      await plainTools(exposing, env, new Set());
+    }
     walked.set(env, directory);
   };
 }

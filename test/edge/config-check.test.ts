@@ -132,7 +132,7 @@ describe("rules that depend on the arguments", () => {
       await object.start({ runId, threadId, agent: "desk", input: "refund", publicUrl: BASE });
       await object.drive(runId);
       const view = (await object.getRun(runId, {})) as RunView;
-      expect(view.pending?.data?.path).toBe("root/desk.1/billing.1");
+      expect(view.pending?.data?.path).toEqual(["root", "desk.1", "billing.1"]); // segments (issue 40)
       const errors = state.storage.sql
         .exec("SELECT data FROM events WHERE run_id = ? AND type = 'error'", runId)
         .toArray()

@@ -13,7 +13,7 @@ describe("a sub-agent's decided request, no crash", () => {
     const { runId } = await startRun({ agent: "coordinator", input: "Refund $120 on order 42" });
     const pending = await waitForStatus(runId, ["pending", "done", "failed"]);
     const request = pending.pending;
-    expect(request?.data?.path).toBe("root/coordinator.1/refunds.1");
+    expect(request?.data?.path).toEqual(["root", "coordinator.1", "refunds.1"]); // segments (issue 40)
     const decided = await signedDecision({
       runId,
       requestId: String(request?.id),

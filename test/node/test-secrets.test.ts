@@ -22,7 +22,6 @@ describe("the secrets tests and examples run with", () => {
     ["vitest.config.ts", literals("vitest.config.ts")],
     ["test/helpers/edge.ts", literals("test/helpers/edge.ts")],
     ["scripts/lib/dev-server.mjs", [TEST_VARS.WEBHOOK_SECRET, TEST_VARS.NOTIFY_SECRET]],
-    ["scripts/example-check.mjs", literals("scripts/example-check.mjs")],
     [
       "bench/",
       ["bench/pipeline.mjs", "bench/inbox.mjs", "bench/lib/durable-harness.ts"].flatMap(literals),
@@ -42,6 +41,7 @@ describe("the secrets tests and examples run with", () => {
 
   it("the files hold keys at all (the regex finds them)", () => {
     expect(literals("vitest.config.ts").length).toBeGreaterThanOrEqual(2);
-    expect(literals("scripts/example-check.mjs")).toHaveLength(1);
+    // check:example runs the example with its .dev.vars.example as it is (issue 39): its keys live there.
+    expect(literals("examples/worker/.dev.vars.example").length).toBeGreaterThanOrEqual(2);
   });
 });
