@@ -38,7 +38,7 @@ const secrets = {
   }),
 };
 
-// Five projects:
+// Six projects:
 // - workers: everything in workerd (local Durable Objects, queues, alarms), demo model;
 // - workers-llm: the edge against a streaming OpenAI-compatible fake that is the
 //   worker's only outbound network (test/fixtures/fake-llm-worker.js);
@@ -46,7 +46,8 @@ const secrets = {
 //   (and the npm scripts' helpers, test/scripts; Node-only checks in test/node: test
 //   configuration, the built package);
 // - workers-mcp: the durable MCP elicitation bridge end to end (test/edge-mcp);
-// - workers-slack: approvals in Slack against a fake Slack Web API (test/slack).
+// - workers-slack: approvals in Slack against a fake Slack Web API (test/slack);
+// - workers-email: approval emails through a send_email binding (test/email).
 export default defineConfig({
   test: {
     // The JSON report feeds the one-line total that .ci/run prints (scripts/test-summary.mjs).
@@ -161,6 +162,51 @@ export default defineConfig({
           }),
         ],
         test: { name: "workers-slack", include: ["test/slack/**/*.test.ts"], testTimeout: 30_000 },
+      },
+      {
+        // Approval emails end to end: `EMAIL` is a fake mailbox (test/fixtures/fake-mailbox-worker.js)
+        // that hands each message to Miniflare's own send_email binding, which parses and checks
+        // it, and keeps it for the test to read back; the mailbox is the outbound network too.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: wranglerConfig },
+            miniflare: {
+              bindings: {
+                ...secrets,
+                EMAIL_FROM: "approvals@toolnexus.test",
+                // Requests without rules land in `default`; large refunds need two of `finance`;
+                // account deletions go to `support-leads` (reminders) and escalate to `managers`.
+                // `nomail` has no email identity: no email for them.
+                APPROVER_GROUPS: JSON.stringify({
+                  default: [
+                    "ann@example.com",
+                    { id: "bob", identities: ["Bob@Example.com"] },
+                    { id: "nomail", identities: ["slack:T1/U9"] },
+                  ],
+                  finance: [
+                    "ann@example.com",
+                    { id: "bob", identities: ["Bob@Example.com"] },
+                    "carol@example.com",
+                  ],
+                  "support-leads": ["lead@example.com", "lead2@example.com"],
+                  managers: ["max@example.com"],
+                }),
+              },
+              serviceBindings: { EMAIL: { name: "mailbox", entrypoint: "SendEmail" } },
+              outboundService: "mailbox",
+              workers: [
+                {
+                  name: "mailbox",
+                  modules: true,
+                  compatibilityDate: "2026-04-01",
+                  scriptPath: "./test/fixtures/fake-mailbox-worker.js",
+                  email: { send_email: [{ name: "REAL_EMAIL" }] },
+                },
+              ],
+            },
+          }),
+        ],
+        test: { name: "workers-email", include: ["test/email/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
         test: {

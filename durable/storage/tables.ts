@@ -89,6 +89,14 @@ export const TABLES: readonly string[] = [
     claimed_at INTEGER NOT NULL,
     PRIMARY KEY (request_id, channel)
   )`,
+  `CREATE TABLE IF NOT EXISTS email_sends (
+    request_id TEXT NOT NULL,
+    member TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    sent INTEGER NOT NULL,
+    claimed_at INTEGER NOT NULL,
+    PRIMARY KEY (request_id, member, kind)
+  )`,
   `CREATE TABLE IF NOT EXISTS votes (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     request_id TEXT NOT NULL,

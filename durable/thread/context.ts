@@ -15,6 +15,7 @@ import { VoteStore } from "../storage/vote-store";
 import { HandleStore } from "../storage/handle-store";
 import { InboxOutbox, inboxHooks, type InboxHooks } from "../outbox/inbox";
 import { SlackMessages } from "../outbox/slack-messages";
+import { EmailSends } from "../outbox/email-sends";
 import { NotifyOutbox } from "../outbox/notify";
 import { NotifyDelivered } from "../outbox/notify-delivered";
 import { notifySends, type NotifySends } from "../outbox/notify-sends";
@@ -55,6 +56,8 @@ export interface ThreadContext {
   readonly events: EventHub;
   readonly outbox: InboxOutbox;
   readonly slack: SlackMessages;
+  /** Which member got which approval email (outbox/email-sends.ts). */
+  readonly emails: EmailSends;
   readonly notifications: NotifyOutbox;
   /** The thread's decision receipts and how far the receipts store has them (outbox/receipts.ts). */
   readonly receipts: ReceiptOutbox;
@@ -114,6 +117,7 @@ export function createThreadContext(
     events,
     outbox,
     slack,
+    emails: new EmailSends(sql),
     notifications,
     receipts,
     pendingVersion: new PendingVersionOutbox(sql, threadId),

@@ -11,6 +11,7 @@ import { approvalsRoutes } from "../inbox/api-routes";
 import { inboxRoutes } from "../inbox/routes";
 import { edgeTimelineRoutes } from "../timeline/edge-routes";
 import { slackRoutes } from "../slack/routes";
+import { emailRoutes } from "../email/routes";
 import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
@@ -38,6 +39,7 @@ export function createApp(
       .use("*", async (c, next) => {
         readConfig(c.env); // fail fast, naming the variable, on every route
         settings(c.env).slack;
+        settings(c.env).email;
         settings(c.env).access;
         inboxNamespace(c.env);
         mcpSessionNamespace(c.env);
@@ -62,6 +64,7 @@ export function createApp(
       .route("/v1", approvalsRoutes(options))
       .route("/v1", runRoutes(agents, options.approverGroups))
       .route("/", approvalRoutes())
+      .route("/", emailRoutes())
       .route("/", inboxRoutes(options))
       .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))

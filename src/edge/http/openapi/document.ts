@@ -33,6 +33,7 @@ import {
 import { INBOX_PATHS } from "./inbox";
 import { RECEIPT_PATHS } from "../../receipts/openapi";
 import { APPROVAL_PAGE_PATHS } from "./approval-page";
+import { EMAIL_PAGE_PATHS } from "./email-page";
 import { TIMELINE_PATHS } from "./timeline";
 import { RunViewLinkSchema } from "../../timeline/schemas";
 import { OAUTH_PATHS } from "../../oauth/openapi";
@@ -292,6 +293,7 @@ function openApiDocument(): unknown {
         },
       },
       ...APPROVAL_PAGE_PATHS,
+      ...EMAIL_PAGE_PATHS,
       ...OAUTH_PATHS,
       ...INBOX_PATHS,
       ...TIMELINE_PATHS,
