@@ -38,7 +38,7 @@ const secrets = {
   }),
 };
 
-// Six projects:
+// Seven projects:
 // - workers: everything in workerd (local Durable Objects, queues, alarms), demo model;
 // - workers-llm: the edge against a streaming OpenAI-compatible fake that is the
 //   worker's only outbound network (test/fixtures/fake-llm-worker.js);
@@ -47,7 +47,8 @@ const secrets = {
 //   configuration, the built package);
 // - workers-mcp: the durable MCP elicitation bridge end to end (test/edge-mcp);
 // - workers-slack: approvals in Slack against a fake Slack Web API (test/slack);
-// - workers-email: approval emails through a send_email binding (test/email).
+// - workers-email: approval emails through a send_email binding (test/email);
+// - workers-teams: approvals in Microsoft Teams against a fake Bot Framework (test/teams).
 export default defineConfig({
   test: {
     // The JSON report feeds the one-line total that .ci/run prints (scripts/test-summary.mjs).
@@ -207,6 +208,60 @@ export default defineConfig({
           }),
         ],
         test: { name: "workers-email", include: ["test/email/**/*.test.ts"], testTimeout: 30_000 },
+      },
+      {
+        // Approvals in Microsoft Teams: a fake Bot Framework and Bot Connector on 127.0.0.1
+        // (test/fixtures/fake-teams-worker.js, the worker's only outbound network, also a
+        // minimal Slack Web API), the test signing its own Bot Framework tokens.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: wranglerConfig },
+            miniflare: {
+              bindings: {
+                ...secrets,
+                TEAMS_APP_ID: "teams-app-id",
+                TEAMS_APP_PASSWORD: "teams-password",
+                TEAMS_OPENID_URL: "http://127.0.0.1:9/openid",
+                TEAMS_SERVICE_URL_ALLOW: "127.0.0.1:9",
+                SLACK_BOT_TOKEN: "xoxb-test",
+                SLACK_SIGNING_SECRET: "8f742231b10e8888abcd99yyyzzz85a5",
+                SLACK_API_URL: "http://slack.test/api/",
+                // ann is known to Teams by her UPN (the member lookup), bob by his AAD object id.
+                APPROVER_GROUPS: JSON.stringify({
+                  "support-leads": ["lead@example.com"],
+                  managers: ["max@example.com"],
+                  ...Object.fromEntries(
+                    ["default", "finance"].map((group) => [
+                      group,
+                      {
+                        members: [
+                          { id: "ann", identities: ["ann@example.com", "slack:T1/U1"] },
+                          { id: "bob", identities: ["teams:aad-bob", "slack:T1/U2"] },
+                          ...(group === "finance" ? ["carol@example.com"] : []),
+                        ],
+                        slack: { channel: "C0123" },
+                        teams: {
+                          conversation: "19:approvals@thread.tacv2",
+                          serviceUrl: "http://127.0.0.1:9/teams/",
+                        },
+                      },
+                    ]),
+                  ),
+                }),
+              },
+              outboundService: "fake-teams",
+              workers: [
+                {
+                  name: "fake-teams",
+                  modules: true,
+                  compatibilityDate: "2026-04-01",
+                  scriptPath: "./test/fixtures/fake-teams-worker.js",
+                },
+              ],
+            },
+          }),
+        ],
+        test: { name: "workers-teams", include: ["test/teams/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
         test: {

@@ -12,6 +12,7 @@ import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { InboxItem } from "../../src/edge/inbox/item";
 import type { SlackSyncMessage } from "../../src/edge/slack/sync";
 import type { EmailSyncMessage } from "../../src/edge/email/sync";
+import type { TeamsSyncMessage } from "../../src/edge/teams/sync";
 import type { EventHub } from "../thread/event-hub";
 import { MAX_NOTIFY_SEND_ATTEMPTS, type NotifyOutbox } from "./notify";
 import type { SlackMessages } from "./slack-messages";
@@ -43,6 +44,8 @@ export interface NotifySends {
    * (the consumer sends each member's once: a later change of the request sends nothing).
    */
   syncEmail(group: string, items: InboxItem[]): Promise<void>;
+  /** A group with a Teams conversation gets its card posted or replaced in place. */
+  syncTeams(group: string, items: InboxItem[]): Promise<void>;
   /** With email on, a reminder email goes to the members of the request's groups who have not voted. */
   emailReminder(runId: string, requestId: string, n: number): Promise<void>;
 }
@@ -111,6 +114,25 @@ export function notifySends(deps: NotifySendDeps): NotifySends {
             requestId: item.requestId,
             email: { group },
           } satisfies EmailSyncMessage,
+        })),
+      );
+    },
+
+    async syncTeams(group, items) {
+      if (!settings(deps.env).teams) {
+        return;
+      }
+      if (!settings(deps.env).approvers(deps.approverGroups).groups.get(group)?.teams) {
+        return;
+      }
+      await deps.notifyQueue().sendBatch(
+        items.map((item) => ({
+          body: {
+            threadId: item.threadId,
+            runId: item.runId,
+            requestId: item.requestId,
+            teams: { group },
+          } satisfies TeamsSyncMessage,
         })),
       );
     },

@@ -16,6 +16,8 @@
  *   (written in the same transaction as the change they describe; see durable/outbox/inbox.ts).
  * - slack_messages: the Slack message (channel, ts) that shows each request, per channel.
  * - email_sends (v12): which member got which approval email per request (durable/outbox/email-sends.ts).
+ * - teams_cards (v12): the Teams card (conversation, activity id) that shows each request
+ *   (durable/outbox/teams-cards.ts).
  * - votes: every approver's vote on a request with rules (v5); the settled outcome
  *   still lands in `decisions`, so runs stored before v5 keep working unchanged.
  * - refusals: votes refused because of who cast them (not an approver, own request).

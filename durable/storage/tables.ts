@@ -97,6 +97,13 @@ export const TABLES: readonly string[] = [
     claimed_at INTEGER NOT NULL,
     PRIMARY KEY (request_id, member, kind)
   )`,
+  `CREATE TABLE IF NOT EXISTS teams_cards (
+    request_id TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    activity_id TEXT,
+    claimed_at INTEGER NOT NULL,
+    PRIMARY KEY (request_id, conversation)
+  )`,
   `CREATE TABLE IF NOT EXISTS votes (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     request_id TEXT NOT NULL,

@@ -16,6 +16,7 @@ import { HandleStore } from "../storage/handle-store";
 import { InboxOutbox, inboxHooks, type InboxHooks } from "../outbox/inbox";
 import { SlackMessages } from "../outbox/slack-messages";
 import { EmailSends } from "../outbox/email-sends";
+import { TeamsCards } from "../outbox/teams-cards";
 import { NotifyOutbox } from "../outbox/notify";
 import { NotifyDelivered } from "../outbox/notify-delivered";
 import { notifySends, type NotifySends } from "../outbox/notify-sends";
@@ -58,6 +59,8 @@ export interface ThreadContext {
   readonly slack: SlackMessages;
   /** Which member got which approval email (outbox/email-sends.ts). */
   readonly emails: EmailSends;
+  /** The Teams card posted for each request, per conversation (outbox/teams-cards.ts). */
+  readonly teamsCards: TeamsCards;
   readonly notifications: NotifyOutbox;
   /** The thread's decision receipts and how far the receipts store has them (outbox/receipts.ts). */
   readonly receipts: ReceiptOutbox;
@@ -118,6 +121,7 @@ export function createThreadContext(
     outbox,
     slack,
     emails: new EmailSends(sql),
+    teamsCards: new TeamsCards(sql),
     notifications,
     receipts,
     pendingVersion: new PendingVersionOutbox(sql, threadId),

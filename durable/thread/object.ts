@@ -26,6 +26,7 @@ import type {
 } from "../../src/edge/protocol";
 import type { SlackSource } from "../../src/edge/slack/sync";
 import type { EmailSendKey, EmailSource } from "../../src/edge/email/thread";
+import type { TeamsSource } from "../../src/edge/teams/sync";
 import type { RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
 import { loggedEvent, runSummary } from "../storage/run-view";
@@ -264,6 +265,34 @@ export function createThreadObjectClass(
     async emailRelease(key: EmailSendKey, member: string): Promise<void> {
       if (this.store.run(key.runId)) {
         this.#t.emails.release(key, member);
+      }
+    }
+
+    // Teams (outbox/teams-cards.ts): as Slack's, a card per request and conversation.
+
+    async teamsSource(runId: string, requestId: string): Promise<TeamsSource | undefined> {
+      return this.#t.teamsCards.source(runId, requestId);
+    }
+
+    async teamsClaim(runId: string, requestId: string, conversation: string): Promise<boolean> {
+      return (
+        this.store.run(runId) !== undefined &&
+        this.#t.teamsCards.claim(requestId, conversation, Date.now())
+      );
+    }
+
+    async teamsPosted(
+      { runId, requestId }: { runId: string; requestId: string },
+      { conversation, activityId }: { conversation: string; activityId: string },
+    ): Promise<void> {
+      if (this.store.run(runId)) {
+        this.#t.teamsCards.posted(requestId, conversation, activityId);
+      }
+    }
+
+    async teamsRelease(runId: string, requestId: string, conversation: string): Promise<void> {
+      if (this.store.run(runId)) {
+        this.#t.teamsCards.release(requestId, conversation);
       }
     }
   };

@@ -5,6 +5,7 @@
 import type { Answer, Message, Request, RunResult, Usage } from "../core/types";
 import type { SlackThread } from "./slack/sync";
 import type { EmailThread } from "./email/thread";
+import type { TeamsThread } from "./teams/sync";
 
 export interface StartInput {
   runId: string;
@@ -294,7 +295,7 @@ export interface LoggedEvent {
 }
 
 /** The thread object's RPC surface, as the worker sees it through the binding. */
-export interface ThreadRpc extends SlackThread, EmailThread {
+export interface ThreadRpc extends SlackThread, EmailThread, TeamsThread {
   start(input: StartInput): Promise<StartOutcome>;
   getRun(runId: string, options?: { transcript?: boolean }): Promise<RunView | undefined>;
   decide(input: DecisionInput): Promise<DecisionOutcome>;

@@ -84,8 +84,9 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
-      // added by version 12: which member got which approval email
+      // added by version 12: which member got which approval email, the Teams cards
       state.storage.sql.exec("DROP TABLE IF EXISTS email_sends");
+      state.storage.sql.exec("DROP TABLE IF EXISTS teams_cards");
       // added by version 11: the version a decision was recorded under
       state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN agent_version");
       // added by version 10: the run's agent version, the receipts and their delivery
@@ -102,7 +103,13 @@ describe("upgrade", () => {
     expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 42");
     const { tables } = await storageOf(threadId);
     expect(tables).toEqual(
-      expect.arrayContaining(["notify_outbox", "receipts", "receipt_delivery", "email_sends"]),
+      expect.arrayContaining([
+        "notify_outbox",
+        "receipts",
+        "receipt_delivery",
+        "email_sends",
+        "teams_cards",
+      ]),
     );
     // The upgraded storage has exactly the shape a fresh object creates in one script.
     const fresh = await pendingRun("Refund order 43 for $120");

@@ -12,6 +12,7 @@ import { inboxRoutes } from "../inbox/routes";
 import { edgeTimelineRoutes } from "../timeline/edge-routes";
 import { slackRoutes } from "../slack/routes";
 import { emailRoutes } from "../email/routes";
+import { teamsRoutes } from "../teams/routes";
 import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
@@ -40,6 +41,7 @@ export function createApp(
         readConfig(c.env); // fail fast, naming the variable, on every route
         settings(c.env).slack;
         settings(c.env).email;
+        settings(c.env).teams;
         settings(c.env).access;
         inboxNamespace(c.env);
         mcpSessionNamespace(c.env);
@@ -68,6 +70,7 @@ export function createApp(
       .route("/", inboxRoutes(options))
       .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
+      .route("/", teamsRoutes(options))
       .route("/", a2aRoutes(agents, options.approverGroups))
       .route("/", mcpRoutes())
       .route("/", oauthRoutes({ enabled: usesOAuth }))

@@ -11,6 +11,8 @@ import { slackApi } from "../slack/api";
 import { isSlackSync, syncSlack, type SlackSyncMessage } from "../slack/sync";
 import { type EmailSyncMessage, isEmailSync, syncEmail } from "../email/sync";
 import { emailSender } from "../email/send";
+import { isTeamsSync, syncTeams, type TeamsSyncMessage } from "../teams/sync";
+import { teamsConnector } from "../teams/connector";
 import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notification";
 import { handleNotification } from "./consumer";
 import type { ErrorInfo } from "../error-sink";
@@ -45,12 +47,16 @@ export function createQueueHandler(options: {
     message.ack();
   };
   const handleNotify = async (
-    message: Message<NotifyMessage | SlackSyncMessage | EmailSyncMessage>,
+    message: Message<NotifyMessage | SlackSyncMessage | EmailSyncMessage | TeamsSyncMessage>,
     env: EdgeEnv,
     ctx: ExecutionContext | undefined,
   ) => {
     if (isSlackSync(message.body)) {
       await slackSync(env, message.body, options.approverGroups);
+      return message.ack();
+    }
+    if (isTeamsSync(message.body)) {
+      await teamsSync(env, message.body, options.approverGroups);
       return message.ack();
     }
     if (isEmailSync(message.body)) {
@@ -82,8 +88,11 @@ export function createQueueHandler(options: {
       case names.notify:
         return each(
           batch,
-          (message: Message<NotifyMessage | SlackSyncMessage | EmailSyncMessage>) =>
-            handleNotify(message, env, ctx),
+          (
+            message: Message<
+              NotifyMessage | SlackSyncMessage | EmailSyncMessage | TeamsSyncMessage
+            >,
+          ) => handleNotify(message, env, ctx),
         );
       case names.notifyDeadLetter:
         return each(batch, async (message: Message<NotifyMessage>) => {
@@ -133,7 +142,9 @@ export function createQueueHandler(options: {
           return kind === "resume"
             ? handleResume(message as Message<DriveMessage>, env)
             : handleNotify(
-                message as Message<NotifyMessage | SlackSyncMessage | EmailSyncMessage>,
+                message as Message<
+                  NotifyMessage | SlackSyncMessage | EmailSyncMessage | TeamsSyncMessage
+                >,
                 env,
                 ctx,
               );
@@ -182,6 +193,24 @@ async function emailSync(
     },
     body,
     group,
+  );
+}
+
+/** Posts or replaces the request's Teams card; throws (so the message retries) when Teams fails. */
+async function teamsSync(
+  env: EdgeEnv,
+  body: TeamsSyncMessage,
+  approverGroups: ApproverGroupsInit | undefined,
+): Promise<void> {
+  const { teams } = settings(env);
+  const target = settings(env).approvers(approverGroups).groups.get(body.teams.group)?.teams;
+  if (!teams || !target) {
+    return; // Teams switched off (or the group lost its conversation) since the message was sent
+  }
+  await syncTeams(
+    { thread: threadStub(env, body.threadId), connector: teamsConnector(teams) },
+    body,
+    target,
   );
 }
 
