@@ -40,13 +40,19 @@ export function botKey() {
   return signer;
 }
 
-/** A Bot Framework token: valid unless told otherwise (another key, audience, expiry). */
+/** A Bot Framework token: valid unless told otherwise (another key, audience, expiry, serviceurl). */
 export async function botToken(
-  options: { audience?: string; expiresAt?: number; key?: CryptoKey; issuer?: string } = {},
+  options: {
+    audience?: string;
+    expiresAt?: number;
+    key?: CryptoKey;
+    issuer?: string;
+    serviceUrl?: string;
+  } = {},
 ): Promise<string> {
   const { privateKey, kid } = await botKey();
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ serviceUrl: SERVICE_URL })
+  return new SignJWT({ serviceurl: options.serviceUrl ?? SERVICE_URL })
     .setProtectedHeader({ alg: "RS256", kid })
     .setIssuer(options.issuer ?? "https://api.botframework.com")
     .setAudience(options.audience ?? TEAMS_APP_ID)

@@ -65,6 +65,7 @@ describe("Teams approvals", () => {
       await botToken({ expiresAt: now - 3600 }), // expired
       await botToken({ audience: "someone-else" }), // another bot's token
       await botToken({ issuer: "https://evil.example" }),
+      await botToken({ serviceUrl: "https://evil.example/" }), // issued for another serviceUrl
     ]) {
       const response = await postActivity(press, token);
       expect(response.status, String(token)).toBe(401);

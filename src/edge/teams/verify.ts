@@ -2,7 +2,7 @@
  * Authenticates an incoming Bot Framework activity as Teams does: the `Authorization: Bearer`
  * JWT is signed by a key of the Bot Framework's OpenID metadata (`TEAMS_OPENID_URL` →
  * `jwks_uri`, fetched once per isolate; jose caches and refreshes the keys), issued by
- * `https://api.botframework.com`, for our app id, unexpired, and its `serviceUrl` claim (when
+ * `https://api.botframework.com`, for our app id, unexpired, and its `serviceurl` claim (when
  * present) is the activity's. Anything else is refused before the body is looked at further.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
@@ -62,7 +62,9 @@ export async function verifyBotToken(
   } catch (error) {
     throw new TeamsAuthError(`token rejected: ${error instanceof Error ? error.message : error}`);
   }
-  if (payload.serviceUrl !== undefined && payload.serviceUrl !== activityServiceUrl) {
-    throw new TeamsAuthError("token's serviceUrl is not the activity's");
+  // The Bot Framework's claim is spelled `serviceurl` (its SDKs' ServiceUrlClaim); either counts.
+  const claimed = payload.serviceurl ?? payload.serviceUrl;
+  if (claimed !== undefined && claimed !== activityServiceUrl) {
+    throw new TeamsAuthError("token's serviceurl is not the activity's");
   }
 }
