@@ -181,7 +181,7 @@ describe("approval emails", () => {
     expect((await openLink(carol.links.approve)).status).toBe(409);
   });
 
-  it("a reminder is an email of its own, in the first one's thread, to members who have not voted", async () => {
+  it("a reminder is an email of its own, in the first one's thread; an escalation emails the next group", async () => {
     const { threadId, request, stub } = await startPending("Please delete my account");
     const first = await emailsFor(request.id, 2);
     expect(first.map((m) => m.to).sort()).toEqual(["lead2@example.com", "lead@example.com"]);
@@ -200,6 +200,20 @@ describe("approval emails", () => {
     expect(lead.headers.get("in-reply-to")).toBe(leadFirst.headers.get("message-id"));
     expect(lead.headers.get("message-id")).not.toBe(leadFirst.headers.get("message-id"));
     expect(lead.text).toContain("Reminder 1: this request is still waiting for a decision.");
+
+    // The escalation lets `managers` decide too: they get their first email, the leads nothing new.
+    await sqlIn(
+      threadId,
+      "UPDATE approvals SET escalate_at = ? WHERE request_id = ?",
+      Date.now() - 1,
+      request.id,
+    );
+    await runDurableObjectAlarm(stub);
+    const escalated = await emailsFor(request.id, 5);
+    expect(escalated.filter((m) => m.to === "max@example.com").map((m) => m.mail.subject)).toEqual([
+      "Approval needed: Delete this account? This cannot be undone.",
+    ]);
+    expect(escalated).toHaveLength(5);
   });
 
   it("a refused send is retried through the notify queue; each member still gets one email", async () => {
