@@ -5,7 +5,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { BASE, getRun, signedDecision, waitForStatus, WEBHOOK_SECRET } from "../helpers/edge";
-import { sqlIn, startPending, until } from "../helpers/durable";
+import { eventsOf, sqlIn, startPending, until } from "../helpers/durable";
+import { receiptsOf } from "../helpers/receipts";
 import { failMail, mailFor, resetMail } from "../helpers/email";
 import { createApproverToken } from "../../src/edge/approvals/approver-link";
 
@@ -89,6 +90,12 @@ describe("approval emails", () => {
       decision: "approve",
       channel: "email",
       decidedBy: "ann@example.com",
+    });
+
+    // The channel is named in the receipt and in the run's `resumed` event too.
+    expect((await receiptsOf(runId)).map((r) => r.channel)).toEqual(["email"]);
+    expect((await eventsOf(runId)).find((e) => e.type === "resumed")?.data).toMatchObject({
+      channel: "email",
     });
 
     // The same link again: refused, nothing changes.

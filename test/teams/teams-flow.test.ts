@@ -6,7 +6,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { generateKeyPair } from "jose";
 import { BASE, getRun, waitForStatus } from "../helpers/edge";
-import { startPending, until } from "../helpers/durable";
+import { eventsOf, startPending, until } from "../helpers/durable";
+import { receiptsOf } from "../helpers/receipts";
 import { slackSignedHeaders } from "../helpers/slack";
 import { SELF } from "cloudflare:test";
 import {
@@ -91,6 +92,10 @@ describe("Teams approvals", () => {
       decision: "approve",
       channel: "teams",
       decidedBy: "ann",
+    });
+    expect((await receiptsOf(runId)).map((r) => r.channel)).toEqual(["teams"]);
+    expect((await eventsOf(runId)).find((e) => e.type === "resumed")?.data).toMatchObject({
+      channel: "teams",
     });
     // The same activity again (a retry by Teams): an identical repeat.
     expect((await postActivity(press, await botToken())).status).toBe(200);
