@@ -79,6 +79,20 @@ describe("Teams approvals", () => {
     expect(run.decisions).toEqual([]);
   });
 
+  it("fetches the OpenID metadata and signing keys once, and acknowledges other activities", async () => {
+    for (let i = 0; i < 3; i += 1) {
+      const response = await postActivity(
+        { type: "conversationUpdate", id: `a-${i}`, serviceUrl: "http://127.0.0.1:9/teams/" },
+        await botToken(),
+      );
+      expect(response.status).toBe(200);
+    }
+    const fetched = (await teamsCalls()).map((c) => new URL(c.url).pathname);
+    // At most once per isolate (none when an earlier test of this file fetched them already).
+    expect(fetched.filter((path) => path === "/openid").length).toBeLessThanOrEqual(1);
+    expect(fetched.filter((path) => path === "/keys").length).toBeLessThanOrEqual(1);
+  });
+
   it("a member approves from the card (known by their UPN) and the card shows the outcome in place", async () => {
     const { runId, request } = await startPending("Refund order 8 for $85");
     const card = await postedCard(request.id);
