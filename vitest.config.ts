@@ -38,7 +38,7 @@ const secrets = {
   }),
 };
 
-// Five projects:
+// Seven projects:
 // - workers: everything in workerd (local Durable Objects, queues, alarms), demo model;
 // - workers-llm: the edge against a streaming OpenAI-compatible fake that is the
 //   worker's only outbound network (test/fixtures/fake-llm-worker.js);
@@ -46,7 +46,9 @@ const secrets = {
 //   (and the npm scripts' helpers, test/scripts; Node-only checks in test/node: test
 //   configuration, the built package);
 // - workers-mcp: the durable MCP elicitation bridge end to end (test/edge-mcp);
-// - workers-slack: approvals in Slack against a fake Slack Web API (test/slack).
+// - workers-slack: approvals in Slack against a fake Slack Web API (test/slack);
+// - workers-email: approval emails through a send_email binding (test/email);
+// - workers-teams: approvals in Microsoft Teams against a fake Bot Framework (test/teams).
 export default defineConfig({
   test: {
     // The JSON report feeds the one-line total that .ci/run prints (scripts/test-summary.mjs).
@@ -161,6 +163,105 @@ export default defineConfig({
           }),
         ],
         test: { name: "workers-slack", include: ["test/slack/**/*.test.ts"], testTimeout: 30_000 },
+      },
+      {
+        // Approval emails end to end: `EMAIL` is a fake mailbox (test/fixtures/fake-mailbox-worker.js)
+        // that hands each message to Miniflare's own send_email binding, which parses and checks
+        // it, and keeps it for the test to read back; the mailbox is the outbound network too.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: wranglerConfig },
+            miniflare: {
+              bindings: {
+                ...secrets,
+                EMAIL_FROM: "approvals@toolnexus.test",
+                // Requests without rules land in `default`; large refunds need two of `finance`;
+                // account deletions go to `support-leads` (reminders) and escalate to `managers`.
+                // `nomail` has no email identity: no email for them.
+                APPROVER_GROUPS: JSON.stringify({
+                  default: [
+                    "ann@example.com",
+                    { id: "bob", identities: ["Bob@Example.com"] },
+                    { id: "nomail", identities: ["slack:T1/U9"] },
+                  ],
+                  finance: [
+                    "ann@example.com",
+                    { id: "bob", identities: ["Bob@Example.com"] },
+                    "carol@example.com",
+                  ],
+                  "support-leads": ["lead@example.com", "lead2@example.com"],
+                  managers: ["max@example.com"],
+                }),
+              },
+              serviceBindings: { EMAIL: { name: "mailbox", entrypoint: "SendEmail" } },
+              outboundService: "mailbox",
+              workers: [
+                {
+                  name: "mailbox",
+                  modules: true,
+                  compatibilityDate: "2026-04-01",
+                  scriptPath: "./test/fixtures/fake-mailbox-worker.js",
+                  email: { send_email: [{ name: "REAL_EMAIL" }] },
+                },
+              ],
+            },
+          }),
+        ],
+        test: { name: "workers-email", include: ["test/email/**/*.test.ts"], testTimeout: 30_000 },
+      },
+      {
+        // Approvals in Microsoft Teams: a fake Bot Framework and Bot Connector on 127.0.0.1
+        // (test/fixtures/fake-teams-worker.js, the worker's only outbound network, also a
+        // minimal Slack Web API), the test signing its own Bot Framework tokens.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: wranglerConfig },
+            miniflare: {
+              bindings: {
+                ...secrets,
+                TEAMS_APP_ID: "teams-app-id",
+                TEAMS_APP_PASSWORD: "teams-password",
+                TEAMS_OPENID_URL: "http://127.0.0.1:9/openid",
+                TEAMS_SERVICE_URL_ALLOW: "127.0.0.1:9",
+                SLACK_BOT_TOKEN: "xoxb-test",
+                SLACK_SIGNING_SECRET: "8f742231b10e8888abcd99yyyzzz85a5",
+                SLACK_API_URL: "http://slack.test/api/",
+                // ann is known to Teams by her UPN (the member lookup), bob by his AAD object id.
+                APPROVER_GROUPS: JSON.stringify({
+                  "support-leads": ["lead@example.com"],
+                  managers: ["max@example.com"],
+                  ...Object.fromEntries(
+                    ["default", "finance"].map((group) => [
+                      group,
+                      {
+                        members: [
+                          { id: "ann", identities: ["ann@example.com", "slack:T1/U1"] },
+                          { id: "bob", identities: ["teams:aad-bob", "slack:T1/U2"] },
+                          ...(group === "finance" ? ["carol@example.com"] : []),
+                        ],
+                        slack: { channel: "C0123" },
+                        teams: {
+                          conversation: "19:approvals@thread.tacv2",
+                          serviceUrl: "http://127.0.0.1:9/teams/",
+                        },
+                      },
+                    ]),
+                  ),
+                }),
+              },
+              outboundService: "fake-teams",
+              workers: [
+                {
+                  name: "fake-teams",
+                  modules: true,
+                  compatibilityDate: "2026-04-01",
+                  scriptPath: "./test/fixtures/fake-teams-worker.js",
+                },
+              ],
+            },
+          }),
+        ],
+        test: { name: "workers-teams", include: ["test/teams/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
         test: {

@@ -45,8 +45,11 @@ export class OutboxDelivery {
       for (let pass = 0; pass < MAX_OUTBOX_ROUNDS; pass += 1) {
         const { delivered, failed } = await deliverOutbox(t.outbox, {
           send: async (group, items) => {
-            // Slack first: if the inbox then fails, the retry sends both again (both idempotent).
+            // Slack, email and Teams first: if the inbox then fails, the retry sends them again (all
+            // idempotent: Slack and Teams update their message, email sends each member's once).
             await t.sends.syncSlack(group, items);
+            await t.sends.syncEmail(group, items);
+            await t.sends.syncTeams(group, items);
             await inboxStub(t.env, group).apply(items);
           },
           transaction: (fn) => t.state.storage.transactionSync(fn),

@@ -1,6 +1,7 @@
 /**
  * What a thread sends on the `notify` queue: approver notifications (from its
- * notify outbox), Slack message syncs for groups with a channel, and Slack reminders. The
+ * notify outbox), Slack message syncs for groups with a channel, Slack reminders, and the
+ * approval emails and reminder emails when email is on. The
  * queue's consumer does the slow part (HTTP to the receiver or to Slack) with its own
  * retries; these only hand messages over.
  */
@@ -10,6 +11,8 @@ import { type EdgeEnv, settings } from "../../src/edge/settings";
 import type { ErrorInfo } from "../../src/edge/error-sink";
 import type { InboxItem } from "../../src/edge/inbox/item";
 import type { SlackSyncMessage } from "../../src/edge/slack/sync";
+import type { EmailSyncMessage } from "../../src/edge/email/sync";
+import type { TeamsSyncMessage } from "../../src/edge/teams/sync";
 import type { EventHub } from "../thread/event-hub";
 import { MAX_NOTIFY_SEND_ATTEMPTS, type NotifyOutbox } from "./notify";
 import type { SlackMessages } from "./slack-messages";
@@ -36,6 +39,15 @@ export interface NotifySends {
   syncSlack(group: string, items: InboxItem[]): Promise<void>;
   /** A reminder goes to each Slack channel of the request's groups (as a thread reply). */
   slackReminder(runId: string, requestId: string, n: number): Promise<void>;
+  /**
+   * With email on, the group's members get their approval email for each open request
+   * (the consumer sends each member's once: a later change of the request sends nothing).
+   */
+  syncEmail(group: string, items: InboxItem[]): Promise<void>;
+  /** A group with a Teams conversation gets its card posted or replaced in place. */
+  syncTeams(group: string, items: InboxItem[]): Promise<void>;
+  /** With email on, a reminder email goes to the members of the request's groups who have not voted. */
+  emailReminder(runId: string, requestId: string, n: number): Promise<void>;
 }
 
 export function notifySends(deps: NotifySendDeps): NotifySends {
@@ -85,6 +97,59 @@ export function notifySends(deps: NotifySendDeps): NotifySends {
             requestId: item.requestId,
             slack: { group },
           } satisfies SlackSyncMessage,
+        })),
+      );
+    },
+
+    async syncEmail(group, items) {
+      const open = items.filter((item) => item.status === "open");
+      if (!settings(deps.env).email || open.length === 0) {
+        return;
+      }
+      await deps.notifyQueue().sendBatch(
+        open.map((item) => ({
+          body: {
+            threadId: item.threadId,
+            runId: item.runId,
+            requestId: item.requestId,
+            email: { group },
+          } satisfies EmailSyncMessage,
+        })),
+      );
+    },
+
+    async syncTeams(group, items) {
+      if (!settings(deps.env).teams) {
+        return;
+      }
+      if (!settings(deps.env).approvers(deps.approverGroups).groups.get(group)?.teams) {
+        return;
+      }
+      await deps.notifyQueue().sendBatch(
+        items.map((item) => ({
+          body: {
+            threadId: item.threadId,
+            runId: item.runId,
+            requestId: item.requestId,
+            teams: { group },
+          } satisfies TeamsSyncMessage,
+        })),
+      );
+    },
+
+    async emailReminder(runId, requestId, n) {
+      const item = settings(deps.env).email ? deps.slack.source(runId, requestId)?.item : undefined;
+      if (item?.status !== "open") {
+        return;
+      }
+      await deps.notifyQueue().sendBatch(
+        item.groups.map((group) => ({
+          body: {
+            threadId: item.threadId,
+            runId,
+            requestId,
+            email: { group, reminder: n },
+          } satisfies EmailSyncMessage,
         })),
       );
     },

@@ -15,6 +15,9 @@
  * - inbox_outbox: inbox item versions not yet acknowledged by their group's InboxObject
  *   (written in the same transaction as the change they describe; see durable/outbox/inbox.ts).
  * - slack_messages: the Slack message (channel, ts) that shows each request, per channel.
+ * - email_sends (v12): which member got which approval email per request (durable/outbox/email-sends.ts).
+ * - teams_cards (v12): the Teams card (conversation, activity id) that shows each request
+ *   (durable/outbox/teams-cards.ts).
  * - votes: every approver's vote on a request with rules (v5); the settled outcome
  *   still lands in `decisions`, so runs stored before v5 keep working unchanged.
  * - refusals: votes refused because of who cast them (not an approver, own request).
@@ -35,7 +38,7 @@
 import type { Sql } from "./sql";
 import { TABLES } from "./tables";
 
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {

@@ -89,6 +89,21 @@ export const TABLES: readonly string[] = [
     claimed_at INTEGER NOT NULL,
     PRIMARY KEY (request_id, channel)
   )`,
+  `CREATE TABLE IF NOT EXISTS email_sends (
+    request_id TEXT NOT NULL,
+    member TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    sent INTEGER NOT NULL,
+    claimed_at INTEGER NOT NULL,
+    PRIMARY KEY (request_id, member, kind)
+  )`,
+  `CREATE TABLE IF NOT EXISTS teams_cards (
+    request_id TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    activity_id TEXT,
+    claimed_at INTEGER NOT NULL,
+    PRIMARY KEY (request_id, conversation)
+  )`,
   `CREATE TABLE IF NOT EXISTS votes (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     request_id TEXT NOT NULL,

@@ -15,6 +15,8 @@ import { VoteStore } from "../storage/vote-store";
 import { HandleStore } from "../storage/handle-store";
 import { InboxOutbox, inboxHooks, type InboxHooks } from "../outbox/inbox";
 import { SlackMessages } from "../outbox/slack-messages";
+import { EmailSends } from "../outbox/email-sends";
+import { TeamsCards } from "../outbox/teams-cards";
 import { NotifyOutbox } from "../outbox/notify";
 import { NotifyDelivered } from "../outbox/notify-delivered";
 import { notifySends, type NotifySends } from "../outbox/notify-sends";
@@ -57,6 +59,10 @@ export interface ThreadContext {
   readonly events: EventHub;
   readonly outbox: InboxOutbox;
   readonly slack: SlackMessages;
+  /** Which member got which approval email (outbox/email-sends.ts). */
+  readonly emails: EmailSends;
+  /** The Teams card posted for each request, per conversation (outbox/teams-cards.ts). */
+  readonly teamsCards: TeamsCards;
   readonly notifications: NotifyOutbox;
   /** The thread's decision receipts and how far the receipts store has them (outbox/receipts.ts). */
   readonly receipts: ReceiptOutbox;
@@ -117,6 +123,8 @@ export function createThreadContext(
     events,
     outbox,
     slack,
+    emails: new EmailSends(sql),
+    teamsCards: new TeamsCards(sql),
     notifications,
     receipts,
     pendingVersion: new PendingVersionOutbox(sql, threadId),

@@ -25,6 +25,8 @@ import type {
   ThreadRpc,
 } from "../../src/edge/protocol";
 import type { SlackSource } from "../../src/edge/slack/sync";
+import type { EmailSendKey, EmailSource } from "../../src/edge/email/thread";
+import type { TeamsSource } from "../../src/edge/teams/sync";
 import type { RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
 import { loggedEvent, runSummary } from "../storage/run-view";
@@ -236,6 +238,61 @@ export function createThreadObjectClass(
     async slackRelease(runId: string, requestId: string, channel: string): Promise<void> {
       if (this.store.run(runId)) {
         this.slack.release(requestId, channel);
+      }
+    }
+
+    // Email (outbox/email-sends.ts): the notify consumer reads the request's latest inbox item,
+    // claims the members it sends to, and marks each sent (or releases it when the send failed).
+
+    async emailSource(runId: string, requestId: string): Promise<EmailSource | undefined> {
+      const run = this.store.run(runId);
+      return run && this.#t.emails.source(run, requestId);
+    }
+
+    async emailClaim(key: EmailSendKey, members: string[]): Promise<string[]> {
+      if (!this.store.run(key.runId)) {
+        return [];
+      }
+      return this.#t.emails.claim(key, members, Date.now());
+    }
+
+    async emailSent(key: EmailSendKey, member: string): Promise<void> {
+      if (this.store.run(key.runId)) {
+        this.#t.emails.sent(key, member);
+      }
+    }
+
+    async emailRelease(key: EmailSendKey, member: string): Promise<void> {
+      if (this.store.run(key.runId)) {
+        this.#t.emails.release(key, member);
+      }
+    }
+
+    // Teams (outbox/teams-cards.ts): as Slack's, a card per request and conversation.
+
+    async teamsSource(runId: string, requestId: string): Promise<TeamsSource | undefined> {
+      return this.#t.teamsCards.source(runId, requestId);
+    }
+
+    async teamsClaim(runId: string, requestId: string, conversation: string): Promise<boolean> {
+      return (
+        this.store.run(runId) !== undefined &&
+        this.#t.teamsCards.claim(requestId, conversation, Date.now())
+      );
+    }
+
+    async teamsPosted(
+      { runId, requestId }: { runId: string; requestId: string },
+      { conversation, activityId }: { conversation: string; activityId: string },
+    ): Promise<void> {
+      if (this.store.run(runId)) {
+        this.#t.teamsCards.posted(requestId, conversation, activityId);
+      }
+    }
+
+    async teamsRelease(runId: string, requestId: string, conversation: string): Promise<void> {
+      if (this.store.run(runId)) {
+        this.#t.teamsCards.release(requestId, conversation);
       }
     }
   };

@@ -39,7 +39,13 @@ export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promi
         );
       }
     },
-    reminded: (run, requestId, n) => t.sends.slackReminder(run.runId, requestId, n),
+    reminded: async (run, requestId, n) => {
+      // Both run: a Slack that refuses the reminder does not keep it from the inboxes.
+      await Promise.all([
+        t.sends.slackReminder(run.runId, requestId, n),
+        t.sends.emailReminder(run.runId, requestId, n),
+      ]);
+    },
   });
   await t.remoteWaits.pollDue(t.store.runsWithWork(), {
     agents: t.agents,

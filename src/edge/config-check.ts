@@ -56,6 +56,8 @@ export function configCheck(
     const edge = settings(env);
     edge.config; // API_TOKEN, WEBHOOK_SECRET, …, THREADS and the queues
     edge.slack;
+    edge.email; // EMAIL and EMAIL_FROM together, or neither
+    edge.teams; // TEAMS_APP_ID and TEAMS_APP_PASSWORD together, or neither
     edge.access;
     inboxNamespace(env);
     mcpSessionNamespace(env);

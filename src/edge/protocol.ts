@@ -4,6 +4,8 @@
  */
 import type { Answer, Message, Request, RunResult, Usage } from "../core/types";
 import type { SlackThread } from "./slack/sync";
+import type { EmailThread } from "./email/thread";
+import type { TeamsThread } from "./teams/sync";
 
 export interface StartInput {
   runId: string;
@@ -50,7 +52,9 @@ export interface NotifyMessage {
 /**
  * Where a vote came from (docs/architecture.md §6 "Identity"), with this wave's protocol
  * channels (DESIGN §7): MCP sign-in, AI SDK chat, AG-UI, A2A and our MCP server; and
- * `version`, a newer deploy's version check (a request it superseded: durable/ledger/version-change.ts).
+ * `version`, a newer deploy's version check (a request it superseded: durable/ledger/version-change.ts);
+ * and the approvers' channels of DESIGN §8: `email` (a personal link from an approval email) and
+ * `teams` (a Microsoft Teams card).
  */
 export const CHANNELS = [
   "webhook",
@@ -65,6 +69,8 @@ export const CHANNELS = [
   "a2a",
   "mcp",
   "version",
+  "email",
+  "teams",
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 
@@ -299,7 +305,7 @@ export interface LoggedEvent {
 }
 
 /** The thread object's RPC surface, as the worker sees it through the binding. */
-export interface ThreadRpc extends SlackThread {
+export interface ThreadRpc extends SlackThread, EmailThread, TeamsThread {
   start(input: StartInput): Promise<StartOutcome>;
   getRun(runId: string, options?: { transcript?: boolean }): Promise<RunView | undefined>;
   decide(input: DecisionInput): Promise<DecisionOutcome>;

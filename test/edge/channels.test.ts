@@ -1,7 +1,8 @@
 /**
  * The decision channels are named once (src/edge/protocol.ts CHANNELS) and agree with the
  * kernel's VoteChannel and the API schema: every channel of DESIGN §7, and `version` (issue 30:
- * a newer deploy's version check closes a request it asks again of other approvers).
+ * a newer deploy's version check closes a request it asks again of other approvers), and the
+ * approvers' channels of DESIGN §8, `email` and `teams` (issue 45).
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { CHANNELS, type Channel } from "../../src/edge/protocol";
@@ -24,6 +25,8 @@ describe("decision channels", () => {
         "a2a",
         "mcp",
         "version",
+        "email",
+        "teams",
       ].sort(),
     );
     expectTypeOf<Channel>().toEqualTypeOf<VoteChannel>();

@@ -84,6 +84,9 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
+      // added by version 12: which member got which approval email, the Teams cards
+      state.storage.sql.exec("DROP TABLE IF EXISTS email_sends");
+      state.storage.sql.exec("DROP TABLE IF EXISTS teams_cards");
       // added by version 11: the version a decision was recorded under
       state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN agent_version");
       // added by version 10: the run's agent version, the receipts and their delivery
@@ -92,7 +95,7 @@ describe("upgrade", () => {
       state.storage.sql.exec("ALTER TABLE runs DROP COLUMN agent_version");
       state.storage.sql.exec("UPDATE meta SET value = '9' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(11); // storage of v9 is brought past v10 and v11 at once
+    expect(SCHEMA_VERSION).toBe(12); // storage of v9 is brought past v10, v11 and v12 at once
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
@@ -100,7 +103,13 @@ describe("upgrade", () => {
     expect((await waitForStatus(runId, ["done"])).text).toBe("Done: Refunded $120 on order 42");
     const { tables } = await storageOf(threadId);
     expect(tables).toEqual(
-      expect.arrayContaining(["notify_outbox", "receipts", "receipt_delivery"]),
+      expect.arrayContaining([
+        "notify_outbox",
+        "receipts",
+        "receipt_delivery",
+        "email_sends",
+        "teams_cards",
+      ]),
     );
     // The upgraded storage has exactly the shape a fresh object creates in one script.
     const fresh = await pendingRun("Refund order 43 for $120");

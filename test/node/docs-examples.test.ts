@@ -1,6 +1,6 @@
 /**
  * What a newcomer copies must be true: both .dev.vars.example files name every variable
- * the edge reads (its EdgeEnv, Slack and Access settings) and every variable of this wave
+ * the edge reads (its EdgeEnv, Slack, Access, email and Teams settings) and every variable of this wave
  * (docs/architecture.md §7: MCP_TOKEN_KEY, RECEIPT_KEY, CORS_ORIGINS, OTEL_*), the
  * README's commands work as pasted (`curl -sN`, an install line that does not assume the
  * checkout's folder name), and the demo's knobs are documented.
@@ -20,6 +20,8 @@ function envNames(): string[] {
     "src/edge/settings/slack.ts",
     "src/edge/settings/access.ts",
     "src/edge/settings/cors.ts",
+    "src/edge/settings/email.ts",
+    "src/edge/settings/teams.ts",
   ]) {
     for (const [, name] of read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+)\?: string;/gm)) {
       names.add(name!);

@@ -25,7 +25,10 @@ export type VoteChannel =
   | "a2a"
   | "mcp"
   // A newer deploy's version check: the request it superseded (never a person's vote).
-  | "version";
+  | "version"
+  // An approval email's personal link, a Microsoft Teams card (DESIGN §8).
+  | "email"
+  | "teams";
 
 /** A vote as the ledger keeps it. `args` is set on an edit; `reset` when a later edit voided it. */
 export interface Vote {

@@ -6,14 +6,22 @@
  */
 import { groupsOf, isRecord, type Rules } from "../../core/approvers/rules";
 import { ConfigError } from "../config-error";
+import { isUrl } from "../settings/teams";
 import { MAX_IDENTITY_CHARS } from "../http/schemas";
 
 /** A member: an identity (`"ann@example.com"`) or an id with the identities that are theirs. */
 export type ApproverMemberInit = string | { id: string; identities?: string[] };
-/** A bare array means `members`. `slack.channel` is where the group's requests are posted. */
+/**
+ * A bare array means `members`. `slack.channel` is where the group's requests are posted;
+ * `teams` the Microsoft Teams conversation (and its Bot Connector `serviceUrl`) that gets a card.
+ */
 export type ApproverGroupInit =
   | ApproverMemberInit[]
-  | { members: ApproverMemberInit[]; slack?: { channel: string } };
+  | {
+      members: ApproverMemberInit[];
+      slack?: { channel: string };
+      teams?: { conversation: string; serviceUrl: string };
+    };
 export type ApproverGroupsInit = Record<string, ApproverGroupInit>;
 
 export interface ApproverMember {
@@ -25,6 +33,7 @@ export interface ApproverGroup {
   name: string;
   members: ApproverMember[];
   slack?: { channel: string };
+  teams?: { conversation: string; serviceUrl: string };
 }
 
 const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -152,11 +161,11 @@ export function parseApproverGroups(value: unknown, source: string): Map<string,
 function parseGroup(name: string, init: unknown, where: string): ApproverGroup {
   const body = Array.isArray(init) ? { members: init } : init;
   if (!isRecord(body)) {
-    throw new ConfigError(`${where} must be a list of members or { members, slack? }`);
+    throw new ConfigError(`${where} must be a list of members or { members, slack?, teams? }`);
   }
   for (const key of Object.keys(body)) {
-    if (key !== "members" && key !== "slack") {
-      throw new ConfigError(`${where}.${key} is not a group setting (members, slack)`);
+    if (key !== "members" && key !== "slack" && key !== "teams") {
+      throw new ConfigError(`${where}.${key} is not a group setting (members, slack, teams)`);
     }
   }
   if (!Array.isArray(body.members) || body.members.length === 0) {
@@ -181,7 +190,27 @@ function parseGroup(name: string, init: unknown, where: string): ApproverGroup {
     }
     group.slack = { channel: channel.trim() };
   }
+  if (body.teams !== undefined) {
+    group.teams = parseTeams(body.teams, `${where}.teams`);
+  }
   return group;
+}
+
+/** `{ conversation, serviceUrl }`: where the group's Teams cards go (the bot must be in it). */
+function parseTeams(init: unknown, where: string): { conversation: string; serviceUrl: string } {
+  const conversation = isRecord(init) ? init.conversation : undefined;
+  const serviceUrl = isRecord(init) ? init.serviceUrl : undefined;
+  if (
+    typeof conversation !== "string" ||
+    conversation.trim() === "" ||
+    typeof serviceUrl !== "string" ||
+    !isUrl(serviceUrl)
+  ) {
+    throw new ConfigError(
+      `${where} must be { "conversation": "19:…@thread.tacv2", "serviceUrl": "https://smba.trafficmanager.net/…/" }`,
+    );
+  }
+  return { conversation: conversation.trim(), serviceUrl: serviceUrl.replace(/\/?$/, "/") };
 }
 
 function parseMember(init: unknown, where: string): ApproverMember {

@@ -37,6 +37,8 @@ export interface ApprovalPageView {
   argsHash?: string;
   /** Top-level keys of `args` the approver may change (personal pages with `editable` rules). */
   editableKeys?: string[];
+  /** Extra hidden form fields (the email confirmation page's CSRF token). */
+  hidden?: Record<string, string>;
   /** Set when this visitor may not decide here: why, and how to get a personal link. */
   readOnly?: string;
   /** The render time, for "in 14 minutes" (default: now). */
@@ -86,7 +88,11 @@ export function renderApprovalPage(view: ApprovalPageView): string {
   const form = view.readOnly
     ? `<p id="read-only" class="error">${esc(view.readOnly)}</p>`
     : `<form method="POST" action="${esc(view.actionPath)}">
-${view.argsHash ? `<input type="hidden" name="argsHash" value="${esc(view.argsHash)}">\n` : ""}${view.kind === "input" ? renderSchemaFields(view.data?.schema) : ""}${renderArgEdits(view)}<label for="reason">Reason <span class="hint">(optional)</span></label>
+${Object.entries(view.hidden ?? {})
+  .map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">\n`)
+  .join(
+    "",
+  )}${view.argsHash ? `<input type="hidden" name="argsHash" value="${esc(view.argsHash)}">\n` : ""}${view.kind === "input" ? renderSchemaFields(view.data?.schema) : ""}${renderArgEdits(view)}<label for="reason">Reason <span class="hint">(optional)</span></label>
 <textarea id="reason" name="reason" rows="3" maxlength="1000"></textarea>
 <div class="actions">
 <button type="submit" class="approve" name="decision" value="approve">Approve</button>

@@ -12,6 +12,8 @@ import { approvalsRoutes } from "../inbox/api-routes";
 import { inboxRoutes } from "../inbox/routes";
 import { edgeTimelineRoutes } from "../timeline/edge-routes";
 import { slackRoutes } from "../slack/routes";
+import { emailRoutes } from "../email/routes";
+import { teamsRoutes } from "../teams/routes";
 import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
@@ -54,9 +56,11 @@ export function createApp(
       .route("/v1", approvalsRoutes(options))
       .route("/v1", runRoutes(agents, options.approverGroups))
       .route("/", approvalRoutes())
+      .route("/", emailRoutes())
       .route("/", inboxRoutes(options))
       .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
+      .route("/", teamsRoutes(options))
       .route("/", a2aRoutes(agents, options.approverGroups))
       .route("/", mcpRoutes(agents, options.approverGroups))
       .route("/", oauthRoutes({ enabled: usesOAuth }))

@@ -9,6 +9,10 @@ import { threadStub } from "../http/threads";
 import type { ApproverGroupsInit } from "../approvals/groups";
 import { slackApi } from "../slack/api";
 import { isSlackSync, syncSlack, type SlackSyncMessage } from "../slack/sync";
+import { type EmailSyncMessage, isEmailSync, syncEmail } from "../email/sync";
+import { emailSender } from "../email/send";
+import { isTeamsSync, syncTeams, type TeamsSyncMessage } from "../teams/sync";
+import { teamsConnector } from "../teams/connector";
 import { NOTIFY_MAX_DELIVERIES, retryDelaySeconds } from "./notification";
 import { handleNotification } from "./consumer";
 import type { ErrorInfo } from "../error-sink";
@@ -43,12 +47,20 @@ export function createQueueHandler(options: {
     message.ack();
   };
   const handleNotify = async (
-    message: Message<NotifyMessage | SlackSyncMessage>,
+    message: Message<NotifyMessage | SlackSyncMessage | EmailSyncMessage | TeamsSyncMessage>,
     env: EdgeEnv,
     ctx: ExecutionContext | undefined,
   ) => {
     if (isSlackSync(message.body)) {
       await slackSync(env, message.body, options.approverGroups);
+      return message.ack();
+    }
+    if (isTeamsSync(message.body)) {
+      await teamsSync(env, message.body, options.approverGroups);
+      return message.ack();
+    }
+    if (isEmailSync(message.body)) {
+      await emailSync(env, message.body, options.approverGroups);
       return message.ack();
     }
     return handleNotification(
@@ -74,8 +86,13 @@ export function createQueueHandler(options: {
       case names.resume:
         return each(batch, (message: Message<DriveMessage>) => handleResume(message, env));
       case names.notify:
-        return each(batch, (message: Message<NotifyMessage | SlackSyncMessage>) =>
-          handleNotify(message, env, ctx),
+        return each(
+          batch,
+          (
+            message: Message<
+              NotifyMessage | SlackSyncMessage | EmailSyncMessage | TeamsSyncMessage
+            >,
+          ) => handleNotify(message, env, ctx),
         );
       case names.notifyDeadLetter:
         return each(batch, async (message: Message<NotifyMessage>) => {
@@ -124,7 +141,13 @@ export function createQueueHandler(options: {
           await told(batch.queue, text, message.body as DriveMessage);
           return kind === "resume"
             ? handleResume(message as Message<DriveMessage>, env)
-            : handleNotify(message as Message<NotifyMessage | SlackSyncMessage>, env, ctx);
+            : handleNotify(
+                message as Message<
+                  NotifyMessage | SlackSyncMessage | EmailSyncMessage | TeamsSyncMessage
+                >,
+                env,
+                ctx,
+              );
         });
       }
     }
@@ -144,6 +167,51 @@ async function slackSync(
     return; // Slack switched off (or the group lost its channel) since the message was sent
   }
   await syncSlack({ thread: threadStub(env, body.threadId), api: slackApi(slack) }, body, channel);
+}
+
+/** Sends the request's approval (or reminder) emails still owed; throws (so the message retries) when one failed. */
+async function emailSync(
+  env: EdgeEnv,
+  body: EmailSyncMessage,
+  approverGroups: ApproverGroupsInit | undefined,
+): Promise<void> {
+  const { email } = settings(env);
+  const directory = settings(env).approvers(approverGroups);
+  const group = directory.groups.get(body.email.group);
+  if (!email || !group) {
+    return; // email switched off (or the group is gone) since the message was sent
+  }
+  const config = readConfig(env);
+  await syncEmail(
+    {
+      thread: threadStub(env, body.threadId),
+      send: emailSender(email),
+      from: email.from,
+      publicUrl: config.publicUrl,
+      webhookSecrets: config.webhookSecrets,
+      resolve: (identity) => directory.resolve(identity),
+    },
+    body,
+    group,
+  );
+}
+
+/** Posts or replaces the request's Teams card; throws (so the message retries) when Teams fails. */
+async function teamsSync(
+  env: EdgeEnv,
+  body: TeamsSyncMessage,
+  approverGroups: ApproverGroupsInit | undefined,
+): Promise<void> {
+  const { teams } = settings(env);
+  const target = settings(env).approvers(approverGroups).groups.get(body.teams.group)?.teams;
+  if (!teams || !target) {
+    return; // Teams switched off (or the group lost its conversation) since the message was sent
+  }
+  await syncTeams(
+    { thread: threadStub(env, body.threadId), connector: teamsConnector(teams) },
+    body,
+    target,
+  );
 }
 
 /** The run and thread a queue message is about, when its body says. */

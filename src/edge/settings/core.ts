@@ -10,6 +10,8 @@ import type { SlackEnv } from "./slack";
 import type { AccessEnv } from "./access";
 import type { CorsEnv } from "./cors";
 import type { OAuthEnv } from "./oauth";
+import type { EmailEnv } from "./email";
+import type { TeamsEnv } from "./teams";
 
 /**
  * The worker's environment: what the edge itself reads, typed. It is a kernel `EnvLike`
@@ -17,7 +19,7 @@ import type { OAuthEnv } from "./oauth";
  * Bindings are `unknown` on purpose: the application's own `Env` (from `wrangler types`) is
  * a generic of `createEdge<Env>()`, and the bindings are checked at run time (`readBindings`).
  */
-export interface EdgeEnv extends SlackEnv, AccessEnv, CorsEnv, OAuthEnv {
+export interface EdgeEnv extends SlackEnv, AccessEnv, CorsEnv, OAuthEnv, EmailEnv, TeamsEnv {
   API_TOKEN?: string;
   WEBHOOK_SECRET?: string;
   NOTIFY_SECRET?: string;

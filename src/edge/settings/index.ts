@@ -25,6 +25,8 @@ import { parseCorsOrigins } from "./cors";
 import { type OAuthSettings, parseOAuthSettings } from "./oauth";
 import { type OtlpSettings, parseOtlpSettings } from "./otlp";
 import { parseSlackSettings, type SlackSettings } from "./slack";
+import { type EmailSettings, parseEmailSettings } from "./email";
+import { parseTeamsSettings, type TeamsSettings } from "./teams";
 
 export * from "./core";
 export type { AccessEnv, AccessSettings } from "./access";
@@ -32,12 +34,18 @@ export type { CorsEnv } from "./cors";
 export type { OAuthEnv, OAuthSettings } from "./oauth";
 export type { OtlpSettings } from "./otlp";
 export type { SlackEnv, SlackSettings } from "./slack";
+export type { EmailEnv, EmailSettings } from "./email";
+export type { TeamsEnv, TeamsSettings } from "./teams";
 
 export interface EdgeSettings {
   /** The required part: API token, webhook and notify secrets, bindings, the LLM. */
   readonly config: EdgeConfig;
   /** Undefined when Slack is off (neither variable set). */
   readonly slack: SlackSettings | undefined;
+  /** Undefined when email is off (neither `EMAIL` nor `EMAIL_FROM`); half of it throws. */
+  readonly email: EmailSettings | undefined;
+  /** Undefined when Teams is off (neither `TEAMS_APP_ID` nor `TEAMS_APP_PASSWORD`); half of it throws. */
+  readonly teams: TeamsSettings | undefined;
   /** Undefined when Cloudflare Access is not used. */
   readonly access: AccessSettings | undefined;
   /** `CORS_ORIGINS`: empty when unset. */
@@ -81,6 +89,8 @@ const INPUTS = {
     "NOTIFY_QUEUE",
   ],
   slack: ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL"],
+  email: ["EMAIL", "EMAIL_FROM"],
+  teams: ["TEAMS_APP_ID", "TEAMS_APP_PASSWORD", "TEAMS_OPENID_URL", "TEAMS_SERVICE_URL_ALLOW"],
   access: ["ACCESS_TEAM_DOMAIN", "ACCESS_AUD"],
   cors: ["CORS_ORIGINS"],
   otlp: ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS"],
@@ -107,6 +117,12 @@ function readerOf(env: EdgeEnv): EdgeSettings {
     },
     get slack() {
       return once("slack", () => parseSlackSettings(env));
+    },
+    get email() {
+      return once("email", () => parseEmailSettings(env));
+    },
+    get teams() {
+      return once("teams", () => parseTeamsSettings(env));
     },
     get access() {
       return once("access", () => parseAccessSettings(env));

@@ -33,6 +33,8 @@ import {
 import { INBOX_PATHS } from "./inbox";
 import { RECEIPT_PATHS } from "../../receipts/openapi";
 import { APPROVAL_PAGE_PATHS } from "./approval-page";
+import { EMAIL_PAGE_PATHS } from "./email-page";
+import { TEAMS_PATHS } from "./teams";
 import { TIMELINE_PATHS } from "./timeline";
 import { RunViewLinkSchema } from "../../timeline/schemas";
 import { OAUTH_PATHS } from "../../oauth/openapi";
@@ -296,8 +298,10 @@ function openApiDocument(): unknown {
         },
       },
       ...APPROVAL_PAGE_PATHS,
+      ...EMAIL_PAGE_PATHS,
       ...OAUTH_PATHS,
       ...INBOX_PATHS,
+      ...TEAMS_PATHS,
       ...TIMELINE_PATHS,
       ...RECEIPT_PATHS,
       ...PROTOCOL_PATHS,
