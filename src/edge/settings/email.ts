@@ -1,5 +1,5 @@
 /**
- * Email's variables (docs/configuration-email-teams.md): `EMAIL`, a Cloudflare `send_email`
+ * Email's variables (docs/configuration.md, "Email and Microsoft Teams"): `EMAIL`, a Cloudflare `send_email`
  * binding, and `EMAIL_FROM`, the address approval emails come from. Both or neither: a
  * binding without a sender could not send, a sender without a binding has nothing to send
  * with. Neither ⇒ email is off: nothing is sent, and the confirmation pages of links that

@@ -1,5 +1,5 @@
 /**
- * Microsoft Teams' variables (docs/configuration-email-teams.md). `TEAMS_APP_ID` and
+ * Microsoft Teams' variables (docs/configuration.md, "Email and Microsoft Teams"). `TEAMS_APP_ID` and
  * `TEAMS_APP_PASSWORD` both or neither: the id is the audience of incoming Bot Framework
  * tokens and the password gets the token that updates cards; one without the other could
  * only do half. Neither ⇒ Teams is off: no card is sent and `/teams/messages` answers 404.
