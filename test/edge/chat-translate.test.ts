@@ -20,8 +20,12 @@ const childRequest = {
   id: "apr_c1",
   kind: "approval",
   prompt: "Refund $120 on order 42?",
-  handle: "root/coordinator.1/refunds.2",
-  data: { tool: "refund_order", args: { orderId: "42", amount: 120 } },
+  // A child's request names its subtree in data.path, as segments (issue 40).
+  data: {
+    tool: "refund_order",
+    args: { orderId: "42", amount: 120 },
+    path: ["root", "coordinator.1", "refunds.2"],
+  },
 };
 
 const team = log(
