@@ -4,6 +4,7 @@
  */
 import type { Answer, Message, Request, RunResult, Usage } from "../core/types";
 import type { SlackThread } from "./slack/sync";
+import type { Packable } from "./packed";
 
 export interface StartInput {
   runId: string;
@@ -291,7 +292,8 @@ export interface LoggedEvent {
 /** The thread object's RPC surface, as the worker sees it through the binding. */
 export interface ThreadRpc extends SlackThread {
   start(input: StartInput): Promise<StartOutcome>;
-  getRun(runId: string, options?: { transcript?: boolean }): Promise<RunView | undefined>;
+  /** The run's view; a large one comes packed (src/edge/packed.ts: read it with `unpack`). */
+  getRun(runId: string, options?: { transcript?: boolean }): Promise<Packable<RunView> | undefined>;
   decide(input: DecisionInput): Promise<DecisionOutcome>;
   describeRequest(runId: string, requestId: string): Promise<RequestDescription>;
   checkApprover(runId: string, requestId: string, approver: string): Promise<ApproverCheck>;
@@ -301,7 +303,7 @@ export interface ThreadRpc extends SlackThread {
   /** The run's signed receipts in chain order (unsigned ones are signed first); undefined: no such run. */
   runReceipts(runId: string): Promise<string[] | undefined>;
   /** A run's logged events after `afterId` (0: all), as GET /events would replay them. */
-  runEvents(runId: string, afterId?: number): Promise<LoggedEvent[]>;
+  runEvents(runId: string, afterId?: number): Promise<Packable<LoggedEvent[]>>;
   /** The run's view and every event with its stored time (the run timeline page), or undefined. */
   timeline(
     runId: string,

@@ -170,6 +170,7 @@ describe("plain tools an agent exposes (mcpServerTools)", () => {
       "signin",
       "delegate",
       "docs",
+      "big",
       "get_run",
       "echo",
     ]);

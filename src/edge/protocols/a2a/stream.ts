@@ -13,6 +13,7 @@ import { errorMessage } from "../../../core/errors";
 import { RPC, RpcError, rpcFailure, rpcResult, type RpcId } from "./jsonrpc";
 import { answerArtifact, isInterrupted, toTask, type TaskState } from "./task";
 import { v1Event } from "./v1";
+import { unpack } from "../../packed";
 
 const MOVES = new Set(["pending", "resumed", "done", "error"]);
 const encoder = new TextEncoder();
@@ -33,7 +34,7 @@ export function taskStream(
   signal.addEventListener("abort", () => stop.abort());
 
   const run = async () => {
-    const first = await stub.getRun(runId);
+    const first = await unpack(await stub.getRun(runId));
     if (!first) {
       return;
     }
@@ -49,7 +50,7 @@ export function taskStream(
     }
     // Each move is re-read as a state; the events carry no state of their own.
     const emit = async (): Promise<boolean> => {
-      const view = await stub.getRun(runId);
+      const view = await unpack(await stub.getRun(runId));
       if (!view) {
         return true;
       }

@@ -29,6 +29,7 @@ import {
 import type { Request } from "../../../core/types";
 import { agUiStream, type AgUiStreamOptions } from "./stream";
 import { FINISHED } from "../run-feed";
+import { unpack } from "../../packed";
 
 const ACTIVE = new Set(["running", "pending"]);
 
@@ -73,7 +74,7 @@ export function agUiRoutes(deps: ProtocolDeps) {
             channel: "ag-ui",
           });
         }
-        const events = await conv.stub.runEvents(answers.runId);
+        const events = await unpack(await conv.stub.runEvents(answers.runId));
         const ids = new Set(answers.all);
         const cursor = Math.max(
           0,
@@ -117,7 +118,11 @@ export function agUiRoutes(deps: ProtocolDeps) {
       if (latest && message) {
         // The same input again: its run, replayed (a finished one in one piece).
         return FINISHED.has(latest.status)
-          ? stream({ runId: latest.runId, after: 0, log: await conv.stub.runEvents(latest.runId) })
+          ? stream({
+              runId: latest.runId,
+              after: 0,
+              log: await unpack(await conv.stub.runEvents(latest.runId)),
+            })
           : stream({ runId: latest.runId, after: 0 });
       }
       throw new ApiError(400, "nothing_to_run", {

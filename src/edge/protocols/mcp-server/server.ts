@@ -21,6 +21,7 @@ import { callAgent, type CallDeps, finishedResult, pendingText, startCall } from
 import { runTaskStore, taskOf } from "./run-tasks";
 import { callPlainTool, type PlainTool, plainTools } from "./plain-tools";
 import { SessionProtocolServer } from "./protocol-server";
+import { unpack } from "../../packed";
 
 export const GET_RUN_TOOL = "get_run";
 
@@ -191,7 +192,9 @@ async function getRun(deps: CallDeps, runId: unknown): Promise<CallToolResult> {
     throw new McpError(ErrorCode.InvalidParams, "runId must be a non-empty string");
   }
   const threadId = threadOf(runId);
-  const view = threadId ? await threadStub(deps.env, threadId).getRun(runId) : undefined;
+  const view = threadId
+    ? await unpack(await threadStub(deps.env, threadId).getRun(runId))
+    : undefined;
   if (!view) {
     throw new McpError(ErrorCode.InvalidParams, `no run ${runId}`);
   }
