@@ -5,7 +5,7 @@
  * everything above storage sees the domain's. Writers that name columns from keys turn
  * them back with `columnOf`.
  */
-import { isReference, LargeValues, needsParts, type LargeValueHooks } from "./large-values";
+import { isReference, LargeValues, needsParts, type LargeValueHooks } from "./large/values";
 
 export type Row = Record<string, SqlStorageValue>;
 
@@ -39,7 +39,7 @@ export function createSql(storage: SqlStorage, options: SqlOptions = {}): Sql {
   const large = new LargeValues(storage, options.largeValues);
   /**
    * Runs the statement and hands its cursor to `consume`. A value too large for a row is
-   * stored in parts first (large-values.ts); if the write then kept no row, its parts go.
+   * stored in parts first (large/values.ts); if the write then kept no row, its parts go.
    */
   const exec = <T extends Row, R>(
     strings: TemplateStringsArray,
@@ -176,7 +176,7 @@ function camelRows<T>(
     for (let i = 0; i < keys.length; i += 1) {
       let value = values[i] as SqlStorageValue;
       if (typeof value === "string") {
-        // A large value's reference starts with NUL (large-values.ts): one compare per text cell.
+        // A large value's reference starts with NUL (large/values.ts): one compare per text cell.
         if (value.charCodeAt(0) === 0 && isReference(value)) {
           value = large.load(value);
         }

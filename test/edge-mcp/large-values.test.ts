@@ -1,5 +1,5 @@
 /**
- * No stored value has a size cliff below 32 MiB (durable/storage/large-values.ts): a model
+ * No stored value has a size cliff below 32 MiB (durable/storage/large/values.ts): a model
  * reply, a tool's output and a tool's arguments of 3 MB and 20 MB are stored, streamed and
  * shown exactly through every surface. The `big` agent (test/fixtures/big-values-agent.ts)
  * makes them.
@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { BIG_AGENT, bigText } from "../fixtures/big-values-agent";
 import { api, startRun } from "../helpers/edge";
+import { sqlIn } from "../helpers/durable";
 
 const MB = 1_000_000;
 
@@ -95,4 +96,50 @@ describe("large values through /events and GET /v1/runs/:id", () => {
     same(frames.find((f) => f.event === "tool_call")?.data.args.blob, expected);
     expect(view.text).toBe(`tool said ${`took ${3 * MB} units`.length} units`);
   });
+});
+
+/** Parts stored in the thread's object (none when no large value was ever stored there). */
+async function partsIn(threadId: string): Promise<number> {
+  const [table] = await sqlIn(
+    threadId,
+    "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'value_chunks'",
+  );
+  if (!table?.n) {
+    return 0;
+  }
+  const [row] = await sqlIn(threadId, "SELECT COUNT(*) AS n FROM value_chunks");
+  return Number(row?.n);
+}
+
+describe("a value over 32 MiB", () => {
+  const limit = 32 * 1024 * 1024;
+  const cases = [
+    { input: "reply", what: "the model's reply", absent: "text" },
+    { input: "tool", what: "the output of tool big_file", absent: "tool_result" },
+  ];
+  for (const { input, what, absent } of cases) {
+    it(`${what}: the run fails with value_too_large naming it, nothing of it is stored, the thread goes on`, async () => {
+      const size = limit + 1;
+      const { runId, threadId } = await startRun({
+        agent: BIG_AGENT,
+        input: `${input} ${size} ascii`,
+      });
+      const frames = await eventsOf(runId);
+      const error = frames.find((f) => f.event === "error");
+      expect(error?.data).toEqual({
+        code: "value_too_large",
+        message: `${what} is ${size} bytes, over the limit of ${limit} bytes (32 MiB)`,
+      });
+      const view = await viewOf(runId, "?transcript=1");
+      expect(view.status).toBe("failed");
+      expect(view.error).toBe(error?.data.message);
+      expect(frames.some((f) => f.event === absent)).toBe(false);
+      expect(JSON.stringify(view).length).toBeLessThan(100_000);
+      expect(await partsIn(threadId)).toBe(0);
+
+      const next = await startRun({ agent: BIG_AGENT, input: "hello", threadId });
+      await eventsOf(next.runId);
+      expect(await viewOf(next.runId)).toMatchObject({ status: "done", text: "small reply" });
+    });
+  }
 });

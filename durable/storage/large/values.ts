@@ -19,10 +19,19 @@
 export const INLINE_UNITS = 64 * 1024;
 /** Units per part: at most 1.5 MiB of UTF-8, under the ≈ 2 MiB a row may hold. */
 export const PART_UNITS = 512 * 1024;
-/** The largest value stored, in UTF-8 bytes. Larger is `value_too_large`. */
+/** The largest value (a model reply, a tool's output or arguments) kept, in UTF-8 bytes. Larger is `value_too_large`. */
 export const MAX_VALUE_BYTES = 32 * 1024 * 1024;
+/**
+ * The most one stored column may hold: a value of {@link MAX_VALUE_BYTES} inside its row's JSON
+ * (escapes included) fits; past it the write fails naming its table, whatever the value was.
+ */
+export const MAX_STORED_BYTES = 2 * MAX_VALUE_BYTES;
 
 const MARK = "\u0000chunked:";
+/** {@link MARK}'s UTF-8 bytes, for the triggers' SQL. */
+const MARK_HEX = [...new TextEncoder().encode(MARK)]
+  .map((byte) => byte.toString(16).padStart(2, "0"))
+  .join("");
 
 export const VALUE_CHUNKS_DDL = `CREATE TABLE IF NOT EXISTS value_chunks (
     value_id TEXT NOT NULL,
@@ -40,13 +49,25 @@ export class ValueTooLargeError extends Error {
     readonly size: number,
     readonly limit: number = MAX_VALUE_BYTES,
   ) {
-    super(`${what} is ${size} bytes, over the limit of ${limit} bytes (32 MiB)`);
+    super(
+      `${what} is ${size} bytes, over the limit of ${limit} bytes (${limit / 1024 / 1024} MiB)`,
+    );
     this.name = "ValueTooLargeError";
   }
+}
 
-  /** The same size, named by someone who knows what the value was. */
-  named(what: string): ValueTooLargeError {
-    return new ValueTooLargeError(what, this.size, this.limit);
+/**
+ * Throws `value_too_large` when `value` (a string, or anything as its JSON) is over
+ * {@link MAX_VALUE_BYTES}. Callers check only what they already know is long.
+ */
+export function checkValueSize(what: string, value: unknown): void {
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
+  if (text.length <= MAX_VALUE_BYTES / 3) {
+    return;
+  }
+  const size = utf8Bytes(text);
+  if (size > MAX_VALUE_BYTES) {
+    throw new ValueTooLargeError(what, size);
   }
 }
 
@@ -115,9 +136,13 @@ export class LargeValues {
 
   /** Writes `value` in parts and returns the reference its row stores. `statement` names the table in an error. */
   store(value: string, statement: string): string {
-    const size = value.length > MAX_VALUE_BYTES / 3 ? utf8Bytes(value) : value.length;
-    if (size > MAX_VALUE_BYTES) {
-      throw new ValueTooLargeError(`a value written to ${tableOf(statement)}`, size);
+    const size = value.length > MAX_STORED_BYTES / 3 ? utf8Bytes(value) : value.length;
+    if (size > MAX_STORED_BYTES) {
+      throw new ValueTooLargeError(
+        `a value written to ${tableOf(statement)}`,
+        size,
+        MAX_STORED_BYTES,
+      );
     }
     this.#prepare();
     const id = crypto.randomUUID();
@@ -191,17 +216,20 @@ export class LargeValues {
 
 /** The two triggers that drop a column's parts with its row or its old value. Names come from sqlite_master. */
 function cleanupTriggers(table: string, column: string): string[] {
-  const id = (value: string) => `substr(${value}, ${MARK.length + 1})`;
-  const isRef = (value: string) => `substr(${value}, 1, ${MARK.length}) = (char(0) || 'chunked:')`;
+  // As bytes: SQLite's text functions stop at a NUL, and a reference starts with one.
+  const bytes = (value: string) => `CAST(${value} AS BLOB)`;
+  const isRef = (value: string) => `substr(${bytes(value)}, 1, ${MARK.length}) = X'${MARK_HEX}'`;
+  const id = (value: string) => `CAST(substr(${bytes(value)}, ${MARK.length + 1}) AS TEXT)`;
   const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
   const base = `value_chunks_${table}_${column}`.replace(/[^A-Za-z0-9_]/g, "_");
+  const old = `old.${q(column)}`;
   return [
     `CREATE TRIGGER IF NOT EXISTS ${base}_d AFTER DELETE ON ${q(table)}
-      WHEN ${isRef(`old.${q(column)}`)}
-      BEGIN DELETE FROM value_chunks WHERE value_id = ${id(`old.${q(column)}`)}; END`,
+      WHEN ${isRef(old)}
+      BEGIN DELETE FROM value_chunks WHERE value_id = ${id(old)}; END`,
     `CREATE TRIGGER IF NOT EXISTS ${base}_u AFTER UPDATE OF ${q(column)} ON ${q(table)}
-      WHEN ${isRef(`old.${q(column)}`)} AND old.${q(column)} IS NOT new.${q(column)}
-      BEGIN DELETE FROM value_chunks WHERE value_id = ${id(`old.${q(column)}`)}; END`,
+      WHEN ${isRef(old)} AND ${old} IS NOT new.${q(column)}
+      BEGIN DELETE FROM value_chunks WHERE value_id = ${id(old)}; END`,
   ];
 }
 
