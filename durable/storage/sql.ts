@@ -47,18 +47,18 @@ export function createSql(storage: SqlStorage, options: SqlOptions = {}): Sql {
     consume: (cursor: SqlStorageCursor<T>) => R,
   ): R => {
     const text = strings.join("?");
-    let stored: string[] | undefined;
+    const stored: string[] = [];
     const bound = values.map((value) => {
       const plain = bind(value);
       if (typeof plain !== "string" || !needsParts(plain) || isRead(text)) {
         return plain;
       }
       const reference = large.store(plain, text);
-      (stored ??= []).push(reference);
+      stored.push(reference);
       return reference;
     });
     const cursor = storage.exec<T>(text, ...bound);
-    if (!stored) {
+    if (stored.length === 0) {
       return consume(cursor);
     }
     const result = consume(cursor);

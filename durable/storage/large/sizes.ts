@@ -11,32 +11,31 @@ import { checkValueSize } from "./values";
 export function checkEventValue(type: string, data: unknown): void {
   const fields = (data ?? {}) as Record<string, unknown>;
   const tool = typeof fields.name === "string" ? ` ${fields.name}` : "";
-  switch (type) {
-    case "text":
-      return checkValueSize("the model's reply", fields.delta);
-    case "tool_call":
-      return checkValueSize(`the arguments of tool${tool}`, fields.args);
-    case "tool_result":
-      return checkValueSize(`the output of tool${tool}`, fields.output);
-    case "done":
-      return checkValueSize("the run's final text", fields.text);
-    default:
-      return checkValueSize(`the run's ${type} event`, data);
-  }
+  const [what, value] = EVENT_VALUES[type]?.(fields, tool) ?? [`the run's ${type} event`, data];
+  checkValueSize(what, value);
 }
+
+/** Per event type: its one large field, named. */
+const EVENT_VALUES: Record<
+  string,
+  (fields: Record<string, unknown>, tool: string) => [what: string, value: unknown]
+> = {
+  text: (fields) => ["the model's reply", fields.delta],
+  tool_call: (fields, tool) => [`the arguments of tool${tool}`, fields.args],
+  tool_result: (fields, tool) => [`the output of tool${tool}`, fields.output],
+  done: (fields) => ["the run's final text", fields.text],
+};
 
 /** A transcript message's content (a reply streamed in many small deltas is whole only here). */
 export function checkMessageSize(message: Message): void {
-  switch (message.role) {
-    case "assistant":
-      checkValueSize("the model's reply", message.content);
-      for (const call of message.toolCalls ?? []) {
-        checkValueSize(`the arguments of tool ${call.name}`, call.arguments);
-      }
-      return;
-    case "tool":
-      return checkValueSize(`the output of tool ${message.name}`, message.content);
-    default:
-      return checkValueSize(`the ${message.role} message`, message.content);
+  if (message.role === "assistant") {
+    checkValueSize("the model's reply", message.content);
+    for (const call of message.toolCalls ?? []) {
+      checkValueSize(`the arguments of tool ${call.name}`, call.arguments);
+    }
+  } else if (message.role === "tool") {
+    checkValueSize(`the output of tool ${message.name}`, message.content);
+  } else {
+    checkValueSize(`the ${message.role} message`, message.content);
   }
 }
