@@ -155,7 +155,9 @@ export function createThreadObjectClass(
     }
 
     async timeline(runId: string) {
-      return runTimeline(this.#t, runId);
+      const before = this.#t.textRead();
+      const timeline = runTimeline(this.#t, runId);
+      return timeline && packIfLarge(this.#t.textRead() - before, timeline);
     }
 
     async openRequests(runId: string): Promise<AgentRequest[]> {

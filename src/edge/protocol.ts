@@ -305,10 +305,11 @@ export interface ThreadRpc extends SlackThread {
   /** A run's logged events after `afterId` (0: all), as GET /events would replay them. */
   runEvents(runId: string, afterId?: number): Promise<Packable<LoggedEvent[]>>;
   /** The run's view and every event with its stored time (the run timeline page), or undefined. */
-  timeline(
-    runId: string,
-  ): Promise<
-    | { run: RunView; events: Array<{ id: number; type: string; data: unknown; at: number }> }
+  timeline(runId: string): Promise<
+    | Packable<{
+        run: RunView;
+        events: Array<{ id: number; type: string; data: unknown; at: number }>;
+      }>
     | undefined
   >;
   /** Every request the run is suspended on now (the surfaced one and its halted siblings). */

@@ -20,13 +20,14 @@ import { inboxSignedIn, signInPage } from "../inbox/signed-in";
 import type { TimelineInput } from "./model";
 import { groupsOfRun, timelineRoutes } from "./routes";
 import { RunViewLinkError, verifyRunViewToken } from "./view-token";
+import { unpack } from "../packed";
 
 type Env = { Bindings: EdgeEnv };
 type Ctx = Context<Env>;
 
 async function loadTimeline(c: Ctx, runId: string): Promise<TimelineInput | undefined> {
   const threadId = threadOf(runId);
-  return threadId ? threadStub(c.env, threadId).timeline(runId) : undefined;
+  return threadId ? unpack(await threadStub(c.env, threadId).timeline(runId)) : undefined;
 }
 
 /** The run's event stream from its thread object (replay, then live). */
