@@ -10,7 +10,7 @@ import { createLazySql, type SqlOptions } from "../../durable/storage/sql";
 import { hasSchema, migrate } from "../../durable/storage/schema";
 import { RunStore } from "../../durable/storage/run-store";
 import type { ToolMessage } from "../../durable/storage/records";
-import { bigText } from "../fixtures/big-values-agent";
+import { asciiText, bigText } from "../fixtures/big-values-agent";
 import { inThread } from "../helpers/durable";
 import { uniqueThread } from "../helpers/http";
 
@@ -113,6 +113,21 @@ describe("large values in a thread's storage", () => {
     expect(read.parts).toBe(Math.ceil((3 * MB) / (512 * 1024)));
     expect(read.inline).toBe(1);
   });
+
+  it("a value of exactly 32 MiB is stored in one transaction and read back whole", async () => {
+    const size = 32 * 1024 * 1024;
+    const read = await inStorage(({ store, storage, count }) => {
+      const text = asciiText(size);
+      storage.transactionSync(() => {
+        store.insertRun(newRun("th_f.run_1"));
+        store.appendMessages("th_f.run_1", [{ role: "assistant", content: text }]);
+      });
+      const back = store.runMessages("th_f.run_1")[1]?.content;
+      return { same: back === text, length: back?.length, parts: partsIn(count) };
+    });
+    // 64 parts of 512 Ki units, and the JSON around the text spills into a 65th.
+    expect(read).toEqual({ same: true, length: size, parts: 65 });
+  }, 120_000);
 
   it("a row's parts go with it: a slot overwritten, then cleared, leaves no part", async () => {
     const counts = await inStorage(({ store, count }) => {
