@@ -6,7 +6,9 @@
  * every surface: test/edge-mcp/large-values.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { createLazySql, type SqlOptions } from "../../durable/storage/sql";
+import { createLazySql, createSql, type SqlOptions } from "../../durable/storage/sql";
+import { InboxStore } from "../../durable/inbox/store";
+import type { InboxItem } from "../../src/edge/inbox/item";
 import { hasSchema, migrate } from "../../durable/storage/schema";
 import { RunStore } from "../../durable/storage/run-store";
 import type { ToolMessage } from "../../durable/storage/records";
@@ -54,6 +56,28 @@ const toolMessage = (content: string): ToolMessage => ({
 });
 
 describe("large values in a thread's storage", () => {
+  it("an inbox item with 3 MB of arguments is listed and read back whole", async () => {
+    const args = { document: bigText(3 * MB) };
+    const read = await inThread(uniqueThread("large"), (_instance, state) => {
+      const inbox = new InboxStore(createSql(state.storage.sql));
+      const item = {
+        requestId: "apr_1",
+        runId: "th_h.run_1",
+        status: "open",
+        version: 1,
+        surfacedAt: new Date().toISOString(),
+        args,
+      } as unknown as InboxItem;
+      inbox.apply([item]);
+      return {
+        listed: inbox.list({ status: "open", limit: 10 }).items[0]?.args,
+        got: inbox.get("th_h.run_1", "apr_1")?.args,
+      };
+    });
+    expect(JSON.stringify(read.listed) === JSON.stringify(args)).toBe(true);
+    expect(JSON.stringify(read.got) === JSON.stringify(args)).toBe(true);
+  });
+
   it("a failure between two parts of a 3 MB value leaves no row and no part", async () => {
     const text = bigText(3 * MB);
     const outcome = await inStorage(
@@ -91,6 +115,25 @@ describe("large values in a thread's storage", () => {
       runs: 0,
       chunkTable: 0,
     });
+  });
+
+  it("after a rolled-back first large value, the same storage stores the next one and still cleans up", async () => {
+    const counts = await inStorage(({ store, storage, count }) => {
+      store.insertRun(newRun("th_g.run_1"));
+      // The first large value creates the parts' table and its triggers; the rollback takes them.
+      expect(() =>
+        storage.transactionSync(() => {
+          store.putSlot("th_g.run_1", 0, toolMessage(bigText(MB)));
+          throw new Error("a later write failed");
+        }),
+      ).toThrow("a later write failed");
+      const afterRollback = count(tables);
+      store.putSlot("th_g.run_1", 0, toolMessage(bigText(MB)));
+      const stored = partsIn(count);
+      store.clearSlots("th_g.run_1");
+      return [afterRollback, stored, partsIn(count)];
+    });
+    expect(counts).toEqual([0, 2, 0]);
   });
 
   it("a 3 MB message is stored in parts and read back exactly, beside small ones stored inline", async () => {

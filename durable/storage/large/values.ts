@@ -127,7 +127,7 @@ export interface LargeValueHooks {
  * value {@link needsParts} says is large, so rows of ordinary size cost nothing extra.
  */
 export class LargeValues {
-  #tablesSeen = -1;
+  #prepared = "";
 
   constructor(
     private readonly storage: SqlStorage,
@@ -185,20 +185,21 @@ export class LargeValues {
 
   /**
    * The parts' table, and a pair of triggers per text column that drop a value's parts when
-   * its row goes or its column is overwritten. Checked again whenever the object has more
-   * tables than last time (a store that creates its table on its first write).
+   * its row goes or its column is overwritten. One read per large value checks they are all
+   * there: a table created since (a store that creates its table on its first write), or a
+   * rolled-back transaction that took the table and triggers with it, makes it set them again.
    */
   #prepare(): void {
+    if (this.#shape() === this.#prepared) {
+      return;
+    }
+    this.storage.exec(VALUE_CHUNKS_DDL);
     const tables = this.storage
       .exec<{ name: string }>(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name != 'value_chunks'",
       )
       .toArray()
       .map((row) => row.name);
-    if (tables.length === this.#tablesSeen) {
-      return;
-    }
-    this.storage.exec(VALUE_CHUNKS_DDL);
     for (const table of tables) {
       const columns = this.storage
         .exec<{ name: string; type: string }>("SELECT name, type FROM pragma_table_info(?)", table)
@@ -210,7 +211,17 @@ export class LargeValues {
         }
       }
     }
-    this.#tablesSeen = tables.length;
+    this.#prepared = this.#shape();
+  }
+
+  /** How many tables the object has, and how many of our triggers: what `#prepare` last saw. */
+  #shape(): string {
+    const row = this.storage
+      .exec<{ tables: number; triggers: number }>(
+        "SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table') AS tables, (SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'value\\_chunks\\_%' ESCAPE '\\') AS triggers",
+      )
+      .one();
+    return `${row.tables}/${row.triggers}`;
   }
 }
 
