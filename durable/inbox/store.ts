@@ -83,7 +83,8 @@ export class InboxStore {
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
-      items: page.map((r) => decodeInboxItem(r.body)),
+      // A large item's body is stored in parts: `value` puts it back together.
+      items: page.map((r) => decodeInboxItem(this.sql.value(r.body))),
       nextCursor:
         rows.length > query.limit && last ? encodeCursor({ sort: last.sort, id: last.key }) : null,
       rowsRead: cursor.rowsRead,

@@ -7,6 +7,8 @@ import type { Answer, Message, Request, RunResult, Usage } from "../../src/core/
 import { columnOf, type Sql } from "./sql";
 import { decodeDecision, decodeRun, encodeRunFields, type RawRow } from "./decode";
 import type { DecisionRow, EventRow, RunRow, ToolMessage } from "./records";
+import { checkEventValue, checkMessageSize } from "./large/sizes";
+import { MAX_VALUE_BYTES } from "./large/values";
 
 export type { DecisionRow, EventRow, RunRow, RunStatus, ToolMessage } from "./records";
 export type { Channel };
@@ -121,7 +123,11 @@ export class RunStore {
 
   appendMessages(runId: string, messages: Message[]): void {
     for (const message of messages) {
-      this.sql`INSERT INTO messages (run_id, body) VALUES (${runId}, ${JSON.stringify(message)})`;
+      const body = JSON.stringify(message);
+      if (body.length > MAX_VALUE_BYTES / 3) {
+        checkMessageSize(message);
+      }
+      this.sql`INSERT INTO messages (run_id, body) VALUES (${runId}, ${body})`;
     }
   }
 
@@ -231,6 +237,9 @@ export class RunStore {
     now: number,
   ): EventRow {
     const body = JSON.stringify(data);
+    if (body.length > MAX_VALUE_BYTES / 3) {
+      checkEventValue(type, data); // the log is written first: a value too large stops here
+    }
     const row = this.sql.one<{
       id: number;
     }>`INSERT INTO events (run_id, type, data, at) VALUES (${runId}, ${type}, ${body}, ${now}) RETURNING id`;

@@ -5,6 +5,8 @@
  * everything above storage sees the domain's. Writers that name columns from keys turn
  * them back with `columnOf`.
  */
+import { isReference, LargeValues, needsParts, type LargeValueHooks } from "./large/values";
+
 export type Row = Record<string, SqlStorageValue>;
 
 export interface Sql {
@@ -19,27 +21,78 @@ export interface Sql {
   ): SqlStorageCursor<T>;
   /** Constant SQL text, one statement or several separated by `;` (the schema's DDL), never text built from input. */
   script(text: string): void;
+  /** A column's text as stored, with a large value put back together (for rows read through `cursor`). */
+  value(text: string): string;
+  /**
+   * UTF-16 units of text read so far (large values counted whole): an answer built from more
+   * than src/edge/packed.ts `PACK_AT_UNITS` crosses the RPC boundary as a stream.
+   */
+  textRead(): number;
 }
 
-export function createSql(storage: SqlStorage): Sql {
-  const exec = <T extends Row>(strings: TemplateStringsArray, values: unknown[]) =>
-    storage.exec<T>(strings.join("?"), ...values.map(bind));
+export interface SqlOptions {
+  /** Test seams of the large-value store (an injected failure between two parts). */
+  largeValues?: LargeValueHooks;
+}
+
+export function createSql(storage: SqlStorage, options: SqlOptions = {}): Sql {
+  const large = new LargeValues(storage, options.largeValues);
+  /**
+   * Runs the statement and hands its cursor to `consume`. A value too large for a row is
+   * stored in parts first (large/values.ts); if the write then kept no row, its parts go.
+   */
+  const exec = <T extends Row, R>(
+    strings: TemplateStringsArray,
+    values: unknown[],
+    consume: (cursor: SqlStorageCursor<T>) => R,
+  ): R => {
+    const text = strings.join("?");
+    const stored: string[] = [];
+    const bound = values.map((value) => {
+      const plain = bind(value);
+      if (typeof plain !== "string" || !needsParts(plain) || isRead(text)) {
+        return plain;
+      }
+      const reference = large.store(plain, text);
+      stored.push(reference);
+      return reference;
+    });
+    const cursor = storage.exec<T>(text, ...bound);
+    if (stored.length === 0) {
+      return consume(cursor);
+    }
+    const result = consume(cursor);
+    if (cursor.rowsWritten === 0) {
+      large.discard(stored);
+    }
+    return result;
+  };
+  const tally = { units: 0 };
+  const rows = <T>(cursor: SqlStorageCursor<Row>) => camelRows<T>(cursor, { large, tally });
   const sql = (<T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
-    camelRows<T>(exec<Row>(strings, values))) as Sql;
+    exec(strings, values, rows<T>)) as Sql;
   // Every row is read, as before: a statement with `RETURNING` finishes its writes only then.
   sql.one = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
-    camelRows<T>(exec<Row>(strings, values))[0];
+    exec(strings, values, rows<T>)[0];
+  // Not read here: the caller's rows keep large values as references (`value` reads one).
   sql.cursor = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
-    exec<T>(strings, values);
-  sql.run = (strings: TemplateStringsArray, ...values: unknown[]) => {
-    const cursor = exec(strings, values);
-    cursor.toArray();
-    return cursor.rowsWritten;
-  };
+    exec<T, SqlStorageCursor<T>>(strings, values, (cursor) => cursor);
+  sql.run = (strings: TemplateStringsArray, ...values: unknown[]) =>
+    exec(strings, values, (cursor) => {
+      cursor.toArray();
+      return cursor.rowsWritten;
+    });
   sql.script = (text: string) => {
     storage.exec(text).toArray();
   };
+  sql.value = (text: string) => (isReference(text) ? large.load(text) : text);
+  sql.textRead = () => tally.units;
   return sql;
+}
+
+/** A statement that only reads: its large bound values are compared, never stored in parts. */
+function isRead(text: string): boolean {
+  return /^\s*(SELECT|WITH)\b/i.test(text);
 }
 
 /**
@@ -50,10 +103,11 @@ export function createSql(storage: SqlStorage): Sql {
  */
 export function createLazySql(
   storage: SqlStorage,
-  migrate: (sql: Sql) => void,
-  hasSchema: (sql: Sql) => boolean,
+  schema: { migrate: (sql: Sql) => void; hasSchema: (sql: Sql) => boolean },
+  options: SqlOptions = {},
 ): Sql {
-  const raw = createSql(storage);
+  const { migrate, hasSchema } = schema;
+  const raw = createSql(storage, options);
   let ready = hasSchema(raw);
   if (ready) {
     migrate(raw);
@@ -83,6 +137,8 @@ export function createLazySql(
   };
   sql.cursor = <T extends Row>(strings: TemplateStringsArray, ...values: unknown[]) =>
     prepare(strings) ? raw.cursor<T>(strings, ...values) : storage.exec<T>("SELECT NULL WHERE 0"); // an empty cursor, no table read
+  sql.value = raw.value;
+  sql.textRead = raw.textRead;
   return sql;
 }
 
@@ -109,13 +165,24 @@ export function columnOf(key: string): string {
  * (which a profile of 100 concurrent cycles had at ≈ 10 % of the isolate's time: bench/README
  * §4, "Issue 26, sixth pass").
  */
-function camelRows<T>(cursor: SqlStorageCursor<Row>): T[] {
+function camelRows<T>(
+  cursor: SqlStorageCursor<Row>,
+  { large, tally }: { large: LargeValues; tally: { units: number } },
+): T[] {
   const keys = cursor.columnNames.map(keyOf);
   const rows: T[] = [];
   for (const values of cursor.raw()) {
     const row: Row = {};
     for (let i = 0; i < keys.length; i += 1) {
-      row[keys[i] as string] = values[i] as SqlStorageValue;
+      let value = values[i] as SqlStorageValue;
+      if (typeof value === "string") {
+        // A large value's reference starts with NUL (large/values.ts): one compare per text cell.
+        if (value.charCodeAt(0) === 0 && isReference(value)) {
+          value = large.load(value);
+        }
+        tally.units += value.length;
+      }
+      row[keys[i] as string] = value;
     }
     rows.push(row as T);
   }

@@ -82,6 +82,8 @@ export interface ThreadContext {
   readonly abort: { signal(): AbortSignal; abort(reason: Error): void };
   config(): EdgeConfig;
   directory(): ApproverDirectory;
+  /** UTF-16 units of text this object has read from storage (an answer built from many crosses RPC packed). */
+  textRead(): number;
 }
 
 /** The agents and the error sink are the class's; the rest is per object. */
@@ -97,7 +99,7 @@ export function createThreadContext(
   shared: ThreadShared,
 ): ThreadContext {
   // Schema on the first write: an id nobody created (GET or decide) leaves no storage.
-  const sql = createLazySql(state.storage.sql, migrate, hasSchema);
+  const sql = createLazySql(state.storage.sql, { migrate, hasSchema });
   const store = new RunStore(sql);
   const votes = new VoteStore(sql);
   const keepAliveMs = shared.options.eventKeepAliveMs;
@@ -114,6 +116,7 @@ export function createThreadContext(
   return {
     state,
     env,
+    textRead: sql.textRead,
     options: shared.options,
     agents: shared.agents,
     report: shared.report,

@@ -9,6 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Request as AgentRequest } from "../../src/core/types";
 import type { EdgeEnv } from "../../src/edge/settings";
 import { errorSink } from "../../src/edge/error-sink";
+import { packIfLarge, type Packable } from "../../src/edge/packed";
 import type {
   ApproverCheck,
   CancelOutcome,
@@ -109,9 +110,14 @@ export function createThreadObjectClass(
       return startRun(this.#t, this.#delivery, input);
     }
 
-    async getRun(runId: string, view: { transcript?: boolean } = {}): Promise<RunView | undefined> {
+    async getRun(
+      runId: string,
+      view: { transcript?: boolean } = {},
+    ): Promise<Packable<RunView> | undefined> {
+      const before = this.#t.textRead();
       const run = this.store.run(runId);
-      return run && runViewWithTree(this.#t, run, view.transcript ?? false);
+      const answer = run && runViewWithTree(this.#t, run, view.transcript ?? false);
+      return answer && packIfLarge(this.#t.textRead() - before, answer);
     }
 
     async runReceipts(runId: string): Promise<string[] | undefined> {
@@ -144,12 +150,16 @@ export function createThreadObjectClass(
       return this.store.runs().map(runSummary);
     }
 
-    async runEvents(runId: string, afterId = 0): Promise<LoggedEvent[]> {
-      return this.store.eventsAfter(runId, afterId).map(loggedEvent);
+    async runEvents(runId: string, afterId = 0): Promise<Packable<LoggedEvent[]>> {
+      const before = this.#t.textRead();
+      const events = this.store.eventsAfter(runId, afterId).map(loggedEvent);
+      return packIfLarge(this.#t.textRead() - before, events);
     }
 
     async timeline(runId: string) {
-      return runTimeline(this.#t, runId);
+      const before = this.#t.textRead();
+      const timeline = runTimeline(this.#t, runId);
+      return timeline && packIfLarge(this.#t.textRead() - before, timeline);
     }
 
     async openRequests(runId: string): Promise<AgentRequest[]> {

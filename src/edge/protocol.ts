@@ -6,6 +6,7 @@ import type { Answer, Message, Request, RunResult, Usage } from "../core/types";
 import type { SlackThread } from "./slack/sync";
 import type { EmailThread } from "./email/thread";
 import type { TeamsThread } from "./teams/sync";
+import type { Packable } from "./packed";
 
 export interface StartInput {
   runId: string;
@@ -307,7 +308,8 @@ export interface LoggedEvent {
 /** The thread object's RPC surface, as the worker sees it through the binding. */
 export interface ThreadRpc extends SlackThread, EmailThread, TeamsThread {
   start(input: StartInput): Promise<StartOutcome>;
-  getRun(runId: string, options?: { transcript?: boolean }): Promise<RunView | undefined>;
+  /** The run's view; a large one comes packed (src/edge/packed.ts: read it with `unpack`). */
+  getRun(runId: string, options?: { transcript?: boolean }): Promise<Packable<RunView> | undefined>;
   decide(input: DecisionInput): Promise<DecisionOutcome>;
   describeRequest(runId: string, requestId: string): Promise<RequestDescription>;
   checkApprover(runId: string, requestId: string, approver: string): Promise<ApproverCheck>;
@@ -317,12 +319,13 @@ export interface ThreadRpc extends SlackThread, EmailThread, TeamsThread {
   /** The run's signed receipts in chain order (unsigned ones are signed first); undefined: no such run. */
   runReceipts(runId: string): Promise<string[] | undefined>;
   /** A run's logged events after `afterId` (0: all), as GET /events would replay them. */
-  runEvents(runId: string, afterId?: number): Promise<LoggedEvent[]>;
+  runEvents(runId: string, afterId?: number): Promise<Packable<LoggedEvent[]>>;
   /** The run's view and every event with its stored time (the run timeline page), or undefined. */
-  timeline(
-    runId: string,
-  ): Promise<
-    | { run: RunView; events: Array<{ id: number; type: string; data: unknown; at: number }> }
+  timeline(runId: string): Promise<
+    | Packable<{
+        run: RunView;
+        events: Array<{ id: number; type: string; data: unknown; at: number }>;
+      }>
     | undefined
   >;
   /** Every request the run is suspended on now (the surfaced one and its halted siblings). */

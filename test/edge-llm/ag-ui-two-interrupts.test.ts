@@ -10,6 +10,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { conversation } from "../../src/edge/protocols/conversation";
 import type { EdgeEnv } from "../../src/edge/settings";
+import { unpack } from "../../src/edge/packed";
 import { getRun } from "../helpers/edge";
 import { agUiPost, readFrames, runAgentInput, type Frame } from "../helpers/chat";
 
@@ -51,7 +52,7 @@ async function threadOf(threadId: string) {
   /** What a refused resume must leave as it was: the run's decisions and its event log. */
   const written = async () => {
     const run = await getRun(runId);
-    const events = await stub.runEvents(runId);
+    const events = await unpack(await stub.runEvents(runId));
     return {
       status: run.status,
       decisions: run.decisions.map((d) => [d.requestId, d.decision]),

@@ -176,6 +176,7 @@ describe("plain tools an agent exposes (mcpServerTools)", () => {
       "reader-tight",
       // The fixture's agent on a 2026-07-28 MCP server (test/fixtures/modern-mcp.ts).
       "crm2026",
+      "big",
       "get_run",
       "echo",
     ]);

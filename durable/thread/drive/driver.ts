@@ -26,6 +26,7 @@ import {
 import { runOAuth } from "../../tokens/run-oauth";
 import { answerUnderCurrentVersion } from "../../versions/resume-check";
 import type { RunRow } from "../../storage/run-store";
+import { ValueTooLargeError } from "../../storage/large/values";
 
 import { routeAnswer, runLimitBefore, runTeamTools, treeOf } from "../../agents/run-tree";
 
@@ -318,6 +319,8 @@ function settleCancelled(deps: DriverDeps, runId: string): void {
 /** Ends the run `failed` with the error's message, in its event log and to the error sink. */
 function fail(deps: DriverDeps, run: RunRow, error: unknown): void {
   const message = errorMessage(error);
+  // A value too large to store: its code beside the message (durable/storage/large/values.ts).
+  const coded = error instanceof ValueTooLargeError ? { code: error.code } : {};
   deps.transaction(() => {
     deps.store.update(
       run.runId,
@@ -325,7 +328,7 @@ function fail(deps: DriverDeps, run: RunRow, error: unknown): void {
       deps.now(),
     );
     deps.inbox?.ended(run.runId, "run failed");
-    deps.record(run.runId, "error", { message });
+    deps.record(run.runId, "error", { message, ...coded });
   });
   const traceId = traceIdOfRun(run);
   deps.report?.(error, {

@@ -26,6 +26,7 @@ import type { ApproverCheck, CancelOutcome, RunView } from "../protocol";
 import type { ApproverGroupsInit } from "../approvals/groups";
 import { startAgentRun } from "./start-run";
 import { isRemoteTaskRequest } from "../../core/a2a/remote-task";
+import { unpack } from "../packed";
 
 type Bindings = { Bindings: EdgeEnv };
 
@@ -102,9 +103,11 @@ export function runRoutes(agents: AgentDefinition[], approverGroups?: ApproverGr
     .get("/runs/:runId", async (c) => {
       const runId = c.req.param("runId");
       const { threadId, stub } = stubForRun(c.env, runId);
-      const view: RunView | undefined = await stub.getRun(runId, {
-        transcript: ["1", "true"].includes(c.req.query("transcript") ?? ""),
-      });
+      const view: RunView | undefined = await unpack(
+        await stub.getRun(runId, {
+          transcript: ["1", "true"].includes(c.req.query("transcript") ?? ""),
+        }),
+      );
       if (!view) {
         throw new ApiError(404, "run_not_found", `no run ${runId}`);
       }

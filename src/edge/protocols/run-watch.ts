@@ -6,6 +6,7 @@
 import { isRemoteTaskRequest } from "../../core/a2a/remote-task";
 import { readSseEvents } from "../../core/streaming/sse";
 import type { RunView, ThreadRpc } from "../protocol";
+import { unpack } from "../packed";
 
 /** A run to watch: its thread's stub and its id. */
 export interface WatchedRun {
@@ -73,7 +74,7 @@ export async function settledView(
     answered,
   }: { boundMs: number; signal?: AbortSignal | undefined; answered?: string | undefined },
 ): Promise<RunView | undefined> {
-  const first = await stub.getRun(runId);
+  const first = await unpack(await stub.getRun(runId));
   if (!first || isSettled(first, answered)) {
     return first;
   }
@@ -96,7 +97,7 @@ export async function settledView(
         },
         { signal: stop.signal, after },
       );
-      const view = await stub.getRun(runId);
+      const view = await unpack(await stub.getRun(runId));
       if (!view || isSettled(view, answered) || !sawEvent) {
         return view;
       }
@@ -109,5 +110,5 @@ export async function settledView(
     clearTimeout(timer);
     signal?.removeEventListener("abort", forward);
   }
-  return stub.getRun(runId);
+  return unpack(await stub.getRun(runId));
 }

@@ -21,13 +21,16 @@ import type { TimelineInput } from "./model";
 import { groupsOfRun, timelineRoutes } from "./routes";
 import { RunViewLinkError, verifyRunViewToken } from "./view-token";
 import { sseWithoutSignInLinks, timelineWithoutSignInLinks } from "./sign-in-links";
+import { unpack } from "../packed";
 
 type Env = { Bindings: EdgeEnv };
 type Ctx = Context<Env>;
 
 async function loadTimeline(c: Ctx, runId: string): Promise<TimelineInput | undefined> {
   const threadId = threadOf(runId);
-  const input = threadId ? await threadStub(c.env, threadId).timeline(runId) : undefined;
+  const input = threadId
+    ? await unpack(await threadStub(c.env, threadId).timeline(runId))
+    : undefined;
   return input && timelineWithoutSignInLinks(input);
 }
 

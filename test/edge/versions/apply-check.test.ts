@@ -151,7 +151,7 @@ describe("a recorded approval applied under a newer deploy", { timeout: 30_000 }
       const run = instance.store.requireRun(runId);
       const request = run.pending as Request;
       const receipts = new ThreadReceipts(
-        createLazySql(state.storage.sql, migrate, hasSchema),
+        createLazySql(state.storage.sql, { migrate, hasSchema }),
         threadId,
       );
       return answerUnderCurrentVersion(

@@ -15,6 +15,7 @@ import { startAgentRun } from "../../http/start-run";
 import { RPC, RpcError } from "./jsonrpc";
 import { readAnswer, readBlocking, readMessage, readPushUrl, readTaskId } from "./params";
 import { type A2ATask, toTask } from "./task";
+import { unpack } from "../../packed";
 
 export interface A2AContext {
   env: EdgeEnv;
@@ -35,7 +36,7 @@ export async function taskRun(
 ): Promise<{ stub: ThreadRpc; view: RunView }> {
   const threadId = threadOf(taskId);
   const stub = threadId ? threadStub(ctx.env, threadId) : undefined;
-  const view = stub ? await stub.getRun(taskId) : undefined;
+  const view = stub ? await unpack(await stub.getRun(taskId)) : undefined;
   if (!stub || !view) {
     throw new RpcError(RPC.taskNotFound, `no task ${taskId}`);
   }

@@ -14,6 +14,7 @@ import { errorMessage } from "../../../core/errors";
 import { RPC, RpcError, rpcFailure, rpcResult, type RpcId } from "./jsonrpc";
 import { answerArtifact, isInterrupted, toTask, type TaskState } from "./task";
 import { v1Event } from "./v1";
+import { unpack } from "../../packed";
 
 const MOVES = new Set(["pending", "resumed", "done", "error"]);
 const encoder = new TextEncoder();
@@ -35,7 +36,7 @@ export function taskStream(
 
   const run = async () => {
     const read = async () => {
-      const view = await stub.getRun(runId);
+      const view = await unpack(await stub.getRun(runId));
       return view && runForCaller(view, options.viewer);
     };
     const first = await read();

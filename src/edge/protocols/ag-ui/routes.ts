@@ -30,6 +30,7 @@ import {
 import type { Request } from "../../../core/types";
 import { agUiStream, type AgUiStreamOptions } from "./stream";
 import { FINISHED } from "../run-feed";
+import { unpack } from "../../packed";
 
 const ACTIVE = new Set(["running", "pending"]);
 
@@ -82,7 +83,7 @@ export function agUiRoutes(deps: ProtocolDeps) {
             channel: "ag-ui",
           });
         }
-        const events = await conv.stub.runEvents(answers.runId);
+        const events = await unpack(await conv.stub.runEvents(answers.runId));
         const ids = new Set(answers.all);
         const cursor = Math.max(
           0,
@@ -129,7 +130,7 @@ export function agUiRoutes(deps: ProtocolDeps) {
           ? stream({
               runId: latest.runId,
               after: 0,
-              log: await conv.stub.runEvents(latest.runId),
+              log: await unpack(await conv.stub.runEvents(latest.runId)),
             })
           : stream({ runId: latest.runId, after: 0 });
       }

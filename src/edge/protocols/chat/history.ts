@@ -6,6 +6,7 @@
  */
 import type { LoggedEvent, ThreadRpc } from "../../protocol";
 import { assistantMessageId, ChunkTranslator, type UiChunk } from "./chunks";
+import { unpack } from "../../packed";
 
 export interface UiPart {
   type: string;
@@ -31,7 +32,7 @@ export async function conversationMessages(stub: ThreadRpc): Promise<UiMessage[]
       messages.push({
         id: assistantMessageId(run.runId),
         role: "assistant",
-        parts: foldChunks(chunksOf(await stub.runEvents(run.runId))),
+        parts: foldChunks(chunksOf(await unpack(await stub.runEvents(run.runId)))),
       });
     }
   }

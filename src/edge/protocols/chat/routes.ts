@@ -36,6 +36,7 @@ import { chatStream } from "./stream";
 import { assistantMessageId, type UiChunk } from "./chunks";
 import { followUpStream } from "./follow-up";
 import { FINISHED } from "../run-feed";
+import { unpack } from "../../packed";
 
 const ACTIVE = new Set(["running", "pending"]);
 
@@ -68,7 +69,9 @@ export function chatRoutes(deps: ProtocolDeps) {
         return streamFrom(c, conv, {
           runId: latest.runId,
           after: 0,
-          ...(FINISHED.has(latest.status) ? { log: await conv.stub.runEvents(latest.runId) } : {}),
+          ...(FINISHED.has(latest.status)
+            ? { log: await unpack(await conv.stub.runEvents(latest.runId)) }
+            : {}),
         });
       }
       const start = () =>
@@ -141,7 +144,7 @@ export function chatRoutes(deps: ProtocolDeps) {
         answers.toRecord,
         protocolBase(c),
       );
-      const events = await conv.stub.runEvents(active.runId);
+      const events = await unpack(await conv.stub.runEvents(active.runId));
       const answered = new Set(answers.all);
       const cursor = Math.max(
         0,
@@ -259,7 +262,7 @@ async function collectAnswers(
   }
   if (turn.outputs.length > 0) {
     const open = await conv.stub.openRequests(runId);
-    const events = open.length > 0 ? await conv.stub.runEvents(runId) : [];
+    const events = open.length > 0 ? await unpack(await conv.stub.runEvents(runId)) : [];
     for (const output of turn.outputs) {
       const pending = events.find((e) => e.type === "pending" && e.data.id === output.toolCallId);
       const requestId = pending && requestIdOf(pending.data);

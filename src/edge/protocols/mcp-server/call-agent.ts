@@ -18,6 +18,7 @@ import { answerRequest, callerMayAnswer, whoDecides } from "../answer-request";
 import { followEvents, isSettled } from "../run-watch";
 import { startAgentRun } from "../../http/start-run";
 import type { Request as AgentRequest } from "../../../core/types";
+import { unpack } from "../../packed";
 
 /** A call returns by then at the latest (pending or still running): under the 30 s hosts allow. */
 export const PENDING_BOUND_MS = 20_000;
@@ -198,7 +199,7 @@ async function followCall(deps: CallDeps, stub: ThreadRpc, runId: string): Promi
       deps.signal.removeEventListener("abort", forward);
       await Promise.all(progress);
     }
-    const view = await stub.getRun(runId);
+    const view = await unpack(await stub.getRun(runId));
     if (!view) {
       return text(`run ${runId} vanished`, true);
     }

@@ -23,6 +23,7 @@ import type { RunView } from "../../protocol";
 import { threadOf, threadStub } from "../../http/threads";
 import { sameCaller } from "../caller";
 import { type CallDeps, finishedResult, pendingText } from "./call-agent";
+import { unpack } from "../../packed";
 
 /** How often `tasks/result` re-reads a run that is not finished (the SDK's wait loop). */
 export const TASK_POLL_MS = 1000;
@@ -44,7 +45,7 @@ function statusOf(view: RunView): Task["status"] {
 
 async function viewOf(deps: CallDeps, taskId: string): Promise<RunView | undefined> {
   const threadId = threadOf(taskId);
-  return threadId ? threadStub(deps.env, threadId).getRun(taskId) : undefined;
+  return threadId ? unpack(await threadStub(deps.env, threadId).getRun(taskId)) : undefined;
 }
 
 export async function taskOf(deps: CallDeps, view: RunView): Promise<Task> {

@@ -23,6 +23,7 @@ import { cancelTask, runTaskStore, taskOf } from "./run-tasks";
 import { callPlainTool, type PlainTool, plainTools } from "./plain-tools";
 import { type ServerExtra, SessionProtocolServer } from "./protocol-server";
 import { AGENT_INPUT, GET_RUN_DESCRIPTION, GET_RUN_INPUT, GET_RUN_TOOL } from "./tool-inputs";
+import { unpack } from "../../packed";
 
 export interface SessionOptions {
   env: EdgeEnv;
@@ -184,7 +185,9 @@ async function getRun(deps: CallDeps, runId: unknown): Promise<CallToolResult> {
     throw new McpError(ErrorCode.InvalidParams, "runId must be a non-empty string");
   }
   const threadId = threadOf(runId);
-  const stored = threadId ? await threadStub(deps.env, threadId).getRun(runId) : undefined;
+  const stored = threadId
+    ? await unpack(await threadStub(deps.env, threadId).getRun(runId))
+    : undefined;
   if (!stored) {
     throw new McpError(ErrorCode.InvalidParams, `no run ${runId}`);
   }

@@ -21,6 +21,7 @@ import { applyInputResponses, inputRequestFor } from "./input-requests";
 import { signRequestState, verifyRequestState } from "./request-state";
 import { createTaskResult, linkDeps, runResult } from "./tasks";
 import { acceptsTasks, INVALID_PARAMS, type ModernContext, RpcError } from "./wire";
+import { unpack } from "../../../packed";
 
 export interface AgentCall {
   prompt: string;
@@ -63,7 +64,7 @@ async function resumeCall(
     throw new RpcError(INVALID_PARAMS, "requestState was not issued by this server to this caller");
   }
   const stub = threadStub(ctx.env, claims.threadId);
-  const view = await stub.getRun(claims.runId);
+  const view = await unpack(await stub.getRun(claims.runId));
   if (!view || view.threadId !== claims.threadId || view.agent !== agent.name) {
     throw new RpcError(INVALID_PARAMS, "requestState names no run of this tool");
   }

@@ -3,6 +3,7 @@ import { threadOf, threadStub } from "../../../http/threads";
 import { finishedResult, pendingText } from "../call-agent";
 import { linkDeps } from "./tasks";
 import { INVALID_PARAMS, type ModernContext, RpcError } from "./wire";
+import { unpack } from "../../../packed";
 
 export async function getRunModern(
   ctx: ModernContext,
@@ -12,7 +13,9 @@ export async function getRunModern(
     throw new RpcError(INVALID_PARAMS, "runId must be a non-empty string");
   }
   const threadId = threadOf(runId);
-  const view = threadId ? await threadStub(ctx.env, threadId).getRun(runId) : undefined;
+  const view = threadId
+    ? await unpack(await threadStub(ctx.env, threadId).getRun(runId))
+    : undefined;
   if (!view) {
     throw new RpcError(INVALID_PARAMS, `no run ${runId}`);
   }

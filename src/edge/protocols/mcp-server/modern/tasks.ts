@@ -22,6 +22,7 @@ import {
   RpcError,
   TASKS_EXTENSION,
 } from "./wire";
+import { unpack } from "../../../packed";
 
 /** How often a host should poll `tasks/get`. */
 export const TASK_POLL_INTERVAL_MS = 2000;
@@ -120,7 +121,7 @@ async function taskRun(ctx: ModernContext, params: Record<string, unknown>) {
   }
   const threadId = threadOf(taskId);
   const stub = threadId ? threadStub(ctx.env, threadId) : undefined;
-  const view = stub ? await stub.getRun(taskId) : undefined;
+  const view = stub ? await unpack(await stub.getRun(taskId)) : undefined;
   if (!stub || !view || !sameCaller(view.requestedBy, ctx.caller)) {
     throw new RpcError(INVALID_PARAMS, "Failed to retrieve task: Task not found");
   }
