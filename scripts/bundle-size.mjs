@@ -27,11 +27,14 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * survive minification) landed; 216.4 without @ag-ui/core's omitOptionalNulls and its shape
  * tables, which changed nothing the translator sends; 221.2 with MCP 2026-07-28 both ways,
  * issue 41: +3.4 for /mcp's 2026-07-28 server, src/edge/protocols/mcp-server/modern, +1.2 for
- * the client's negotiation and input_required, src/core/mcp, against 216.6 before), so a
- * later feature cannot add to it unnoticed. Lower it as the bundle shrinks, never raise it without saying why in
+ * the client's negotiation and input_required, src/core/mcp, against 216.6 before; 238.4 once
+ * the 2026-12-04 wave merged, each step measured on its merge commit: one way to edit +0.4,
+ * first-hour checks +0.2, spawn caps and SPEC §7D +2.0, tool-output bound +1.5, MCP 2026-07-28
+ * +4.8, the security fixes (sign-in binding, browser guards, conversation binding) +3.0, email
+ * and Teams approvers +7.9, values in parts +2.0), so a later feature cannot add to it unnoticed. Lower it as the bundle shrinks, never raise it without saying why in
  * the commit.
  */
-export const BUDGET_GZIP_BYTES = 222 * 1024;
+export const BUDGET_GZIP_BYTES = 239 * 1024;
 export const TARGET_GZIP_BYTES = 150 * 1024;
 
 export function measureBundle() {
