@@ -10,6 +10,7 @@ import {
   type ApprovalClaims,
 } from "./approval-token";
 import { renderApprovalPage, renderMessagePage } from "./page";
+import { recordedPage } from "./recorded-page";
 import { pageHeaders } from "../pages/layout";
 import { threadStub } from "../http/threads";
 import { approvalSubject } from "./links";
@@ -256,24 +257,8 @@ export function approvalRoutes() {
           channel: "page",
           decidedBy: identity ?? ANONYMOUS_LINK,
         });
-        if (outcome.ok && outcome.decision === null) {
-          return page(
-            c,
-            renderMessagePage(
-              "Vote recorded",
-              `Thank you. ${outcome.votes ?? 0} of ${outcome.needed ?? 1} approvals so far; the request applies when enough members agree.`,
-            ),
-          );
-        }
         if (outcome.ok) {
-          const word = decision === "approve" ? "approved" : "declined";
-          return page(
-            c,
-            renderMessagePage(
-              `Decision recorded: ${word}`,
-              `Thank you. The request was ${word} and the run will continue.`,
-            ),
-          );
+          return page(c, recordedPage(outcome, decision));
         }
         if (outcome.code === "args_changed" && outcome.current) {
           return page(

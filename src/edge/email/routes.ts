@@ -13,6 +13,7 @@ import {
 } from "../approvals/approver-link";
 import { approvalSubject } from "../approvals/links";
 import { renderApprovalPage, renderMessagePage } from "../approvals/page";
+import { recordedPage } from "../approvals/recorded-page";
 import { MAX_FORM_BYTES } from "../approvals/routes";
 import { limitBody } from "../http/body";
 import { MAX_REASON_CHARS } from "../http/schemas";
@@ -193,24 +194,8 @@ function outcomePage(
   if (outcome.ok && outcome.duplicate) {
     return page(c, renderMessagePage("Link already used", USED, "error"), 409);
   }
-  if (outcome.ok && outcome.decision === null) {
-    return page(
-      c,
-      renderMessagePage(
-        "Vote recorded",
-        `Thank you. ${outcome.votes ?? 0} of ${outcome.needed ?? 1} approvals so far; the request applies when enough members agree.`,
-      ),
-    );
-  }
   if (outcome.ok) {
-    const word = decision === "approve" ? "approved" : "declined";
-    return page(
-      c,
-      renderMessagePage(
-        `Decision recorded: ${word}`,
-        `Thank you. The request was ${word} and the run will continue.`,
-      ),
-    );
+    return page(c, recordedPage(outcome, decision));
   }
   const details = outcome.issues?.length ? ` ${outcome.issues.join("; ")}` : "";
   return page(
