@@ -7,7 +7,7 @@ import type { Answer, Message, Request, RunResult, Usage } from "../../src/core/
 import { columnOf, type Sql } from "./sql";
 import { decodeDecision, decodeRun, encodeRunFields, type RawRow } from "./decode";
 import type { DecisionRow, EventRow, RunRow, ToolMessage } from "./records";
-import { checkEventValue, checkMessageSize } from "./large/sizes";
+import { checkEventValue, checkMessageSize, checkToolCallSize } from "./large/sizes";
 import { MAX_VALUE_BYTES } from "./large/values";
 
 export type { DecisionRow, EventRow, RunRow, RunStatus, ToolMessage } from "./records";
@@ -182,6 +182,9 @@ export class RunStore {
 
   appendToolCalls(runId: string, entries: RunResult["toolCalls"]): void {
     for (const { metadata: _metadata, ...entry } of entries) {
+      // The whole output is kept here even when the model was sent less (maxToolOutputBytes), so
+      // the 32 MiB limit on one value is checked here too, before the call's row is written.
+      checkToolCallSize(entry);
       // A tool's metadata stays in the kernel's RunResult: the run's view shows what it always did.
       this.sql`INSERT INTO tool_calls (run_id, body) VALUES (${runId}, ${JSON.stringify(entry)})`;
     }

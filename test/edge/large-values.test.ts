@@ -136,6 +136,23 @@ describe("large values in a thread's storage", () => {
     expect(counts).toEqual([0, 2, 0]);
   });
 
+  it("a call's whole output over 32 MiB is value_too_large before its row is written (the model may have been sent a prefix)", async () => {
+    const limit = 32 * 1024 * 1024;
+    await inStorage(({ store, count }) => {
+      store.insertRun(newRun("th_h.run_1"));
+      const entry = { id: "call_1", name: "read_file", args: {}, isError: false };
+      expect(() =>
+        store.appendToolCalls("th_h.run_1", [{ ...entry, output: asciiText(limit + 1) }]),
+      ).toThrow(
+        `the output of tool read_file is ${limit + 1} bytes, over the limit of ${limit} bytes (32 MiB)`,
+      );
+      expect(count("SELECT COUNT(*) AS n FROM tool_calls")).toBe(0);
+      expect(partsIn(count)).toBe(0);
+      store.appendToolCalls("th_h.run_1", [{ ...entry, output: asciiText(3 * MB) }]);
+      expect(store.toolCalls("th_h.run_1")[0]?.output).toBe(asciiText(3 * MB));
+    });
+  });
+
   it("a 3 MB message is stored in parts and read back exactly, beside small ones stored inline", async () => {
     const text = bigText(3 * MB);
     const read = await inStorage(({ store, storage, count }) => {

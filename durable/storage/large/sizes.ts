@@ -39,3 +39,9 @@ export function checkMessageSize(message: Message): void {
     checkValueSize(`the ${message.role} message`, message.content);
   }
 }
+
+/** A call's log entry: its whole output and its arguments (the model may have been sent less). */
+export function checkToolCallSize(entry: { name: string; args: unknown; output: string }): void {
+  checkValueSize(`the arguments of tool ${entry.name}`, entry.args);
+  checkValueSize(`the output of tool ${entry.name}`, entry.output);
+}
