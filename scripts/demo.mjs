@@ -297,9 +297,10 @@ try {
   heading("6. Delegation: a sub-agent's four-eyes refund, decided while its coordinator waits");
   {
     const { request, done } = await delegationFlow({ client, say });
+    // data.path is the suspended subtree's segments, as the root sees it (SPEC §7D).
     expect(
-      request.data?.path,
-      "root/coordinator.1/refunds.1",
+      JSON.stringify(request.data?.path),
+      JSON.stringify(["root", "coordinator.1", "refunds.1"]),
       "the request says which sub-agent asked",
     );
     expect(done.status, "done", "the coordinator finished with the child's result");

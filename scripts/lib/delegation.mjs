@@ -26,7 +26,9 @@ export async function startDelegation({ client, say = () => {} }) {
   const { body } = await client.startRun({ agent: "coordinator", input: DELEGATED_TICKET });
   const pending = await client.waitFor(body.runId, isPending);
   const request = pending.pending;
-  say(`run ${body.runId} is pending on ${request.id}, asked by ${request.data?.path}`);
+  say(
+    `run ${body.runId} is pending on ${request.id}, asked by ${[request.data?.path].flat().join("/")}`,
+  );
   say(`tree: ${treeLine(pending.tree ?? [])}`);
   return { runId: body.runId, pending, request };
 }

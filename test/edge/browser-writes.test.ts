@@ -86,8 +86,32 @@ describe("cross-site writes to the browser routes", () => {
     expect(hostile.status).toBe(403);
     expect(await hostile.text()).toContain("another site");
     expect((await getRun(runId)).status).toBe("pending");
-    // The page's own form (same origin) decides.
-    expect((await SELF.fetch(approvalUrl!, form(new URL(approvalUrl!).origin))).status).toBe(200);
+    // A no-referrer page's form says `Origin: null`: refused unless Fetch Metadata says same-origin.
+    const opaque = await SELF.fetch(approvalUrl!, form("null"));
+    expect(opaque.status).toBe(403);
+    const crossSite = form("null");
+    crossSite.headers = { ...crossSite.headers, "sec-fetch-site": "cross-site" } as never;
+    expect((await SELF.fetch(approvalUrl!, crossSite)).status).toBe(403);
+    expect((await getRun(runId)).status).toBe("pending");
+    // The page's own form decides: as Chromium sends it from our no-referrer page (Origin null,
+    // Sec-Fetch-Site same-origin; test/browser/approval-page.test.mjs clicks it for real).
+    const own = form("null");
+    own.headers = { ...own.headers, "sec-fetch-site": "same-origin" } as never;
+    expect((await SELF.fetch(approvalUrl!, own)).status).toBe(200);
+  });
+
+  it("the approval page's form with this worker's own Origin decides", async () => {
+    const { runId } = await startPending("Please refund $120 on order 42");
+    const { approvalUrl } = await getRun(runId);
+    const response = await SELF.fetch(approvalUrl!, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: new URL(approvalUrl!).origin,
+      },
+      body: new URLSearchParams({ decision: "approve" }).toString(),
+    });
+    expect(response.status).toBe(200);
   });
 
   it("the inbox: a decision posted from another site is 403 before the session is read", async () => {

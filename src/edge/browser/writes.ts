@@ -4,7 +4,8 @@
  * — to a request any other site makes it send, so a route that changes state on such an
  * identity must tell its own pages from another site's:
  *
- * - `Origin`: a browser sends it on every POST. One that is neither this worker's origin
+ * - `Origin`: a browser sends it on every POST (`null` from a `no-referrer` page such as ours,
+ *   which `Sec-Fetch-Site: same-origin` vouches for). One that is neither this worker's origin
  *   (the request's, or `PUBLIC_URL`'s) nor listed in `CORS_ORIGINS` is `403
  *   forbidden_origin`, before anything is read or written. A request without `Origin` is not a
  *   browser's cross-site write, and passes. Nor is one with an `Authorization` header: it
@@ -25,6 +26,13 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 export function originMayWrite(request: Request, env: EdgeEnv): boolean {
   const origin = request.headers.get("origin");
   if (origin === null || request.headers.has("authorization")) {
+    return true;
+  }
+  // Our pages are `Referrer-Policy: no-referrer`, under which a browser sends their own forms
+  // with `Origin: null`; its Fetch Metadata still says where the request came from, and no page
+  // can set a `Sec-` header. (A browser without Fetch Metadata posting from such a page is
+  // refused like another site: the page says to open the link again.)
+  if (request.headers.get("sec-fetch-site") === "same-origin") {
     return true;
   }
   if (origin === new URL(request.url).origin) {
