@@ -21,6 +21,9 @@ export class WorkerEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env
 export class WorkflowEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
 export const env = {};
 `;
+// `cloudflare:email` (src/edge/email/send.ts builds the messages the EMAIL binding sends).
+const EMAIL_STUB = `export class EmailMessage { constructor(from, to, raw) { this.from = from; this.to = to; this.raw = raw; } }
+`;
 
 // esbuild's lazy-module helper, as it emits it unminified; the recording copy notes the
 // module path (the name of the wrapper's only method) the first time the wrapper runs.
@@ -59,12 +62,14 @@ export function startupModules() {
     }
     const lazy = [...code.matchAll(/^ {2}"([^"]+)"\(\) \{$/gm)].map((m) => relative(m[1]));
     fs.writeFileSync(path.join(outdir, "cloudflare-workers-stub.mjs"), STUB);
+    fs.writeFileSync(path.join(outdir, "cloudflare-email-stub.mjs"), EMAIL_STUB);
     const instrumented = path.join(outdir, "instrumented.mjs");
     fs.writeFileSync(
       instrumented,
       code
         .replace(HELPER, RECORDING)
-        .replaceAll(/(["'])cloudflare:workers\1/g, JSON.stringify("./cloudflare-workers-stub.mjs")),
+        .replaceAll(/(["'])cloudflare:workers\1/g, JSON.stringify("./cloudflare-workers-stub.mjs"))
+        .replaceAll(/(["'])cloudflare:email\1/g, JSON.stringify("./cloudflare-email-stub.mjs")),
     );
     const out = execFileSync(process.execPath, [SELF, "--child", instrumented], {
       encoding: "utf8",
