@@ -10,7 +10,7 @@ import {
   type ApprovalClaims,
 } from "./approval-token";
 import { renderApprovalPage, renderMessagePage } from "./page";
-import { recordedPage } from "./recorded-page";
+import { describedPageView, recordedPage } from "./link-pages";
 import { pageHeaders } from "../pages/layout";
 import { threadStub } from "../http/threads";
 import { approvalSubject } from "./links";
@@ -153,31 +153,17 @@ export function approvalRoutes() {
         return opened;
       }
       const { claims, description, identity } = opened;
-      const { request, approval } = description;
-      const data = request.data ?? {};
+      const { request } = description;
       const args = description.args ?? approvalSubject(request);
       const editable = identity ? editableKeys(args, rulesOf(request)?.editable) : [];
       return page(
         c,
         renderApprovalPage({
-          prompt: request.prompt,
-          kind: request.kind,
-          args,
-          argsHash: description.argsHash,
+          ...describedPageView(description, {
+            runId: claims.runId,
+            actionPath: new URL(c.req.url).pathname,
+          }),
           ...(editable.length > 0 ? { editableKeys: editable } : {}),
-          ...(typeof data.tool === "string" ? { toolName: data.tool } : {}),
-          runId: claims.runId,
-          requestId: request.id,
-          ...(description.expiresAt ? { expiresAt: description.expiresAt } : {}),
-          actionPath: new URL(c.req.url).pathname,
-          data,
-          agent: description.agent,
-          ...(description.input === undefined ? {} : { input: description.input }),
-          requestedBy: description.requestedBy ?? null,
-          metadata: description.metadata ?? null,
-          ...(approval
-            ? { votes: approval.votes, approvals: approval.approvals, needed: approval.needed }
-            : {}),
           ...(identity ? { signedInAs: identity } : {}),
           ...(rulesOf(request) && !identity ? { readOnly: PERSONAL_LINK_NEEDED } : {}),
         }),

@@ -11,9 +11,8 @@ import {
   verifyApproverToken,
   type ApproverClaims,
 } from "../approvals/approver-link";
-import { approvalSubject } from "../approvals/links";
 import { renderApprovalPage, renderMessagePage } from "../approvals/page";
-import { recordedPage } from "../approvals/recorded-page";
+import { describedPageView, recordedPage } from "../approvals/link-pages";
 import { MAX_FORM_BYTES } from "../approvals/routes";
 import { limitBody } from "../http/body";
 import { MAX_REASON_CHARS } from "../http/schemas";
@@ -97,29 +96,14 @@ export function emailRoutes() {
         return found;
       }
       const { claims, description } = found;
-      const { request, approval } = description;
-      const data = request.data ?? {};
       const chosen = c.req.query("decision");
       return page(
         c,
         renderApprovalPage({
-          prompt: request.prompt,
-          kind: request.kind,
-          args: description.args ?? approvalSubject(request),
-          argsHash: description.argsHash,
-          ...(typeof data.tool === "string" ? { toolName: data.tool } : {}),
-          runId: claims.runId,
-          requestId: request.id,
-          ...(description.expiresAt ? { expiresAt: description.expiresAt } : {}),
-          actionPath: new URL(c.req.url).pathname,
-          data,
-          agent: description.agent,
-          ...(description.input === undefined ? {} : { input: description.input }),
-          requestedBy: description.requestedBy ?? null,
-          metadata: description.metadata ?? null,
-          ...(approval
-            ? { votes: approval.votes, approvals: approval.approvals, needed: approval.needed }
-            : {}),
+          ...describedPageView(description, {
+            runId: claims.runId,
+            actionPath: new URL(c.req.url).pathname,
+          }),
           signedInAs:
             chosen === "approve" || chosen === "decline"
               ? `${claims.approver} (confirm to ${chosen})`
