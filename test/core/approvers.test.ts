@@ -65,6 +65,8 @@ describe("validateRules", () => {
       editable: ["amount"],
       remindEvery: "10m",
       escalate: { after: "30m", to: "managers" },
+      warnBefore: "10m",
+      delay: 120_000,
     };
     expect(validateRules(rules)).toEqual(rules);
   });
@@ -78,6 +80,8 @@ describe("validateRules", () => {
     [{ group: "g", editable: "amount" }, /editable must be/],
     [{ group: "g", remindEvery: "soon" }, /remindEvery must be/],
     [{ group: "g", escalate: { after: "1h" } }, /escalate.to must be/],
+    [{ group: "g", warnBefore: "later" }, /warnBefore must be/],
+    [{ group: "g", delay: -5 }, /delay must be/],
     [{ anyOf: [] }, /anyOf must be a non-empty array/],
     [[], /must be an object/],
   ])("rejects %j", (rules, message) => {

@@ -20,9 +20,25 @@ export interface Rules {
   remindEvery?: Duration;
   /** After `after`, group `to` may decide too and is notified. */
   escalate?: { after: Duration; to: string };
+  /** This long before the request expires, its groups are warned once (`request.expiring`). */
+  warnBefore?: Duration;
+  /**
+   * An undo window: once the quorum is met, the tool runs only after this delay; until then
+   * any approver of the request may revoke the approval (`decision: "revoke"`).
+   */
+  delay?: Duration;
 }
 
-const KEYS = new Set(["group", "anyOf", "quorum", "editable", "remindEvery", "escalate"]);
+const KEYS = new Set([
+  "group",
+  "anyOf",
+  "quorum",
+  "editable",
+  "remindEvery",
+  "escalate",
+  "warnBefore",
+  "delay",
+]);
 
 /**
  * Checks rules and returns a plain JSON copy; a malformed rule throws a `TypeError`
@@ -81,6 +97,12 @@ export function validateRules(value: unknown, what = "approvers"): Rules {
       after: esc.after as Duration,
       to: nonEmpty(esc.to, `${what}.escalate.to`),
     };
+  }
+  for (const key of ["warnBefore", "delay"] as const) {
+    if (value[key] !== undefined) {
+      parseDuration(value[key], `${what}.${key}`);
+      rules[key] = value[key] as Duration;
+    }
   }
   return rules;
 }
