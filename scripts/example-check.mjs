@@ -138,7 +138,9 @@ try {
       run.status !== "done" ||
       run.text !== "Account ann@example.com closed."
     ) {
-      throw new Error(`run ended ${run.status} with ${JSON.stringify(run.text)} (${run.error})`);
+      throw new Error(
+        `run ended ${run.status} with ${JSON.stringify(run.text)} (${run.error?.code}: ${run.error?.message})`,
+      );
     }
   });
 } catch (error) {

@@ -3,6 +3,7 @@
  * agent (LLM_* or the agent's demoModel), streaming into the run's event log with the
  * child's `handle` on every event, and a checkpoint per handle per turn.
  */
+import { ConfigError } from "../../src/edge/config-error";
 import { createClient, createInProcessClient, type Client } from "../../src/core/client";
 import type { Hooks } from "../../src/core/hooks";
 import type { RunEvent } from "../../src/core/events";
@@ -61,7 +62,7 @@ export function childClient(
     });
   }
   if (!agent.demoModel) {
-    throw new Error(
+    throw new ConfigError(
       `no model: set LLM_BASE_URL/LLM_STYLE/LLM_MODEL, or give agent ${agent.name} a demoModel`,
     );
   }

@@ -8,7 +8,7 @@ import type { TraceCarrier } from "../../src/core/tracing";
 import type { OAuthRecord } from "../../src/core/mcp/oauth/store";
 import type { ApprovalRow, DecisionRow, HandleRow, RunRow, ToolMessage } from "./records";
 import type { InboxItem } from "../../src/edge/inbox/item";
-import type { NotifyMessage } from "../../src/edge/protocol";
+import type { NotifyMessage, RunError } from "../../src/edge/protocol";
 import type { ReceiptDraft } from "../../src/edge/receipts/receipt";
 
 function object(text: string, what: string): Record<string, unknown> {
@@ -75,8 +75,27 @@ function jsonOrNull<T>(value: SqlStorageValue | undefined, decode: (text: string
   return stored === null ? null : decode(stored);
 }
 
+/**
+ * A failed run's `{ code, message }`. Runs that failed before codes were stored hold the
+ * message alone: it reads back with `driver_failed`, the code their log line carried.
+ */
+export function decodeRunError(text: string): RunError {
+  if (text.startsWith("{")) {
+    try {
+      const value = object(text, "run error");
+      if (typeof value.code === "string" && typeof value.message === "string") {
+        return { code: value.code, message: value.message };
+      }
+    } catch {
+      // Not JSON: a message stored before codes that happens to start with a brace.
+    }
+  }
+  return { code: "driver_failed", message: text };
+}
+
 /** The runs columns stored as JSON, and how each decodes. */
 const RUN_JSON = {
+  error: decodeRunError,
   metadata: (t: string) => JSON.parse(t) as unknown,
   pending: decodeRequest,
   inlineRequest: decodeRequest,

@@ -6,7 +6,7 @@
 import type { Answer, Message, Request, RunResult, Usage } from "../../src/core/types";
 import type { Budget, HandleState } from "../../src/core/agents/types";
 import type { TraceCarrier } from "../../src/core/tracing";
-import type { Channel } from "../../src/edge/protocol";
+import type { Channel, RunError } from "../../src/edge/protocol";
 
 export type RunStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
 export type ToolMessage = Extract<Message, { role: "tool" }>;
@@ -31,7 +31,8 @@ export interface RunRow {
   usage: Usage;
   turns: number;
   model: string | null;
-  error: string | null;
+  /** Why a failed run failed (stored as JSON; decode.ts reads a plain message stored before codes). */
+  error: RunError | null;
   limitReason: string | null;
   createdAt: number;
   updatedAt: number;

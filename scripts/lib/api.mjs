@@ -85,7 +85,7 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
         }
         if (TERMINAL.has(run.status) || Date.now() > deadline) {
           throw new Error(
-            `run ${runId} is ${run.status}${run.error ? ` (${run.error})` : ""}; gave up waiting after ${((Date.now() - deadline + timeoutMs) / 1000).toFixed(1)}s`,
+            `run ${runId} is ${run.status}${run.error ? ` (${run.error.code}: ${run.error.message})` : ""}; gave up waiting after ${((Date.now() - deadline + timeoutMs) / 1000).toFixed(1)}s`,
           );
         }
         await new Promise((resolve) => setTimeout(resolve, intervalMs));

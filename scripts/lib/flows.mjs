@@ -128,7 +128,7 @@ export async function approveFlow({ client, receiver, say }) {
   });
   check(
     done.status === "done" && done.text === "Done: Account deleted",
-    `expected done with "Done: Account deleted", got ${done.status}: ${quote(done.text)}${done.error ? ` (${done.error})` : ""}`,
+    `expected done with "Done: Account deleted", got ${done.status}: ${quote(done.text)}${done.error ? ` (${done.error.code}: ${done.error.message})` : ""}`,
   );
   return done;
 }

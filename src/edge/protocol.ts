@@ -97,6 +97,15 @@ export interface TreeHandleView {
   pending?: Request;
 }
 
+/**
+ * Why a run failed (DESIGN §4's error shape): `code` to branch on (`value_too_large`,
+ * `config_error`, `provider_error`, `run_aborted`, `driver_failed`, …) and a message for people.
+ */
+export interface RunError {
+  code: string;
+  message: string;
+}
+
 export interface RunView {
   runId: string;
   threadId: string;
@@ -120,7 +129,8 @@ export interface RunView {
   agentVersion: string | null;
   /** How many decision receipts the run has: an export with fewer lost its tail. */
   receiptCount: number;
-  error: string | null;
+  /** Set when the run is `failed`. */
+  error: RunError | null;
   limit: string | null;
   metadata: unknown;
   createdAt: string;

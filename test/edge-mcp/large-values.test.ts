@@ -111,6 +111,19 @@ async function partsIn(threadId: string): Promise<number> {
   return Number(row?.n);
 }
 
+/** Rows over 100 kB in the tables a run writes (the 32 MiB value, or a part of it, would be one). */
+async function largeRowsIn(threadId: string): Promise<string[]> {
+  const rows = await sqlIn(
+    threadId,
+    `SELECT 'messages' AS t, seq AS k FROM messages WHERE length(body) > 100000
+     UNION ALL SELECT 'tool_calls', seq FROM tool_calls WHERE length(body) > 100000
+     UNION ALL SELECT 'slots', call_id FROM slots WHERE length(body) > 100000
+     UNION ALL SELECT 'events', id FROM events WHERE length(data) > 100000
+     UNION ALL SELECT 'runs', run_id FROM runs WHERE length(text) > 100000 OR length(error) > 100000`,
+  );
+  return rows.map((row) => `${row.t} ${row.k}`);
+}
+
 describe("a value over 32 MiB", () => {
   const limit = 32 * 1024 * 1024;
   const cases = [
@@ -132,10 +145,12 @@ describe("a value over 32 MiB", () => {
       });
       const view = await viewOf(runId, "?transcript=1");
       expect(view.status).toBe("failed");
-      expect(view.error).toBe(error?.data.message);
+      expect(view.error).toEqual(error?.data);
       expect(frames.some((f) => f.event === absent)).toBe(false);
       expect(JSON.stringify(view).length).toBeLessThan(100_000);
       expect(await partsIn(threadId)).toBe(0);
+      // No row of any table holds the value, or a part of it: the run's rows are all small.
+      expect(await largeRowsIn(threadId)).toEqual([]);
 
       const next = await startRun({ agent: BIG_AGENT, input: "hello", threadId });
       await eventsOf(next.runId);

@@ -171,8 +171,11 @@ describe("an agent without a model", () => {
     const { edge, reported } = recordingEdge();
     const { run, events, runId, threadId } = await driveInObject(edge, "no-model");
     expect((run as RunView).status).toBe("failed");
-    expect((run as RunView).error).toMatch(/no model: set LLM_BASE_URL.*demoModel/);
-    expect(events).toMatch(/event: error\ndata: \{"message":"no model/);
+    expect((run as RunView).error).toEqual({
+      code: "config_error",
+      message: expect.stringMatching(/no model: set LLM_BASE_URL.*demoModel/),
+    });
+    expect(events).toMatch(/event: error\ndata: \{"code":"config_error","message":"no model/);
     expect(reported).toHaveLength(1);
     expect(reported[0]!.info).toEqual({ source: "driver", runId, threadId, recoverable: false });
     expect(reported[0]!.error.message).toMatch(/no model/);
@@ -197,8 +200,10 @@ describe("a model endpoint that is down", () => {
     const expected =
       "anthropic: request to https://llm.down.test/v1/messages failed: Network connection lost.";
     expect((run as RunView).status).toBe("failed");
-    expect((run as RunView).error).toBe(expected);
-    expect(events).toContain(`event: error\ndata: ${JSON.stringify({ message: expected })}`);
+    expect((run as RunView).error).toEqual({ code: "provider_error", message: expected });
+    expect(events).toContain(
+      `event: error\ndata: ${JSON.stringify({ code: "provider_error", message: expected })}`,
+    );
     expect(events).not.toMatch(/gateway-pw|sk-ant-never-shown/);
     expect(reported.at(-1)!.error.message).toBe(expected);
   });
@@ -209,7 +214,10 @@ describe("the error sink", () => {
     const { edge, reported } = recordingEdge();
     const { run, runId, threadId } = await driveInObject(edge, "broken-tools");
     expect((run as RunView).status).toBe("failed");
-    expect((run as RunView).error).toBe("CRM_TOKEN is not set");
+    expect((run as RunView).error).toEqual({
+      code: "driver_failed",
+      message: "CRM_TOKEN is not set",
+    });
     expect(reported.map((r) => r.info)).toEqual([
       { source: "driver", runId, threadId, recoverable: false },
     ]);

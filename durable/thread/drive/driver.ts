@@ -7,7 +7,6 @@
 import type { RunResult } from "../../../src/core/types";
 import { agentVersion } from "../../../src/edge/versions/agent-version";
 import { createToolkit, type Toolkit } from "../../../src/core/toolkit";
-import { errorMessage } from "../../../src/core/errors";
 import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../../src/edge/agent";
 import { closeOpenTurn } from "./close-turn";
 import { makeClient } from "./make-client";
@@ -26,7 +25,7 @@ import {
 import { runOAuth } from "../../tokens/run-oauth";
 import { answerUnderCurrentVersion } from "../../versions/resume-check";
 import type { RunRow } from "../../storage/run-store";
-import { ValueTooLargeError } from "../../storage/large/values";
+import { runError } from "./run-error";
 
 import { routeAnswer, runLimitBefore, runTeamTools, treeOf } from "../../agents/run-tree";
 
@@ -316,19 +315,17 @@ function settleCancelled(deps: DriverDeps, runId: string): void {
   });
 }
 
-/** Ends the run `failed` with the error's message, in its event log and to the error sink. */
+/** Ends the run `failed` with the error's code and message (run-error.ts), in its event log and to the error sink. */
 function fail(deps: DriverDeps, run: RunRow, error: unknown): void {
-  const message = errorMessage(error);
-  // A value too large to store: its code beside the message (durable/storage/large/values.ts).
-  const coded = error instanceof ValueTooLargeError ? { code: error.code } : {};
+  const failure = runError(error);
   deps.transaction(() => {
     deps.store.update(
       run.runId,
-      { status: "failed", error: message, pending: null, expiresAt: null },
+      { status: "failed", error: failure, pending: null, expiresAt: null },
       deps.now(),
     );
     deps.inbox?.ended(run.runId, "run failed");
-    deps.record(run.runId, "error", { message, ...coded });
+    deps.record(run.runId, "error", failure);
   });
   const traceId = traceIdOfRun(run);
   deps.report?.(error, {

@@ -2,6 +2,7 @@
  * The kernel client a drive runs with: the agent's model (the configured endpoint, else its
  * demo model) and the drive's persistence, budgets and tracing wired into its options.
  */
+import { ConfigError } from "../../../src/edge/config-error";
 import type { RunEvent } from "../../../src/core/events";
 import type { TracedClientOptions } from "../../../src/core/tracing/index";
 import { createClient, createInProcessClient, type Client } from "../../../src/core/client";
@@ -62,7 +63,7 @@ export function makeClient(deps: DriverDeps, agent: AgentDefinition, setup: Clie
     });
   }
   if (!agent.demoModel) {
-    throw new Error(
+    throw new ConfigError(
       `no model: set LLM_BASE_URL/LLM_STYLE/LLM_MODEL, or give agent ${agent.name} a demoModel`,
     );
   }

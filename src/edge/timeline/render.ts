@@ -50,7 +50,7 @@ ${rows || '<li class="empty">Nothing recorded yet.</li>'}
 </ol>
 ${marks ? `<ul id="marks">${marks}</ul>` : ""}
 ${run.text ? `<h2>Answer</h2>\n<p id="answer">${esc(run.text)}</p>` : ""}
-${run.error ? `<p id="error" class="error">${esc(run.error)}</p>` : ""}
+${run.error ? `<p id="error" class="error"><code>${esc(run.error.code)}</code> ${esc(run.error.message)}</p>` : ""}
 </section>
 ${view.eventsPath ? '<p id="live" class="summary">live</p>' : ""}
 <script nonce="${esc(view.nonce)}">${LIVE_SCRIPT}</script>`;

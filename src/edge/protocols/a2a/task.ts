@@ -144,7 +144,8 @@ function statusMessage(view: RunView, state: TaskState): A2AMessage | undefined 
   }
   if (state === "failed") {
     const why =
-      view.error ?? (view.limit ? `stopped at the ${view.limit} limit` : "the run failed");
+      (view.error ? `${view.error.code}: ${view.error.message}` : undefined) ??
+      (view.limit ? `stopped at the ${view.limit} limit` : "the run failed");
     return { ...base, messageId: `${view.runId}:failed`, parts: [{ kind: "text", text: why }] };
   }
   return undefined;

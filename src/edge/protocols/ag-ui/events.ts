@@ -128,9 +128,7 @@ export class AgUiTranslator {
       case "done":
         return [...this.#closeText(), ...this.#finished(data)];
       case "error":
-        return data.recoverable === true
-          ? []
-          : [...this.#closeText(), { type: EventType.RUN_ERROR, message: String(data.message) }];
+        return data.recoverable === true ? [] : [...this.#closeText(), runErrorEvent(data)];
       default:
         return [];
     }
@@ -241,4 +239,13 @@ export class AgUiTranslator {
     this.#text = undefined;
     return [];
   }
+}
+
+/** A run's final `error` event as AG-UI's RUN_ERROR, with its code (`value_too_large`, …). */
+function runErrorEvent(data: Record<string, unknown>): AgUiEvent {
+  return {
+    type: EventType.RUN_ERROR,
+    message: String(data.message),
+    ...(typeof data.code === "string" ? { code: data.code } : {}),
+  };
 }

@@ -72,6 +72,11 @@ export async function pendingText(
   ].join("\n");
 }
 
+/** Why a run stopped short, in one line: its error's code and message, or the limit it hit. */
+export function failureText(view: RunView): string | null {
+  return view.error ? `${view.error.code}: ${view.error.message}` : view.limit;
+}
+
 /** The result for a run that no longer works on its own. */
 export function finishedResult(view: RunView): CallToolResult {
   switch (view.status) {
@@ -80,10 +85,7 @@ export function finishedResult(view: RunView): CallToolResult {
     case "cancelled":
       return text(`Run ${view.runId} was cancelled`, true);
     default:
-      return text(
-        `Run ${view.runId} ${view.status}: ${view.error ?? view.limit ?? "no answer"}`,
-        true,
-      );
+      return text(`Run ${view.runId} ${view.status}: ${failureText(view) ?? "no answer"}`, true);
   }
 }
 

@@ -22,7 +22,7 @@ import { isRemoteTaskRequest } from "../../../core/a2a/remote-task";
 import type { RunView } from "../../protocol";
 import { threadOf, threadStub } from "../../http/threads";
 import { sameCaller } from "../caller";
-import { type CallDeps, finishedResult, pendingText } from "./call-agent";
+import { type CallDeps, failureText, finishedResult, pendingText } from "./call-agent";
 import { unpack } from "../../packed";
 
 /** How often `tasks/result` re-reads a run that is not finished (the SDK's wait loop). */
@@ -54,7 +54,7 @@ export async function taskOf(deps: CallDeps, view: RunView): Promise<Task> {
     status === "input_required" && view.pending
       ? await pendingText(deps, view, view.pending)
       : status === "failed"
-        ? (view.error ?? view.limit ?? "the run failed")
+        ? (failureText(view) ?? "the run failed")
         : undefined;
   return {
     taskId: view.runId,
