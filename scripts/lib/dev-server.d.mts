@@ -19,12 +19,17 @@ export function startDevServer(options?: {
   stateDir?: string;
   config?: string;
   script?: string;
+  /** Listen on this port (a restarted server keeps its URL). */
+  port?: number;
 }): Promise<{
   url: string;
+  port: number;
   apiToken: string;
   webhookSecrets: string[];
   notifySecrets: string[];
   output: () => string;
   tail: (lines?: number) => string;
   stop: () => Promise<void>;
+  /** SIGKILL to wrangler and workerd: no shutdown, the state kept as it was. */
+  crash: () => Promise<void>;
 }>;

@@ -87,8 +87,9 @@ export function devServerArgs({ port, inspectorPort, stateDir, envFile, config, 
  *   Objects, queues and alarms persist — given, it is kept at stop(), so a second server
  *   started on it is the same deployment after a restart (default: a fresh temporary one);
  *   `config` and `script`: another wrangler configuration and entry module (a test
- *   fixture's), relative to `cwd`.
- * @returns {Promise<{ url: string, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void> }>}
+ *   fixture's), relative to `cwd`; `port`: listen there (a restarted server keeps its URL,
+ *   so clients and sign-in redirects made before a restart still reach it; default: a free one).
+ * @returns {Promise<{ url: string, port: number, apiToken: string, webhookSecrets: string[], notifySecrets: string[], output: () => string, stop: () => Promise<void>, crash: () => Promise<void> }>}
  */
 export async function startDevServer({
   timeoutMs = 60_000,
@@ -98,6 +99,7 @@ export async function startDevServer({
   stateDir: keptStateDir,
   config,
   script,
+  port: fixedPort,
 } = {}) {
   const credentials = {
     apiToken: vars.API_TOKEN,
@@ -118,7 +120,7 @@ export async function startDevServer({
     { mode: 0o600 },
   );
   const args = devServerArgs({
-    port: await freePort(),
+    port: fixedPort ?? (await freePort()),
     inspectorPort: await freePort(),
     stateDir,
     envFile,
@@ -196,6 +198,17 @@ export async function startDevServer({
     }
     removeState();
   }
+  /** Dies at once, as a machine would (SIGKILL to wrangler and workerd): no shutdown, the state kept as it was. */
+  async function crash() {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
+    process.off("exit", onExit);
+    killGroup("SIGKILL");
+    await exitPromise;
+    removeState();
+  }
   const tail = (lines = 40) => output.trimEnd().split("\n").slice(-lines).join("\n");
 
   const deadline = Date.now() + timeoutMs;
@@ -235,11 +248,13 @@ export async function startDevServer({
   log(`wrangler dev is up at ${url}`);
   return {
     url,
+    port: Number(args[args.indexOf("--port") + 1]),
     apiToken: credentials.apiToken,
     webhookSecrets: credentials.webhookSecrets,
     notifySecrets: credentials.notifySecrets,
     output: () => output,
     tail,
     stop,
+    crash,
   };
 }

@@ -69,6 +69,8 @@ export interface OAuthTestServer {
   registrations: OAuthClientInformationFull[];
   /** Authorization headers the MCP endpoint saw. */
   bearers: string[];
+  /** Tools called on the MCP endpoint, by name, in order (what ran, however often it was asked). */
+  toolCalls: string[];
   /** Adds a client registered beforehand. */
   preRegister(client: OAuthClientInformationFull): void;
   /** Makes the token endpoint fail (500 server_error) while true. */
@@ -103,6 +105,7 @@ export async function startOAuthMcpServer(
     tokenRequests: [],
     registrations: [],
     bearers: [],
+    toolCalls: [],
     failTokens: false,
     preRegister: (client) => clients.set(client.client_id, client),
     expireAccessTokens() {
@@ -295,14 +298,17 @@ export async function startOAuthMcpServer(
         { name: "write", inputSchema: { type: "object" } },
       ],
     }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => ({
-      content: [
-        {
-          type: "text",
-          text: `${request.params.name} as ${extra.authInfo?.clientId} with ${extra.authInfo?.scopes.join(" ")}`,
-        },
-      ],
-    }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      state.toolCalls.push(request.params.name);
+      return {
+        content: [
+          {
+            type: "text",
+            text: `${request.params.name} as ${extra.authInfo?.clientId} with ${extra.authInfo?.scopes.join(" ")}`,
+          },
+        ],
+      };
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
