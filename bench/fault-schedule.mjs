@@ -45,15 +45,9 @@ export async function main() {
   } finally {
     await servers.close(current);
   }
-  const rows = [...tally(outcome)].map(([shape, r]) => [
-    shape,
-    r.runs,
-    r.done,
-    r.lost,
-    r.doubled,
-    r.stuck,
-    r.error,
-  ]);
+  const rows = [...tally(outcome)]
+    .sort(([a], [b]) => (a === "all") - (b === "all")) // the total last
+    .map(([shape, r]) => [shape, r.runs, r.done, r.lost, r.doubled, r.stuck, r.error]);
   const restart = summarize(outcome.restarts);
   const out = [
     table(
