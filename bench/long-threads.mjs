@@ -47,7 +47,22 @@ export class Thread extends DurableObject {
           this.store.update(last, { status: "done", text: "done", turns: 1 }, now);
         });
       }
-      return Response.json({ runId: last, bytes: this.ctx.storage.sql.databaseSize });
+      const transcriptBytes = this.ctx.storage.sql.exec("SELECT SUM(length(body)) AS n FROM messages").one().n;
+      return Response.json({ runId: last, bytes: this.ctx.storage.sql.databaseSize, transcriptBytes });
+    }
+    if (url.pathname === "/stage") {
+      // One stage of a resume, held (the heap breakdown): the rows as SQLite hands them over,
+      // the messages parsed from them, or the messages and the request's JSON built from them.
+      held = undefined;
+      const stage = url.searchParams.get("stage");
+      const rows = this.store.sql\`SELECT body FROM messages ORDER BY seq\`;
+      if (stage === "rows") {
+        held = rows;
+      } else {
+        const messages = rows.map((r) => JSON.parse(r.body));
+        held = stage === "parsed" ? messages : { messages, body: JSON.stringify({ model: null, messages, tools: [] }) };
+      }
+      return new Response(stage);
     }
     if (url.pathname === "/resume") {
       const runId = url.searchParams.get("runId");
@@ -107,6 +122,40 @@ async function heapUsage(port) {
   return usedSize;
 }
 
+/**
+ * The live heap: a heap snapshot makes V8 collect everything unreachable first (the one way to
+ * a full collection workerd's inspector answers), then the usage is read. Measured: 19.4 MiB
+ * of fresh garbage strings read 0.26 MiB after it, 19.4 MiB of held ones 19.35.
+ */
+async function liveHeapUsage(port) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  const target = targets.find((t) => t.webSocketDebuggerUrl && /core:user/.test(t.title ?? ""));
+  const socket = new WebSocket((target ?? targets[0]).webSocketDebuggerUrl);
+  await new Promise((ok, fail) => {
+    socket.once("open", ok);
+    socket.once("error", fail);
+  });
+  let next = 0;
+  const send = (method, params) =>
+    new Promise((ok, fail) => {
+      const id = ++next;
+      const onMessage = (data) => {
+        const message = JSON.parse(String(data));
+        if (message.id === id) {
+          socket.off("message", onMessage);
+          message.error ? fail(new Error(message.error.message)) : ok(message.result);
+        }
+      };
+      socket.on("message", onMessage);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  await send("HeapProfiler.enable");
+  await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+  const { usedSize } = await send("Runtime.getHeapUsage");
+  socket.close();
+  return usedSize;
+}
+
 const inspectorPort = await freePort();
 const mf = new Miniflare({
   modules: true,
@@ -118,6 +167,7 @@ const mf = new Miniflare({
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   const rows = [];
+  const stages = [];
   let base;
   for (const turns of LENGTHS) {
     const thread = `t${turns}`;
@@ -138,7 +188,24 @@ try {
       resumed = await (await call(`/resume?runId=${seeded.runId}`)).json();
       times.push(resumed.ms);
     }
+    const resumeLive = await liveHeapUsage(inspectorPort); // the resume's result still held
     await call("/release?");
+    const rest = await liveHeapUsage(inspectorPort);
+    const held = {};
+    for (const stage of ["rows", "parsed", "body"]) {
+      await call(`/stage?stage=${stage}`);
+      held[stage] = (await liveHeapUsage(inspectorPort)) - rest;
+    }
+    await call("/release?");
+    stages.push([
+      turns,
+      mib(seeded.transcriptBytes),
+      mib(rest),
+      mib(held.rows),
+      mib(held.parsed),
+      mib(held.body),
+      mib(resumeLive - rest),
+    ]);
     const resume = median(times);
     base ??= resume;
     rows.push([
@@ -165,6 +232,21 @@ try {
         "heap after one resume MiB",
       ],
       rows,
+    ),
+  );
+  console.log(
+    table(
+      "What a resume holds: live heap after a full collection (a heap snapshot), above the isolate at rest; the transcript's message JSON is ASCII (a non-ASCII one takes up to twice its length as V8 strings)",
+      [
+        "turns",
+        "message JSON MiB",
+        "at rest MiB",
+        "rows held MiB",
+        "parsed messages MiB",
+        "messages + request JSON MiB",
+        "after a resume (its messages and request) MiB",
+      ],
+      stages,
     ),
   );
 } finally {
