@@ -17,6 +17,8 @@ export interface ToolSource {
   close(): Promise<void>;
   /** Per-server status, for `toolkit.mcpStatus()`. */
   status?(): Record<string, McpServerStatus>;
+  /** Tools that are executed but never listed: they finish calls made before (see McpSource). */
+  answerOnlyTools?(): Tool[];
 }
 export type ToolSourceLoader = (options: {
   config: unknown;
@@ -124,6 +126,8 @@ export interface Toolkit {
  */
 export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolkit> {
   const byName = new Map<string, Tool>();
+  /** Executable, never listed: they finish calls made before (McpSource.answerOnlyTools). */
+  const answerOnly = new Map<string, Tool>();
   const sources: ToolSource[] = [];
   const warn = options.warn ?? ((m: string) => console.warn(m));
   const env = options.env;
@@ -164,6 +168,9 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
     });
     sources.push(source);
     register(...source.tools());
+    for (const tool of source.answerOnlyTools?.() ?? []) {
+      answerOnly.set(tool.name, tool);
+    }
   }
 
   const remotes =
@@ -188,7 +195,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
   return {
     env,
     tools: list,
-    get: (name) => byName.get(name),
+    get: (name) => byName.get(name) ?? answerOnly.get(name),
     register,
     async addAgent(agentOrCard, agentOptions = {}) {
       const remote =
@@ -205,7 +212,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       return tools.map((tool) => tool.name);
     },
     async execute(name, args, ctx = {}) {
-      const tool = byName.get(name);
+      const tool = byName.get(name) ?? answerOnly.get(name);
       if (!tool) {
         return {
           // The first line is the loop's standard text, the same in every toolnexus port.

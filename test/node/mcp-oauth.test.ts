@@ -113,6 +113,30 @@ describe("MCP OAuth: first sign-in", () => {
     expect(server.authorizations).toHaveLength(1);
   });
 
+  it("a sign-in that completed before the process died: its call, executed again once the server is connected, says signed in", async () => {
+    const server = await serve();
+    const store = memoryTokenStore();
+    const first = await toolkitFor(server, {}, store);
+    const { request, callbackUrl, second } = await signInThrough(first, "docs_sign_in");
+    expect(second.isError).toBe(false);
+    await first.close(); // the process dies here, before the call's result is kept
+    // The resumed run: the server connects with the stored token; the model is offered its
+    // real tools only, and the call it made is executed again with the same answer.
+    const resumed = await toolkitFor(server, {}, store);
+    expect(resumed.mcpStatus().docs?.status).toBe("connected");
+    expect(resumed.tools().map((t) => t.name)).not.toContain("docs_sign_in");
+    const again = await resumed.execute(
+      "docs_sign_in",
+      {},
+      { callId: "call-1", answer: answerOutput(request.id, { callbackUrl }) },
+    );
+    expect(again).toEqual({
+      output: "signed in to docs; its tools are now available: docs_whoami, docs_write",
+      isError: false,
+    });
+    expect(server.authorizations).toHaveLength(1);
+  });
+
   it("a pre-registered confidential client authenticates at the token endpoint as advertised (basic, else post)", async () => {
     for (const [methods, expectBasic] of [
       [["client_secret_basic", "client_secret_post"], true],

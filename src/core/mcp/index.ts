@@ -31,6 +31,7 @@ import { authorizationRequiredIn, type AuthorizationRequired } from "./oauth/cha
 import { discover } from "./oauth/discover";
 import { OAuthSession, type OAuthSignInLink, type OAuthStateMaker } from "./oauth/session";
 import { signInTool } from "./oauth/sign-in-tool";
+import { signedInTool } from "./oauth/signed-in-tool";
 import { DEFAULT_SUBJECT, memoryTokenStore, type TokenStore } from "./oauth/store";
 import { mcpToolName } from "./config";
 import { offeredTools } from "./catalog/offered";
@@ -78,6 +79,12 @@ export interface McpServerStatus {
 
 export interface McpSource {
   tools(): Tool[];
+  /**
+   * Tools not offered to the model that still finish a call it made before: a connected
+   * server with `oauth` answers a re-executed `<server>_sign_in` (the sign-in completed, and
+   * then the process died before the call's result was kept). See ./oauth/signed-in-tool.ts.
+   */
+  answerOnlyTools?(): Tool[];
   status(): Record<string, McpServerStatus>;
   /** Disconnects every server (terminating streamable HTTP sessions). */
   close(): Promise<void>;
@@ -89,6 +96,7 @@ interface Loaded {
   name: string;
   state: McpServerStatus;
   tools: Tool[];
+  answerOnly?: Tool[];
   connection?: McpConnection;
 }
 
@@ -101,6 +109,7 @@ export async function loadMcp(options: LoadMcpOptions): Promise<McpSource> {
   const loaded = await Promise.all(configs.map((config) => loadServer(config, options, handler)));
   return {
     tools: () => loaded.flatMap((server) => server.tools),
+    answerOnlyTools: () => loaded.flatMap((server) => server.answerOnly ?? []),
     status: () =>
       Object.fromEntries(
         loaded.map((server) => [server.name, { ...server.state, tools: [...server.state.tools] }]),
@@ -190,7 +199,10 @@ async function loadServer(
     }
   };
   try {
-    await connect();
+    const tools = await connect();
+    if (session) {
+      server.answerOnly = [signedInTool(mcpToolName(name, "sign_in"), session.server, tools)];
+    }
     return server;
   } catch (error) {
     const refused = authorizationRequiredIn(error);
