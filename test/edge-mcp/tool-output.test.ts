@@ -152,6 +152,27 @@ describe("which bound applies", () => {
   });
 });
 
+describe("a 3 MB MCP result", () => {
+  it("is stored whole (in parts), shown whole in the run and served whole; the model gets its first 256 KiB", async () => {
+    const whole = MIXED.repeat(300_000); // 3,000,000 bytes
+    const { runId, view, sent, callId } = await read(READER_AGENT, {
+      tool: "files_read",
+      text: MIXED,
+      repeat: 300_000,
+    });
+    const shown = prefixWithin(whole, 262_144);
+    expect(sent).toBe(
+      `${shown}\n[output truncated: 3000000 bytes, the first ${encoder.encode(shown).length} shown]`,
+    );
+    expect(view.toolCalls[0]?.name).toBe("files_read");
+    expect(view.toolCalls[0]?.output.length).toBe(whole.length);
+    expect(view.toolCalls[0]?.output === whole).toBe(true);
+    const served = await (await outputOf(runId, callId)).text();
+    expect(served.length).toBe(whole.length);
+    expect(served === whole).toBe(true);
+  });
+});
+
 describe("GET /v1/runs/:runId/tool-calls/:callId/output", () => {
   it("is 404 run_not_found for a run that does not exist or an id that is not a run's", async () => {
     for (const runId of [absentRunId(), "not-a-run"]) {
