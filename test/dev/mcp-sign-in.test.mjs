@@ -83,7 +83,7 @@ async function runOnce(input) {
 
 test("sign-in: pending authorization → the browser's redirect to /oauth/callback → the run resumes and finishes", async () => {
   const pending = await runOnce("who am I to the docs server?");
-  assert.equal(pending.status, "pending", `run is ${pending.status}: ${pending.error ?? ""}`);
+  assert.equal(pending.status, "pending", `run is ${pending.status}: ${JSON.stringify(pending.error)}`);
   assert.equal(pending.pending.kind, "authorization");
   assert.match(pending.pending.prompt, /docs/);
   // The request shows the edge's sign-in link; opening it binds this browser (issue 37).
@@ -107,7 +107,7 @@ test("sign-in: pending authorization → the browser's redirect to /oauth/callba
   assert.match(await page.text(), /signed in to docs; you can close this tab/);
 
   const done = await api.waitFor(pending.runId, finished, { timeoutMs: 30_000 });
-  assert.equal(done.status, "done", `run is ${done.status}: ${done.error ?? ""}`);
+  assert.equal(done.status, "done", `run is ${done.status}: ${JSON.stringify(done.error)}`);
   assert.match(done.text, /^Found: whoami as \S+ with/);
   assert.equal(oauth.authorizations.length, 1);
   assert.deepEqual(
@@ -121,7 +121,7 @@ test("sign-in: pending authorization → the browser's redirect to /oauth/callba
 
 test("the subject's next run reuses the token without asking", async () => {
   const done = await runOnce("who am I, again?");
-  assert.equal(done.status, "done", `run is ${done.status}: ${done.error ?? ""}`);
+  assert.equal(done.status, "done", `run is ${done.status}: ${JSON.stringify(done.error)}`);
   assert.match(done.text, /^Found: whoami as /);
   assert.equal(oauth.authorizations.length, 1, "nobody was asked to sign in again");
   assert.deepEqual(
@@ -133,7 +133,7 @@ test("the subject's next run reuses the token without asking", async () => {
 test("an expired access token is refreshed without asking", async () => {
   oauth.expireAccessTokens();
   const done = await runOnce("who am I, after the token expired?");
-  assert.equal(done.status, "done", `run is ${done.status}: ${done.error ?? ""}`);
+  assert.equal(done.status, "done", `run is ${done.status}: ${JSON.stringify(done.error)}`);
   assert.match(done.text, /^Found: whoami as /);
   assert.equal(oauth.authorizations.length, 1, "nobody was asked to sign in again");
   assert.deepEqual(
