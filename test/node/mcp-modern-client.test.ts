@@ -422,6 +422,42 @@ describe("MCP client: 2026-07-28 with a v2 server, 2025-11-25 with a v1 server",
     expect(call?.body.params._meta?.["io.modelcontextprotocol/protocolVersion"]).toBeUndefined();
   });
 
+  it("every request carries the run's traceparent in _meta (discover, initialize, list), in both revisions; a call keeps its own", async () => {
+    const RUN = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const CALL = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
+    const { handler } = v2Server();
+    const modern = await onLoopback((request) => handler.fetch(request as never));
+    const v1: TestServer = streamableServer({
+      tools: [{ name: "echo", run: async () => text("echoed") }],
+    });
+    const legacy = await onLoopback((request) => v1.fetch(request));
+    cleanUp.push(modern, v1, legacy);
+    const toolkit = await createToolkit({
+      mcp: { mcpServers: { new: { url: modern.url }, old: { url: legacy.url } } },
+      traceparent: RUN,
+    });
+    cleanUp.push(toolkit);
+    await toolkit.execute("new_echo", {}, { traceparent: CALL });
+    await toolkit.execute("old_echo", {}, { traceparent: CALL });
+    expect(modern.seen.map((s) => s.method)).toEqual([
+      "server/discover",
+      "tools/list",
+      "tools/call",
+    ]);
+    expect(legacy.seen.map((s) => s.method)).toEqual(
+      expect.arrayContaining(["server/discover", "initialize", "tools/list", "tools/call"]),
+    );
+    for (const server of [modern, legacy]) {
+      // Every JSON-RPC request (notifications have no id) carries a traceparent.
+      const requests = server.seen.filter((s) => s.body?.id !== undefined);
+      for (const seen of requests) {
+        expect(seen.body.params?._meta?.traceparent, seen.method).toBe(
+          seen.method === "tools/call" ? CALL : RUN,
+        );
+      }
+    }
+  });
+
   it("a traced run's tools/call carries the run's traceparent in _meta, in both revisions", async () => {
     const { handler } = v2Server();
     const modern = await onLoopback((request) => handler.fetch(request as never));
