@@ -31,7 +31,12 @@ export {
   newRequestId,
 } from "./answers";
 export type { PendingInit } from "./answers";
-export { declinedResult, unresolvedResult } from "./suspension";
+export {
+  CONTINUES,
+  declinedResult,
+  RUN_ON_REFUSAL,
+  unresolvedResult,
+} from "./suspension";
 export { defineTool, toToolResult } from "./tools/define";
 export {
   DEFAULT_MAX_TOOL_OUTPUT_BYTES,

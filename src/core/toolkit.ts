@@ -32,6 +32,7 @@ export type ToolSourceLoader = (options: {
   oauthState?: OAuthStateMaker;
   oauthSignInLink?: OAuthSignInLink;
   register?: (tools: Tool[]) => void;
+  traceparent?: string;
 }) => Promise<ToolSource>;
 
 export interface ToolkitOptions {
@@ -70,6 +71,13 @@ export interface ToolkitOptions {
    * sets it: its approvers, receipts and version checks name the tool.
    */
   attributeElicitations?: boolean;
+  /**
+   * The W3C `traceparent` of the run this toolkit serves, when it is traced and known before
+   * the toolkit connects (the edge's resumed drives): MCP requests made outside a tool call
+   * (`server/discover`, `initialize`, `tools/list`) carry it in `_meta`. A call's own requests
+   * carry the call's `ctx.traceparent`.
+   */
+  traceparent?: string;
   /** Handed to every call as `ctx.suspendAfterMs` (see Context): the edge sets it. */
   suspendAfterMs?: number;
   /** The fetch MCP transports use (default: the global fetch). */
@@ -165,6 +173,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
       ...(options.oauthState ? { oauthState: options.oauthState } : {}),
       ...(options.oauthSignInLink ? { oauthSignInLink: options.oauthSignInLink } : {}),
       register: (tools) => register(...tools),
+      ...(options.traceparent ? { traceparent: options.traceparent } : {}),
     });
     sources.push(source);
     register(...source.tools());

@@ -18,7 +18,10 @@ import {
   McpServer,
 } from "@modelcontextprotocol/server";
 import {
+  answerDeclined,
+  answerOutput,
   createClient,
+  createInProcessClient,
   createToolkit,
   isPending,
   pendingOf,
@@ -33,6 +36,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { streamableServer, text, type TestServer } from "../helpers/mcp-server";
 import { fakeLlm } from "../helpers/fake-llm";
+import { MAX_INPUT_ROUNDS } from "../../src/core/mcp/input-required";
 
 interface Loopback {
   url: string;
@@ -133,23 +137,67 @@ function v2Server() {
     server.registerTool("echo", { inputSchema: z.object({}) }, async () => ({
       content: [{ type: "text" as const, text: "echoed" }],
     }));
-    server.registerTool(
-      "survey",
-      { inputSchema: z.object({}) },
-      async () =>
-        inputRequired({
-          inputRequests: {
-            a: {
-              method: "elicitation/create",
-              params: { mode: "form", message: "A?", requestedSchema: NAME_SCHEMA } as never,
-            },
-            b: {
-              method: "elicitation/create",
-              params: { mode: "form", message: "B?", requestedSchema: NAME_SCHEMA } as never,
-            },
+    server.registerTool("survey", { inputSchema: z.object({}) }, async (_args: any, ctx: any) => {
+      const responses = ctx.mcpReq.inputResponses;
+      const a = acceptedContent(responses, "a") as { name?: string } | undefined;
+      const b = acceptedContent(responses, "b") as { name?: string } | undefined;
+      if (a?.name && b?.name) {
+        const state = ctx.mcpReq.requestState;
+        states.push(String(typeof state === "function" ? state() : state));
+        return { content: [{ type: "text" as const, text: `A=${a.name} B=${b.name}` }] };
+      }
+      return inputRequired({
+        inputRequests: {
+          a: {
+            method: "elicitation/create",
+            params: { mode: "form", message: "A?", requestedSchema: NAME_SCHEMA } as never,
           },
-        }) as never,
-    );
+          b: {
+            method: "elicitation/create",
+            params: { mode: "form", message: "B?", requestedSchema: NAME_SCHEMA } as never,
+          },
+        },
+        requestState: "survey:state/+=",
+      }) as never;
+    });
+    // Says what it was answered: a decline or a cancel comes back as such.
+    server.registerTool("pick", { inputSchema: z.object({}) }, async (_args: any, ctx: any) => {
+      const response = ctx.mcpReq.inputResponses?.name as { action?: string } | undefined;
+      if (response) {
+        return { content: [{ type: "text" as const, text: `pick got ${response.action}` }] };
+      }
+      return inputRequired({
+        inputRequests: {
+          name: {
+            method: "elicitation/create",
+            params: {
+              mode: "form",
+              message: "Pick a name?",
+              requestedSchema: NAME_SCHEMA,
+            } as never,
+          },
+        },
+        requestState: "pick-state",
+      }) as never;
+    });
+    // Never satisfied: every answer gets a new question.
+    let asked = 0;
+    server.registerTool("nosy", { inputSchema: z.object({}) }, async () => {
+      asked += 1;
+      return inputRequired({
+        inputRequests: {
+          [`q${asked}`]: {
+            method: "elicitation/create",
+            params: {
+              mode: "form",
+              message: `Question ${asked}?`,
+              requestedSchema: NAME_SCHEMA,
+            } as never,
+          },
+        },
+        requestState: `nosy-${asked}`,
+      }) as never;
+    });
     return server;
   });
   return { handler, states };
@@ -166,6 +214,21 @@ async function toolkitFor(url: string): Promise<Toolkit> {
   expect(toolkit.mcpStatus().fx!.status).toBe("connected");
   return toolkit;
 }
+
+/** A scripted model that calls each named tool in turn, then ends. */
+const script = (calls: string[], waitFor?: (request: AgentRequest) => Promise<unknown>) => {
+  let turn = 0;
+  return createInProcessClient({
+    model: "scripted",
+    ...(waitFor ? { waitFor } : {}),
+    generate: async () => {
+      const name = calls[turn++];
+      return name
+        ? { role: "assistant", content: "", toolCalls: [{ id: `c${turn}`, name, arguments: "{}" }] }
+        : { role: "assistant", content: "done" };
+    },
+  } as never);
+};
 
 describe("MCP client: 2026-07-28 with a v2 server, 2025-11-25 with a v1 server", () => {
   it("negotiates 2026-07-28 with the v2 server; input_required suspends and the retry finishes", async () => {
@@ -211,14 +274,133 @@ describe("MCP client: 2026-07-28 with a v2 server, 2025-11-25 with a v1 server",
     expect(states).toEqual(["opaque+state/=="]);
   });
 
-  it("several inputs at once are an error result naming them", async () => {
+  it("several inputs at once: each is a request of ours; the call is sent again once, with every response, after a restart between answers", async () => {
+    const { handler, states } = v2Server();
+    const server = await onLoopback((request) => handler.fetch(request as never));
+    cleanUp.push(server);
+    const toolCalls = () => server.seen.filter((s) => s.method === "tools/call");
+
+    const halted = await script(["fx_survey"]).run("survey", {
+      toolkit: await toolkitFor(server.url),
+    } as never);
+    expect(halted.status).toBe("pending");
+    expect(halted.pending).toMatchObject({ kind: "input", prompt: "A?" });
+    expect(toolCalls()).toHaveLength(1);
+
+    // A new process between answers: a fresh toolkit, the halted run as stored JSON.
+    let saved = JSON.parse(JSON.stringify(halted));
+    const second = await script([]).runWithAnswer({
+      toolkit: await toolkitFor(server.url),
+      history: saved.messages,
+      pending: saved.pending,
+      answer: answerOutput(saved.pending.id, { name: "Ann" }),
+    } as never);
+    expect(second.status).toBe("pending");
+    expect(second.pending).toMatchObject({ kind: "input", prompt: "B?" });
+    expect(second.pending!.id).not.toBe(saved.pending.id);
+    // Asking the second input sent nothing to the server.
+    expect(toolCalls()).toHaveLength(1);
+
+    saved = JSON.parse(JSON.stringify(second));
+    const done = await script([]).runWithAnswer({
+      toolkit: await toolkitFor(server.url),
+      history: saved.messages,
+      pending: saved.pending,
+      answer: answerOutput(saved.pending.id, { name: "Bo" }),
+    } as never);
+    expect(done.status).toBe("done");
+    expect(done.toolCalls.map((c: any) => [c.name, c.output, c.isError])).toEqual([
+      ["fx_survey", "A=Ann B=Bo", false],
+    ]);
+    const retries = toolCalls().slice(1);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.body.params.requestState).toBe("survey:state/+=");
+    expect(retries[0]!.body.params.inputResponses).toEqual({
+      a: { action: "accept", content: { name: "Ann" } },
+      b: { action: "accept", content: { name: "Bo" } },
+    });
+    expect(states).toEqual(["survey:state/+="]);
+  });
+
+  it("several inputs with a host that answers inline: each asked, then one retry", async () => {
     const { handler } = v2Server();
     const server = await onLoopback((request) => handler.fetch(request as never));
     cleanUp.push(server);
-    const toolkit = await toolkitFor(server.url);
-    const result = await toolkit.execute("fx_survey", {});
-    expect(result.isError).toBe(true);
-    expect(result.output).toContain("2 inputs at once (a, b)");
+    const asked: string[] = [];
+    const result = await script(["fx_survey"], async (request) => {
+      asked.push(request.prompt);
+      return answerOutput(request.id, { name: request.prompt === "A?" ? "x" : "y" });
+    }).run("survey", { toolkit: await toolkitFor(server.url) } as never);
+    expect(result.status).toBe("done");
+    expect(asked).toEqual(["A?", "B?"]);
+    expect(result.toolCalls[0]).toMatchObject({ output: "A=x B=y", isError: false });
+    expect(server.seen.filter((s) => s.method === "tools/call")).toHaveLength(2);
+  });
+
+  it("a declined request is sent back as decline, an expired one as cancel, with the state; the model hears both", async () => {
+    const { handler } = v2Server();
+    const server = await onLoopback((request) => handler.fetch(request as never));
+    cleanUp.push(server);
+    for (const [reason, action] of [
+      ["declined", "decline"],
+      ["expired", "cancel"],
+    ] as const) {
+      const halted = await script(["fx_pick"]).run("pick", {
+        toolkit: await toolkitFor(server.url),
+      } as never);
+      const saved = JSON.parse(JSON.stringify(halted));
+      const before = server.seen.filter((s) => s.method === "tools/call").length;
+      const done = await script([]).runWithAnswer({
+        toolkit: await toolkitFor(server.url),
+        history: saved.messages,
+        pending: saved.pending,
+        answer: answerDeclined(saved.pending.id, reason),
+      } as never);
+      expect(done.status).toBe("done");
+      const retries = server.seen.filter((s) => s.method === "tools/call").slice(before);
+      expect(retries).toHaveLength(1);
+      expect(retries[0]!.body.params).toMatchObject({
+        requestState: "pick-state",
+        inputResponses: { name: { action } },
+      });
+      expect(retries[0]!.body.params.inputResponses.name.content).toBeUndefined();
+      expect(done.toolCalls[0]).toMatchObject({
+        output: `declined/expired: Pick a name?\npick got ${action}`,
+        isError: true,
+      });
+    }
+  });
+
+  it("a declined input of several: the rest are sent as cancel at once", async () => {
+    const { handler } = v2Server();
+    const server = await onLoopback((request) => handler.fetch(request as never));
+    cleanUp.push(server);
+    const result = await script(["fx_survey"], async (request) => answerDeclined(request.id)).run(
+      "survey",
+      { toolkit: await toolkitFor(server.url) } as never,
+    );
+    const calls = server.seen.filter((s) => s.method === "tools/call");
+    // The server asks again (it got no names): its second question is the limit's business.
+    expect(calls[1]!.body.params.inputResponses).toEqual({
+      a: { action: "decline" },
+      b: { action: "cancel" },
+    });
+    expect(result.status).toBe("done");
+  });
+
+  it("a server that keeps asking is given up after MAX_INPUT_ROUNDS rounds, with a clear error", async () => {
+    const { handler } = v2Server();
+    const server = await onLoopback((request) => handler.fetch(request as never));
+    cleanUp.push(server);
+    const result = await script(["fx_nosy"], async (request) =>
+      answerOutput(request.id, { name: "again" }),
+    ).run("nosy", { toolkit: await toolkitFor(server.url) } as never);
+    expect(result.status).toBe("done");
+    expect(result.toolCalls[0]).toMatchObject({
+      output: `fx_nosy: the server kept asking for input (${MAX_INPUT_ROUNDS} rounds in one call, the limit); the call was given up`,
+      isError: true,
+    });
+    expect(server.seen.filter((s) => s.method === "tools/call")).toHaveLength(MAX_INPUT_ROUNDS + 1);
   });
 
   it("speaks 2025-11-25 to a v1 server: initialize after the probe, no envelope", async () => {
@@ -238,6 +420,42 @@ describe("MCP client: 2026-07-28 with a v2 server, 2025-11-25 with a v1 server",
     const call = server.seen.find((s) => s.method === "tools/call");
     expect(call?.protocolVersion).toBe("2025-11-25");
     expect(call?.body.params._meta?.["io.modelcontextprotocol/protocolVersion"]).toBeUndefined();
+  });
+
+  it("every request carries the run's traceparent in _meta (discover, initialize, list), in both revisions; a call keeps its own", async () => {
+    const RUN = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const CALL = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
+    const { handler } = v2Server();
+    const modern = await onLoopback((request) => handler.fetch(request as never));
+    const v1: TestServer = streamableServer({
+      tools: [{ name: "echo", run: async () => text("echoed") }],
+    });
+    const legacy = await onLoopback((request) => v1.fetch(request));
+    cleanUp.push(modern, v1, legacy);
+    const toolkit = await createToolkit({
+      mcp: { mcpServers: { new: { url: modern.url }, old: { url: legacy.url } } },
+      traceparent: RUN,
+    });
+    cleanUp.push(toolkit);
+    await toolkit.execute("new_echo", {}, { traceparent: CALL });
+    await toolkit.execute("old_echo", {}, { traceparent: CALL });
+    expect(modern.seen.map((s) => s.method)).toEqual([
+      "server/discover",
+      "tools/list",
+      "tools/call",
+    ]);
+    expect(legacy.seen.map((s) => s.method)).toEqual(
+      expect.arrayContaining(["server/discover", "initialize", "tools/list", "tools/call"]),
+    );
+    for (const server of [modern, legacy]) {
+      // Every JSON-RPC request (notifications have no id) carries a traceparent.
+      const requests = server.seen.filter((s) => s.body?.id !== undefined);
+      for (const seen of requests) {
+        expect(seen.body.params?._meta?.traceparent, seen.method).toBe(
+          seen.method === "tools/call" ? CALL : RUN,
+        );
+      }
+    }
   });
 
   it("a traced run's tools/call carries the run's traceparent in _meta, in both revisions", async () => {

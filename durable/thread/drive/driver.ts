@@ -124,6 +124,8 @@ export async function driveOnce(
       env: deps.env,
       ...(agent.builtins ? { builtins: agent.builtins } : {}),
       ...(deps.remoteTaskWindowMs === undefined ? {} : { suspendAfterMs: deps.remoteTaskWindowMs }),
+      // A resumed traced run: its MCP servers' discover and list requests carry its trace too.
+      ...(run.trace?.traceparent ? { traceparent: run.trace.traceparent } : {}),
       ...(agent.mcp === undefined
         ? {}
         : {

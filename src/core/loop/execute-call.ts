@@ -18,7 +18,13 @@ import type { Hooks } from "../hooks";
 import type { MetricEvent } from "../metrics";
 import type { Emit } from "../events";
 import { pendingOf } from "../answers";
-import { declinedResult, unresolvedResult } from "../suspension";
+import {
+  declinedResult,
+  isContinuation,
+  MAX_CONTINUATIONS,
+  runsOnRefusal,
+  unresolvedResult,
+} from "../suspension";
 import { errorMessage } from "../errors";
 import { canonicalJson } from "../schema/canonical-json";
 import { boundToolOutput } from "./tool-output";
@@ -96,13 +102,18 @@ export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMes
 
 /**
  * Rule 1: an `ok` answer re-executes the same call once more with `ctx.answer`
- * (a second suspension ⇒ `unresolved`); a refusal feeds `declined/expired` and the
- * tool does not run again.
+ * (a second suspension ⇒ `unresolved`, unless the tool marks it as the call's next step:
+ * ../suspension CONTINUES); a refusal feeds `declined/expired` and the tool does not run
+ * again, unless its request asks to hear refusals (../suspension RUN_ON_REFUSAL).
  */
 export async function resolveWithAnswer(
   call: ToolCall,
   env: CallEnv,
-  { request, answer }: { request: Request; answer: Answer },
+  {
+    request,
+    answer,
+    continuations = 0,
+  }: { request: Request; answer: Answer; continuations?: number },
 ): Promise<ToolMessage> {
   const parsed = parseCallArguments(call);
   const args = parsed.ok ? parsed.args : call.arguments;
@@ -113,17 +124,25 @@ export async function resolveWithAnswer(
     };
     return finish(call, env, { args, result, ms: 0 });
   }
-  if (!answer.ok) {
+  if (!answer.ok && !runsOnRefusal(request)) {
     return finish(call, env, { args, result: refusal(request, answer, env), ms: 0 });
   }
   if (!parsed.ok) {
     return finish(call, env, { args, result: parsed.result, ms: 0 });
   }
 
-  const edited = editedArgs(request, answer, parsed.args);
+  const edited = answer.ok ? editedArgs(request, answer, parsed.args) : undefined;
   const attempt = await invoke(call, env, { args: edited ?? parsed.args, answer, request });
   const again = pendingOf(attempt.result);
+  if (again && isContinuation(attempt.result)) {
+    return continueSuspended(call, env, { request: again, ms: attempt.ms, continuations });
+  }
   let result = again ? unresolvedResult(again) : attempt.result;
+  if (!answer.ok) {
+    // The tool was told of the refusal (RUN_ON_REFUSAL); the model hears both.
+    const refused = refusal(request, answer, env);
+    result = { ...refused, output: [refused.output, result.output].filter(Boolean).join("\n") };
+  }
   if (edited && !again) {
     // The model asked for other arguments: it must hear what actually ran, and who changed
     // them (an approver's edit, or a host's migration of a call suspended under an older
@@ -134,6 +153,30 @@ export async function resolveWithAnswer(
     result = { ...result, output: `${why} ${JSON.stringify(edited)}\n${result.output}` };
   }
   return finish(call, env, { ...attempt, result });
+}
+
+/**
+ * The call took its answer and asks its next question (CONTINUES): durably it stays
+ * suspended on the new request; inline the host's `waitFor` answers it, at most
+ * MAX_CONTINUATIONS times in a row.
+ */
+async function continueSuspended(
+  call: ToolCall,
+  env: CallEnv,
+  { request, ms, continuations }: { request: Request; ms: number; continuations: number },
+): Promise<ToolMessage> {
+  if (env.waitFor && continuations >= MAX_CONTINUATIONS) {
+    const args = parseCallArguments(call);
+    const result = unresolvedResult(request);
+    return finish(call, env, { args: args.ok ? args.args : call.arguments, result, ms });
+  }
+  metricFor(call, env, { isError: false, ms, pending: true });
+  env.emit?.({ type: "pending", request, id: call.id });
+  if (!env.waitFor) {
+    return placeholder(call, request);
+  }
+  const answer = await env.waitFor(request);
+  return resolveWithAnswer(call, env, { request, answer, continuations: continuations + 1 });
 }
 
 /**

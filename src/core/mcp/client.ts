@@ -40,6 +40,7 @@ import type {
   RequestHandlerExtra,
 } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import * as z from "zod";
 import { argsValidator, type ValidateResult } from "../schema";
 import {
@@ -49,6 +50,7 @@ import {
   MODERN_VERSION,
   offersModern,
   PROTOCOL_VERSION_META_KEY,
+  TRACEPARENT_META_KEY,
   type InputRequired,
 } from "./modern";
 
@@ -80,6 +82,11 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
   #server: ServerCapabilities | undefined;
   #version: string | undefined;
   readonly #outputChecks = new Map<string, (value: unknown) => ValidateResult>();
+  /**
+   * The run's W3C `traceparent`: every request carries it in `_meta.traceparent` (a request
+   * that sets its own, a tool call's, keeps that one). Unset: requests carry none.
+   */
+  traceparent: string | undefined;
 
   /** `negotiate`: probe `server/discover` first (streamable HTTP; 2026-07-28 has no SSE transport). */
   constructor(
@@ -139,7 +146,7 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
   async #discover(transport: Transport, options?: RequestOptions): Promise<boolean> {
     transport.setProtocolVersion?.(MODERN_VERSION);
     try {
-      const result = await super.request(
+      const result = await this.request(
         { method: "server/discover", params: { _meta: this.#envelope() } } as never,
         AnyResult as never,
         options,
@@ -177,6 +184,26 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
     }
     const params = (request.params ?? {}) as { _meta?: Record<string, unknown> };
     return { ...request, params: { ...params, _meta: { ...this.#envelope(), ...params._meta } } };
+  }
+
+  /** Every request goes out with the run's trace context (see `traceparent`). */
+  override request<T extends AnySchema>(
+    request: ClientRequest,
+    resultSchema: T,
+    options?: RequestOptions,
+  ): Promise<SchemaOutput<T>> {
+    return super.request(this.#traced(request), resultSchema, options);
+  }
+
+  #traced<R extends { params?: object }>(request: R): R {
+    const params = (request.params ?? {}) as { _meta?: Record<string, unknown> };
+    if (!this.traceparent || params._meta?.[TRACEPARENT_META_KEY]) {
+      return request;
+    }
+    return {
+      ...request,
+      params: { ...params, _meta: { ...params._meta, [TRACEPARENT_META_KEY]: this.traceparent } },
+    };
   }
 
   getServerCapabilities(): ServerCapabilities | undefined {

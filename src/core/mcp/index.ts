@@ -59,6 +59,8 @@ export interface LoadMcpOptions {
   oauthState?: OAuthStateMaker;
   /** The link a sign-in request shows (default: the authorization URL). */
   oauthSignInLink?: OAuthSignInLink;
+  /** The run's W3C `traceparent`: every request outside a tool call carries it in `_meta`. */
+  traceparent?: string;
   /** Adds tools a server contributes later (after a sign-in) to the toolkit. */
   register?: (tools: Tool[]) => void;
 }
@@ -155,6 +157,7 @@ async function loadServer(
       ...(options.attributeElicitations ? { attributeElicitations: true } : {}),
       calls,
       ...(session ? { bearer: session } : {}),
+      ...(options.traceparent ? { traceparent: options.traceparent } : {}),
     });
     calls.oneAtATime = connection.transport === "sse";
     try {

@@ -1,81 +1,175 @@
 /**
  * An MCP 2026-07-28 `input_required` result ⇄ the suspension contract (docs/architecture.md
- * §3): the server's input request becomes one of our requests (an `elicitation/create` form ⇒
- * `kind: "input"` with `data.schema`; URL mode ⇒ `kind: "authorization"` with `url`, as for a
- * 2025-11-25 elicitation), and the call suspends on it. The request keeps, in `data.mcpInput`,
- * the server's key for it and its `requestState` exactly as received (never parsed): the halted
- * run stores the request, so both survive a halt, an eviction and a redeploy. When the request
- * is answered the call is executed again with `ctx.answer` and `ctx.answered` (that stored
- * request), and sent again with `inputResponses` and the `requestState`: nothing else re-runs.
+ * §3): each of the server's input requests becomes one of our requests (an
+ * `elicitation/create` form ⇒ `kind: "input"` with `data.schema`; URL mode ⇒
+ * `kind: "authorization"` with `url`, as for a 2025-11-25 elicitation).
+ *
+ * Durably (no `waitFor`) the call suspends on them one after another, in the server's order:
+ * each answer is kept, and the next request is the call's next step (`CONTINUES`), until
+ * every one is answered; only then is the call sent again, once, with all `inputResponses`
+ * and the `requestState`. Everything the retry needs is in the open request's
+ * `data.mcpInput` (the server's input requests, the answers so far, its `requestState`
+ * exactly as received, never parsed): the halted run stores the request, so it survives a
+ * halt, an eviction and a redeploy. Where the host answers inline (`waitFor`), the loop asks
+ * them the same way, one after another.
+ *
+ * A refusal (declined, expired) is sent too (`RUN_ON_REFUSAL`): that input as `decline`
+ * (`cancel` when it expired or was withdrawn), any input not asked yet as `cancel`.
  */
-import type { Answer, Context, Request } from "../types";
-import { type ElicitationParams, requestFromElicitation, resultFromAnswer } from "./elicitation";
+import type { Answer, Context, Request, ToolResult } from "../types";
+import { pending } from "../answers";
+import { CONTINUES, RUN_ON_REFUSAL } from "../suspension";
+import {
+  type ElicitationParams,
+  elicitationNote,
+  requestFromElicitation,
+  resultFromAnswer,
+} from "./elicitation";
 import type { InputRequired } from "./modern";
 
 export const MCP_INPUT_DATA = "mcpInput";
+/** How many `input_required` rounds with questions one call may go through (a server that keeps asking). */
+export const MAX_INPUT_ROUNDS = 8;
+
+type InputResponse = Record<string, unknown>;
+type AskedInput = { method?: unknown; params?: unknown };
 
 interface StoredInput {
-  /** The server's key for the input request (what `inputResponses` is keyed by). */
+  /** The server's key for the input this request asks (what `inputResponses` is keyed by). */
   key: string;
   /** The server's `requestState`, byte for byte. */
   requestState?: string;
   /** The elicitation as the server sent it (for answering it). */
   elicitation: ElicitationParams;
+  /** Every input request of the round, as the server sent them. */
+  asked: Record<string, AskedInput>;
+  /** The responses given so far in this round, by key. */
+  responses: Record<string, InputResponse>;
+  /** Which round of questions this is (1 for the server's first `input_required`). */
+  round: number;
+}
+
+export interface Origin {
+  server: string;
+  tool: string;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/**
- * The request a call suspends on for `asked`, or why it cannot: this client answers one
- * elicitation at a time (several at once, or sampling and roots, are an error result naming
- * them). `asked` without input requests is not handled here (the caller retries with its state).
- */
-export function requestForInput(
-  asked: InputRequired,
-  origin: { server: string; tool: string },
-): { request: Request } | { error: string } {
-  const entries = Object.entries(asked.inputRequests);
-  if (entries.length !== 1) {
-    return {
-      error: `the server asked for ${entries.length} inputs at once (${entries.map(([key]) => key).join(", ")}); this client answers one at a time`,
-    };
-  }
-  const [key, input] = entries[0] as [string, { method?: unknown; params?: unknown }];
+/** Why a server's input request cannot be asked, or its elicitation. */
+function elicitationOf(key: string, input: AskedInput): ElicitationParams | string {
   const params = isRecord(input.params) ? input.params : undefined;
   if (input.method !== "elicitation/create" || !params || typeof params.message !== "string") {
-    return {
-      error: `the server asked for ${JSON.stringify(input.method)} (input ${JSON.stringify(key)}), which this client does not answer`,
-    };
+    return `the server asked for ${JSON.stringify(input.method)} (input ${JSON.stringify(key)}), which this client does not answer`;
   }
-  const elicitation = { ...params, mode: params.mode ?? "form" } as ElicitationParams;
-  const request = requestFromElicitation(elicitation, origin);
-  const stored: StoredInput = {
-    key,
-    elicitation,
-    ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }),
-  };
-  return { request: { ...request, data: { ...request.data, [MCP_INPUT_DATA]: stored } } };
+  return { ...params, mode: params.mode ?? "form" } as ElicitationParams;
 }
 
-/** What the call's retry sends, when this execution answers an input request it suspended on. */
-export function retryParams(
+/** The request for one input of the round, carrying the round's state. */
+function requestFor(origin: Origin, stored: Omit<StoredInput, "elicitation">): Request | string {
+  const elicitation = elicitationOf(stored.key, stored.asked[stored.key] ?? {});
+  if (typeof elicitation === "string") {
+    return elicitation;
+  }
+  const request = requestFromElicitation(elicitation, origin);
+  const data: StoredInput = { ...stored, elicitation };
+  return { ...request, data: { ...request.data, [RUN_ON_REFUSAL]: true, [MCP_INPUT_DATA]: data } };
+}
+
+/** The stored round a re-execution answers, or undefined. */
+export function storedInput(request: Request | undefined): StoredInput | undefined {
+  const stored = request?.data?.[MCP_INPUT_DATA];
+  return isRecord(stored) &&
+    typeof stored.key === "string" &&
+    isRecord(stored.elicitation) &&
+    isRecord(stored.asked)
+    ? ({ responses: {}, round: 1, ...stored } as unknown as StoredInput)
+    : undefined;
+}
+
+/**
+ * The call suspends on the first input of a new round (`round` counts them), or fails saying
+ * why it cannot: an input this client does not answer (sampling, roots), or too many rounds.
+ * `continues`: this execution took an answer (the suspension is the call's next step).
+ */
+export function suspendOnInput(
+  asked: InputRequired,
+  { origin, round, continues }: { origin: Origin; round: number; continues: boolean },
+): ToolResult {
+  const keys = Object.keys(asked.inputRequests);
+  if (round > MAX_INPUT_ROUNDS) {
+    return {
+      output: `${origin.tool}: the server kept asking for input (${MAX_INPUT_ROUNDS} rounds in one call, the limit); the call was given up`,
+      isError: true,
+    };
+  }
+  for (const key of keys) {
+    const problem = elicitationOf(key, asked.inputRequests[key] ?? {});
+    if (typeof problem === "string") {
+      return { output: `${origin.tool}: ${problem}`, isError: true };
+    }
+  }
+  const request = requestFor(origin, {
+    key: keys[0] as string,
+    asked: asked.inputRequests,
+    responses: {},
+    round,
+    ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }),
+  });
+  return asSuspension(request as Request, continues);
+}
+
+function asSuspension(request: Request, continues: boolean): ToolResult {
+  const result = pending(request);
+  return continues ? { ...result, metadata: { ...result.metadata, [CONTINUES]: true } } : result;
+}
+
+/** What the call sends with its retry: all `inputResponses`, the round's state and number. */
+export interface Retry {
+  inputResponses: Record<string, InputResponse>;
+  requestState?: string;
+  round: number;
+  /** Notes for the model (an answer that did not fit the form was sent as `cancel`). */
+  notes: string[];
+}
+
+/**
+ * Where a re-execution stands: the next input of the round to ask (a suspension, no server
+ * call), or the retry to send once every input is answered. Undefined when this execution
+ * answers nothing of ours.
+ */
+export function nextStep(
   ctx: Context,
-): { inputResponses: Record<string, unknown>; requestState?: string } | undefined {
+  origin: Origin,
+): { ask: ToolResult } | { send: Retry } | undefined {
   const stored = storedInput(ctx.answered);
   if (!stored || !ctx.answer) {
     return undefined;
   }
-  const { result } = resultFromAnswer(ctx.answer as Answer, stored.elicitation);
+  const notes: string[] = [];
+  const outcome = resultFromAnswer(ctx.answer as Answer, stored.elicitation);
+  if (outcome.problems && ctx.answered) {
+    notes.push(elicitationNote(ctx.answered, outcome.problems));
+  }
+  const responses = { ...stored.responses, [stored.key]: outcome.result as InputResponse };
+  const open = Object.keys(stored.asked).filter((key) => !(key in responses));
+  if (ctx.answer.ok && open.length > 0) {
+    const request = requestFor(origin, { ...stored, key: open[0] as string, responses });
+    return typeof request === "string"
+      ? { ask: { output: `${origin.tool}: ${request}`, isError: true } }
+      : { ask: asSuspension(request, true) };
+  }
+  // A refusal ends the round: whatever was not asked yet is cancelled.
+  for (const key of open) {
+    responses[key] = { action: "cancel" };
+  }
   return {
-    inputResponses: { [stored.key]: result },
-    ...(stored.requestState === undefined ? {} : { requestState: stored.requestState }),
+    send: {
+      inputResponses: responses,
+      round: stored.round,
+      notes,
+      ...(stored.requestState === undefined ? {} : { requestState: stored.requestState }),
+    },
   };
-}
-
-function storedInput(request: Request | undefined): StoredInput | undefined {
-  const stored = request?.data?.[MCP_INPUT_DATA];
-  return isRecord(stored) && typeof stored.key === "string" && isRecord(stored.elicitation)
-    ? (stored as unknown as StoredInput)
-    : undefined;
 }

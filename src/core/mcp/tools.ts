@@ -16,7 +16,7 @@ import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
 import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
-import { requestForInput, retryParams } from "./input-required";
+import { nextStep, suspendOnInput } from "./input-required";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired>;
@@ -100,6 +100,13 @@ async function callTool(
   if (ctx.signal?.aborted) {
     return aborted;
   }
+  // Answering one of a server's several input requests: the next one is asked, or all are sent.
+  const origin = { server: options.server, tool: name };
+  const step = nextStep(ctx, origin);
+  if (step && "ask" in step) {
+    return step.ask;
+  }
+  const retry = step?.send;
   const signIn = await finishSignIn(name, options.auth, ctx);
   if (signIn.failure) {
     return signIn.failure;
@@ -127,7 +134,7 @@ async function callTool(
       timedOut = true;
       controller.abort(new Error(`${name} timed out`));
     }),
-    notes: [],
+    notes: retry ? [...retry.notes] : [],
     suspend(request) {
       suspended ??= request;
       onSuspend();
@@ -151,8 +158,13 @@ async function callTool(
         [CALL_KEY_META]: call.key,
         ...(ctx.traceparent ? { [TRACEPARENT_META_KEY]: ctx.traceparent } : {}),
       },
-      // The answer to an input request this call suspended on (MCP 2026-07-28), with its state.
-      ...retryParams(ctx),
+      // The answers to the input requests this call suspended on (MCP 2026-07-28), with its state.
+      ...(retry
+        ? {
+            inputResponses: retry.inputResponses,
+            ...(retry.requestState === undefined ? {} : { requestState: retry.requestState }),
+          }
+        : {}),
     };
     const request = options.client.callTool(params, {
       signal: controller.signal,
@@ -188,7 +200,7 @@ async function callTool(
           ),
       });
       result = isInputRequired(reply)
-        ? suspendOnInput(reply, { server: options.server, tool: name })
+        ? askedAgain(reply, { origin, round: (retry?.round ?? 0) + 1, continues: !!retry })
         : fromCallResult(name, reply);
     }
   } catch (error) {
@@ -258,21 +270,18 @@ async function withoutStateOnlyRounds<R>(
   return reply;
 }
 
-/** The call suspends on the server's question (./input-required), or fails saying why it cannot. */
-function suspendOnInput(
+/** The call suspends on the server's questions (./input-required), or fails saying why it cannot. */
+function askedAgain(
   asked: InputRequired,
-  origin: { server: string; tool: string },
+  how: { origin: { server: string; tool: string }; round: number; continues: boolean },
 ): ToolResult {
   if (Object.keys(asked.inputRequests).length === 0) {
     return {
-      output: `${origin.tool}: the server kept answering input_required without asking anything (${MAX_STATE_ONLY_ROUNDS + 1} times)`,
+      output: `${how.origin.tool}: the server kept answering input_required without asking anything (${MAX_STATE_ONLY_ROUNDS + 1} times)`,
       isError: true,
     };
   }
-  const mapped = requestForInput(asked, origin);
-  return "request" in mapped
-    ? pending(mapped.request)
-    : { output: `${origin.tool}: ${mapped.error}`, isError: true };
+  return suspendOnInput(asked, how);
 }
 
 /**

@@ -40,6 +40,8 @@ export interface ConnectOptions {
   calls: CallRegistry;
   /** The server's access tokens (entries with `oauth`); a 401 throws `AuthorizationRequired` either way. */
   bearer?: BearerSource;
+  /** The run's `traceparent`, carried in `_meta` by requests made outside a tool call. */
+  traceparent?: string;
 }
 
 const CLIENT_INFO = { name: "toolnexus-edge", version: "0.1.0" };
@@ -138,6 +140,7 @@ async function attempt(
 
 function newClient(server: string, options: ConnectOptions, negotiate: boolean): McpClient {
   const client = new McpClient(CLIENT_INFO, { elicitation: { form: {}, url: {} } }, negotiate);
+  client.traceparent = options.traceparent;
   client.onElicitation(
     elicitationResponder(server, options.calls, {
       handler: options.elicitation,
