@@ -192,6 +192,24 @@ export interface DecisionInput {
   decidedBy?: string;
   channel: Channel;
   webhookId?: string;
+  /**
+   * Issue 42: the delegations `decidedBy` holds now (the route looks them up); the ledger
+   * decides whether they let the caller stand in for someone on this request.
+   */
+  delegations?: ActiveDelegation[];
+}
+
+/** A member standing in for another until a time (issue 42, `POST /v1/approvers/delegations`). */
+export interface ActiveDelegation {
+  id: string;
+  /** The member who is away (member id). */
+  from: string;
+  /** The member deciding for them (member id). */
+  to: string;
+  /** RFC 3339: the delegation ends then. */
+  until: string;
+  /** Only requests of these groups; absent: whatever `from` may decide. */
+  groups?: string[];
 }
 
 /**

@@ -26,6 +26,8 @@ import { oauthRoutes } from "../oauth/routes";
 import { anyAgentUsesOAuth } from "../oauth/settings";
 import { receiptRoutes } from "../receipts/routes";
 import { receiptSources } from "../receipts/sources";
+import { batchRoutes } from "../batch/routes";
+import { inboxBatchRoutes } from "../batch/inbox-routes";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -53,11 +55,13 @@ export function createApp(
       // Before the run API: these answer CORS preflights and take an Access identity, not only the token.
       .route("/v1", chatRoutes({ agents, ...options }))
       .route("/v1", agUiRoutes({ agents, ...options }))
+      .route("/v1", batchRoutes(options))
       .route("/v1", approvalsRoutes(options))
       .route("/v1", runRoutes(agents, options.approverGroups))
       .route("/", approvalRoutes())
       .route("/", emailRoutes())
       .route("/", inboxRoutes(options))
+      .route("/", inboxBatchRoutes(options))
       .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
       .route("/", teamsRoutes(options))

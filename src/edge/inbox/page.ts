@@ -10,6 +10,8 @@ import { renderSchemaFields } from "../pages/schema-fields";
 
 import type { InboxItem } from "./item";
 import { editableKeys, editedArgs } from "../approvals/arg-edits";
+// Batch decisions (issue 42): the card's checkbox and the form it joins live in their own module.
+import { batchBar, selectBox } from "../batch/inbox-page";
 
 export interface InboxPageView {
   /** Who is signed in (member id). */
@@ -48,6 +50,7 @@ ${view.decided.map((item) => decidedRow(item, view.now)).join("\n")}
 <p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")}</p>
 ${notice}
 <h2>Waiting for a decision (${view.open.length})</h2>
+${batchBar(view.csrf, view.open.length)}
 <div id="open">
 ${open}
 </div>
@@ -67,7 +70,7 @@ function openItem(item: InboxItem, view: InboxPageView): string {
       ? `<p class="meta">${item.votes.filter((v) => !v.reset && v.decision === "approve").length} of ${item.needed} approvals</p>`
       : "";
   return `<section class="item" data-request="${esc(item.requestId)}">
-<h3 class="prompt">${esc(item.prompt)}</h3>
+${selectBox(item)}<h3 class="prompt">${esc(item.prompt)}</h3>
 <p class="meta">${item.tool ? `<code>${esc(item.tool)}</code> · ` : ""}agent ${esc(item.agent)} · ${item.askedBy ? `sub-agent ${esc(item.askedBy)} · ` : ""}${item.requestedBy ? `asked by ${esc(item.requestedBy)} · ` : ""}${expiry(item, view.now)}</p>
 <p class="meta">User's request: ${esc(clip(item.input, 300))}</p>
 <pre class="args">${esc(prettyJson(item.args))}</pre>

@@ -42,6 +42,13 @@ import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
 import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
 import { error, json, ref } from "./parts";
 import { TOOL_CALL_PATHS, ToolCallRecordSchema } from "./tool-calls";
+import { BATCH_PATHS } from "../../batch/openapi";
+import {
+  BatchItemSchema,
+  BatchResultSchema,
+  BatchResultsSchema,
+  BatchSchema,
+} from "../../batch/schemas";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
@@ -70,6 +77,10 @@ const SCHEMAS = {
   TreeHandleSchema,
   RunViewLinkSchema,
   ToolCallRecordSchema,
+  BatchSchema,
+  BatchItemSchema,
+  BatchResultSchema,
+  BatchResultsSchema,
 };
 
 function components() {
@@ -301,6 +312,7 @@ function openApiDocument(): unknown {
       ...EMAIL_PAGE_PATHS,
       ...OAUTH_PATHS,
       ...INBOX_PATHS,
+      ...BATCH_PATHS,
       ...TEAMS_PATHS,
       ...TIMELINE_PATHS,
       ...RECEIPT_PATHS,
