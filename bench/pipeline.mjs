@@ -76,7 +76,7 @@ async function readSse(response, onEvent) {
   }
 }
 
-async function cycle(origin, signal) {
+export async function cycle(origin, signal) {
   // What the client had seen when it failed: which leg a stalled cycle stalled in.
   const progress = { runId: undefined, seen: [], decided: false };
   try {
