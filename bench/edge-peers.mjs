@@ -40,6 +40,7 @@ import { performance } from "node:perf_hooks";
 import { BENCH, ROOT } from "./lib/build.mjs";
 import { snapshotWorker, startWranglerDev } from "./lib/wrangler-dev.mjs";
 import { startProfile } from "./lib/inspector-profile.mjs";
+import { workerdCpuMs } from "./lib/workerd-cpu.mjs";
 import { arg, machine, ms, ratio, summarize, table } from "./lib/stats.mjs";
 import { API_TOKEN, APPROVER_GROUPS, RECEIPT_KEY, SECRET, cycle as ourCycle } from "./pipeline.mjs";
 import { startFakeModel } from "../scripts/lib/fake-model.mjs";
@@ -68,33 +69,6 @@ function busyMs(profile) {
     }
   }
   return busy / 1000;
-}
-
-const TICKS_PER_MS = 100 / 1000; // USER_HZ: /proc's CPU times are in 1/100 s on Linux
-
-/**
- * CPU time (user + system, ms) of the workerd processes in a wrangler dev's process group: real
- * CPU, unlike a sampling profiler's busy time, which counts the time the thread waited for a
- * core on a loaded machine. It is all of workerd: the worker's isolate with its SQLite calls,
- * and workerd's own I/O and local queue broker.
- */
-function workerdCpuMs(groupId) {
-  let ticks = 0;
-  for (const pid of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) {
-      continue;
-    }
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // fields[0] is field 3 (state): pgrp is field 5, utime 14, stime 15.
-      if (Number(fields[2]) === groupId && name.startsWith("workerd")) {
-        ticks += Number(fields[11]) + Number(fields[12]);
-      }
-    } catch {}
-  }
-  return ticks / TICKS_PER_MS;
 }
 
 /** Bytes under a folder (the worker's local state: SQLite databases and their WAL). */
