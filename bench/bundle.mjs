@@ -23,6 +23,9 @@ export class WorkerEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env
 export class WorkflowEntrypoint { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
 export const env = {};
 `;
+// src/edge/email/send.ts builds its message with cloudflare:email (only when an email is sent).
+const EMAIL_STUB = `export class EmailMessage { constructor(from, to, raw) { this.from = from; this.to = to; this.raw = raw; } }
+`;
 
 function wranglerBin() {
   const local = path.join(ROOT, "node_modules", ".bin", "wrangler");
@@ -91,9 +94,11 @@ function buildWorker(label, cwd, outdir, minify = true) {
   const wrangler = /Total Upload: ([^\n]+)/.exec(output)?.[1]?.trim() ?? "?";
   const stubbed = path.join(outdir, "stubbed.mjs");
   fs.writeFileSync(path.join(outdir, "cloudflare-workers-stub.mjs"), STUB);
+  fs.writeFileSync(path.join(outdir, "cloudflare-email-stub.mjs"), EMAIL_STUB);
   const text = fs
     .readFileSync(main[0], "utf8")
-    .replaceAll(/(["'])cloudflare:workers\1/g, JSON.stringify("./cloudflare-workers-stub.mjs"));
+    .replaceAll(/(["'])cloudflare:workers\1/g, JSON.stringify("./cloudflare-workers-stub.mjs"))
+    .replaceAll(/(["'])cloudflare:email\1/g, JSON.stringify("./cloudflare-email-stub.mjs"));
   fs.writeFileSync(stubbed, text);
   return {
     label,

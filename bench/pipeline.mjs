@@ -23,6 +23,7 @@ import { BENCH, ROOT } from "./lib/build.mjs";
 import { startWranglerDev, readVars, snapshotWorker } from "./lib/wrangler-dev.mjs";
 import { summarize, table, ms, ratio, arg, machine } from "./lib/stats.mjs";
 import { startProfile } from "./lib/inspector-profile.mjs";
+import { workerdCpuMs } from "./lib/workerd-cpu.mjs";
 import fs from "node:fs";
 
 const vars = readVars(path.join(ROOT, ".dev.vars.example"));
@@ -76,7 +77,7 @@ async function readSse(response, onEvent) {
   }
 }
 
-async function cycle(origin, signal) {
+export async function cycle(origin, signal) {
   // What the client had seen when it failed: which leg a stalled cycle stalled in.
   const progress = { runId: undefined, seen: [], decided: false };
   try {
@@ -283,11 +284,14 @@ async function measure(label, server, runs, timeoutMs, product, profileFile) {
     await cycle(server.origin, signal);
   }
   const profiler = profileFile ? await startProfile(server.inspectorPort) : undefined;
+  const cpu0 = workerdCpuMs(server.pid);
   const t0 = performance.now();
   const settled = await Promise.allSettled(
     Array.from({ length: runs }, () => cycle(server.origin, signal)),
   );
   const wall = performance.now() - t0;
+  // workerd's CPU over the batch (real CPU, not wall: robust to a shared machine's load).
+  const cpu = workerdCpuMs(server.pid) - cpu0;
   if (profiler) {
     fs.writeFileSync(profileFile, JSON.stringify(await profiler.stop()));
     console.log(`CPU profile of ${label} (${profiler.target}) written to ${profileFile}`);
@@ -303,7 +307,17 @@ async function measure(label, server, runs, timeoutMs, product, profileFile) {
     rejected.filter((e) => e?.runId).map((e) => finishedLater(server.origin, e.runId)),
   );
   lost += late.filter((ok) => !ok).length;
-  return { label, runs, wall, results, failures, problems, lost, clientErrors: rejected.length };
+  return {
+    label,
+    runs,
+    wall,
+    cpu,
+    results,
+    failures,
+    problems,
+    lost,
+    clientErrors: rejected.length,
+  };
 }
 
 export async function main() {
@@ -328,6 +342,7 @@ export async function main() {
     label: s.label,
     runs: 0,
     wall: 0,
+    cpu: 0,
     results: [],
     failures: [],
     problems: [],
@@ -377,6 +392,7 @@ export async function main() {
         const into = measured[i];
         into.runs += m.runs;
         into.wall += m.wall;
+        into.cpu += m.cpu;
         into.results.push(...m.results);
         into.failures.push(...m.failures);
         into.problems.push(...m.problems);
@@ -395,6 +411,7 @@ export async function main() {
   const [base] = measured;
   const stat = (m, key) => summarize(m.results.map((r) => r[key]).filter((v) => v !== undefined));
   const perSecond = (m) => (m.results.length / m.wall) * 1000;
+  const cpuPerCycle = (m) => m.cpu / m.runs;
   const rows = measured.map((m) => {
     const sp = stat(m, "startToPending");
     const dd = stat(m, "decisionToDone");
@@ -407,6 +424,8 @@ export async function main() {
       `${m.results.length}/${m.runs}`,
       perSecond(m).toFixed(1),
       ratio(perSecond(base), perSecond(m)),
+      ms(cpuPerCycle(m)),
+      ratio(cpuPerCycle(m), cpuPerCycle(base)),
       ms(sp.median),
       ms(sp.p95),
       ratio(sp.median, basePending),
@@ -429,6 +448,8 @@ export async function main() {
       "done",
       "runs/s",
       "cycle cost ×baseline",
+      "workerd CPU per cycle ms",
+      "×baseline",
       "start→pending p50 ms",
       "p95 ms",
       "start→pending p50 × bare start→pending",

@@ -129,7 +129,9 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
     await stop();
     throw error;
   }
-  return { origin, inspectorPort, stop, crash, output: () => output };
+  // `pid`: wrangler's, which leads the process group that workerd runs in (edge-peers.mjs reads
+  // the group's CPU time from /proc).
+  return { origin, inspectorPort, pid: child.pid, stop, crash, output: () => output };
 }
 
 /**
