@@ -40,6 +40,9 @@ export const SHAPES = ["approval", "subagent", "quorum-edit", "chat", "ag-ui", "
 /** A request the kill cut (no response, or a response cut before its end). */
 class Cut extends Error {}
 
+/** What wrangler dev's proxy answers a request its worker restarted under (a POST is not retried for us). */
+const RESTARTED = /Your worker restarted mid-request/;
+
 /**
  * @param {{
  *   runs: number,
@@ -117,7 +120,9 @@ export async function runFaultSchedule(options) {
       ctx.progress.finished += 1;
       results.push({ i, shape, ms: Date.now() - t0, ...result });
       if (result.outcome !== "done") {
-        log(`  run ${i} (${shape}) ${result.outcome}: ${result.problem ?? ""}`);
+        log(
+          `  run ${i} (${shape}) ${result.runId ?? ""} ${result.outcome}: ${result.problem ?? ""}`,
+        );
       }
     }
   };
@@ -181,6 +186,10 @@ async function http(ctx, method, path, { body, headers = {}, timeoutMs = 60_000,
     const text = await response.text();
     if (response.status >= 500) {
       ctx.fiveXX.push(`${method} ${path} → ${response.status}: ${text.slice(0, 300)}`);
+      if (RESTARTED.test(text)) {
+        // wrangler dev's proxy: the worker under it restarted; counted above, then repeated.
+        throw new Cut(`${method} ${path}: ${text.slice(0, 120)}`);
+      }
     }
     let json;
     try {

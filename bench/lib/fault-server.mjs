@@ -31,6 +31,10 @@ export async function startFaultServers({ cwd = ROOT, log = () => {} } = {}) {
   const helper = await import(pathToFileURL(outfile).href);
   const oauth = await helper.startOAuthMcpServer();
   const stateDir = mkdtempSync(path.join(tmpdir(), "toolnexus-fault-state-"));
+  // A dev registry of our own: wrangler dev restarts its worker when the shared one changes
+  // (any other wrangler dev on the machine starting or stopping), and its proxy answers a POST
+  // in flight then with 503 "Your worker restarted mid-request" — not a kill of ours.
+  process.env.WRANGLER_REGISTRY_PATH = path.join(stateDir, "registry");
   const port = await freePort();
   const vars = {
     ...TEST_VARS,

@@ -83,7 +83,11 @@ async function runOnce(input) {
 
 test("sign-in: pending authorization → the browser's redirect to /oauth/callback → the run resumes and finishes", async () => {
   const pending = await runOnce("who am I to the docs server?");
-  assert.equal(pending.status, "pending", `run is ${pending.status}: ${JSON.stringify(pending.error)}`);
+  assert.equal(
+    pending.status,
+    "pending",
+    `run is ${pending.status}: ${JSON.stringify(pending.error)}`,
+  );
   assert.equal(pending.pending.kind, "authorization");
   assert.match(pending.pending.prompt, /docs/);
   // The request shows the edge's sign-in link; opening it binds this browser (issue 37).

@@ -1,5 +1,5 @@
 /**
- * A failed run's `error` is DESIGN §4's `{ code, message }` (durable/thread/drive/run-error.ts):
+ * A failed run's `error` is DESIGN §4's `{ code, message }` (src/edge/run-error.ts):
  * the code is the most specific thing the driver knows, a run stored before codes reads back
  * with `driver_failed`, and the AG-UI and A2A answers carry the code beside the message.
  */
@@ -10,7 +10,7 @@ import { ConfigError } from "../../src/edge/config-error";
 import type { RunView } from "../../src/edge/protocol";
 import { AgUiTranslator } from "../../src/edge/protocols/ag-ui/events";
 import { toTask } from "../../src/edge/protocols/a2a/task";
-import { runError } from "../../durable/thread/drive/run-error";
+import { runError } from "../../src/edge/run-error";
 import { decodeRunError } from "../../durable/storage/decode";
 import { ValueTooLargeError } from "../../durable/storage/large/values";
 

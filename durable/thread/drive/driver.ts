@@ -25,7 +25,7 @@ import {
 import { runOAuth } from "../../tokens/run-oauth";
 import { answerUnderCurrentVersion } from "../../versions/resume-check";
 import type { RunRow } from "../../storage/run-store";
-import { runError } from "./run-error";
+import { runError } from "../../../src/edge/run-error";
 
 import { routeAnswer, runLimitBefore, runTeamTools, treeOf } from "../../agents/run-tree";
 

@@ -130,21 +130,6 @@ export const ErrorSchema = z
   })
   .meta({ id: "Error" });
 
-export const RunErrorSchema = z
-  .object({
-    code: z
-      .string()
-      .describe(
-        "value_too_large (a model reply, tool output or arguments past 32 MiB), config_error, provider_error (the model endpoint failed), run_aborted, driver_failed (anything else), or a kernel error's own code",
-      ),
-    message: z
-      .string()
-      .describe(
-        "What failed, in words; for value_too_large: the value, its size in bytes and the limit",
-      ),
-  })
-  .meta({ id: "RunError" });
-
 export const LinksSchema = z
   .object({ self: z.string(), events: z.string(), cancel: z.string() })
   .meta({ id: "RunLinks" });
@@ -270,7 +255,12 @@ export const RunViewSchema = z
       .describe(
         "How many decision receipts the run has: GET /v1/runs/{runId}/receipts returns as many",
       ),
-    error: RunErrorSchema.nullable().describe("Why the run failed (set when status is failed)"),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .describe(
+        "Set when the run failed. code: value_too_large (the message names the value, its size and the limit), config_error, provider_error, run_aborted, driver_failed, or a kernel error's own",
+      ),
     limit: z
       .string()
       .nullable()
