@@ -59,6 +59,7 @@ export function configCheck(
     edge.email; // EMAIL and EMAIL_FROM together, or neither
     edge.teams; // TEAMS_APP_ID and TEAMS_APP_PASSWORD together, or neither
     edge.access;
+    edge.policy; // AUTHZEN_URL and AUTHZEN_SHADOW_URL are URLs, AUTHZEN_TIMEOUT_MS a number
     inboxNamespace(env);
     mcpSessionNamespace(env);
     receiptNamespace(env);
