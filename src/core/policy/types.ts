@@ -61,7 +61,18 @@ export interface ToolPolicy {
    * The answer, or a rejection when the policy could not answer (down, slow, malformed):
    * the caller then applies the in-code rule and records `policy: "fallback"`.
    */
-  evaluate(evaluation: AccessEvaluation, options?: { signal?: AbortSignal }): Promise<PolicyAnswer>;
+  evaluate(evaluation: AccessEvaluation, options?: EvaluateOptions): Promise<PolicyAnswer>;
+  /**
+   * Checked before the edge serves (a `ConfigError` names the mistake: a Cedar syntax error
+   * and its line); resolves to the groups the policy may ask, which must exist.
+   */
+  check?(): Promise<{ groups: string[] }>;
+}
+
+export interface EvaluateOptions {
+  signal?: AbortSignal;
+  /** When the call was made (a replay of recorded calls); default now. */
+  at?: Date;
 }
 
 /**
