@@ -19,6 +19,7 @@ import { inboxNamespace } from "./inbox/rpc";
 import { mcpSessionNamespace } from "./protocols/mcp-server/sessions";
 import { receiptNamespace } from "./receipts/rpc";
 import { type EdgeEnv, settings } from "./settings";
+import { checkAgentPolicies } from "./policy/check";
 
 export interface ConfigCheckOptions {
   approverGroups?: ApproverGroupsInit;
@@ -72,6 +73,7 @@ export function configCheck(
       return;
     }
     for (const agent of agents) {
+      await checkAgentPolicies(agent, directory); // a Cedar syntax error, an unknown group (issue 43)
       for (const tool of await toolsOrNone(agent, env)) {
         const described = approvalGate(tool)?.describe();
         if (described && !described.rulesByArgs) {

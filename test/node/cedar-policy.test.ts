@@ -8,6 +8,9 @@ import { describe, expect, it } from "vitest";
 import { accessEvaluation } from "../../src/core/policy/evaluation";
 import { cedarPolicyWith } from "../../src/edge/policy/cedar/policy";
 import { ConfigError } from "../../src/edge/config-error";
+import { checkAgentPolicies } from "../../src/edge/policy/check";
+import { parseApproverDirectory } from "../../src/edge/approvals/groups";
+import { defineAgent } from "../../src/edge/agent";
 
 const example = readFileSync(
   new URL("../../examples/policy/refunds.cedar", import.meta.url),
@@ -82,5 +85,35 @@ describe("cedarPolicy", () => {
       policies: '@ask("finance") @quorum("two") permit (principal, action, resource);',
     });
     await expect(badQuorum.check()).rejects.toThrow(/@quorum must be 1 to 100/);
+  });
+});
+
+describe("an agent's Cedar policy before the edge serves (configCheck)", () => {
+  const directory = parseApproverDirectory({
+    APPROVER_GROUPS: JSON.stringify({ finance: ["ann@example.com", "bob@example.com"] }),
+  });
+  const agent = (policies: string) =>
+    defineAgent({
+      name: "support",
+      description: "d",
+      systemPrompt: "s",
+      tools: [],
+      policy: cedarPolicyWith(() => cedar, { policies }),
+    });
+
+  it("passes the worked example", async () => {
+    await expect(checkAgentPolicies(agent(example), directory)).resolves.toBeUndefined();
+  });
+
+  it("is a config_error naming the line of a syntax error, or a group nobody defined", async () => {
+    await expect(
+      checkAgentPolicies(agent("permit (principal, action, resource);\nforbid (;"), directory),
+    ).rejects.toThrow(/^agent support: policy: Cedar policy policies\.cedar line 2: /);
+    await expect(
+      checkAgentPolicies(agent('@ask("legal") permit (principal, action, resource);'), directory),
+    ).rejects.toThrow("agent support: policy cedar:" /* id */);
+    await expect(
+      checkAgentPolicies(agent('@ask("legal") permit (principal, action, resource);'), directory),
+    ).rejects.toThrow(/asks group "legal", which is not defined/);
   });
 });

@@ -75,7 +75,9 @@ async function signed(drafts: ReceiptDraft[]): Promise<string[]> {
   const [key] = await receiptKeys(SEED_A);
   return withScratchSql(async (sql) => {
     const receipts = new ThreadReceipts(sql, "th_1");
-    drafts.forEach((d, i) => receipts.append(d, new Date(Date.UTC(2026, 6, 1, 10, 0, i))));
+    drafts.forEach((d, i) => {
+      receipts.append(d, new Date(Date.UTC(2026, 6, 1, 10, 0, i)));
+    });
     if (!key) {
       throw new Error("no key");
     }
