@@ -54,7 +54,7 @@ export function receiptDraft(input: DraftInput): ReceiptDraft {
     ...(counted.length > 0 ? { votes: counted.map(receiptVote) } : {}),
     channel: decision.channel,
     // Which policy decided, and what policy-replay needs (issue 43).
-    ...receiptPolicyFields(request, { args, requestedBy: run.requestedBy }),
+    ...receiptPolicyFields(request, { args, requestedBy: run.requestedBy, agent: run.agent }),
   };
 }
 

@@ -2,7 +2,7 @@
  * What a receipt says about the policy that decided (issue 43, docs/receipts.md): `policy: {
  * id, version, decision, fallback? }` drafted from the request's `data.policy`, and — so that
  * `policy-replay` can evaluate a candidate policy against recorded decisions — the call's
- * `args` and the run's `requestedBy`. Both are what the approvers and the run view already
+ * `args`, the run's `requestedBy` and its `agent`. Both are what the approvers and the run view already
  * show to API-token holders; `args` is checked against `argsHash` by `verify-receipts`.
  */
 import type { Request } from "../../core/types";
@@ -21,8 +21,13 @@ export interface ReceiptPolicy {
 /** The receipt members a policy-decided request adds; none for a request without a record. */
 export function receiptPolicyFields(
   request: Request,
-  { args, requestedBy }: { args: unknown; requestedBy?: string | null },
-): { policy?: ReceiptPolicy; args?: Record<string, unknown>; requestedBy?: string } {
+  { args, requestedBy, agent }: { args: unknown; requestedBy?: string | null; agent?: string },
+): {
+  policy?: ReceiptPolicy;
+  args?: Record<string, unknown>;
+  requestedBy?: string;
+  agent?: string;
+} {
   const record = policyRecordOf(request);
   if (!record) {
     return {};
@@ -36,6 +41,7 @@ export function receiptPolicyFields(
     },
     ...(isRecord(args) ? { args } : {}),
     ...(requestedBy ? { requestedBy } : {}),
+    ...(agent ? { agent } : {}),
   };
 }
 
@@ -61,8 +67,10 @@ export function receiptPolicyProblem(receipt: Record<string, unknown>): string |
       return "args do not match argsHash";
     }
   }
-  if (receipt.requestedBy !== undefined && typeof receipt.requestedBy !== "string") {
-    return "requestedBy is not a string";
+  for (const key of ["requestedBy", "agent"]) {
+    if (receipt[key] !== undefined && typeof receipt[key] !== "string") {
+      return `${key} is not a string`;
+    }
   }
   return undefined;
 }

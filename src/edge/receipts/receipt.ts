@@ -52,6 +52,8 @@ export interface Receipt {
   args?: Record<string, unknown>;
   /** With `policy`: who started the run (the evaluation's subject), for `policy-replay`. */
   requestedBy?: string;
+  /** With `policy`: the run's agent, for `policy-replay`. */
+  agent?: string;
   /** RFC 3339, never earlier than the previous receipt's in the thread. */
   at: string;
   /** base64url SHA-256 of the previous receipt's compact JWS; null for the thread's first. */

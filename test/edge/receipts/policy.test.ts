@@ -23,7 +23,12 @@ const request = {
     policy: { id: "in-code", version: "v1", decision: "ask", source: "fallback" },
   },
 };
-const run = { threadId: "th_1", runId: "th_1.run_1", requestedBy: "alice@example.com" } as RunRow;
+const run = {
+  threadId: "th_1",
+  runId: "th_1.run_1",
+  agent: "support",
+  requestedBy: "alice@example.com",
+} as RunRow;
 
 describe("a receipt of a policy-decided request", () => {
   it("names the policy, marks a fallback, and carries the args and who asked", () => {
@@ -48,6 +53,7 @@ describe("a receipt of a policy-decided request", () => {
       policy: { id: "in-code", version: "v1", decision: "ask", fallback: true },
       args,
       requestedBy: "alice@example.com",
+      agent: "support",
     });
     const { data: _data, ...plain } = request;
     const old = receiptDraft({
