@@ -38,6 +38,15 @@ before(async () => {
         return;
       }
       const body = JSON.parse(text);
+      if (req.url === "/shadow/access/v1/evaluation") {
+        // The candidate in shadow mode: no refunds at all.
+        const answer =
+          body.resource?.id === "refund_order"
+            ? { decision: false, context: { reason: "shadow: no refunds" } }
+            : { decision: true };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+        return;
+      }
       asked.push({ path: req.url, auth: req.headers.authorization, body });
       const amount = body.resource?.properties?.args?.amount ?? 0;
       const answer =
@@ -56,6 +65,7 @@ before(async () => {
       ...TEST_VARS,
       AUTHZEN_URL: `http://127.0.0.1:${pdp.address().port}/pdp`,
       AUTHZEN_TOKEN: "pdp-token",
+      AUTHZEN_SHADOW_URL: `http://127.0.0.1:${pdp.address().port}/shadow`,
     },
   });
 });
@@ -122,6 +132,33 @@ test("the demo worker asks the AuthZEN PDP about every tool call", {
   );
   assert.equal((await client.waitFor(ask.body.runId, isFinished)).status, "done");
 
+  // Shadow mode: the candidate would have refused what the live PDP asked finance about.
+  const events = await fetch(`${server.url}/v1/runs/${ask.body.runId}/events`, {
+    headers: { authorization: `Bearer ${server.apiToken}` },
+  }).then((r) => r.text());
+  const shadowEvent = /event: policy_shadow\ndata: (.*)\n/.exec(events);
+  assert.ok(shadowEvent, events);
+  assert.deepEqual(JSON.parse(shadowEvent[1]).shadow, {
+    policy: "authzen-shadow",
+    decision: "deny",
+    reason: "policy: shadow: no refunds",
+  });
+  assert.equal(JSON.parse(shadowEvent[1]).live.decision, "ask");
+  let listed;
+  for (let i = 0; i < 50; i++) {
+    listed = await fetch(`${server.url}/v1/policy/disagreements`, {
+      headers: { authorization: `Bearer ${server.apiToken}` },
+    }).then((r) => r.json());
+    if (listed.items.some((item) => item.runId === ask.body.runId)) {
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const item = listed.items.find((i) => i.runId === ask.body.runId);
+  assert.ok(item, JSON.stringify(listed));
+  assert.equal(item.tool, "refund_order");
+  assert.equal(item.agent, "support");
+
   // The PDP down: the in-code rule (one approval, anyone with a link) applies, recorded.
   mode = "down";
   const fallback = await client.startRun({ agent: "support", input: "Refund order 42 for $120" });
@@ -136,6 +173,7 @@ test("the demo worker asks the AuthZEN PDP about every tool call", {
   });
   const metrics = await fetch(`${server.url}/metrics`).then((r) => r.text());
   assert.match(metrics, /toolnexus_policy_fallbacks_total\{policy="authzen"\} [1-9]/);
+  assert.match(metrics, /toolnexus_policy_disagreements_total\{tool="refund_order"\} [1-9]/);
   // The log line (written by the thread's object; wrangler prints it when it gets to it).
   for (let i = 0; i < 50 && !/"code":"policy_fallback"/.test(server.output()); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
