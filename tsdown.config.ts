@@ -1,7 +1,8 @@
 /**
  * The published package: ESM JavaScript and .d.ts for `.` (the edge, for Workers),
- * `./core` (the kernel, any runtime) and `./client` (the typed HTTP client, any
- * runtime). Declarations are emitted by the repository's TypeScript 7 (tsgo).
+ * `./core` (the kernel, any runtime), `./client` (the typed HTTP client, any
+ * runtime) and `./cedar` (Cedar policies, for Workers: its engine's `.wasm` is copied beside
+ * it and imported as a module, which wrangler bundles as CompiledWasm). Declarations are emitted by the repository's TypeScript 7 (tsgo).
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -19,6 +20,7 @@ const library = {
     index: "src/index.ts",
     core: "src/core/index.ts",
     client: "src/api-client/index.ts",
+    cedar: "src/cedar/index.ts",
   },
   format: "esm",
   platform: "neutral",
@@ -27,7 +29,11 @@ const library = {
   clean: true,
   tsconfig: "tsconfig.build.json",
   dts: { tsgo: { path: getExePath() } },
-  deps: { neverBundle: [/^cloudflare:/, /^node:/] },
+  deps: { neverBundle: [/^cloudflare:/, /^node:/, /\.wasm$/] },
+  // The Cedar engine (src/cedar/cedar_wasm_bg.wasm links to @cedar-policy/cedar-wasm's).
+  copy: [
+    { from: "node_modules/@cedar-policy/cedar-wasm/web/cedar_wasm_bg.wasm", to: "dist/cedar" },
+  ],
   sourcemap: false,
 } as const;
 

@@ -9,6 +9,8 @@ import type { Answer, Request, RunResult, ToolResult } from "../../src/core/type
 import { createToolkit, type Toolkit } from "../../src/core/toolkit";
 import { errorMessage } from "../../src/core/errors";
 import { agentTools } from "../../src/edge/agent";
+import { policyTools } from "../../src/edge/policy/run-tools";
+import { runPolicy } from "../policy/run-policy";
 import type { ToolMessage } from "../storage/run-store";
 import { childClient } from "./child-client";
 import { childCheckpointer } from "./child-checkpoint";
@@ -60,7 +62,14 @@ export async function stepHandle(
       persister: childCheckpointer(tree, row.handle, { committed, afterTurn: live.spent }),
     });
     toolkit = await createToolkit({
-      tools: [...(await agentTools(caller.agent, deps.env)), ...tree.teamTools(caller)],
+      tools: [
+        // A sub-agent's calls are decided through the policy interface too (issue 43).
+        ...policyTools(
+          await agentTools(caller.agent, deps.env),
+          runPolicy(deps, { agent: caller.agent, run }),
+        ),
+        ...tree.teamTools(caller),
+      ],
       env: deps.env,
       ...(caller.agent.builtins ? { builtins: caller.agent.builtins } : {}),
     });

@@ -9,6 +9,7 @@ import { currentArgs, liveApprovals } from "../../src/core/approvers/vote";
 import { argsHash } from "../../src/core/approvers/args-hash";
 import type { NotificationSource, NotifyMessage } from "../../src/edge/protocol";
 import { openRequests } from "../storage/open-requests";
+import { policyFields } from "../../src/edge/policy/view";
 import type { ThreadContext } from "../thread/context";
 
 export async function notificationSource(
@@ -36,7 +37,12 @@ export async function notificationSource(
       requestedBy: run.requestedBy ?? null,
     },
     // The version of the arguments now up for approval: what the approver's decision carries.
-    request: { ...request, argsHash: argsHash(currentArgs(request, votes)) },
+    // As the run view shows it: its arguments' version and which policy asked (issue 43).
+    request: {
+      ...request,
+      argsHash: argsHash(currentArgs(request, votes)),
+      ...policyFields(request),
+    },
     expiresAt: run.expiresAt,
     ...(rules ? { votes: { votes: liveApprovals(votes), needed: quorumOf(rules) } } : {}),
   };

@@ -14,6 +14,7 @@ import {
   type ReceiptVote,
 } from "../../src/edge/receipts/receipt";
 import type { DecisionRow, RunRow } from "../storage/run-store";
+import { receiptPolicyFields } from "../../src/edge/policy/receipt-policy";
 
 /** The inbox's outcome words for the ledger's decisions. */
 const DECISION_WORDS: Record<DecisionRow["decision"], ReceiptDecision> = {
@@ -37,13 +38,14 @@ export function receiptDraft(input: DraftInput): ReceiptDraft {
   const { run, request, decision } = input;
   const counted = input.votes.filter((vote) => !vote.reset);
   const reason = refusalReason(decision);
+  const args = answerArgs(decision) ?? currentArgs(request, input.votes);
   return {
     threadId: run.threadId,
     runId: run.runId,
     requestId: request.id,
     tool: toolOf(request),
     // The arguments the tool runs with: a migration's or an edit's (the answer's data.args), else the request's.
-    argsHash: argsHash(answerArgs(decision) ?? currentArgs(request, input.votes)),
+    argsHash: argsHash(args),
     agentVersion: input.agentVersion,
     rule: receiptRule(rulesOf(request)),
     decision: DECISION_WORDS[decision.decision],
@@ -51,6 +53,8 @@ export function receiptDraft(input: DraftInput): ReceiptDraft {
     ...(decision.decidedBy ? { decidedBy: decision.decidedBy } : {}),
     ...(counted.length > 0 ? { votes: counted.map(receiptVote) } : {}),
     channel: decision.channel,
+    // Which policy decided, and what policy-replay needs (issue 43).
+    ...receiptPolicyFields(request, { args, requestedBy: run.requestedBy, agent: run.agent }),
   };
 }
 

@@ -19,17 +19,22 @@ import {
   type PendingByVersion,
   type PendingVersionState,
 } from "../../src/edge/versions/pending-versions";
+import { DisagreementStore, type DisagreementPage } from "../../src/edge/policy/disagreement-store";
+import type { DisagreementEntry } from "../../src/edge/policy/run-tools";
 
 export class ReceiptObject extends DurableObject<EdgeEnv> implements ReceiptRpc {
   readonly #store: ReceiptStore;
   /** Beside the receipts, fed the same way: how many runs wait under each agent version. */
   readonly #pending: PendingVersionStore;
+  /** And the shadow policy's disagreements (issue 43). */
+  readonly #disagreements: DisagreementStore;
 
   constructor(ctx: DurableObjectState, env: EdgeEnv) {
     super(ctx, env);
     const sql = createSql(ctx.storage.sql);
     this.#store = new ReceiptStore(sql);
     this.#pending = new PendingVersionStore(sql);
+    this.#disagreements = new DisagreementStore(sql);
   }
 
   /** One thread's signed receipts, in chain order; the answer tells the outbox what to resend. */
@@ -47,5 +52,13 @@ export class ReceiptObject extends DurableObject<EdgeEnv> implements ReceiptRpc 
 
   async pendingByVersion(): Promise<PendingByVersion> {
     return this.#pending.byAgent();
+  }
+
+  async addDisagreement(entry: DisagreementEntry): Promise<void> {
+    this.#disagreements.add(entry);
+  }
+
+  async disagreements(query: { cursor?: string; limit: number }): Promise<DisagreementPage> {
+    return this.#disagreements.page(query);
   }
 }

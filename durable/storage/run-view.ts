@@ -4,6 +4,7 @@ import { currentArgs, liveApprovals, originalArgs } from "../../src/core/approve
 import { argsHash } from "../../src/core/approvers/args-hash";
 import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import { decisionView } from "./decision-view";
+import { policyFields } from "../../src/edge/policy/view";
 import type { EventRow, RunRow, RunStore } from "./run-store";
 import type { ApprovalRow, VoteStore } from "./vote-store";
 import type { HandleStore } from "./handle-store";
@@ -69,7 +70,11 @@ function pendingView(votes: VoteStore, request: Request | undefined): RunView["p
     return null;
   }
   const args = rulesOf(request) ? currentArgs(request, votes.votes(request.id)) : undefined;
-  return { ...request, argsHash: argsHash(args ?? originalArgs(request)) };
+  return {
+    ...request,
+    argsHash: argsHash(args ?? originalArgs(request)),
+    ...policyFields(request),
+  };
 }
 
 /** One request with rules: its votes, the refused attempts, and where the count stands. */
@@ -100,6 +105,7 @@ export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
     })),
     reminders: row.reminders,
     escalatedAt: iso(row.escalatedAt),
+    ...policyFields(request),
   };
 }
 

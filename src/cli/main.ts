@@ -1,7 +1,8 @@
 /**
  * The `toolnexus-edge` command (package bin): `init` writes a new worker project
  * (src/cli/init/command.ts); `sign-decision` signs a decision for POST /v1/decisions;
- * `verify-receipts` checks exported decision receipts (src/cli/verify-receipts.ts). The Node side lives here — where the key comes from, printing,
+ * `verify-receipts` checks exported decision receipts (src/cli/verify-receipts.ts);
+ * `policy-replay` evaluates a candidate policy against them (src/cli/policy-replay.ts). The Node side lives here — where the key comes from, printing,
  * sending; src/cli/sign-decision.ts does the signing. `io` is injectable for tests.
  */
 import { readFileSync } from "node:fs";
@@ -17,6 +18,7 @@ import {
 import { init } from "./init/command";
 import type { CliIo } from "./io";
 import { verifyReceipts } from "./verify-receipts";
+import { policyReplay } from "./policy-replay";
 
 export type { CliIo } from "./io";
 
@@ -25,6 +27,7 @@ commands:
   init <dir>        write a new worker project (wrangler.toml, .dev.vars, an agent, a test)
   sign-decision     sign a decision for POST /v1/decisions (prints curl, or --send)
   verify-receipts   check the signatures and chains of exported decision receipts
+  policy-replay     what a candidate policy would change in recorded decisions
 
 ${SIGN_DECISION_USAGE}`;
 
@@ -40,6 +43,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   if (command === "verify-receipts") {
     return verifyReceipts(rest, io);
+  }
+  if (command === "policy-replay") {
+    return policyReplay(rest, io);
   }
   if (command !== "sign-decision") {
     io.err(`toolnexus-edge: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);

@@ -51,6 +51,16 @@ export { relayTool } from "./tools/relay";
 export { questionTool, renderQuestions, QUESTION_TOOL } from "./tools/question";
 export type { Question } from "./tools/question";
 export { requireApproval, approvalGate, describeApproval } from "./tools/approval";
+// The one policy interface (docs/policy.md): AuthZEN evaluations, a PDP client, the policy types.
+export { authzenPolicy, PolicyUnavailable, type AuthzenOptions } from "./policy/authzen";
+export type {
+  AccessEvaluation,
+  PolicyAnswer,
+  PolicyAsk,
+  PolicyContext,
+  PolicyRecord,
+  ToolPolicy,
+} from "./policy/types";
 export type {
   RequireApprovalOptions,
   ApprovalGate,

@@ -8,6 +8,7 @@ import { toJsonSchema } from "../core/schema";
 import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
 import { checkMaxOutputBytes } from "../core/loop/tool-output";
 import type { OnVersionChange } from "./versions/types";
+import type { ToolPolicy } from "../core/policy/types";
 
 /** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
 export type AgentTools<Env = unknown> = Tool[] | ((env: Env) => Tool[] | Promise<Tool[]>);
@@ -73,6 +74,14 @@ export interface AgentDefinition<Env = unknown> {
    * Requests with approver rules are never offered to it: those are decided by their group.
    */
   waitFor?: (request: Request) => Answer | undefined | Promise<Answer | undefined>;
+  /**
+   * A policy every tool call of this agent is evaluated with (docs/policy.md): a Cedar policy
+   * (`toolnexus-edge/cedar`), an AuthZEN PDP (`authzenPolicy`), or your own. It tightens the
+   * in-code rules, never loosens them; `AUTHZEN_URL`, when set, applies too (the strictest wins).
+   */
+  policy?: ToolPolicy;
+  /** Evaluated beside the live policy for every call, never deciding (docs/policy.md, "Shadow mode"). */
+  shadowPolicy?: ToolPolicy;
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;

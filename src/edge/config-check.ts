@@ -19,6 +19,7 @@ import { inboxNamespace } from "./inbox/rpc";
 import { mcpSessionNamespace } from "./protocols/mcp-server/sessions";
 import { receiptNamespace } from "./receipts/rpc";
 import { type EdgeEnv, settings } from "./settings";
+import { checkAgentPolicies } from "./policy/check";
 
 export interface ConfigCheckOptions {
   approverGroups?: ApproverGroupsInit;
@@ -59,6 +60,7 @@ export function configCheck(
     edge.email; // EMAIL and EMAIL_FROM together, or neither
     edge.teams; // TEAMS_APP_ID and TEAMS_APP_PASSWORD together, or neither
     edge.access;
+    edge.policy; // AUTHZEN_URL and AUTHZEN_SHADOW_URL are URLs, AUTHZEN_TIMEOUT_MS a number
     inboxNamespace(env);
     mcpSessionNamespace(env);
     receiptNamespace(env);
@@ -71,6 +73,7 @@ export function configCheck(
       return;
     }
     for (const agent of agents) {
+      await checkAgentPolicies(agent, directory); // a Cedar syntax error, an unknown group (issue 43)
       for (const tool of await toolsOrNone(agent, env)) {
         const described = approvalGate(tool)?.describe();
         if (described && !described.rulesByArgs) {

@@ -3,6 +3,7 @@
  * message bodies. Plain JSON, so both sides can change independently.
  */
 import type { Answer, Message, Request, RunResult, Usage } from "../core/types";
+import type { PolicyFields } from "./policy/view";
 import type { SlackThread } from "./slack/sync";
 import type { EmailThread } from "./email/thread";
 import type { TeamsThread } from "./teams/sync";
@@ -113,7 +114,7 @@ export interface RunView {
   status: "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
   input: string;
   /** The surfaced request, with the version of its arguments an approval carries. */
-  pending: (Request & { argsHash: string }) | null;
+  pending: (Request & { argsHash: string } & PolicyFields) | null;
   expiresAt: string | null;
   text: string | null;
   usage: Usage;
@@ -173,6 +174,9 @@ export interface ApprovalView {
   refused: RefusalView[];
   reminders: number;
   escalatedAt: string | null;
+  /** Which policy decided that a person is asked (issue 43): its source, and the whole record. */
+  policy?: PolicyFields["policy"];
+  policyDecision?: PolicyFields["policyDecision"];
 }
 
 export type CancelOutcome =

@@ -93,6 +93,14 @@ describe("who may decide a request with rules", { timeout: 30_000 }, () => {
         needed: 2,
         args: { orderId: "42", amount: 2000 },
         argsHash: argsHash({ orderId: "42", amount: 2000 }),
+        // Which policy asked (issue 43): the demo's in-code rule.
+        policy: "code",
+        policyDecision: {
+          id: "in-code",
+          version: done.agentVersion,
+          decision: "ask",
+          source: "code",
+        },
         votes: [
           {
             decidedBy: "ann@example.com",

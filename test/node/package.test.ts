@@ -64,9 +64,12 @@ describe("npm pack", { timeout: 120_000 }, () => {
     expect(manifest.private).toBeUndefined();
     expect(manifest.version).toMatch(/^0\./);
     expect(manifest.sideEffects).toBe(false);
-    for (const entry of [".", "./core", "./client"]) {
+    for (const entry of [".", "./core", "./client", "./cedar"]) {
       expect(manifest.exports[entry].types).toMatch(/\.d\.ts$/);
     }
+    // Cedar (issue 43): its entry and its engine, imported as a module beside it.
+    expect(files).toContain("dist/cedar.js");
+    expect(files).toContain("dist/cedar/cedar_wasm_bg.wasm");
   });
 
   it("ships the toolnexus-edge bin, and it runs from the unpacked package", () => {

@@ -49,4 +49,11 @@ describe("the worker's start-up", () => {
   it("builds no collator", () => {
     expect(modules.collations).toBe(0);
   });
+
+  // Issue 43: Cedar is its own entry (toolnexus-edge/cedar); the demo worker carries none of it.
+  it("holds no Cedar engine and no Cedar policy code", () => {
+    const all = [...modules.lazy, ...modules.evaluated];
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.filter((m) => /cedar/i.test(m))).toEqual([]);
+  });
 });

@@ -13,6 +13,8 @@ import type { HandleStore } from "../../storage/handle-store";
 import type { ReceiptDraft } from "../../../src/edge/receipts/receipt";
 import type { DecisionRow, RunRow, RunStore } from "../../storage/run-store";
 import type { Reask } from "../../versions/reask";
+import type { ApproverDirectory } from "../../../src/edge/approvals/groups";
+import type { DisagreementEntry } from "../../../src/edge/policy/run-tools";
 
 export interface DriverDeps {
   store: RunStore;
@@ -49,6 +51,10 @@ export interface DriverDeps {
   appendReceipt?(draft: ReceiptDraft, at: Date): void;
   /** Supersedes a request whose migrated arguments need other approvers (versions/reask.ts). */
   reask?(plan: Reask): Promise<boolean>;
+  /** The approver groups: a policy's ask naming an unknown one is a config_error (issue 43). */
+  directory?(): ApproverDirectory;
+  /** Keeps a shadow policy's disagreement in the list at GET /v1/policy/disagreements (issue 43). */
+  keepDisagreement?(entry: DisagreementEntry): void;
 }
 
 export type Work =

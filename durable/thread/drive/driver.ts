@@ -8,6 +8,8 @@ import type { RunResult } from "../../../src/core/types";
 import { agentVersion } from "../../../src/edge/versions/agent-version";
 import { createToolkit, type Toolkit } from "../../../src/core/toolkit";
 import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../../src/edge/agent";
+import { policyTools } from "../../../src/edge/policy/run-tools";
+import { runPolicy } from "../../policy/run-policy";
 import { closeOpenTurn } from "./close-turn";
 import { makeClient } from "./make-client";
 import { recordExpiry } from "./expiry";
@@ -120,7 +122,11 @@ export async function driveOnce(
       traced: tracing?.client ?? {},
     });
     toolkit = await createToolkit({
-      tools: [...(await agentTools(agent, deps.env)), ...runTeamTools(tree, agent)],
+      tools: [
+        // Every call of the agent's own tools is decided through the policy interface (issue 43).
+        ...policyTools(await agentTools(agent, deps.env), runPolicy(deps, { agent, run })),
+        ...runTeamTools(tree, agent),
+      ],
       env: deps.env,
       ...(agent.builtins ? { builtins: agent.builtins } : {}),
       ...(deps.remoteTaskWindowMs === undefined ? {} : { suspendAfterMs: deps.remoteTaskWindowMs }),

@@ -13,6 +13,7 @@ import { armAlarm, WATCHDOG_MS } from "../alarms";
 import { progressWatchdog } from "./watchdog";
 import { halted } from "../halted";
 import { reask } from "../../versions/reask";
+import { keepDisagreement } from "../../policy/keep-disagreement";
 
 /** How long an A2A call polls a working remote task inline before suspending (remote_task). */
 export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
@@ -118,5 +119,11 @@ export function driverDeps(t: ThreadContext): DriverDeps {
     appendReceipt: (draft, at) => t.receipts.receipts?.append(draft, at),
     reask: (plan) => reask(t, plan),
     waitUntil: (promise) => t.state.waitUntil(promise),
+    directory: () => t.directory(),
+    keepDisagreement: (entry) =>
+      keepDisagreement(
+        { env: t.env, report: t.report, waitUntil: (p) => t.state.waitUntil(p) },
+        entry,
+      ),
   };
 }

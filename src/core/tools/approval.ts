@@ -1,6 +1,8 @@
 import type { Answer, Context, Request, Tool, ToolResult } from "../types";
-import { newRequestId, pending } from "../answers";
+import { newRequestId } from "../answers";
 import { declinedResult } from "../suspension";
+import { inCodeVerdict } from "../policy/in-code";
+import { settle } from "../policy/settle";
 import type { UntypedArgs } from "./define";
 import { validateRules, type Rules } from "../approvers/rules";
 
@@ -38,6 +40,8 @@ export interface ApprovalGate {
   requestFor(args: unknown, id: string): Request;
   /** The static parts, for listings such as `GET /v1/agents`. */
   describe(): ApprovalDescription;
+  /** Runs the wrapped tool itself, past the gate: for a host whose policy decided the call already. */
+  execute(args: unknown, ctx?: Context): Promise<ToolResult>;
 }
 
 /** The static description of a gate: rules given as a function of the arguments show only `needsApproval` and `rulesByArgs`. */
@@ -120,6 +124,7 @@ export function requireApproval<Args = UntypedArgs>(
       needsApproval: options.when ? "conditional" : "always",
       ...(typeof options.approvers === "function" ? { rulesByArgs: true as const } : fixedRules),
     }),
+    execute: async (args, ctx) => tool.execute(args, ctx),
   };
   // Object.assign onto a copy, not a spread: a spread reads every getter.
   const gated: Tool & { [GATE]: ApprovalGate } = Object.assign(lazyFields(tool), {
@@ -136,25 +141,13 @@ export function requireApproval<Args = UntypedArgs>(
       if (options.when && !options.when(args)) {
         return tool.execute(rawArgs, innerCtx);
       }
-
+      // The in-code rule is a policy like any other (src/core/policy/): one code path.
       const request = requestFor(args, requestId());
-      const decided = options.policy?.(args, request);
-      if (decided) {
-        const policyAnswer: Answer = { ...decided, id: request.id };
-        if (!policyAnswer.ok) {
-          const result = declinedResult(request, policyAnswer.reason);
-          return {
-            ...result,
-            metadata: { ...result.metadata, policy: { request, answer: policyAnswer } },
-          };
-        }
-        const result = await tool.execute(rawArgs, innerCtx);
-        return {
-          ...result,
-          metadata: { ...result.metadata, policy: { request, answer: policyAnswer } },
-        };
-      }
-      return pending(request);
+      return settle({
+        verdict: inCodeVerdict(gate, { args, request }),
+        request,
+        run: () => tool.execute(rawArgs, innerCtx),
+      });
 
       // Derived from the call id so a retried execution asks the same question.
       function requestId(): string {

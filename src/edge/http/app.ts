@@ -17,6 +17,8 @@ import { teamsRoutes } from "../teams/routes";
 import { servedOpenApiDocument } from "./openapi/document";
 import { publicBase } from "../approvals/links";
 import { edgeMetrics } from "../metrics";
+import { policyMetrics } from "../policy/metrics";
+import { policyRoutes } from "../policy/routes";
 import { telemetryMetrics } from "../telemetry/index";
 import { chatRoutes } from "../protocols/chat/routes";
 import { agUiRoutes } from "../protocols/ag-ui/routes";
@@ -47,7 +49,7 @@ export function createApp(
       .get("/openapi.json", (c) => c.json(servedOpenApiDocument(publicBase(c))))
       .get("/metrics", (c) =>
         // The OTLP exporter's counters too: a failing collector shows here (docs/observability.md, "Traces and the run timeline").
-        c.text(edgeMetrics.render() + telemetryMetrics(), 200, {
+        c.text(edgeMetrics.render() + telemetryMetrics() + policyMetrics(), 200, {
           "content-type": "text/plain; version=0.0.4; charset=utf-8",
         }),
       )
@@ -58,6 +60,7 @@ export function createApp(
       .route("/v1", batchRoutes(options))
       .route("/v1", approvalsRoutes(options))
       .route("/v1", runRoutes(agents, options.approverGroups))
+      .route("/v1", policyRoutes())
       .route("/", approvalRoutes())
       .route("/", emailRoutes())
       .route("/", inboxRoutes(options))

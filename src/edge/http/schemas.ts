@@ -6,6 +6,7 @@ import * as z from "zod";
 import { AnswerSchema, RequestSchema } from "../../core/wire";
 import { CHANNELS } from "../protocol";
 import { editedArgsField } from "../../core/approvers/edit-fields";
+import { policyViewFields } from "../policy/schemas";
 import { ToolCallRecordSchema } from "./openapi/tool-calls";
 
 export const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -202,6 +203,7 @@ export const ApprovalStateSchema = z
       .describe("Attempts refused because of who made them"),
     reminders: z.number(),
     escalatedAt: z.string().nullable(),
+    ...policyViewFields(),
   })
   .meta({ id: "ApprovalState" });
 
@@ -227,6 +229,7 @@ export const RunViewSchema = z
       argsHash: z
         .string()
         .describe("The version of the arguments now up for approval: an approval carries it"),
+      ...policyViewFields(),
     })
       .nullable()
       .describe("The surfaced request"),

@@ -7,6 +7,7 @@ import type { Rules } from "../../core/approvers/rules";
 import { canonicalJson } from "../../core/schema/canonical-json";
 import { sha256 } from "../../core/schema/sha256";
 import { toBase64Url } from "../approvals/base64url";
+import type { ReceiptPolicy } from "../policy/receipt-policy";
 
 /** The inbox's outcome words. */
 export type ReceiptDecision = "approved" | "declined" | "expired" | "cancelled";
@@ -45,6 +46,14 @@ export interface Receipt {
   decidedBy?: string;
   votes?: ReceiptVote[];
   channel: string;
+  /** Which policy decided that the call needed (or did not need) a person (issue 43). */
+  policy?: ReceiptPolicy;
+  /** With `policy`: the final arguments (`argsHash` is theirs), for `policy-replay`. */
+  args?: Record<string, unknown>;
+  /** With `policy`: who started the run (the evaluation's subject), for `policy-replay`. */
+  requestedBy?: string;
+  /** With `policy`: the run's agent, for `policy-replay`. */
+  agent?: string;
   /** RFC 3339, never earlier than the previous receipt's in the thread. */
   at: string;
   /** base64url SHA-256 of the previous receipt's compact JWS; null for the thread's first. */

@@ -7,6 +7,8 @@ import { ConfigError } from "../settings";
 import type { AcceptResult, ReceiptPage, ReceiptPageQuery } from "./receipt-store";
 import type { SignedReceipt } from "./receipt";
 import type { PendingByVersion, PendingVersionState } from "../versions/pending-versions";
+import type { DisagreementPage } from "../policy/disagreement-store";
+import type { DisagreementEntry } from "../policy/run-tools";
 
 export interface ReceiptRpc {
   accept(receipts: SignedReceipt[]): Promise<AcceptResult>;
@@ -14,6 +16,9 @@ export interface ReceiptRpc {
   /** A thread's pending agent version (the same object holds this projection: see ../versions/pending-versions.ts). */
   putPendingVersion(state: PendingVersionState): Promise<void>;
   pendingByVersion(): Promise<PendingByVersion>;
+  /** Shadow-mode disagreements (issue 43; the same object holds them: ../policy/disagreement-store.ts). */
+  addDisagreement(entry: DisagreementEntry): Promise<void>;
+  disagreements(query: { cursor?: string; limit: number }): Promise<DisagreementPage>;
 }
 
 /** The one store's name: every thread delivers to it, so the export reads one object. */

@@ -7,6 +7,7 @@
  */
 import { sha256 } from "../../core/schema/sha256";
 import { fromBase64Url, toBase64Url } from "../approvals/base64url";
+import { receiptPolicyProblem } from "../policy/receipt-policy";
 import { chainHash, type Receipt } from "./receipt";
 
 export interface ReceiptJwk {
@@ -208,7 +209,7 @@ function shapeProblem(value: unknown): string | undefined {
   if (value.rule !== null && !isRecord(value.rule)) {
     return "rule is neither null nor an object";
   }
-  return undefined;
+  return receiptPolicyProblem(value);
 }
 
 function jsonOf(part: string): unknown {

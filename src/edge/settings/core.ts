@@ -36,6 +36,11 @@ export interface EdgeEnv extends SlackEnv, AccessEnv, CorsEnv, OAuthEnv, EmailEn
   /** OTLP/HTTP export of traces (docs/observability.md, "Traces and the run timeline"); unset, nothing is exported. */
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   OTEL_EXPORTER_OTLP_HEADERS?: string;
+  /** An AuthZEN 1.0 policy decision point asked about every tool call (docs/policy.md); issue 43. */
+  AUTHZEN_URL?: string;
+  AUTHZEN_TOKEN?: string;
+  AUTHZEN_TIMEOUT_MS?: string;
+  AUTHZEN_SHADOW_URL?: string;
   THREADS?: unknown;
   RESUME_QUEUE?: unknown;
   NOTIFY_QUEUE?: unknown;

@@ -27,6 +27,7 @@ import { type OtlpSettings, parseOtlpSettings } from "./otlp";
 import { parseSlackSettings, type SlackSettings } from "./slack";
 import { type EmailSettings, parseEmailSettings } from "./email";
 import { parseTeamsSettings, type TeamsSettings } from "./teams";
+import { parsePolicySettings, type PolicySettings } from "../policy/settings";
 
 export * from "./core";
 export type { AccessEnv, AccessSettings } from "./access";
@@ -58,6 +59,8 @@ export interface EdgeSettings {
   receiptKeys(): Promise<ReceiptKey[]>;
   /** The approver directory: `APPROVER_GROUPS` merged with the code's groups (the code wins). */
   approvers(code?: ApproverGroupsInit): ApproverDirectory;
+  /** `AUTHZEN_*`: the policy decision point and its shadow (src/edge/policy/settings.ts). */
+  readonly policy: PolicySettings;
 }
 
 const read = new WeakMap<object, EdgeSettings>();
@@ -95,6 +98,7 @@ const INPUTS = {
   cors: ["CORS_ORIGINS"],
   otlp: ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS"],
   oauth: ["MCP_TOKENS", "MCP_TOKEN_KEY"],
+  policy: ["AUTHZEN_URL", "AUTHZEN_TOKEN", "AUTHZEN_TIMEOUT_MS", "AUTHZEN_SHADOW_URL"],
 } as const satisfies Record<string, readonly (keyof EdgeEnv)[]>;
 
 function readerOf(env: EdgeEnv): EdgeSettings {
@@ -135,6 +139,9 @@ function readerOf(env: EdgeEnv): EdgeSettings {
     },
     get oauth() {
       return once("oauth", () => parseOAuthSettings(env));
+    },
+    get policy() {
+      return once("policy", () => parsePolicySettings(env));
     },
     receiptKeys: () => receiptKeys(env.RECEIPT_KEY),
     approvers(code) {

@@ -32,6 +32,7 @@ import {
 } from "../../inbox/schemas";
 import { INBOX_PATHS } from "./inbox";
 import { RECEIPT_PATHS } from "../../receipts/openapi";
+import { POLICY_PATHS } from "../../policy/openapi";
 import { APPROVAL_PAGE_PATHS } from "./approval-page";
 import { EMAIL_PAGE_PATHS } from "./email-page";
 import { TEAMS_PATHS } from "./teams";
@@ -316,6 +317,7 @@ function openApiDocument(): unknown {
       ...TEAMS_PATHS,
       ...TIMELINE_PATHS,
       ...RECEIPT_PATHS,
+      ...POLICY_PATHS,
       ...PROTOCOL_PATHS,
       ...AGENT_PROTOCOL_PATHS,
       "/metrics": {
