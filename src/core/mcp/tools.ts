@@ -16,10 +16,23 @@ import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
 import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
-import { nextStep, suspendOnInput } from "./input-required";
+import { nextStep, type Retry, suspendOnInput } from "./input-required";
+import { attachPoller } from "../a2a/remote-task";
+import {
+  answeredTaskWait,
+  cancelTask,
+  type CreatedTask,
+  createdTaskOf,
+  followTask,
+  MCP_TASK_RESULT,
+  remoteTaskOf,
+  taskLimit,
+  taskRequest,
+  taskStateOf,
+} from "./tasks";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
-type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired>;
+type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired | CreatedTask>;
 
 const MAX_PAGES = 1000;
 /** How long a suspended call waits for the server to finish after its elicitation was cancelled. */
@@ -75,13 +88,35 @@ export interface McpToolOptions {
 /** One server tool as a toolkit tool named `sanitize(server)_sanitize(tool)`, source `mcp:<server>`. */
 export function mcpTool(definition: McpToolDefinition, options: McpToolOptions): Tool {
   const name = options.name ?? mcpToolName(options.server, definition.name);
-  return {
+  const tool: Tool = {
     name,
     description: definition.description ?? definition.title ?? "",
     inputSchema: toJsonSchema(definition.inputSchema as Record<string, unknown>),
     source: `mcp:${options.server}`,
-    execute: (args, ctx = {}) => callTool({ name, original: definition.name, args, ctx }, options),
+    execute: (args, ctx = {}) =>
+      callTool({ name, original: definition.name, args, ctx }, options).then((result) =>
+        taskResult(name, result),
+      ),
   };
+  // The host's durable wait on one of this server's tasks polls with it (./tasks).
+  return attachPoller(tool, async (taskId, signal) => {
+    const raw = await options.client.taskRequest(
+      "tasks/get",
+      { params: { taskId } },
+      { timeout: NO_SDK_TIMEOUT, ...(signal ? { signal } : {}) },
+    );
+    const task = taskStateOf(raw);
+    if (!task) {
+      throw new Error(`tasks/get answered without a task for ${taskId}`);
+    }
+    return remoteTaskOf(task);
+  });
+}
+
+/** A completed task's result (./tasks) mapped like any call's. */
+function taskResult(name: string, result: ToolResult): ToolResult {
+  const completed = result.metadata?.[MCP_TASK_RESULT];
+  return completed === undefined ? result : fromCallResult(name, completed as CallResult);
 }
 
 /** One call: our tool name, the server's name for it, the model's arguments and the call's context. */
@@ -107,6 +142,15 @@ async function callTool(
     return step.ask;
   }
   const retry = step?.send;
+  const follow = { client: options.client, ctx, origin };
+  // A task this call waited for durably settled, or a task's questions are answered (./tasks).
+  const waited = answeredTaskWait(ctx, options.server);
+  if (waited) {
+    return resumeTaskWait(waited, follow);
+  }
+  if (retry?.task) {
+    return answerTask(retry, follow);
+  }
   const signIn = await finishSignIn(name, options.auth, ctx);
   if (signIn.failure) {
     return signIn.failure;
@@ -149,6 +193,7 @@ async function callTool(
   options.calls.begin(call);
 
   let result: ToolResult;
+  let task: CreatedTask | undefined;
   try {
     const params = {
       name: original,
@@ -199,9 +244,12 @@ async function callTool(
             { signal: controller.signal, timeout: NO_SDK_TIMEOUT },
           ),
       });
+      task = createdTaskOf(reply);
       result = isInputRequired(reply)
         ? askedAgain(reply, { origin, round: (retry?.round ?? 0) + 1, continues: !!retry })
-        : fromCallResult(name, reply);
+        : task
+          ? { output: "", isError: false }
+          : fromCallResult(name, reply as CallResult);
     }
   } catch (error) {
     const signInPending = await signInSuspension(name, options.auth, {
@@ -240,6 +288,16 @@ async function callTool(
   if (suspended) {
     return pending(suspended);
   }
+  if (task) {
+    // The server answered with a task: the call follows it (no call slot held meanwhile).
+    return followTask(task, {
+      ...follow,
+      started: Date.now(),
+      limit: taskLimit(task, limit),
+      round: retry?.round ?? 0,
+      continues: !!retry,
+    });
+  }
   if (call.notes.length === 0) {
     return result;
   }
@@ -247,6 +305,61 @@ async function callTool(
     output: [result.output, ...call.notes].filter((part) => part !== "").join("\n\n"),
     isError: true,
   };
+}
+
+type Follow = { client: McpClient; ctx: Context; origin: { server: string; tool: string } };
+
+/** The durable wait (a `remote_task` request) ended: the task as last polled, or a timeout. */
+async function resumeTaskWait(
+  { wait, data }: NonNullable<ReturnType<typeof answeredTaskWait>>,
+  follow: Follow,
+): Promise<ToolResult> {
+  const outcome = follow.ctx.answer?.data as
+    | { timedOut?: boolean; task?: { detail?: unknown } }
+    | undefined;
+  const task = taskStateOf(outcome?.task?.detail);
+  if (!follow.ctx.answer?.ok || outcome?.timedOut || !task) {
+    await cancelTask(follow, data.taskId);
+    return {
+      output: `${follow.origin.tool}: task ${data.taskId} ${outcome?.timedOut ? `timed out after ${wait.limit} ms` : "was not waited for to its end"}; it was cancelled`,
+      isError: true,
+    };
+  }
+  return followTask(task, {
+    ...follow,
+    started: data.startedAt,
+    limit: wait.limit,
+    round: wait.round,
+    continues: true,
+  });
+}
+
+/** A task's questions are answered: `tasks/update` sends them, then the call follows the task again. */
+async function answerTask(retry: Retry, follow: Follow): Promise<ToolResult> {
+  const ref = retry.task as NonNullable<Retry["task"]>;
+  try {
+    await taskRequest(follow, "tasks/update", {
+      taskId: ref.taskId,
+      inputResponses: retry.inputResponses,
+    });
+    const task = taskStateOf(await taskRequest(follow, "tasks/get", { taskId: ref.taskId }));
+    if (!task) {
+      return { output: `${follow.origin.tool}: tasks/get answered without a task`, isError: true };
+    }
+    return await followTask(task, {
+      ...follow,
+      started: ref.started,
+      limit: ref.limit,
+      round: retry.round,
+      continues: true,
+      justAnswered: Object.keys(retry.inputResponses),
+    });
+  } catch (error) {
+    return {
+      output: `${follow.origin.tool}: answering task ${ref.taskId} failed: ${errorMessage(error)}`,
+      isError: true,
+    };
+  }
 }
 
 const isInputRequired = (reply: unknown): reply is InputRequired =>
