@@ -17,7 +17,7 @@ import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
 import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
 import { nextStep, type Retry, suspendOnInput } from "./input-required";
-import { attachPoller } from "../a2a/remote-task";
+import { attachCanceller, attachPoller } from "../a2a/remote-task";
 import {
   answeredTaskWait,
   cancelTask,
@@ -98,7 +98,10 @@ export function mcpTool(definition: McpToolDefinition, options: McpToolOptions):
         taskResult(name, result),
       ),
   };
-  // The host's durable wait on one of this server's tasks polls with it (./tasks).
+  // The host's durable wait on one of this server's tasks polls and cancels with these (./tasks).
+  attachCanceller(tool, async (taskId) => {
+    await options.client.taskRequest("tasks/cancel", { params: { taskId } });
+  });
   return attachPoller(tool, async (taskId, signal) => {
     const raw = await options.client.taskRequest(
       "tasks/get",
