@@ -11,7 +11,7 @@ import { drive } from "./drive";
 import { decideAny } from "./decide";
 import { armAlarm } from "./alarms";
 import type { ThreadContext } from "./context";
-import { mcpTaskTools } from "./mcp-task-tools";
+import { mcpTaskTools } from "./remote/mcp-task-tools";
 
 export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promise<void> {
   // A drive running in this object is alive (the watchdog fired during a long step): it

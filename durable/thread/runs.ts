@@ -4,8 +4,8 @@
  * its call must settle first). A started run is driven at once by this object (drive-now.ts);
  * both also hand the run to the `resume` queue, the durable path.
  */
-import { cancelRemoteTasks } from "./remote-tasks";
-import { mcpTaskTools } from "./mcp-task-tools";
+import { cancelRemoteTasks } from "./remote/remote-tasks";
+import { mcpTaskTools } from "./remote/mcp-task-tools";
 import type { CancelOutcome, StartInput, StartOutcome } from "../../src/edge/protocol";
 import { runView, toolCallOutput } from "../storage/run-view";
 import { errorBody } from "../../src/edge/http/errors";

@@ -2,7 +2,7 @@
  * The MCP client the toolkit uses: the SDK's own JSON-RPC layer (`Protocol`) with the
  * four things we ask of a server — initialize, `tools/list`, `tools/call`, and answering
  * `elicitation/create` — written out as the SDK's `Client` does them. Per server it speaks
- * protocol revision 2026-07-28 when `server/discover` offers it (./modern: no initialize, the
+ * protocol revision 2026-07-28 when `server/discover` offers it (./modern/revision: no initialize, the
  * `_meta` envelope on every request, `input_required` results), else 2025-11-25 as before.
  *
  * Why not the SDK's `Client`: its module imports the SDK's ajv validator statically,
@@ -52,8 +52,8 @@ import {
   PROTOCOL_VERSION_META_KEY,
   TRACEPARENT_META_KEY,
   type InputRequired,
-} from "./modern";
-import { type CreatedTask, createdTaskOf, TASKS_EXTENSION } from "./tasks";
+} from "./modern/revision";
+import { type CreatedTask, createdTaskOf, TASKS_EXTENSION } from "./modern/task-wire";
 
 type ToolDefinition = z.infer<typeof ToolSchema>;
 // Each tool is checked on its own (see listTools): one malformed tool must not sink the page.
@@ -169,7 +169,7 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
     return false;
   }
 
-  /** The per-request `_meta` envelope of 2026-07-28 (the client takes tasks: ./tasks). */
+  /** The per-request `_meta` envelope of 2026-07-28 (the client takes tasks: ./modern/tasks). */
   #envelope(): Record<string, unknown> {
     return {
       [PROTOCOL_VERSION_META_KEY]: MODERN_VERSION,

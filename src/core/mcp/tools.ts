@@ -15,21 +15,17 @@ import { CALL_KEY_META } from "./transport/link";
 import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
-import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
-import { nextStep, type Retry, suspendOnInput } from "./input-required";
-import { attachCanceller, attachPoller } from "../a2a/remote-task";
+import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern/revision";
+import { nextStep, suspendOnInput } from "./modern/input-required";
 import {
   answeredTaskWait,
-  cancelTask,
   type CreatedTask,
   createdTaskOf,
   followTask,
   MCP_TASK_RESULT,
-  remoteTaskOf,
   taskLimit,
-  taskRequest,
-  taskStateOf,
-} from "./tasks";
+} from "./modern/tasks";
+import { answerTask, resumeTaskWait, withTaskHost } from "./modern/task-calls";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired | CreatedTask>;
@@ -98,25 +94,11 @@ export function mcpTool(definition: McpToolDefinition, options: McpToolOptions):
         taskResult(name, result),
       ),
   };
-  // The host's durable wait on one of this server's tasks polls and cancels with these (./tasks).
-  attachCanceller(tool, async (taskId) => {
-    await options.client.taskRequest("tasks/cancel", { params: { taskId } });
-  });
-  return attachPoller(tool, async (taskId, signal) => {
-    const raw = await options.client.taskRequest(
-      "tasks/get",
-      { params: { taskId } },
-      { timeout: NO_SDK_TIMEOUT, ...(signal ? { signal } : {}) },
-    );
-    const task = taskStateOf(raw);
-    if (!task) {
-      throw new Error(`tasks/get answered without a task for ${taskId}`);
-    }
-    return remoteTaskOf(task);
-  });
+  // The host's durable wait on one of this server's tasks polls and cancels with it.
+  return withTaskHost(tool, options.client);
 }
 
-/** A completed task's result (./tasks) mapped like any call's. */
+/** A completed task's result (./modern/tasks) mapped like any call's. */
 function taskResult(name: string, result: ToolResult): ToolResult {
   const completed = result.metadata?.[MCP_TASK_RESULT];
   return completed === undefined ? result : fromCallResult(name, completed as CallResult);
@@ -146,7 +128,7 @@ async function callTool(
   }
   const retry = step?.send;
   const follow = { client: options.client, ctx, origin };
-  // A task this call waited for durably settled, or a task's questions are answered (./tasks).
+  // A task this call waited for durably settled, or a task's questions are answered (./modern/tasks).
   const waited = answeredTaskWait(ctx, options.server);
   if (waited) {
     return resumeTaskWait(waited, follow);
@@ -310,61 +292,6 @@ async function callTool(
   };
 }
 
-type Follow = { client: McpClient; ctx: Context; origin: { server: string; tool: string } };
-
-/** The durable wait (a `remote_task` request) ended: the task as last polled, or a timeout. */
-async function resumeTaskWait(
-  { wait, data }: NonNullable<ReturnType<typeof answeredTaskWait>>,
-  follow: Follow,
-): Promise<ToolResult> {
-  const outcome = follow.ctx.answer?.data as
-    | { timedOut?: boolean; task?: { detail?: unknown } }
-    | undefined;
-  const task = taskStateOf(outcome?.task?.detail);
-  if (!follow.ctx.answer?.ok || outcome?.timedOut || !task) {
-    await cancelTask(follow, data.taskId);
-    return {
-      output: `${follow.origin.tool}: task ${data.taskId} ${outcome?.timedOut ? `timed out after ${wait.limit} ms` : "was not waited for to its end"}; it was cancelled`,
-      isError: true,
-    };
-  }
-  return followTask(task, {
-    ...follow,
-    started: data.startedAt,
-    limit: wait.limit,
-    round: wait.round,
-    continues: true,
-  });
-}
-
-/** A task's questions are answered: `tasks/update` sends them, then the call follows the task again. */
-async function answerTask(retry: Retry, follow: Follow): Promise<ToolResult> {
-  const ref = retry.task as NonNullable<Retry["task"]>;
-  try {
-    await taskRequest(follow, "tasks/update", {
-      taskId: ref.taskId,
-      inputResponses: retry.inputResponses,
-    });
-    const task = taskStateOf(await taskRequest(follow, "tasks/get", { taskId: ref.taskId }));
-    if (!task) {
-      return { output: `${follow.origin.tool}: tasks/get answered without a task`, isError: true };
-    }
-    return await followTask(task, {
-      ...follow,
-      started: ref.started,
-      limit: ref.limit,
-      round: retry.round,
-      continues: true,
-      justAnswered: Object.keys(retry.inputResponses),
-    });
-  } catch (error) {
-    return {
-      output: `${follow.origin.tool}: answering task ${ref.taskId} failed: ${errorMessage(error)}`,
-      isError: true,
-    };
-  }
-}
-
 const isInputRequired = (reply: unknown): reply is InputRequired =>
   inputRequiredOf(reply) !== undefined;
 
@@ -386,7 +313,7 @@ async function withoutStateOnlyRounds<R>(
   return reply;
 }
 
-/** The call suspends on the server's questions (./input-required), or fails saying why it cannot. */
+/** The call suspends on the server's questions (./modern/input-required), or fails saying why it cannot. */
 function askedAgain(
   asked: InputRequired,
   how: { origin: { server: string; tool: string }; round: number; continues: boolean },

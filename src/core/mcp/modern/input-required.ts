@@ -16,16 +16,16 @@
  * A refusal (declined, expired) is sent too (`RUN_ON_REFUSAL`): that input as `decline`
  * (`cancel` when it expired or was withdrawn), any input not asked yet as `cancel`.
  */
-import type { Answer, Context, Request, ToolResult } from "../types";
-import { pending } from "../answers";
-import { CONTINUES, RUN_ON_REFUSAL } from "../suspension";
+import type { Answer, Context, Request, ToolResult } from "../../types";
+import { pending } from "../../answers";
+import { CONTINUES, RUN_ON_REFUSAL } from "../../suspension";
 import {
   type ElicitationParams,
   elicitationNote,
   requestFromElicitation,
   resultFromAnswer,
-} from "./elicitation";
-import type { InputRequired } from "./modern";
+} from "../elicitation";
+import type { InputRequired } from "./revision";
 
 export const MCP_INPUT_DATA = "mcpInput";
 /** How many `input_required` rounds with questions one call may go through (a server that keeps asking). */

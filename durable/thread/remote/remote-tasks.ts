@@ -16,15 +16,15 @@ import {
   remoteTaskCanceller,
   remoteTaskData,
   remoteTaskPoller,
-} from "../../src/core/a2a/remote-task";
-import type { Tool } from "../../src/core/types";
-import type { RemoteTask } from "../../src/core/a2a/wire";
-import { errorMessage } from "../../src/core/errors";
-import type { Request } from "../../src/core/types";
-import { type AgentDefinition, agentTools } from "../../src/edge/agent";
-import type { ErrorSink } from "../../src/edge/error-sink";
-import type { InboxHooks } from "../outbox/inbox";
-import type { RunRow } from "../storage/run-store";
+} from "../../../src/core/a2a/remote-task";
+import type { Tool } from "../../../src/core/types";
+import type { RemoteTask } from "../../../src/core/a2a/wire";
+import { errorMessage } from "../../../src/core/errors";
+import type { Request } from "../../../src/core/types";
+import { type AgentDefinition, agentTools } from "../../../src/edge/agent";
+import type { ErrorSink } from "../../../src/edge/error-sink";
+import type { InboxHooks } from "../../outbox/inbox";
+import type { RunRow } from "../../storage/run-store";
 
 /** The inbox hooks for every request but a `remote_task` one: those never reach an inbox or Slack. */
 export function withoutRemoteTasks(hooks: InboxHooks): InboxHooks {

@@ -6,7 +6,7 @@
  * - `working`: polled with `tasks/get`, the interval doubling from the server's
  *   `pollIntervalMs` up to MAX_POLL_EVERY_MS. Where the host waits durably
  *   (`ctx.suspendAfterMs`, the edge) the call suspends after that window on a `remote_task`
- *   request, as an A2A call does (../a2a/remote-task.ts): the thread object's alarm polls the
+ *   request, as an A2A call does (../../a2a/remote-task.ts): the thread object's alarm polls the
  *   task with the tool's poller and answers the request when the task settles, so no isolate
  *   waits. In process (no `suspendAfterMs`) the call polls inline, with the same backoff.
  * - `input_required`: its input requests become our requests (./input-required, the round's
@@ -16,55 +16,29 @@
  * The wait is bounded by the task's `ttlMs` (else the call's timeout); past it, or when the
  * call is aborted (the run cancelled), the task is sent `tasks/cancel`.
  */
-import type { Context, ToolResult } from "../types";
-import { pending } from "../answers";
-import { errorMessage } from "../errors";
-import { CONTINUES } from "../suspension";
-import { REMOTE_TASK_KIND, type RemoteTaskData } from "../a2a/remote-task";
-import type { RemoteState, RemoteTask } from "../a2a/wire";
-import type { McpClient } from "./client";
-import { NO_SDK_TIMEOUT } from "./deadline";
+import type { Context, ToolResult } from "../../types";
+import { pending } from "../../answers";
+import { errorMessage } from "../../errors";
+import { CONTINUES } from "../../suspension";
+import { REMOTE_TASK_KIND, type RemoteTaskData } from "../../a2a/remote-task";
+import type { RemoteState, RemoteTask } from "../../a2a/wire";
+import type { McpClient } from "../client";
+import { NO_SDK_TIMEOUT } from "../deadline";
 import { type Origin, suspendOnInput } from "./input-required";
+import { type McpTaskState, taskStateOf } from "./task-wire";
 
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export { TASKS_EXTENSION, type CreatedTask, createdTaskOf, taskStateOf } from "./task-wire";
+export type { McpTaskState } from "./task-wire";
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
 /** Where a `remote_task` request of an MCP task keeps what the re-executed call needs. */
 export const MCP_TASK_DATA = "mcpTask";
 /** The longest interval between two polls of a task. */
 export const MAX_POLL_EVERY_MS = 30_000;
 const FIRST_POLL_MS = 1000;
 const MIN_POLL_MS = 10;
-
-/** A task as `tasks/get` returns it (a `DetailedTask`). */
-export interface McpTaskState {
-  taskId: string;
-  status: string;
-  statusMessage?: string;
-  pollIntervalMs?: number;
-  ttlMs?: number | null;
-  inputRequests?: Record<string, { method?: unknown; params?: unknown }>;
-  result?: unknown;
-}
-
-/** A `tools/call` answered with a task. */
-export interface CreatedTask extends McpTaskState {
-  resultType: "task";
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** The task in a `tasks/get` reply (or a created task), or undefined. */
-export function taskStateOf(raw: unknown): McpTaskState | undefined {
-  return isRecord(raw) && typeof raw.taskId === "string" && typeof raw.status === "string"
-    ? (raw as unknown as McpTaskState)
-    : undefined;
-}
-
-export function createdTaskOf(raw: unknown): CreatedTask | undefined {
-  return isRecord(raw) && raw.resultType === "task" && taskStateOf(raw)
-    ? (raw as unknown as CreatedTask)
-    : undefined;
-}
 
 const STATES: Record<string, RemoteState> = {
   working: "working",
