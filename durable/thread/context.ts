@@ -23,7 +23,7 @@ import { notifySends, type NotifySends } from "../outbox/notify-sends";
 import { EventHub } from "./event-hub";
 import { InlineWaiters } from "./drive/elicitation";
 import { DriveLock } from "./drive/drive-lock";
-import { RemoteTaskWaits, withoutRemoteTasks } from "./remote-tasks";
+import { RemoteTaskWaits, withoutRemoteTasks } from "./remote/remote-tasks";
 import { withoutSignIns } from "../tokens/inbox-filter";
 import { ReceiptOutbox } from "../outbox/receipts";
 import { receiptRecorder } from "../receipts/record";
@@ -36,7 +36,7 @@ export interface ThreadObjectOptions {
   elicitationWindowMs?: number;
   /**
    * How long an A2A call polls a working remote task inline before the run suspends on a
-   * `remote_task` request the object's alarm polls (thread/remote-tasks.ts). Default 5 s.
+   * `remote_task` request the object's alarm polls (thread/remote/remote-tasks.ts). Default 5 s.
    */
   remoteTaskWindowMs?: number;
   /** See `createEdge({ eventKeepAliveMs })` (src/edge/create-worker.ts). */

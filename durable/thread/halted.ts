@@ -18,7 +18,7 @@ import type { ThreadContext } from "./context";
 /** A run halted on `request`: its timers start, its groups are checked, its callback notified. */
 export async function halted(t: ThreadContext, run: RunRow, request: AgentRequest): Promise<void> {
   if (isRemoteTaskRequest(request)) {
-    // Nobody is told: the alarm polls the remote task (thread/remote-tasks.ts).
+    // Nobody is told: the alarm polls the remote task (thread/remote/remote-tasks.ts).
     await armAlarm(t, Date.now());
     return;
   }

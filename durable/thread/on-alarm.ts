@@ -11,6 +11,7 @@ import { drive } from "./drive";
 import { decideAny } from "./decide";
 import { armAlarm } from "./alarms";
 import type { ThreadContext } from "./context";
+import { mcpTaskTools } from "./remote/mcp-task-tools";
 
 export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promise<void> {
   // A drive running in this object is alive (the watchdog fired during a long step): it
@@ -52,6 +53,15 @@ export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promi
     env: t.env,
     now: () => Date.now(),
     report: t.report,
+    mcpTools: mcpTaskTools(t),
+    // Each poll is on the run's timeline: the task's state as the remote reported it.
+    polled: (run, request, task) =>
+      t.events.record(run.runId, "task_polled", {
+        requestId: request.id,
+        taskId: task.id,
+        state: task.state,
+        ...(task.statusText ? { statusText: task.statusText } : {}),
+      }),
     answer: async (run, request, outcome) => {
       await decideAny(t, delivery, {
         runId: run.runId,
@@ -60,7 +70,8 @@ export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promi
         data: outcome,
         channel: "a2a",
         // No person: the remote agent whose task it was.
-        decidedBy: `a2a:${String(request.data?.agent ?? "remote")}`,
+        // (An MCP task's `agent` is already `mcp:<server>`.)
+        decidedBy: String(request.data?.agent ?? "a2a:remote").replace(/^(?!mcp:|a2a:)/, "a2a:"),
       });
     },
   });

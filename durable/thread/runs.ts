@@ -4,6 +4,8 @@
  * its call must settle first). A started run is driven at once by this object (drive-now.ts);
  * both also hand the run to the `resume` queue, the durable path.
  */
+import { cancelRemoteTasks } from "./remote/remote-tasks";
+import { mcpTaskTools } from "./remote/mcp-task-tools";
 import type { CancelOutcome, StartInput, StartOutcome } from "../../src/edge/protocol";
 import { runView, toolCallOutput } from "../storage/run-view";
 import { errorBody } from "../../src/edge/http/errors";
@@ -112,6 +114,8 @@ export async function cancelRun(
     return { ok: false, code: "run_not_active", message: `run ${runId} is already ${run.status}` };
   }
   const now = Date.now();
+  // Read before the turn is closed: the requests the run waits on (remote tasks among them).
+  const waits = t.store.slots(runId).flatMap((slot) => (slot.pending ? [slot.pending] : []));
   t.state.storage.transactionSync(() => {
     const request = run.pending ?? undefined;
     const decided = request && t.store.decision(request.id);
@@ -125,6 +129,13 @@ export async function cancelRun(
   });
   delivery.soon();
   t.abort.abort(new Error("run cancelled"));
+  // A remote task the run waited for durably is cancelled too (an MCP task: `tasks/cancel`).
+  await cancelRemoteTasks(run, waits, {
+    agents: t.agents,
+    env: t.env,
+    report: t.report,
+    mcpTools: mcpTaskTools(t),
+  });
   // A decision recorded before the cancel still applies to its call.
   await sendResume(t, run);
   return { ok: true, run: runView(t, t.store.requireRun(runId), false) };

@@ -1,7 +1,7 @@
 /**
  * An MCP sign-in is the requester's own step (their tokens are stored): it reaches the run's
  * notifications and events, never an approver group's inbox or Slack (which are fed by the
- * inbox hooks). Like thread/remote-tasks.ts `withoutRemoteTasks` for `remote_task` requests.
+ * inbox hooks). Like thread/remote/remote-tasks.ts `withoutRemoteTasks` for `remote_task` requests.
  */
 import { isMcpSignIn } from "../../src/edge/oauth/sign-in-request";
 import type { InboxHooks } from "../outbox/inbox";

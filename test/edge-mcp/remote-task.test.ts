@@ -1,4 +1,4 @@
-// The durable wait on a remote A2A task (durable/thread/remote-tasks.ts): a call whose remote task
+// The durable wait on a remote A2A task (durable/thread/remote/remote-tasks.ts): a call whose remote task
 // still works after the inline window suspends the run on a `remote_task` request that no
 // person decides — no notification, no inbox row, a webhook decision refused — and that the
 // thread's alarm polls with GetTask and answers when the task is done, also after the

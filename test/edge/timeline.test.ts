@@ -136,6 +136,29 @@ describe("run timeline", () => {
     expect(tool).toMatchObject({ open: false, output: "refunded 42" });
   });
 
+  it("marks each poll of a remote task (task_polled) on the waiting request's bar", () => {
+    const base = input();
+    let id = 100;
+    const e = (type: string, at: number, data: unknown) => ({ id: ++id, type, data, at: T0 + at });
+    const events = [
+      ...base.events.slice(0, 3),
+      e("task_polled", 5_000, { requestId: "apr_c1", taskId: "job-1", state: "working" }),
+      e("task_polled", 9_000, { requestId: "apr_c1", taskId: "job-1", state: "completed" }),
+      ...base.events.slice(3),
+    ];
+    const timeline = buildTimeline({ ...base, events });
+    const request = timeline.rows.find((r) => r.kind === "request");
+    if (request?.kind !== "request") {
+      throw new Error("no request row");
+    }
+    expect(request.marks.map((m) => m.label)).toEqual([
+      "task working",
+      "task completed",
+      "reminder 1",
+      "escalated to managers",
+    ]);
+  });
+
   it("finds the model calls in the edge's log, which has no usage events", () => {
     const request = { id: "apr_c1", kind: "approval", prompt: "Refund?", data: {} };
     let id = 0;

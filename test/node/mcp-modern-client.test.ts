@@ -36,7 +36,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { streamableServer, text, type TestServer } from "../helpers/mcp-server";
 import { fakeLlm } from "../helpers/fake-llm";
-import { MAX_INPUT_ROUNDS } from "../../src/core/mcp/input-required";
+import { MAX_INPUT_ROUNDS } from "../../src/core/mcp/modern/input-required";
 
 interface Loopback {
   url: string;

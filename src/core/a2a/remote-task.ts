@@ -20,6 +20,11 @@ export interface RemoteTaskData {
   contextId?: string;
   state: string;
   pollEvery: number;
+  /**
+   * Set for a backoff (an MCP task): the interval grows with the time waited, a quarter of it,
+   * from `pollEvery` up to this. Read from the stored request, so it survives an eviction.
+   */
+  maxPollEvery?: number;
   /** Epoch ms after which the call times out (its `timeout` from the first send). */
   deadline: number;
   /** Epoch ms of the first send, for the result's `ms`. */
@@ -38,6 +43,28 @@ type Poller = (taskId: string, signal?: AbortSignal) => Promise<RemoteTask>;
 export function attachPoller(tool: Tool, poll: Poller): Tool {
   (tool as Tool & { [POLLER]?: Poller })[POLLER] = poll;
   return tool;
+}
+
+const CANCELLER = Symbol.for("toolnexus.remote-task.canceller");
+
+type Canceller = (taskId: string) => Promise<void>;
+
+/** How the host cancels one of this tool's remote tasks (the run was cancelled while it waited). */
+export function attachCanceller(tool: Tool, cancel: Canceller): Tool {
+  (tool as Tool & { [CANCELLER]?: Canceller })[CANCELLER] = cancel;
+  return tool;
+}
+
+export function remoteTaskCanceller(tool: Tool | undefined): Canceller | undefined {
+  return tool ? (tool as Tool & { [CANCELLER]?: Canceller })[CANCELLER] : undefined;
+}
+
+/** How long after `last` the next poll is due: `pollEvery`, or the backoff of `maxPollEvery`. */
+export function pollInterval(data: RemoteTaskData, now: number): number {
+  if (data.maxPollEvery === undefined) {
+    return data.pollEvery;
+  }
+  return Math.min(data.maxPollEvery, Math.max(data.pollEvery, (now - data.startedAt) / 4));
 }
 
 /** The GetTask poller of an A2A skill tool, or undefined for any other tool. */

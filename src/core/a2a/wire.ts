@@ -25,6 +25,8 @@ export interface RemoteTask {
   statusText: string;
   /** All text parts across artifacts, joined by "\n" (fallback: the last agent message). */
   output: string;
+  /** The protocol's own task object, for a tool that reads it back (an MCP task: ../mcp/tasks). */
+  detail?: Record<string, unknown>;
 }
 
 export type Dialect = "spec" | "v1";

@@ -2,7 +2,7 @@
  * The MCP client the toolkit uses: the SDK's own JSON-RPC layer (`Protocol`) with the
  * four things we ask of a server — initialize, `tools/list`, `tools/call`, and answering
  * `elicitation/create` — written out as the SDK's `Client` does them. Per server it speaks
- * protocol revision 2026-07-28 when `server/discover` offers it (./modern: no initialize, the
+ * protocol revision 2026-07-28 when `server/discover` offers it (./modern/revision: no initialize, the
  * `_meta` envelope on every request, `input_required` results), else 2025-11-25 as before.
  *
  * Why not the SDK's `Client`: its module imports the SDK's ajv validator statically,
@@ -52,7 +52,8 @@ import {
   PROTOCOL_VERSION_META_KEY,
   TRACEPARENT_META_KEY,
   type InputRequired,
-} from "./modern";
+} from "./modern/revision";
+import { type CreatedTask, createdTaskOf, TASKS_EXTENSION } from "./modern/task-wire";
 
 type ToolDefinition = z.infer<typeof ToolSchema>;
 // Each tool is checked on its own (see listTools): one malformed tool must not sink the page.
@@ -168,12 +169,15 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
     return false;
   }
 
-  /** The per-request `_meta` envelope of 2026-07-28. */
+  /** The per-request `_meta` envelope of 2026-07-28 (the client takes tasks: ./modern/tasks). */
   #envelope(): Record<string, unknown> {
     return {
       [PROTOCOL_VERSION_META_KEY]: MODERN_VERSION,
       [CLIENT_INFO_META_KEY]: this.info,
-      [CLIENT_CAPABILITIES_META_KEY]: this.capabilities,
+      [CLIENT_CAPABILITIES_META_KEY]: {
+        ...this.capabilities,
+        extensions: { [TASKS_EXTENSION]: {} },
+      },
     };
   }
 
@@ -255,7 +259,7 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
   async callTool(
     params: CallToolRequest["params"] & { inputResponses?: unknown; requestState?: string },
     options?: RequestOptions,
-  ): Promise<z.infer<typeof CallToolResultSchema> | InputRequired> {
+  ): Promise<z.infer<typeof CallToolResultSchema> | InputRequired | CreatedTask> {
     if (this.#version === MODERN_VERSION) {
       const raw = await this.request(
         this.#withEnvelope({ method: "tools/call" as const, params }),
@@ -266,6 +270,10 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
       if (asked) {
         return asked;
       }
+      const task = createdTaskOf(raw);
+      if (task) {
+        return task;
+      }
       return this.#checked(params.name, CallToolResultSchema.parse(raw));
     }
     const result = await this.request(
@@ -274,6 +282,23 @@ export class McpClient extends Protocol<ClientRequest, ClientNotification, Clien
       options,
     );
     return this.#checked(params.name, result);
+  }
+
+  /**
+   * A request of the tasks extension (`tasks/get`, `tasks/update`, `tasks/cancel`), under
+   * 2026-07-28 with its envelope; `traceparent` is the calling run's (this client's when absent).
+   */
+  async taskRequest(
+    method: "tasks/get" | "tasks/update" | "tasks/cancel",
+    { params, traceparent }: { params: Record<string, unknown>; traceparent?: string },
+    options?: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const meta = traceparent ? { _meta: { [TRACEPARENT_META_KEY]: traceparent } } : {};
+    return (await this.request(
+      this.#withEnvelope({ method, params: { ...params, ...meta } }) as never,
+      AnyResult as never,
+      options,
+    )) as Record<string, unknown>;
   }
 
   #checked(name: string, result: z.infer<typeof CallToolResultSchema>) {

@@ -15,11 +15,20 @@ import { CALL_KEY_META } from "./transport/link";
 import { finishSignIn, signInSuspension } from "./oauth/call-auth";
 import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
-import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
-import { nextStep, suspendOnInput } from "./input-required";
+import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern/revision";
+import { nextStep, suspendOnInput } from "./modern/input-required";
+import {
+  answeredTaskWait,
+  type CreatedTask,
+  createdTaskOf,
+  followTask,
+  MCP_TASK_RESULT,
+  taskLimit,
+} from "./modern/tasks";
+import { answerTask, resumeTaskWait, withTaskHost } from "./modern/task-calls";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
-type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired>;
+type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired | CreatedTask>;
 
 const MAX_PAGES = 1000;
 /** How long a suspended call waits for the server to finish after its elicitation was cancelled. */
@@ -75,13 +84,24 @@ export interface McpToolOptions {
 /** One server tool as a toolkit tool named `sanitize(server)_sanitize(tool)`, source `mcp:<server>`. */
 export function mcpTool(definition: McpToolDefinition, options: McpToolOptions): Tool {
   const name = options.name ?? mcpToolName(options.server, definition.name);
-  return {
+  const tool: Tool = {
     name,
     description: definition.description ?? definition.title ?? "",
     inputSchema: toJsonSchema(definition.inputSchema as Record<string, unknown>),
     source: `mcp:${options.server}`,
-    execute: (args, ctx = {}) => callTool({ name, original: definition.name, args, ctx }, options),
+    execute: (args, ctx = {}) =>
+      callTool({ name, original: definition.name, args, ctx }, options).then((result) =>
+        taskResult(name, result),
+      ),
   };
+  // The host's durable wait on one of this server's tasks polls and cancels with it.
+  return withTaskHost(tool, options.client);
+}
+
+/** A completed task's result (./modern/tasks) mapped like any call's. */
+function taskResult(name: string, result: ToolResult): ToolResult {
+  const completed = result.metadata?.[MCP_TASK_RESULT];
+  return completed === undefined ? result : fromCallResult(name, completed as CallResult);
 }
 
 /** One call: our tool name, the server's name for it, the model's arguments and the call's context. */
@@ -107,6 +127,15 @@ async function callTool(
     return step.ask;
   }
   const retry = step?.send;
+  const follow = { client: options.client, ctx, origin };
+  // A task this call waited for durably settled, or a task's questions are answered (./modern/tasks).
+  const waited = answeredTaskWait(ctx, options.server);
+  if (waited) {
+    return resumeTaskWait(waited, follow);
+  }
+  if (retry?.task) {
+    return answerTask(retry, follow);
+  }
   const signIn = await finishSignIn(name, options.auth, ctx);
   if (signIn.failure) {
     return signIn.failure;
@@ -149,6 +178,7 @@ async function callTool(
   options.calls.begin(call);
 
   let result: ToolResult;
+  let task: CreatedTask | undefined;
   try {
     const params = {
       name: original,
@@ -199,9 +229,12 @@ async function callTool(
             { signal: controller.signal, timeout: NO_SDK_TIMEOUT },
           ),
       });
+      task = createdTaskOf(reply);
       result = isInputRequired(reply)
         ? askedAgain(reply, { origin, round: (retry?.round ?? 0) + 1, continues: !!retry })
-        : fromCallResult(name, reply);
+        : task
+          ? { output: "", isError: false }
+          : fromCallResult(name, reply as CallResult);
     }
   } catch (error) {
     const signInPending = await signInSuspension(name, options.auth, {
@@ -240,6 +273,16 @@ async function callTool(
   if (suspended) {
     return pending(suspended);
   }
+  if (task) {
+    // The server answered with a task: the call follows it (no call slot held meanwhile).
+    return followTask(task, {
+      ...follow,
+      started: Date.now(),
+      limit: taskLimit(task, limit),
+      round: retry?.round ?? 0,
+      continues: !!retry,
+    });
+  }
   if (call.notes.length === 0) {
     return result;
   }
@@ -270,7 +313,7 @@ async function withoutStateOnlyRounds<R>(
   return reply;
 }
 
-/** The call suspends on the server's questions (./input-required), or fails saying why it cannot. */
+/** The call suspends on the server's questions (./modern/input-required), or fails saying why it cannot. */
 function askedAgain(
   asked: InputRequired,
   how: { origin: { server: string; tool: string }; round: number; continues: boolean },

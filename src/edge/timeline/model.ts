@@ -160,6 +160,12 @@ export function buildTimeline(input: TimelineInput): Timeline {
         row?.marks.push({ at: event.at, label });
         break;
       }
+      case "task_polled": {
+        // A remote task's state at each poll, on the bar of the request that waits for it.
+        const row = requests.get(String(data.requestId ?? ""));
+        row?.marks.push({ at: event.at, label: `task ${String(data.state ?? "")}`.trim() });
+        break;
+      }
       case "resumed": {
         marks.push({ at: event.at, label: "resumed" });
         const requestId = typeof data.requestId === "string" ? data.requestId : undefined;

@@ -5,7 +5,7 @@
  * wrapper adds them to a POST whose body carries the revision's envelope (../modern), and
  * leaves a 2025-11-25 request as it was.
  */
-import { standardHeaders } from "../modern";
+import { standardHeaders } from "../modern/revision";
 
 type Fetch = typeof fetch;
 

@@ -16,16 +16,16 @@
  * A refusal (declined, expired) is sent too (`RUN_ON_REFUSAL`): that input as `decline`
  * (`cancel` when it expired or was withdrawn), any input not asked yet as `cancel`.
  */
-import type { Answer, Context, Request, ToolResult } from "../types";
-import { pending } from "../answers";
-import { CONTINUES, RUN_ON_REFUSAL } from "../suspension";
+import type { Answer, Context, Request, ToolResult } from "../../types";
+import { pending } from "../../answers";
+import { CONTINUES, RUN_ON_REFUSAL } from "../../suspension";
 import {
   type ElicitationParams,
   elicitationNote,
   requestFromElicitation,
   resultFromAnswer,
-} from "./elicitation";
-import type { InputRequired } from "./modern";
+} from "../elicitation";
+import type { InputRequired } from "./revision";
 
 export const MCP_INPUT_DATA = "mcpInput";
 /** How many `input_required` rounds with questions one call may go through (a server that keeps asking). */
@@ -47,6 +47,15 @@ interface StoredInput {
   responses: Record<string, InputResponse>;
   /** Which round of questions this is (1 for the server's first `input_required`). */
   round: number;
+  /** Set when a task asks (../tasks): the answers go back with `tasks/update`. */
+  task?: TaskRef;
+}
+
+/** The task a round of questions belongs to, and its wait's bounds (./tasks). */
+export interface TaskRef {
+  taskId: string;
+  started: number;
+  limit: number;
 }
 
 export interface Origin {
@@ -95,7 +104,12 @@ export function storedInput(request: Request | undefined): StoredInput | undefin
  */
 export function suspendOnInput(
   asked: InputRequired,
-  { origin, round, continues }: { origin: Origin; round: number; continues: boolean },
+  {
+    origin,
+    round,
+    continues,
+    task,
+  }: { origin: Origin; round: number; continues: boolean; task?: TaskRef },
 ): ToolResult {
   const keys = Object.keys(asked.inputRequests);
   if (round > MAX_INPUT_ROUNDS) {
@@ -116,6 +130,7 @@ export function suspendOnInput(
     responses: {},
     round,
     ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }),
+    ...(task ? { task } : {}),
   });
   return asSuspension(request as Request, continues);
 }
@@ -132,6 +147,8 @@ export interface Retry {
   round: number;
   /** Notes for the model (an answer that did not fit the form was sent as `cancel`). */
   notes: string[];
+  /** The responses answer a task's questions: sent with `tasks/update`. */
+  task?: TaskRef;
 }
 
 /**
@@ -170,6 +187,7 @@ export function nextStep(
       round: stored.round,
       notes,
       ...(stored.requestState === undefined ? {} : { requestState: stored.requestState }),
+      ...(stored.task ? { task: stored.task } : {}),
     },
   };
 }

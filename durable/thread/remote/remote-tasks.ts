@@ -9,19 +9,22 @@
  */
 import {
   isRemoteTaskRequest,
+  pollInterval,
   type RemoteTaskData,
   type RemoteTaskOutcome,
   remoteTaskAnswer,
+  remoteTaskCanceller,
   remoteTaskData,
   remoteTaskPoller,
-} from "../../src/core/a2a/remote-task";
-import type { RemoteTask } from "../../src/core/a2a/wire";
-import { errorMessage } from "../../src/core/errors";
-import type { Request } from "../../src/core/types";
-import { type AgentDefinition, agentTools } from "../../src/edge/agent";
-import type { ErrorSink } from "../../src/edge/error-sink";
-import type { InboxHooks } from "../outbox/inbox";
-import type { RunRow } from "../storage/run-store";
+} from "../../../src/core/a2a/remote-task";
+import type { Tool } from "../../../src/core/types";
+import type { RemoteTask } from "../../../src/core/a2a/wire";
+import { errorMessage } from "../../../src/core/errors";
+import type { Request } from "../../../src/core/types";
+import { type AgentDefinition, agentTools } from "../../../src/edge/agent";
+import type { ErrorSink } from "../../../src/edge/error-sink";
+import type { InboxHooks } from "../../outbox/inbox";
+import type { RunRow } from "../../storage/run-store";
 
 /** The inbox hooks for every request but a `remote_task` one: those never reach an inbox or Slack. */
 export function withoutRemoteTasks(hooks: InboxHooks): InboxHooks {
@@ -47,6 +50,32 @@ export interface RemoteTaskDeps {
   report: ErrorSink;
   /** Records the answer through the ledger (bypassing the refusal people get). */
   answer: (run: RunRow, request: Request, outcome: RemoteTaskOutcome) => Promise<void>;
+  /**
+   * The tools of a wait on an MCP server's task (`data.mcpTask`): those come from the
+   * agent's MCP servers, connected for the poll and closed after it.
+   */
+  mcpTools?: (
+    run: RunRow,
+    agent: AgentDefinition,
+  ) => Promise<{ tools: Tool[]; close(): Promise<void> }>;
+  /** Each poll's outcome, for the run's timeline (`task_polled`). */
+  polled?: (run: RunRow, request: Request, task: RemoteTask) => void;
+}
+
+/** The tools to poll a wait with (and what to close after), whichever protocol it is. */
+async function toolsOf(
+  run: RunRow,
+  request: Request,
+  deps: Pick<RemoteTaskDeps, "agents" | "env" | "mcpTools">,
+) {
+  const agent = deps.agents.get(run.agent);
+  if (!agent) {
+    return { tools: [] as Tool[], close: async () => {} };
+  }
+  if (request.data?.mcpTask !== undefined && deps.mcpTools) {
+    return deps.mcpTools(run, agent);
+  }
+  return { tools: await agentTools(agent, deps.env), close: async () => {} };
 }
 
 interface Waiting {
@@ -70,7 +99,7 @@ export class RemoteTaskWaits {
   dueTimes(runs: RunRow[], now: number): number[] {
     return waitingOn(runs).map(({ request, data }) => {
       const last = this.#lastPolled.get(request.id);
-      return last === undefined ? now : Math.max(now, last + data.pollEvery);
+      return last === undefined ? now : Math.max(now, last + pollInterval(data, last));
     });
   }
 
@@ -79,7 +108,7 @@ export class RemoteTaskWaits {
     const now = deps.now();
     const due = waitingOn(runs).filter(({ request, data }) => {
       const last = this.#lastPolled.get(request.id);
-      return last === undefined || now >= last + data.pollEvery;
+      return last === undefined || now >= last + pollInterval(data, last);
     });
     await Promise.all(due.map((wait) => this.#poll(wait, deps)));
   }
@@ -88,17 +117,21 @@ export class RemoteTaskWaits {
     this.#lastPolled.set(request.id, deps.now());
     let task: RemoteTask | undefined;
     try {
-      const agent = deps.agents.get(run.agent);
-      const tools = agent ? await agentTools(agent, deps.env) : [];
-      const poll = remoteTaskPoller(tools.find((tool) => tool.name === data.tool));
-      if (!poll) {
-        throw new Error(`agent ${run.agent} has no A2A tool ${data.tool} to poll with any more`);
+      const { tools, close } = await toolsOf(run, request, deps);
+      try {
+        const poll = remoteTaskPoller(tools.find((tool) => tool.name === data.tool));
+        if (!poll) {
+          throw new Error(`agent ${run.agent} has no tool ${data.tool} to poll with any more`);
+        }
+        task = await poll(data.taskId);
+      } finally {
+        await close();
       }
-      task = await poll(data.taskId);
+      deps.polled?.(run, request, task);
     } catch (error) {
       // A failed poll is retried at the next one; past the deadline the wait ends as a timeout.
       deps.report(
-        new Error(`polling A2A task ${data.taskId} failed: ${errorMessage(error)}`, {
+        new Error(`polling remote task ${data.taskId} failed: ${errorMessage(error)}`, {
           cause: error,
         }),
         {
@@ -121,6 +154,42 @@ export class RemoteTaskWaits {
     if (outcome) {
       this.#lastPolled.delete(request.id);
       await deps.answer(run, request, outcome);
+    }
+  }
+}
+
+/**
+ * A cancelled run's waits on remote tasks: each task whose tool can cancel (an MCP task: its
+ * `tasks/cancel`) is told, best effort (a failure is reported, the run is cancelled anyway).
+ */
+export async function cancelRemoteTasks(
+  run: RunRow,
+  requests: Request[],
+  deps: Pick<RemoteTaskDeps, "agents" | "env" | "mcpTools" | "report">,
+): Promise<void> {
+  for (const request of requests) {
+    const data = remoteTaskData(request);
+    if (!data) {
+      continue;
+    }
+    try {
+      const { tools, close } = await toolsOf(run, request, deps);
+      try {
+        await remoteTaskCanceller(tools.find((tool) => tool.name === data.tool))?.(data.taskId);
+      } finally {
+        await close();
+      }
+    } catch (error) {
+      deps.report(
+        new Error(`cancelling remote task ${data.taskId} failed: ${errorMessage(error)}`),
+        {
+          source: "driver",
+          runId: run.runId,
+          threadId: run.threadId,
+          requestId: request.id,
+          recoverable: true,
+        },
+      );
     }
   }
 }
