@@ -71,7 +71,7 @@ function openItem(item: InboxItem, view: InboxPageView): string {
       : "";
   return `<section class="item" data-request="${esc(item.requestId)}">
 ${selectBox(item)}<h3 class="prompt">${esc(item.prompt)}</h3>
-<p class="meta">${item.tool ? `<code>${esc(item.tool)}</code> · ` : ""}agent ${esc(item.agent)} · ${item.askedBy ? `sub-agent ${esc(item.askedBy)} · ` : ""}${item.requestedBy ? `asked by ${esc(item.requestedBy)} · ` : ""}${expiry(item, view.now)}</p>
+<p class="meta">${item.expiring ? `<strong class="expiring">Expires soon</strong> · ` : ""}${item.tool ? `<code>${esc(item.tool)}</code> · ` : ""}agent ${esc(item.agent)} · ${item.askedBy ? `sub-agent ${esc(item.askedBy)} · ` : ""}${item.requestedBy ? `asked by ${esc(item.requestedBy)} · ` : ""}${expiry(item, view.now)}</p>
 <p class="meta">User's request: ${esc(clip(item.input, 300))}</p>
 <pre class="args">${esc(prettyJson(item.args))}</pre>
 ${edited(item)}${votes}<form method="POST" action="/inbox/decide">

@@ -26,6 +26,8 @@ export interface ReceiptVote {
   decision: "approve" | "decline" | "cancel";
   channel: string;
   at: string;
+  /** Issue 42: the member `decidedBy` stood in for (a delegation). */
+  onBehalfOf?: string;
 }
 
 export interface Receipt {
@@ -43,6 +45,8 @@ export interface Receipt {
   decision: ReceiptDecision;
   reason?: string;
   decidedBy?: string;
+  /** Issue 42: set when `decidedBy` acted as a delegate: the member they stood in for. */
+  onBehalfOf?: string;
   votes?: ReceiptVote[];
   channel: string;
   /** RFC 3339, never earlier than the previous receipt's in the thread. */
