@@ -294,4 +294,57 @@ describe("deciding as a delegate", { timeout: 30_000 }, () => {
     }, "the finance request on lead's page");
     expect(html).toContain("finance");
   });
+
+  it("a member signed in to the inbox delegates and ends it from /inbox/delegations (forms, no script)", async () => {
+    await clearAll();
+    const link = await api("/v1/approvers/links", {
+      method: "POST",
+      body: JSON.stringify({ approver: "ann@example.com" }),
+    });
+    const { url } = await link.json<{ url: string }>();
+    const signin = await SELF.fetch(`${BASE}${new URL(url).pathname}`, { redirect: "manual" });
+    const cookie = (signin.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const inbox = await (await SELF.fetch(`${BASE}/inbox`, { headers: { cookie } })).text();
+    expect(inbox).toContain('href="/inbox/delegations"');
+    const page = await (
+      await SELF.fetch(`${BASE}/inbox/delegations`, { headers: { cookie } })
+    ).text();
+    expect(page).toContain('id="none"');
+    expect(page).not.toContain("<script");
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const post = (body: Record<string, string>) =>
+      SELF.fetch(`${BASE}/inbox/delegations`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(body).toString(),
+      });
+
+    expect(
+      (await post({ csrf: "forged", to: "lead@example.com", until: later().slice(0, 16) })).status,
+    ).toBe(403);
+    const bad = await post({ csrf, to: "mallory@example.com", until: later().slice(0, 16) });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("not a member of any approver group");
+
+    const made = await post({
+      csrf,
+      to: "lead@example.com",
+      until: later().slice(0, 16),
+      groups: "finance",
+    });
+    expect(made.status).toBe(200);
+    expect(await made.text()).toContain("lead@example.com decides for you");
+    const [given] = await list("ann@example.com");
+    expect(given).toMatchObject({
+      from: "ann@example.com",
+      to: "lead@example.com",
+      groups: ["finance"],
+    });
+
+    const ended = await post({ csrf, end: given?.id ?? "" });
+    expect(ended.status).toBe(200);
+    expect(await list("ann@example.com")).toEqual([]);
+    // A page without a session is the sign-in page.
+    expect((await SELF.fetch(`${BASE}/inbox/delegations`)).status).toBe(401);
+  });
 });

@@ -1,5 +1,5 @@
 /** The delegation routes' part of /openapi.json (src/edge/http/openapi/document.ts spreads it in). */
-import { error, json, ref } from "../http/openapi/parts";
+import { error, html, json, ref } from "../http/openapi/parts";
 import { DelegationCreateSchema, DelegationListSchema, DelegationSchema } from "./schemas";
 
 /** The schemas its paths name, for the document's components. */
@@ -50,6 +50,32 @@ export const DELEGATION_PATHS = {
       responses: {
         200: json("DelegationList", "Oldest first"),
         401: error("Bad or missing token"),
+      },
+    },
+  },
+  "/inbox/delegations": {
+    get: {
+      operationId: "showInboxDelegations",
+      summary:
+        "The signed-in member's running delegations and a form to delegate (HTML, no script)",
+      security: [],
+      responses: { 200: html("The page"), 401: html("Not signed in") },
+    },
+    post: {
+      operationId: "delegateFromInbox",
+      summary:
+        "Delegate from the inbox (form: csrf, to, until as UTC, groups…) or end one (csrf, end=<id>); ≤ 16 KiB",
+      security: [],
+      requestBody: {
+        required: true,
+        content: { "application/x-www-form-urlencoded": { schema: { type: "object" } } },
+      },
+      responses: {
+        200: html("Done: the page again"),
+        400: html("The API's checks: invalid_until, unknown_member, invalid_groups"),
+        401: html("Not signed in"),
+        403: html("Missing or wrong CSRF token, or posted from another site"),
+        404: html("No such delegation of the member's"),
       },
     },
   },

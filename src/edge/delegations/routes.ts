@@ -21,9 +21,9 @@ import { protocolAuth, type ProtocolVars } from "../protocols/identity";
 import type { ApproverDirectory, ApproverGroupsInit } from "../approvals/groups";
 import { settings } from "../settings";
 import { delegationStub } from "./rpc";
-import { DelegationCreateSchema, MAX_DELEGATION_DAYS } from "./schemas";
+import { DelegationCreateSchema } from "./schemas";
+import { newDelegation } from "./create";
 
-const DAY_MS = 24 * 3600 * 1000;
 const PATHS = ["/approvers/delegations", "/approvers/delegations/*"];
 
 export function delegationRoutes(options: { approverGroups?: ApproverGroupsInit } = {}) {
@@ -40,46 +40,13 @@ export function delegationRoutes(options: { approverGroups?: ApproverGroupsInit 
       strictJson(),
       zValidator("json", DelegationCreateSchema, invalidBody),
       async (c) => {
-        const body = c.req.valid("json");
         const people = directory(c);
-        const now = Date.now();
-        const until = Date.parse(body.until);
-        if (until <= now || until > now + MAX_DELEGATION_DAYS * DAY_MS) {
-          throw new ApiError(400, "invalid_until", {
-            message: `until must be in the future and at most ${MAX_DELEGATION_DAYS} days away`,
-            issues: [{ path: "until", message: until <= now ? "in the past" : "too far ahead" }],
-          });
-        }
-        const from = member(people, body.from, "from");
-        const to = member(people, body.to, "to");
-        if (from === to) {
-          throw new ApiError(400, "invalid_body", {
-            message: "a member cannot delegate to themselves",
-            issues: [{ path: "to", message: "the same member as from" }],
-          });
-        }
-        const own = people.groupsOfMember(from);
-        const outside = (body.groups ?? []).filter((g) => !own.includes(g));
-        if (outside.length > 0) {
-          throw new ApiError(400, "invalid_groups", {
-            message: `${from} is not a member of ${outside.map((g) => JSON.stringify(g)).join(", ")}: a delegation covers only groups of its giver`,
-            issues: [{ path: "groups", message: "not a group of from" }],
-          });
-        }
-        const caller = callerMember(c, people);
-        if (caller !== from) {
-          throw new ApiError(403, "not_your_delegation", {
-            message: `a member may delegate only themselves: ${caller === undefined ? "the caller names nobody (send x-toolnexus-user)" : `${caller} is not ${from}`}`,
-          });
-        }
-        const created = await delegationStub(c.env).addDelegation({
-          id: `dlg_${crypto.randomUUID().replace(/-/g, "")}`,
-          from,
-          to,
-          until: new Date(until).toISOString(),
-          ...(body.groups ? { groups: [...new Set(body.groups)] } : {}),
-          createdAt: new Date(now).toISOString(),
+        const delegation = newDelegation(people, {
+          body: c.req.valid("json"),
+          caller: callerMember(c, people),
+          now: Date.now(),
         });
+        const created = await delegationStub(c.env).addDelegation(delegation);
         return c.json(created, 201, NO_STORE);
       },
     )
@@ -109,18 +76,6 @@ export function delegationRoutes(options: { approverGroups?: ApproverGroupsInit 
       }
       return c.json(await stub.endDelegation(id, Date.now()));
     });
-}
-
-/** The member an identity in the body names; anyone else is 400 `unknown_member`. */
-function member(people: ApproverDirectory, identity: string, field: "from" | "to"): string {
-  const id = people.memberOf(identity);
-  if (id === undefined || people.groupsOfMember(id).length === 0) {
-    throw new ApiError(400, "unknown_member", {
-      message: `${JSON.stringify(identity)} is not a member of any approver group`,
-      issues: [{ path: field, message: "not a member" }],
-    });
-  }
-  return id;
 }
 
 /** The member the caller is (x-toolnexus-user or Access), or undefined. */

@@ -29,6 +29,7 @@ import { receiptSources } from "../receipts/sources";
 import { batchRoutes } from "../batch/routes";
 import { inboxBatchRoutes } from "../batch/inbox-routes";
 import { delegationRoutes } from "../delegations/routes";
+import { inboxDelegationRoutes } from "../delegations/inbox-routes";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -64,6 +65,7 @@ export function createApp(
       .route("/", emailRoutes())
       .route("/", inboxRoutes(options))
       .route("/", inboxBatchRoutes(options))
+      .route("/", inboxDelegationRoutes(options))
       .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
       .route("/", teamsRoutes(options))

@@ -47,7 +47,7 @@ ${view.decided.map((item) => decidedRow(item, view.now)).join("\n")}
 </tbody></table>`
     : `<p>Nothing decided yet.</p>`;
   const body = `<h1>Approvals</h1>
-<p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")}</p>
+<p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")} · <a href="/inbox/delegations">Delegations</a></p>
 ${notice}
 <h2>Waiting for a decision (${view.open.length})</h2>
 ${batchBar(view.csrf, view.open.length)}
