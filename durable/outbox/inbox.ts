@@ -111,7 +111,9 @@ export class InboxOutbox {
       surfacedAt: number;
       expiring: number | null;
     }>`
-      SELECT version, groups, surfaced_at, json_extract(item, '$.expiring') AS expiring
+      SELECT version, groups, surfaced_at,
+        -- A large item is stored in parts (a reference, not JSON): its badge is not carried.
+        CASE WHEN json_valid(item) THEN json_extract(item, '$.expiring') END AS expiring
         FROM inbox_requests WHERE request_id = ${request.id}`;
     const groups = new Set<string>(known ? decodeStrings(known.groups) : [groupOfRequest(request)]);
     if (change.escalatedTo) {
