@@ -347,4 +347,62 @@ describe("deciding as a delegate", { timeout: 30_000 }, () => {
     // A page without a session is the sign-in page.
     expect((await SELF.fetch(`${BASE}/inbox/delegations`)).status).toBe(401);
   });
+
+  it("a delegate decides through the batch route and the inbox's form too, in the seat of the member they stand for", async () => {
+    await clearAll();
+    await delegate(
+      { from: "ann@example.com", to: "lead@example.com", until: later() },
+      "ann@example.com",
+    );
+    const first = await startPending(BIG_REFUND);
+    const second = await startPending(BIG_REFUND);
+    const batch = await api("/v1/approvals/batch", {
+      method: "POST",
+      headers: { "x-toolnexus-user": "lead@example.com" },
+      body: JSON.stringify({
+        decisions: [
+          {
+            runId: first.runId,
+            requestId: first.request.id,
+            decision: "approve",
+            argsHash: first.request.argsHash,
+          },
+        ],
+      }),
+    });
+    expect(((await batch.json()) as Json).results[0]).toMatchObject({ status: 202, votes: 1 });
+    expect((await getRun(first.runId)).requests[0]?.votes[0]).toMatchObject({
+      decidedBy: "lead@example.com",
+      onBehalfOf: "ann@example.com",
+    });
+
+    const link = await api("/v1/approvers/links", {
+      method: "POST",
+      body: JSON.stringify({ approver: "lead@example.com" }),
+    });
+    const { url } = await link.json<{ url: string }>();
+    const signin = await SELF.fetch(`${BASE}${new URL(url).pathname}`, { redirect: "manual" });
+    const cookie = (signin.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const page = await until(async () => {
+      const html = await (await SELF.fetch(`${BASE}/inbox`, { headers: { cookie } })).text();
+      return html.includes(second.request.id) && html;
+    }, "the request on lead's page");
+    const decided = await SELF.fetch(`${BASE}/inbox/decide`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        csrf: /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "",
+        runId: second.runId,
+        requestId: second.request.id,
+        decision: "approve",
+        argsHash: second.request.argsHash,
+      }).toString(),
+    });
+    expect(decided.status).toBe(200);
+    expect((await getRun(second.runId)).requests[0]?.votes[0]).toMatchObject({
+      decidedBy: "lead@example.com",
+      onBehalfOf: "ann@example.com",
+      channel: "inbox",
+    });
+  });
 });
