@@ -10,13 +10,19 @@ import type { InboxRpc } from "../../src/edge/inbox/rpc";
 import { createSql } from "../storage/sql";
 import { InboxStore } from "./store";
 import type { InboxPage } from "../../src/edge/inbox/rpc";
+import type { ActiveDelegation } from "../../src/edge/protocol";
+import type { Delegation, DelegationRpc } from "../../src/edge/delegations/rpc";
+import { DelegationStore } from "./delegations";
 
-export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc {
+export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc, DelegationRpc {
   readonly #store: InboxStore;
+  /** Only the `~delegations` instance holds rows (src/edge/delegations/rpc.ts). */
+  readonly #delegations: DelegationStore;
 
   constructor(ctx: DurableObjectState, env: EdgeEnv) {
     super(ctx, env);
     this.#store = new InboxStore(createSql(ctx.storage.sql));
+    this.#delegations = new DelegationStore(createSql(ctx.storage.sql));
   }
 
   /** Applies a batch of item versions from one thread's outbox; returning acknowledges them. */
@@ -34,5 +40,26 @@ export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc {
 
   async get(runId: string, requestId: string): Promise<InboxItem | undefined> {
     return this.#store.get(runId, requestId);
+  }
+
+  // Issue 42: the delegations directory (durable/inbox/delegations.ts).
+  async addDelegation(d: ActiveDelegation & { createdAt: string }): Promise<Delegation> {
+    return this.#delegations.add(d);
+  }
+
+  async listDelegations(query: { now: number; member?: string }): Promise<Delegation[]> {
+    return this.#delegations.running(query);
+  }
+
+  async getDelegation(id: string): Promise<Delegation | undefined> {
+    return this.#delegations.get(id);
+  }
+
+  async endDelegation(id: string, now: number): Promise<Delegation | undefined> {
+    return this.#delegations.end(id, now);
+  }
+
+  async delegationsTo(to: string, now: number): Promise<ActiveDelegation[]> {
+    return this.#delegations.to(to, now);
   }
 }

@@ -16,6 +16,7 @@ import { decisionView } from "../storage/decision-view";
 import type { DecisionRow, RunRow, RunStore } from "../storage/run-store";
 import type { VoteStore } from "../storage/vote-store";
 import { withLedgerArgs } from "./version-change";
+import { standInFor } from "./delegation";
 
 export interface VoteDeps {
   store: RunStore;
@@ -68,9 +69,19 @@ export function castVote(
   const approval = deps.votes.approval(request.id);
   const escalated = approval?.escalateAt != null && approval.escalateAt <= now;
   const closed = closedState(request, { settled, votes, timedOut: expired(run, request, now) });
+  const members = eligibleMembers(rules, deps.directory, escalated);
+  // Issue 42: a delegate takes the seat of the member they stand in for (./delegation.ts).
+  const onBehalfOf = standInFor({
+    who,
+    delegations: input.delegations,
+    rules,
+    members,
+    votes,
+    now,
+  });
   const outcome = decideVote({
     request,
-    members: eligibleMembers(rules, deps.directory, escalated),
+    members,
     ...(run.requestedBy ? { requestedBy: deps.directory.resolve(run.requestedBy) } : {}),
     votes,
     vote: {
@@ -80,6 +91,7 @@ export function castVote(
       ...(input.argsHash === undefined ? {} : { argsHash: input.argsHash }),
       ...(input.data === undefined ? {} : { data: input.data }),
       ...(input.reason === undefined ? {} : { reason: input.reason }),
+      ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
     },
     ...(closed ? { closed } : {}),
   });
@@ -134,6 +146,7 @@ export function castVote(
     webhookId: input.webhookId ?? null,
     argsHash: outcome.argsHash,
     at: now,
+    onBehalfOf: onBehalfOf ?? null,
   });
   if (outcome.outcome === "waiting") {
     return { ok: true, decision: null, duplicate: false, ...counts };
@@ -147,6 +160,7 @@ export function castVote(
     decidedBy: who ?? null,
     webhookId: input.webhookId ?? null,
     decidedAt: now,
+    onBehalfOf: onBehalfOf ?? null,
   };
   deps.store.insertDecision(row, request);
   deps.votes.stopTimers(request.id);

@@ -35,6 +35,8 @@ export interface InboxChange {
   needed?: number | null;
   /** Escalation: this group may decide too, and sees the request from now on. */
   escalatedTo?: string;
+  /** Issue 42: the request expires soon (kept on every later version while open). */
+  expiring?: boolean;
 }
 
 /** Where the driver reports changes; each hook runs inside its change's transaction. */
@@ -103,18 +105,31 @@ export class InboxOutbox {
 
   /** Queues the request's new state for each of its groups. Call inside the change's transaction. */
   record({ run, request }: InboxSubject, change: InboxChange, now: number): InboxItem {
-    const known = this.sql.one<{ version: number; groups: string; surfacedAt: number }>`
-      SELECT version, groups, surfaced_at FROM inbox_requests WHERE request_id = ${request.id}`;
+    const known = this.sql.one<{
+      version: number;
+      groups: string;
+      surfacedAt: number;
+      expiring: number | null;
+    }>`
+      SELECT version, groups, surfaced_at,
+        -- A large item is stored in parts (a reference, not JSON): its badge is not carried.
+        CASE WHEN json_valid(item) THEN json_extract(item, '$.expiring') END AS expiring
+        FROM inbox_requests WHERE request_id = ${request.id}`;
     const groups = new Set<string>(known ? decodeStrings(known.groups) : [groupOfRequest(request)]);
     if (change.escalatedTo) {
       groups.add(change.escalatedTo);
     }
-    const item = inboxItem({ run, request }, change, {
-      version: (known?.version ?? 0) + 1,
-      groups: [...groups],
-      surfacedAt: known?.surfacedAt ?? now,
-      now,
-    });
+    const expiring = Boolean(change.expiring || known?.expiring);
+    const item = inboxItem(
+      { run, request },
+      { ...change, expiring },
+      {
+        version: (known?.version ?? 0) + 1,
+        groups: [...groups],
+        surfacedAt: known?.surfacedAt ?? now,
+        now,
+      },
+    );
     this.#write(item);
     return item;
   }
@@ -284,6 +299,7 @@ export function inboxItem(
     surfacedAt: new Date(at.surfacedAt).toISOString(),
     updatedAt: new Date(at.now).toISOString(),
     version: at.version,
+    ...(change.expiring && !change.decision ? { expiring: true as const } : {}),
   };
 }
 

@@ -8,7 +8,7 @@
  * key-value storage (no table, no migration): one small key per delivered notification.
  */
 import type { NotifyMessage } from "../../src/edge/protocol";
-import { notificationId } from "../../src/edge/notify/notification";
+import { notificationId, notificationType } from "../../src/edge/notify/notification";
 
 const PREFIX = "notify-delivered:";
 
@@ -17,7 +17,7 @@ function webhookIdOf(message: NotifyMessage): string {
   return notificationId({
     runId: message.runId,
     request: { id: message.requestId },
-    type: message.escalated ? "run.escalated" : message.reminder ? "run.reminder" : "run.pending",
+    type: notificationType(message),
     ...(message.reminder ? { reminder: message.reminder } : {}),
   });
 }

@@ -51,6 +51,7 @@ export function receiptDraft(input: DraftInput): ReceiptDraft {
     decision: DECISION_WORDS[decision.decision],
     ...(reason === undefined ? {} : { reason }),
     ...(decision.decidedBy ? { decidedBy: decision.decidedBy } : {}),
+    ...(decision.onBehalfOf ? { onBehalfOf: decision.onBehalfOf } : {}),
     ...(counted.length > 0 ? { votes: counted.map(receiptVote) } : {}),
     channel: decision.channel,
     // Which policy decided, and what policy-replay needs (issue 43).
@@ -65,7 +66,13 @@ function toolOf(request: Request): string {
 }
 
 function receiptVote(vote: Vote): ReceiptVote {
-  return { decidedBy: vote.decidedBy, decision: vote.decision, channel: vote.channel, at: vote.at };
+  return {
+    decidedBy: vote.decidedBy,
+    decision: vote.decision,
+    channel: vote.channel,
+    at: vote.at,
+    ...(vote.onBehalfOf ? { onBehalfOf: vote.onBehalfOf } : {}),
+  };
 }
 
 /** An approval's `data.args` (an approver's edit, or a version migration): what the tool runs with. */

@@ -12,5 +12,6 @@ export function decisionView(row: DecisionRow): DecisionView {
     webhookId: row.webhookId,
     decidedAt: new Date(row.decidedAt).toISOString(),
     appliedAt: row.appliedAt === null ? null : new Date(row.appliedAt).toISOString(),
+    ...(row.onBehalfOf ? { onBehalfOf: row.onBehalfOf } : {}),
   };
 }

@@ -57,6 +57,8 @@ export interface DecisionRow {
   appliedAt: number | null;
   /** Schema v11: the agent version the decision was recorded under (null: not recorded). */
   agentVersion?: string | null;
+  /** Schema v13 (issue 42): the member `decidedBy` stood in for (a delegation). */
+  onBehalfOf?: string | null;
 }
 
 export interface EventRow {

@@ -205,8 +205,8 @@ export class RunStore {
   /** `request` is the one decided: whoever listens (the receipts) records what it was. */
   insertDecision(row: Omit<DecisionRow, "appliedAt">, request: Request): void {
     this
-      .sql`INSERT INTO decisions (request_id, run_id, decision, answer, channel, decided_by, webhook_id, decided_at)
-      VALUES (${row.requestId}, ${row.runId}, ${row.decision}, ${JSON.stringify(row.answer)}, ${row.channel}, ${row.decidedBy}, ${row.webhookId}, ${row.decidedAt})`;
+      .sql`INSERT INTO decisions (request_id, run_id, decision, answer, channel, decided_by, webhook_id, decided_at, on_behalf_of)
+      VALUES (${row.requestId}, ${row.runId}, ${row.decision}, ${JSON.stringify(row.answer)}, ${row.channel}, ${row.decidedBy}, ${row.webhookId}, ${row.decidedAt}, ${row.onBehalfOf ?? null})`;
     this.onDecision?.(row, request);
   }
 

@@ -96,6 +96,7 @@ export function approvalView(votes: VoteStore, row: ApprovalRow): ApprovalView {
       ...(v.argsHash === undefined ? {} : { argsHash: v.argsHash }),
       at: v.at,
       ...(v.reset ? { reset: true as const } : {}),
+      ...(v.onBehalfOf ? { onBehalfOf: v.onBehalfOf } : {}),
     })),
     refused: votes.refusals(row.requestId).map((r) => ({
       decidedBy: r.decidedBy,

@@ -34,11 +34,13 @@
  *   the run started, or last suspended, under. decisions.agent_version (v11): the agent version
  *   a decision arriving was checked and recorded under (durable/versions/decision-check.ts), so
  *   the driver checks again only a decision that meets a newer deploy (durable/versions/resume-check.ts).
+ * - votes.on_behalf_of, decisions.on_behalf_of (v13, issue 42): the member a delegate stood in
+ *   for; expiry_warnings (v13, issue 42): each request's `warnBefore` timer (durable/approvers/expiry-warnings.ts).
  */
 import type { Sql } from "./sql";
 import { TABLES } from "./tables";
 
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 /** Whether this storage has any schema of ours yet (one read of sqlite_master, no write). */
 export function hasSchema(sql: Sql): boolean {
@@ -88,6 +90,8 @@ function addColumns(sql: Sql): void {
     ["runs", "trace"], // v9: the halted run's trace context
     ["runs", "agent_version"], // v10: the agent version the run started or last suspended under
     ["decisions", "agent_version"], // v11: the agent version a decision was recorded under
+    ["votes", "on_behalf_of"], // v13 (issue 42): the member a delegate's vote stood in for
+    ["decisions", "on_behalf_of"], // v13 (issue 42): the same, on the decision a vote settled
   ];
   const existing = new Map<string, Set<string>>();
   for (const [table, column] of added) {

@@ -61,7 +61,8 @@ export const TABLES: readonly string[] = [
     webhook_id TEXT,
     decided_at INTEGER NOT NULL,
     applied_at INTEGER,
-    agent_version TEXT
+    agent_version TEXT,
+    on_behalf_of TEXT
   )`,
   `CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS events_run ON events (run_id, id)`,
@@ -115,7 +116,8 @@ export const TABLES: readonly string[] = [
     webhook_id TEXT,
     at INTEGER NOT NULL,
     reset INTEGER NOT NULL DEFAULT 0,
-    args_hash TEXT
+    args_hash TEXT,
+    on_behalf_of TEXT
   )`,
   `CREATE INDEX IF NOT EXISTS votes_request ON votes (request_id, seq)`,
   `CREATE TABLE IF NOT EXISTS refusals (
@@ -180,5 +182,15 @@ export const TABLES: readonly string[] = [
     acked_seq INTEGER NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     retry_at INTEGER
+  )`,
+  // v13 (issue 42): one `warnBefore` timer per request (durable/approvers/expiry-warnings.ts)
+  `CREATE TABLE IF NOT EXISTS expiry_warnings (
+    request_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    warn_at INTEGER NOT NULL,
+    warned_at INTEGER,
+    send_due INTEGER,
+    attempts INTEGER NOT NULL,
+    sent INTEGER NOT NULL
   )`,
 ];

@@ -22,6 +22,8 @@ export interface VoteRow {
   webhookId: string | null;
   /** The version of the arguments the vote was cast on (null on rows older than schema v7). */
   argsHash: string | null;
+  /** Issue 42 (v13): the member a delegate stood in for (null: the voter's own seat). */
+  onBehalfOf?: string | null;
   at: number;
   reset: number;
 }
@@ -48,8 +50,8 @@ export class VoteStore {
 
   insertVote(row: Omit<VoteRow, "seq" | "reset">): void {
     this
-      .sql`INSERT INTO votes (request_id, run_id, decided_by, decision, channel, args, webhook_id, args_hash, at)
-      VALUES (${row.requestId}, ${row.runId}, ${row.decidedBy}, ${row.decision}, ${row.channel}, ${row.args}, ${row.webhookId}, ${row.argsHash}, ${row.at})`;
+      .sql`INSERT INTO votes (request_id, run_id, decided_by, decision, channel, args, webhook_id, args_hash, at, on_behalf_of)
+      VALUES (${row.requestId}, ${row.runId}, ${row.decidedBy}, ${row.decision}, ${row.channel}, ${row.args}, ${row.webhookId}, ${row.argsHash}, ${row.at}, ${row.onBehalfOf ?? null})`;
   }
 
   /** The vote a signed delivery (its webhook-id, or a Slack request signature) already cast. */
@@ -146,5 +148,6 @@ export function voteOfRow(row: VoteRow): Vote {
     ...(row.argsHash === null ? {} : { argsHash: row.argsHash }),
     at: new Date(row.at).toISOString(),
     ...(row.reset ? { reset: true } : {}),
+    ...(row.onBehalfOf ? { onBehalfOf: row.onBehalfOf } : {}),
   };
 }

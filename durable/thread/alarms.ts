@@ -64,7 +64,7 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
     ...(atLeast === undefined ? {} : { atLeast }),
     ...optional("outboxRetry", earliest(t.outbox.retryAt(now), t.receipts.retryAt())),
     ...optional("notifyRetry", t.notifications.retryAt()),
-    ...optional("timer", nextTimerAt(t.votes)),
+    ...optional("timer", earliest(nextTimerAt(t.votes), t.warnings.nextAt())),
     remotePolls: t.remoteWaits.dueTimes(runs, now),
     runs: runs.map((run) => ({
       status: run.status,

@@ -28,6 +28,7 @@ import { withoutSignIns } from "../tokens/inbox-filter";
 import { ReceiptOutbox } from "../outbox/receipts";
 import { receiptRecorder } from "../receipts/record";
 import { PendingVersionOutbox } from "../outbox/pending-version";
+import { ExpiryWarnings } from "../storage/expiry-warning-store";
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
@@ -54,6 +55,8 @@ export interface ThreadContext {
   readonly report: (error: unknown, info: ErrorInfo) => void;
   readonly store: RunStore;
   readonly votes: VoteStore;
+  /** Issue 42: each request's `warnBefore` timer (durable/storage/expiry-warning-store.ts). */
+  readonly warnings: ExpiryWarnings;
   /** The sub-agent trees of this thread's runs (durable/agents/). */
   readonly handles: HandleStore;
   readonly events: EventHub;
@@ -122,6 +125,7 @@ export function createThreadContext(
     report: shared.report,
     store,
     votes,
+    warnings: new ExpiryWarnings(sql),
     handles: new HandleStore(sql),
     events,
     outbox,

@@ -13,6 +13,7 @@ import type { RunRow } from "../storage/run-store";
 import { toolOf } from "../ledger/votes";
 import { startTimers } from "./reminders";
 import { armAlarm } from "./alarms";
+import { armExpiryWarning } from "../approvers/expiry-warnings";
 import type { ThreadContext } from "./context";
 
 /** A run halted on `request`: its timers start, its groups are checked, its callback notified. */
@@ -35,6 +36,7 @@ export async function halted(t: ThreadContext, run: RunRow, request: AgentReques
  */
 export function surfaceWrites(t: ThreadContext, run: RunRow, request: AgentRequest): boolean {
   startTimers(t.votes, { run, request }, Date.now());
+  armExpiryWarning(t.warnings, { run, request }); // issue 42
   checkApproverGroups(t, run, request);
   if (!run.callbackUrl) {
     return false;

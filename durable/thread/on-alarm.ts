@@ -12,6 +12,7 @@ import { decideAny } from "./decide";
 import { armAlarm } from "./alarms";
 import type { ThreadContext } from "./context";
 import { mcpTaskTools } from "./remote/mcp-task-tools";
+import { fireExpiryWarnings } from "../approvers/expiry-warnings";
 
 export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promise<void> {
   // A drive running in this object is alive (the watchdog fired during a long step): it
@@ -48,6 +49,7 @@ export async function onAlarm(t: ThreadContext, delivery: OutboxDelivery): Promi
       ]);
     },
   });
+  await fireExpiryWarnings(t); // issue 42: warnBefore
   await t.remoteWaits.pollDue(t.store.runsWithWork(), {
     agents: t.agents,
     env: t.env,

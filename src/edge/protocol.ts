@@ -49,6 +49,8 @@ export interface NotifyMessage {
   /** Absent: the first notification (`run.pending`). */
   reminder?: number;
   escalated?: boolean;
+  /** Issue 42: the request expires soon (its rule's `warnBefore`): `request.expiring`. */
+  expiring?: true;
 }
 
 /**
@@ -86,6 +88,8 @@ export interface DecisionView {
   webhookId: string | null;
   decidedAt: string;
   appliedAt: string | null;
+  /** Issue 42: the member `decidedBy` stood in for (a delegation). */
+  onBehalfOf?: string;
 }
 
 /** One handle of a run's sub-agent tree (SPEC §7D states); the run's own agent comes first. */
@@ -152,6 +156,8 @@ export interface VoteView {
   argsHash?: string;
   at: string;
   reset?: true;
+  /** Issue 42: the member `decidedBy` stood in for (a delegation). */
+  onBehalfOf?: string;
 }
 
 export interface RefusalView {

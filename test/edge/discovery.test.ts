@@ -34,6 +34,7 @@ describe("GET /v1/agents", () => {
       group: "support-leads",
       remindEvery: "10m",
       escalate: { after: "30m", to: "managers" },
+      warnBefore: "10m",
     });
     expect(tools.lookup_order!.approval).toBeUndefined();
     expect(tools.lookup_order!.description.length).toBeGreaterThan(0);

@@ -84,6 +84,10 @@ describe("upgrade", () => {
     const { runId, request, threadId } = await pendingRun("Refund order 42 for $120");
     // Make the storage what the previous version wrote: its tables, its columns, its version row.
     await inThread(threadId, (_instance, state) => {
+      // added by version 13 (issue 42): whom a delegate stood in for, the expiry warnings' timers
+      state.storage.sql.exec("ALTER TABLE votes DROP COLUMN on_behalf_of");
+      state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN on_behalf_of");
+      state.storage.sql.exec("DROP TABLE IF EXISTS expiry_warnings");
       // added by version 12: which member got which approval email, the Teams cards
       state.storage.sql.exec("DROP TABLE IF EXISTS email_sends");
       state.storage.sql.exec("DROP TABLE IF EXISTS teams_cards");
@@ -95,7 +99,7 @@ describe("upgrade", () => {
       state.storage.sql.exec("ALTER TABLE runs DROP COLUMN agent_version");
       state.storage.sql.exec("UPDATE meta SET value = '9' WHERE key = 'schema_version'");
     });
-    expect(SCHEMA_VERSION).toBe(12); // storage of v9 is brought past v10, v11 and v12 at once
+    expect(SCHEMA_VERSION).toBe(13); // storage of v9 is brought past v10 … v13 at once
     await abortAllDurableObjects(); // the next call constructs the object afresh: it upgrades
 
     const decided = await signedDecision({ runId, requestId: request.id, decision: "approve" });
@@ -109,6 +113,7 @@ describe("upgrade", () => {
         "receipt_delivery",
         "email_sends",
         "teams_cards",
+        "expiry_warnings",
       ]),
     );
     // The upgraded storage has exactly the shape a fresh object creates in one script.
@@ -130,6 +135,8 @@ describe("upgrade", () => {
       for (const table of ["notify_outbox", "approvals", "refusals", "votes"]) {
         sql.exec(`DROP TABLE IF EXISTS ${table}`);
       }
+      sql.exec("DROP TABLE IF EXISTS expiry_warnings");
+      sql.exec("ALTER TABLE decisions DROP COLUMN on_behalf_of");
       sql.exec("ALTER TABLE decisions DROP COLUMN agent_version");
       for (const column of ["agent_version", "trace", "requested_by"]) {
         sql.exec(`ALTER TABLE runs DROP COLUMN ${column}`);

@@ -41,6 +41,8 @@ export interface Vote {
   /** RFC 3339. */
   at: string;
   reset?: boolean;
+  /** Issue 42: the member `decidedBy` stood in for (a delegation); their seat is this vote's. */
+  onBehalfOf?: string;
 }
 
 /** A vote being cast. `args` (approve only) is a full replacement of the tool's arguments. */
@@ -57,6 +59,12 @@ export interface Ballot {
   /** The answer's data. Never the arguments: on a request about a call, `data.args` is 400 `invalid_data`. */
   data?: unknown;
   reason?: string;
+  /**
+   * Issue 42: `decidedBy` stands in for this member (the host checked the delegation). The
+   * vote takes their seat: it needs their right to decide, is refused on their own request as
+   * on the delegate's, and their seat votes once, whoever sits in it.
+   */
+  onBehalfOf?: string;
 }
 
 export type VoteRefusal =
@@ -152,34 +160,47 @@ export function decideVote(input: VoteInput): VoteOutcome {
   if (rules && who === "") {
     return refuse("member_required", `request ${request.id} has approver rules: say who decides`);
   }
-  const mine = live.find((v) => v.decidedBy === who);
+  // One person votes once, and so does one seat: a delegate's vote for ann is ann's vote too.
+  const seat = vote.onBehalfOf ?? who;
+  const mine = live.find((v) => v.decidedBy === who || (v.onBehalfOf ?? v.decidedBy) === seat);
   const same = mine !== undefined && sameVote(mine, vote, current);
   const settled = live.some((v) => v.decision !== "approve") || approvals >= needed;
   if (settled || input.closed) {
     if (same) {
-      return refuse("duplicate", `${who} already voted ${vote.decision} on ${request.id}`);
+      return refuse("duplicate", `${voter(mine)} already voted ${vote.decision} on ${request.id}`);
     }
     if (mine && !input.closed) {
-      return refuse("conflicting_vote", `${who} already voted ${mine.decision} on ${request.id}`);
+      return refuse(
+        "conflicting_vote",
+        `${voter(mine)} already voted ${mine.decision} on ${request.id}`,
+      );
     }
     return input.closed
       ? refuse(input.closed.code, input.closed.message)
       : refuse("already_decided", `request ${request.id} is already decided`);
   }
   if (rules) {
-    if (!has(input.members, who)) {
+    if (!has(input.members, seat)) {
       return refuse("not_an_approver", `${who} may not decide request ${request.id}`);
     }
-    if (input.requestedBy !== undefined && input.requestedBy === who) {
-      return refuse("own_request", `${who} asked for this and may not decide it`);
+    if (
+      input.requestedBy !== undefined &&
+      (input.requestedBy === who || input.requestedBy === seat)
+    ) {
+      return refuse(
+        "own_request",
+        seat === who
+          ? `${who} asked for this and may not decide it`
+          : `${input.requestedBy} asked for this: neither they nor anyone standing in for them may decide it`,
+      );
     }
   }
   if (mine) {
     return same
-      ? refuse("duplicate", `${who} already voted ${vote.decision} on ${request.id}`)
+      ? refuse("duplicate", `${voter(mine)} already voted ${vote.decision} on ${request.id}`)
       : refuse(
           "conflicting_vote",
-          `${who} already voted ${mine.decision} on ${request.id}; a vote cannot be changed`,
+          `${voter(mine)} already voted ${mine.decision} on ${request.id}; a vote cannot be changed`,
         );
   }
 
@@ -309,6 +330,11 @@ function sameVote(earlier: Vote, vote: Ballot, current: Record<string, unknown>)
   return vote.decision !== "approve" || vote.args === undefined
     ? true
     : canonicalJson(vote.args) === canonicalJson(current);
+}
+
+/** Who cast a vote, as a message names them ("bob for ann" when bob stood in). */
+function voter(vote: Vote): string {
+  return vote.onBehalfOf ? `${vote.decidedBy} for ${vote.onBehalfOf}` : vote.decidedBy;
 }
 
 function has(members: ReadonlySet<string> | readonly string[], who: string): boolean {

@@ -20,7 +20,7 @@ import { MAX_REASON_CHARS } from "../http/schemas";
 import { inboxStub } from "../inbox/rpc";
 import type { InboxItem } from "../inbox/item";
 import { checkCsrf, csrfToken } from "../inbox/session";
-import { inboxSignedIn, signInPage } from "../inbox/signed-in";
+import { type InboxVisitor as Visitor, inboxSignedIn, signInPage } from "../inbox/signed-in";
 import { type BatchItem, decideBatch, MAX_BATCH_ITEMS } from "./decide-batch";
 import { renderBatchResults, renderPreflight } from "./inbox-page";
 
@@ -36,9 +36,6 @@ const page = (c: Ctx, html: string, status: 200 | 400 | 401 | 403 | 413 = 200) =
   c.html(html, status, pageHeaders());
 const problem = (c: Ctx, status: 400 | 403 | 413, text: string) =>
   page(c, renderMessagePage("Not decided", text, "error"), status);
-
-/** Who the inbox shows a visitor, and the groups they see: what the batch may decide. */
-type Visitor = { identity: string; member: string; groups: string[] };
 
 export function inboxBatchRoutes(options: { approverGroups?: ApproverGroupsInit }) {
   return new Hono<{ Bindings: EdgeEnv }>()
@@ -141,7 +138,11 @@ async function confirm(
   });
   const decided = await decideBatch(items, {
     decide: (threadId, input) => threadStub(c.env, threadId).decide(input),
-    who: { decidedBy: who.member, channel: "inbox" },
+    who: {
+      decidedBy: who.member,
+      channel: "inbox",
+      ...(who.delegations ? { delegations: who.delegations } : {}),
+    },
   });
   const results = rows.map((row, index) => {
     const at = positions.indexOf(index);

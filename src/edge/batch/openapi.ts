@@ -1,5 +1,14 @@
 /** The batch decision routes' part of /openapi.json (src/edge/http/openapi/document.ts spreads it in). */
 import { error, html, json, ref } from "../http/openapi/parts";
+import { BatchItemSchema, BatchResultSchema, BatchResultsSchema, BatchSchema } from "./schemas";
+
+/** The schemas its paths name, for the document's components. */
+export const BATCH_SCHEMAS = {
+  BatchSchema,
+  BatchItemSchema,
+  BatchResultSchema,
+  BatchResultsSchema,
+};
 
 export const BATCH_PATHS = {
   "/v1/approvals/batch": {

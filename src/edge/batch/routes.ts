@@ -17,8 +17,9 @@ import { NO_STORE } from "../http/headers";
 import type { ApproverGroupsInit } from "../approvals/groups";
 import { decideBatch, MAX_BATCH_ITEMS } from "./decide-batch";
 import { BatchSchema, MAX_BATCH_BYTES } from "./schemas";
+import { withDelegations } from "../delegations/lookup";
 
-export function batchRoutes(_options: { approverGroups?: ApproverGroupsInit } = {}) {
+export function batchRoutes(options: { approverGroups?: ApproverGroupsInit } = {}) {
   return new Hono<ProtocolVars>()
     .use("/approvals/batch", sameSiteWrites())
     .use("/approvals/batch", protocolAuth())
@@ -36,6 +37,7 @@ export function batchRoutes(_options: { approverGroups?: ApproverGroupsInit } = 
         who: {
           ...(user === null ? {} : { decidedBy: user }),
           channel: c.var.caller.via === "access" ? "inbox" : "webhook",
+          ...(await withDelegations(c.env, user ?? undefined, options.approverGroups)),
         },
       });
       return c.json({ results }, 200, NO_STORE);

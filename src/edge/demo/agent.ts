@@ -99,6 +99,7 @@ const deleteAccount = requireApproval(
       group: "support-leads",
       remindEvery: "10m",
       escalate: { after: "30m", to: "managers" },
+      warnBefore: "10m",
     },
     expiresIn: 2 * 60 * 60_000,
   },

@@ -30,6 +30,8 @@ import { receiptRoutes } from "../receipts/routes";
 import { receiptSources } from "../receipts/sources";
 import { batchRoutes } from "../batch/routes";
 import { inboxBatchRoutes } from "../batch/inbox-routes";
+import { delegationRoutes } from "../delegations/routes";
+import { inboxDelegationRoutes } from "../delegations/inbox-routes";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
 export function createApp(
@@ -53,11 +55,12 @@ export function createApp(
           "content-type": "text/plain; version=0.0.4; charset=utf-8",
         }),
       )
-      .route("/v1", decisionRoutes())
+      .route("/v1", decisionRoutes(options))
       // Before the run API: these answer CORS preflights and take an Access identity, not only the token.
       .route("/v1", chatRoutes({ agents, ...options }))
       .route("/v1", agUiRoutes({ agents, ...options }))
       .route("/v1", batchRoutes(options))
+      .route("/v1", delegationRoutes(options))
       .route("/v1", approvalsRoutes(options))
       .route("/v1", runRoutes(agents, options.approverGroups))
       .route("/v1", policyRoutes())
@@ -65,6 +68,7 @@ export function createApp(
       .route("/", emailRoutes())
       .route("/", inboxRoutes(options))
       .route("/", inboxBatchRoutes(options))
+      .route("/", inboxDelegationRoutes(options))
       .route("/", edgeTimelineRoutes(options))
       .route("/", slackRoutes({ ...options, report }))
       .route("/", teamsRoutes(options))

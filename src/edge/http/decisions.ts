@@ -7,6 +7,8 @@ import { DecisionSchema, MAX_DECISION_BYTES } from "./schemas";
 import { threadOf, threadStub } from "./threads";
 import { verifyWebhook, WebhookVerificationError } from "../notify/webhooks";
 import type { DecisionOutcome } from "../protocol";
+import type { ApproverGroupsInit } from "../approvals/groups";
+import { withDelegations } from "../delegations/lookup";
 
 /** How the signing key is derived, for whoever signs by hand (never the key itself). */
 const KEY_HINT =
@@ -18,7 +20,7 @@ const KEY_HINT =
  * so they are read (at most 64 KiB, a stream included), then verified, and only then
  * decoded (strict UTF-8), depth-checked, parsed and validated.
  */
-export function decisionRoutes() {
+export function decisionRoutes(options: { approverGroups?: ApproverGroupsInit } = {}) {
   return new Hono<{ Bindings: EdgeEnv }>().post("/decisions", async (c) => {
     const { webhookSecrets } = readConfig(c.env);
     const raw = await readBoundedBytes(c, MAX_DECISION_BYTES);
@@ -51,6 +53,8 @@ export function decisionRoutes() {
       ...(body.decidedBy === undefined ? {} : { decidedBy: body.decidedBy }),
       channel: "webhook",
       webhookId,
+      // Issue 42: whom the named decider stands in for, if anyone (the ledger decides).
+      ...(await withDelegations(c.env, body.decidedBy, options.approverGroups)),
     });
     if (outcome.ok) {
       return c.json(

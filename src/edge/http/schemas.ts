@@ -151,6 +151,9 @@ const UsageSchema = z.object({
 
 const ChannelSchema = z.enum(CHANNELS);
 
+const onBehalfOfField = () =>
+  z.string().optional().describe("Whom decidedBy stood in for (issue 42)");
+
 export const DecisionRecordSchema = z
   .object({
     requestId: z.string(),
@@ -161,6 +164,7 @@ export const DecisionRecordSchema = z
     webhookId: z.string().nullable(),
     decidedAt: z.string(),
     appliedAt: z.string().nullable(),
+    onBehalfOf: onBehalfOfField(),
   })
   .meta({ id: "DecisionRecord" });
 
@@ -173,6 +177,7 @@ export const VoteSchema = z
     argsHash: z.string().optional().describe("The version of the arguments the vote was cast on"),
     at: z.string(),
     reset: z.literal(true).optional().describe("A later edit voided this approval"),
+    onBehalfOf: onBehalfOfField(),
   })
   .meta({ id: "Vote" });
 
@@ -320,6 +325,7 @@ export const ApprovalDescriptionSchema = z
     editable: z.union([z.boolean(), z.array(z.string())]).optional(),
     remindEvery: DurationSchema.optional(),
     escalate: z.object({ after: DurationSchema, to: z.string() }).optional(),
+    warnBefore: DurationSchema.optional(),
     rulesByArgs: z
       .literal(true)
       .optional()
@@ -358,9 +364,9 @@ export const AgentsSchema = z
 export const NotificationSchema = z
   .object({
     type: z
-      .enum(["run.pending", "run.reminder", "run.escalated"])
+      .enum(["run.pending", "run.reminder", "run.escalated", "request.expiring"])
       .describe(
-        "run.pending first; run.reminder every remindEvery; run.escalated when escalate.after passes. webhook-id: msg_<run>_<request>, then …_r<n>, …_esc",
+        "run.pending first; run.reminder every remindEvery; run.escalated when escalate.after passes. request.expiring once, warnBefore ahead of expiresAt. webhook-id: msg_<run>_<request>, then …_r<n>, …_esc, …_warn",
       ),
     runId: z.string(),
     threadId: z.string(),

@@ -8,7 +8,15 @@ import { rulesOf } from "../../core/approvers/rules";
 import { toBase64Url } from "../approvals/base64url";
 
 /** What last happened to the request (the outbox's event vocabulary). */
-export type InboxEvent = "surfaced" | "vote" | "decided" | "expired" | "cancelled" | "escalated";
+export type InboxEvent =
+  | "surfaced"
+  | "vote"
+  | "decided"
+  | "expired"
+  | "cancelled"
+  | "escalated"
+  // Issue 42: the rule's `warnBefore` passed; the item keeps `expiring: true` while open.
+  | "expiring";
 
 export interface InboxVote {
   decidedBy: string;
@@ -67,6 +75,8 @@ export interface InboxItem {
   updatedAt: string;
   /** Per request, grows with every change: an older version never overwrites a newer one. */
   version: number;
+  /** Issue 42: set once the request's `warnBefore` passed (the inbox's "expires soon" badge). */
+  expiring?: true;
 }
 
 export const DEFAULT_GROUP = "default";

@@ -47,7 +47,7 @@ ${view.decided.map((item) => decidedRow(item, view.now)).join("\n")}
 </tbody></table>`
     : `<p>Nothing decided yet.</p>`;
   const body = `<h1>Approvals</h1>
-<p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")}</p>
+<p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")} · <a href="/inbox/delegations">Delegations</a></p>
 ${notice}
 <h2>Waiting for a decision (${view.open.length})</h2>
 ${batchBar(view.csrf, view.open.length)}
@@ -71,7 +71,7 @@ function openItem(item: InboxItem, view: InboxPageView): string {
       : "";
   return `<section class="item" data-request="${esc(item.requestId)}">
 ${selectBox(item)}<h3 class="prompt">${esc(item.prompt)}</h3>
-<p class="meta">${item.tool ? `<code>${esc(item.tool)}</code> · ` : ""}agent ${esc(item.agent)} · ${item.askedBy ? `sub-agent ${esc(item.askedBy)} · ` : ""}${item.requestedBy ? `asked by ${esc(item.requestedBy)} · ` : ""}${expiry(item, view.now)}</p>
+<p class="meta">${item.expiring ? `<strong class="expiring">Expires soon</strong> · ` : ""}${item.tool ? `<code>${esc(item.tool)}</code> · ` : ""}agent ${esc(item.agent)} · ${item.askedBy ? `sub-agent ${esc(item.askedBy)} · ` : ""}${item.requestedBy ? `asked by ${esc(item.requestedBy)} · ` : ""}${expiry(item, view.now)}</p>
 <p class="meta">User's request: ${esc(clip(item.input, 300))}</p>
 <pre class="args">${esc(prettyJson(item.args))}</pre>
 ${edited(item)}${votes}<form method="POST" action="/inbox/decide">

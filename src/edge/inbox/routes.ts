@@ -16,7 +16,7 @@ import { checkCsrf, csrfToken, readApproverLink, startSession } from "./session"
 import type { DecisionOutcome } from "../protocol";
 import { MAX_REASON_CHARS } from "../http/schemas";
 import { NO_STORE_NO_REFERRER } from "../http/headers";
-import { inboxSignedIn, signInPage } from "./signed-in";
+import { type InboxVisitor, inboxSignedIn, signInPage } from "./signed-in";
 import { fieldsFromForm } from "../pages/schema-fields";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
@@ -38,7 +38,7 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
 
   const render = async (
     c: Ctx,
-    who: { identity: string; member: string; groups: string[] },
+    who: InboxVisitor,
     {
       notice,
       status = 200,
@@ -160,6 +160,7 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
         ...(decision === "approve" && version ? { argsHash: version } : {}),
         channel: "inbox",
         decidedBy: who.member,
+        ...(who.delegations ? { delegations: who.delegations } : {}), // issue 42
       });
       if (!outcome.ok) {
         const status = decisionStatus(outcome) as 400 | 403 | 404 | 409 | 500;

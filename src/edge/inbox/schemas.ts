@@ -77,7 +77,11 @@ export const InboxItemSchema = z
     expiresAt: z.string().nullable(),
     groups: z.array(z.string()),
     status: z.enum(["open", "decided"]),
-    event: z.enum(["surfaced", "vote", "decided", "expired", "cancelled", "escalated"]),
+    event: z.enum(["surfaced", "vote", "decided", "expired", "cancelled", "escalated", "expiring"]),
+    expiring: z
+      .literal(true)
+      .optional()
+      .describe("The rule's warnBefore passed: the request expires soon (issue 42)"),
     votes: z.array(VoteSchema),
     needed: z.number().nullable(),
     editable: z

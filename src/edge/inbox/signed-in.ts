@@ -10,6 +10,8 @@ import { renderMessagePage } from "../approvals/page";
 import { accessIdentity } from "../approvals/access";
 import { inboxMember } from "./groups";
 import { sessionIdentity } from "./session";
+import type { ActiveDelegation } from "../protocol";
+import { delegatedGroups, delegationsOf } from "../delegations/lookup";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 
@@ -17,6 +19,8 @@ export interface InboxVisitor {
   identity: string;
   member: string;
   groups: string[];
+  /** Issue 42: the delegations the visitor holds now (their givers' inboxes are in `groups`). */
+  delegations?: ActiveDelegation[];
 }
 
 export async function inboxSignedIn(
@@ -25,9 +29,17 @@ export async function inboxSignedIn(
 ): Promise<InboxVisitor | undefined> {
   const identity =
     (await accessIdentity(settings(c.env).access, c.req.raw.headers)) ?? (await sessionIdentity(c));
-  return identity === undefined
-    ? undefined
-    : { identity, ...inboxMember(c.env, identity, approverGroups) };
+  if (identity === undefined) {
+    return undefined;
+  }
+  const { member, groups } = inboxMember(c.env, identity, approverGroups);
+  const delegations = await delegationsOf(c.env, identity, approverGroups);
+  if (!delegations) {
+    return { identity, member, groups };
+  }
+  const directory = settings(c.env).approvers(approverGroups);
+  const more = delegatedGroups(delegations, (m) => directory.groupsOfMember(m));
+  return { identity, member, groups: [...new Set([...groups, ...more])], delegations };
 }
 
 /** What a visitor without a session sees (status 401). */

@@ -21,7 +21,7 @@ export const NOTIFY_MAX_DELIVERIES = 5;
 /** The body POSTed to callbackUrl (documented as `Notification` in /openapi.json). */
 export interface Notification {
   /** The first notification, a reminder (`remindEvery`), or the escalation (`escalate`). */
-  type: "run.pending" | "run.reminder" | "run.escalated";
+  type: "run.pending" | "run.reminder" | "run.escalated" | "request.expiring";
   runId: string;
   threadId: string;
   agent: string;
@@ -46,13 +46,13 @@ export interface Notification {
 export async function buildNotification(
   source: NotificationSource,
   config: EdgeConfig,
-  kind: { reminder?: number; escalated?: boolean } = {},
+  kind: { reminder?: number; escalated?: boolean; expiring?: boolean } = {},
 ): Promise<Notification> {
   const base = config.publicUrl ?? source.run.publicUrl;
   const { runId, threadId } = source.run;
   const rules = rulesOf(source.request);
   return {
-    type: kind.escalated ? "run.escalated" : kind.reminder ? "run.reminder" : "run.pending",
+    type: notificationType(kind),
     runId,
     threadId,
     agent: source.run.agent,
@@ -90,7 +90,22 @@ export function notificationId(
   if (notification.type === "run.escalated") {
     return `${base}_esc`;
   }
+  if (notification.type === "request.expiring") {
+    return `${base}_warn`; // issue 42: the one warning before expiry
+  }
   return notification.type === "run.reminder" ? `${base}_r${notification.reminder}` : base;
+}
+
+/** Which notification a queue message asks for (`expiring`: issue 42's `warnBefore`). */
+export function notificationType(kind: {
+  reminder?: number;
+  escalated?: boolean;
+  expiring?: boolean;
+}): Notification["type"] {
+  if (kind.expiring) {
+    return "request.expiring";
+  }
+  return kind.escalated ? "run.escalated" : kind.reminder ? "run.reminder" : "run.pending";
 }
 
 export type DeliveryResult = { ok: true; status: number } | { ok: false; reason: string };

@@ -8,7 +8,7 @@ import { error } from "../http/openapi/parts";
 const JWS = {
   type: "string",
   description:
-    "A decision receipt as a compact JWS (header { alg: EdDSA, kid }); its payload is the receipt's JSON: { v: 1, seq, threadId, runId, requestId, tool, argsHash, agentVersion, rule, decision, reason?, decidedBy?, votes?, channel, at, prev }",
+    "A decision receipt as a compact JWS (header { alg: EdDSA, kid }); its payload is the receipt's JSON: { v: 1, seq, threadId, runId, requestId, tool, argsHash, agentVersion, rule, decision, reason?, decidedBy?, onBehalfOf?, votes?, channel, at, prev }",
   pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$",
 };
 

@@ -27,6 +27,8 @@ export interface ReceiptVote {
   decision: "approve" | "decline" | "cancel";
   channel: string;
   at: string;
+  /** Issue 42: the member `decidedBy` stood in for (a delegation). */
+  onBehalfOf?: string;
 }
 
 export interface Receipt {
@@ -44,6 +46,8 @@ export interface Receipt {
   decision: ReceiptDecision;
   reason?: string;
   decidedBy?: string;
+  /** Issue 42: set when `decidedBy` acted as a delegate: the member they stood in for. */
+  onBehalfOf?: string;
   votes?: ReceiptVote[];
   channel: string;
   /** Which policy decided that the call needed (or did not need) a person (issue 43). */

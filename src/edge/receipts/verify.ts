@@ -209,6 +209,9 @@ function shapeProblem(value: unknown): string | undefined {
   if (value.rule !== null && !isRecord(value.rule)) {
     return "rule is neither null nor an object";
   }
+  if (value.onBehalfOf !== undefined && typeof value.onBehalfOf !== "string") {
+    return "onBehalfOf is not a string"; // issue 42: optional, a delegate's stand-in
+  }
   return receiptPolicyProblem(value);
 }
 

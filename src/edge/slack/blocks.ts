@@ -34,7 +34,7 @@ export interface SlackRequestView {
 
 /** Where the request stands, as the message should say. */
 export type SlackRequestState =
-  | { status: "open"; votes?: number; needed?: number; voters?: string[] }
+  | { status: "open"; votes?: number; needed?: number; voters?: string[]; expiring?: boolean }
   | {
       status: "approved" | "declined" | "cancelled" | "expired";
       by?: string | null;
@@ -128,11 +128,13 @@ export function declineModal(
 
 function statusLine(state: SlackRequestState): string {
   if (state.status === "open") {
+    // Issue 42: the rule's warnBefore passed.
+    const soon = state.expiring ? "*Expires soon.* " : "";
     if (state.needed === undefined || !state.votes) {
-      return "Waiting for a decision.";
+      return `${soon}Waiting for a decision.`;
     }
     const who = state.voters?.length ? ` (${state.voters.map(escapeText).join(", ")})` : "";
-    return `${state.votes} of ${state.needed} approvals so far${who}.`;
+    return `${soon}${state.votes} of ${state.needed} approvals so far${who}.`;
   }
   const by = state.by ? ` by ${escapeText(state.by)}` : "";
   const via = state.via ? ` via ${escapeText(state.via)}` : "";

@@ -115,6 +115,7 @@ export function slackState(item: InboxItem): SlackRequestState {
       status: "open",
       ...(item.needed !== null ? { needed: item.needed, votes: live.length } : {}),
       voters: live.map((v) => v.decidedBy),
+      ...(item.expiring ? { expiring: true } : {}),
     };
   }
   const d = item.decision;

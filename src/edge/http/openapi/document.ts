@@ -43,13 +43,8 @@ import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
 import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
 import { error, json, ref } from "./parts";
 import { TOOL_CALL_PATHS, ToolCallRecordSchema } from "./tool-calls";
-import { BATCH_PATHS } from "../../batch/openapi";
-import {
-  BatchItemSchema,
-  BatchResultSchema,
-  BatchResultsSchema,
-  BatchSchema,
-} from "../../batch/schemas";
+import { BATCH_PATHS, BATCH_SCHEMAS } from "../../batch/openapi";
+import { DELEGATION_PATHS, DELEGATION_SCHEMAS } from "../../delegations/openapi";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
@@ -78,10 +73,8 @@ const SCHEMAS = {
   TreeHandleSchema,
   RunViewLinkSchema,
   ToolCallRecordSchema,
-  BatchSchema,
-  BatchItemSchema,
-  BatchResultSchema,
-  BatchResultsSchema,
+  ...BATCH_SCHEMAS, // issue 42
+  ...DELEGATION_SCHEMAS,
 };
 
 function components() {
@@ -315,6 +308,7 @@ function openApiDocument(): unknown {
       ...OAUTH_PATHS,
       ...INBOX_PATHS,
       ...BATCH_PATHS,
+      ...DELEGATION_PATHS,
       ...TEAMS_PATHS,
       ...TIMELINE_PATHS,
       ...RECEIPT_PATHS,
