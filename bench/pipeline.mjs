@@ -83,7 +83,10 @@ export async function cycle(origin, signal) {
   try {
     return await cycleOf(origin, signal, progress);
   } catch (error) {
-    const failure = error instanceof Error ? error : new Error(String(error));
+    // A new Error: an abort's DOMException has a read-only `message`.
+    const failure = new Error(error instanceof Error ? error.message : String(error), {
+      cause: error,
+    });
     failure.message += ` (run ${progress.runId ?? "not started"}; events seen: ${progress.seen.join(",") || "none"}; decision ${progress.decided ? "sent" : "not sent"}; stream reopened ${progress.reopened ?? 0} times)`;
     throw Object.assign(failure, { runId: progress.runId });
   }
