@@ -83,7 +83,10 @@ export async function cycle(origin, signal) {
   try {
     return await cycleOf(origin, signal, progress);
   } catch (error) {
-    const failure = error instanceof Error ? error : new Error(String(error));
+    // A new Error: an abort's DOMException has a read-only `message`.
+    const failure = new Error(error instanceof Error ? error.message : String(error), {
+      cause: error,
+    });
     failure.message += ` (run ${progress.runId ?? "not started"}; events seen: ${progress.seen.join(",") || "none"}; decision ${progress.decided ? "sent" : "not sent"}; stream reopened ${progress.reopened ?? 0} times)`;
     throw Object.assign(failure, { runId: progress.runId });
   }
@@ -244,10 +247,16 @@ async function verify(origin, results, product) {
       if (product) {
         // The stored event log, replayed from the start: one pending, one resumed, one done.
         const replay = [];
-        await readSse(
-          await fetch(`${origin}/v1/runs/${encodeURIComponent(r.runId)}/events`, { headers: auth }),
-          (e) => void replay.push(e.event),
-        );
+        try {
+          const log = await fetch(`${origin}/v1/runs/${encodeURIComponent(r.runId)}/events`, {
+            headers: auth,
+            // Bounded: a replay that never ends (a worker restarted under it) must not hang the run.
+            signal: AbortSignal.timeout(60_000),
+          });
+          await readSse(log, (e) => void replay.push(e.event));
+        } catch (error) {
+          problems.push(`${r.runId}: log replay: ${error?.message ?? error}`);
+        }
         for (const [name, want] of [
           ["pending", 1],
           ["resumed", 1],

@@ -31,7 +31,14 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * @param {{ cwd: string, vars?: Record<string,string>, ready: string, timeoutMs?: number }} options
  *   `ready` is a path that answers (any status below 500) once the worker is up.
  */
-export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_000, persistTo }) {
+export async function startWranglerDev({
+  cwd,
+  vars = {},
+  ready,
+  timeoutMs = 90_000,
+  persistTo,
+  outputChars = 20_000, // how much of wrangler's output `output()` keeps (the last characters)
+}) {
   const bin = path.join(ROOT, "node_modules", ".bin", "wrangler");
   if (!fs.existsSync(bin)) {
     throw new Error("wrangler not found: run `npm ci` at the repository root first");
@@ -40,6 +47,10 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
   const state = persistTo ?? fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bench-dev-"));
   const port = await freePort();
   const inspectorPort = await freePort();
+  // A dev registry of its own: wrangler dev reloads workerd whenever another wrangler dev on the
+  // machine registers or leaves the shared one (~/.wrangler/registry), answering requests in
+  // flight with 503 "Your worker restarted mid-request"; these workers bind no other worker.
+  const registry = fs.mkdtempSync(path.join(os.tmpdir(), "toolnexus-bench-registry-"));
   const args = [
     "dev",
     "--ip",
@@ -65,11 +76,12 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
       FORCE_COLOR: "0",
       WRANGLER_SEND_METRICS: "false",
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_REGISTRY_PATH: registry,
     },
   });
   let output = "";
   const onData = (chunk) => {
-    output = (output + chunk.toString("utf8")).slice(-20_000);
+    output = (output + chunk.toString("utf8")).slice(-outputChars);
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
@@ -97,12 +109,14 @@ export async function startWranglerDev({ cwd, vars = {}, ready, timeoutMs = 90_0
     if (!persistTo) {
       fs.rmSync(state, { recursive: true, force: true });
     }
+    fs.rmSync(registry, { recursive: true, force: true });
   };
   /** The process dies at once (SIGKILL to workerd too), its state left as it was. */
   const crash = async () => {
     process.off("exit", onProcessExit);
     kill("SIGKILL");
     await exit;
+    fs.rmSync(registry, { recursive: true, force: true });
   };
   const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;

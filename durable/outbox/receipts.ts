@@ -16,6 +16,8 @@ const MAX_RETRY_MS = 5 * 60_000;
 
 export class ReceiptOutbox {
   #receipts: ThreadReceipts | undefined;
+  /** Tables seen in sqlite_master: they stay once there (nothing drops them), as ThreadReceipts remembers `receipts`. */
+  #tables = new Set<string>();
 
   /** `threadId` reads the thread's id from its runs: an object knows it only once it has one. */
   constructor(
@@ -69,9 +71,7 @@ export class ReceiptOutbox {
   }
 
   #unsigned(): boolean {
-    const found = this.sql.one<{ n: number }>`
-      SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'receipts'`;
-    if (!found?.n) {
+    if (!this.#exists("receipts")) {
       return false;
     }
     return (
@@ -81,13 +81,28 @@ export class ReceiptOutbox {
   }
 
   #row() {
-    const found = this.sql.one<{ n: number }>`
-      SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'receipt_delivery'`;
-    if (!found?.n) {
+    if (!this.#exists("receipt_delivery")) {
       return undefined;
     }
     return this.sql.one<{ ackedSeq: number; attempts: number; retryAt: number | null }>`
       SELECT acked_seq, attempts, retry_at FROM receipt_delivery WHERE id = 1`;
+  }
+
+  /**
+   * Whether the table exists. Asked at every alarm arming (thread/alarms.ts, ≈ 20 times per
+   * approval cycle): read from sqlite_master until it does, then remembered.
+   */
+  #exists(table: "receipts" | "receipt_delivery"): boolean {
+    if (this.#tables.has(table)) {
+      return true;
+    }
+    const found = this.sql.one<{ n: number }>`
+      SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${table}`;
+    if (found?.n) {
+      this.#tables.add(table);
+      return true;
+    }
+    return false;
   }
 }
 

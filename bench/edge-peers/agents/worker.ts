@@ -1,6 +1,6 @@
 /**
  * The edge peer (bench/edge-peers.mjs): a refund that needs a human's approval, built the way the
- * `agents` SDK's docs (docs/human-in-the-loop.md) show it, on the base `Agent` class over HTTP
+ * `agents` SDK's human-in-the-loop guide (the package's docs folder) shows it, on the base `Agent` class over HTTP
  * (`AIChatAgent` moved to `@cloudflare/ai-chat`, not installed here; its approval path is the same
  * AI SDK `needsApproval`, carried over a WebSocket chat protocol instead of two POSTs).
  *
