@@ -17,6 +17,7 @@ import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
 import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
 import { requestForInput, retryParams } from "./input-required";
+import { IDEMPOTENCY_KEY_META, idempotencyKeyOf } from "./idempotency";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired>;
@@ -101,8 +102,8 @@ async function callTool(
     return aborted;
   }
   const signIn = await finishSignIn(name, options.auth, ctx);
-  if (signIn.failure) {
-    return signIn.failure;
+  if (signIn.instead) {
+    return signIn.instead;
   }
   const endTurn = await options.calls.turn();
   if (ctx.signal?.aborted) {
@@ -142,6 +143,7 @@ async function callTool(
   options.calls.begin(call);
 
   let result: ToolResult;
+  const idempotencyKey = idempotencyKeyOf(ctx);
   try {
     const params = {
       name: original,
@@ -150,6 +152,8 @@ async function callTool(
       _meta: {
         [CALL_KEY_META]: call.key,
         ...(ctx.traceparent ? { [TRACEPARENT_META_KEY]: ctx.traceparent } : {}),
+        // The same on every send of this call, a resume's included (./idempotency.ts).
+        ...(idempotencyKey ? { [IDEMPOTENCY_KEY_META]: idempotencyKey } : {}),
       },
       // The answer to an input request this call suspended on (MCP 2026-07-28), with its state.
       ...retryParams(ctx),
