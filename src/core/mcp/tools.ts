@@ -102,8 +102,8 @@ async function callTool(
     return aborted;
   }
   const signIn = await finishSignIn(name, options.auth, ctx);
-  if (signIn.instead) {
-    return signIn.instead;
+  if (signIn.failure) {
+    return signIn.failure;
   }
   const endTurn = await options.calls.turn();
   if (ctx.signal?.aborted) {

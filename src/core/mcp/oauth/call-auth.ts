@@ -8,20 +8,15 @@
 import { pending } from "../../answers";
 import { errorMessage } from "../../errors";
 import type { Context, ToolResult } from "../../types";
-import { askAgain } from "./ask-again";
 import { authorizationRequiredIn } from "./challenge";
 import type { OAuthSession } from "./session";
 
-/**
- * `ctx.answer` answers this session's sign-in: finish it. When that fails, `instead` is what
- * the call answers rather than running: the sign-in asked again (a refused code,
- * ./ask-again.ts) or an error result.
- */
+/** `ctx.answer` answers this session's sign-in: finish it. An error result when that fails. */
 export async function finishSignIn(
   name: string,
   session: OAuthSession | undefined,
   ctx: Context,
-): Promise<{ signedIn: boolean; instead?: ToolResult }> {
+): Promise<{ signedIn: boolean; failure?: ToolResult }> {
   const answer = ctx.answer;
   if (!session || !answer || !(await session.owns(answer.id))) {
     return { signedIn: false };
@@ -30,13 +25,9 @@ export async function finishSignIn(
     await session.finish(answer);
     return { signedIn: true };
   } catch (error) {
-    const again = await askAgain(session, error, ctx.runId);
-    if (again) {
-      return { signedIn: false, instead: pending(again) };
-    }
     return {
       signedIn: false,
-      instead: {
+      failure: {
         output: `${name} failed: sign-in to ${session.server} did not complete: ${errorMessage(error)}`,
         isError: true,
       },

@@ -15,7 +15,6 @@ import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { newRequestId } from "../../answers";
 import { errorMessage } from "../../errors";
 import type { Answer, Request } from "../../types";
-import { CodeRefusedError } from "./ask-again";
 import type { AuthChallenge, BearerSource } from "./challenge";
 import { clientIdentity } from "./client-identity";
 import type { McpOAuthConfig } from "./config";
@@ -117,15 +116,8 @@ export class OAuthSession implements BearerSource {
     }
   }
 
-  /**
-   * The `authorization` request for a sign-in, its verifier kept in the store. `askedAgain`:
-   * how often this sign-in has been asked again after a refused code (./ask-again.ts).
-   */
-  async begin(
-    challenge: AuthChallenge | undefined,
-    runId?: string,
-    askedAgain = 0,
-  ): Promise<Request> {
+  /** The `authorization` request for a sign-in, its verifier kept in the store. */
+  async begin(challenge: AuthChallenge | undefined, runId?: string): Promise<Request> {
     const { server, config } = this.options;
     const discovery = await this.#discover(challenge);
     const record = await this.#load();
@@ -163,7 +155,6 @@ export class OAuthSession implements BearerSource {
         redirectUrl: config.redirectUrl,
         ...(scope === undefined ? {} : { scope }),
         startedAt: Date.now(),
-        ...(askedAgain > 0 ? { askedAgain } : {}),
       },
     });
     const url = this.options.signInLink
@@ -235,13 +226,7 @@ export class OAuthSession implements BearerSource {
       await this.#save({ ...rest, tokens: stored(tokens, pending.scope) });
     } catch (cause) {
       await this.#save(rest);
-      const message = `token endpoint: ${errorMessage(cause)}`;
-      if ((cause as { errorCode?: unknown } | null)?.errorCode === "invalid_grant") {
-        // Used or unknown: most likely redeemed by a process that died before it stored the
-        // tokens. Only a new sign-in can finish this one (./ask-again.ts).
-        throw new CodeRefusedError(message, pending.askedAgain ?? 0, pending.scope);
-      }
-      throw new Error(message);
+      throw new Error(`token endpoint: ${errorMessage(cause)}`);
     }
   }
 

@@ -3,13 +3,11 @@
  * sign-in: the model cannot call tools it has never seen, so the server offers one tool,
  * `<server>_sign_in`. Calling it suspends on the `authorization` request; the
  * re-execution with the person's answer finishes the exchange, connects, and registers
- * the server's real tools (the loop reads the tool list every turn). A code the token
- * endpoint refuses as used suspends again on a new sign-in (./ask-again.ts).
+ * the server's real tools (the loop reads the tool list every turn).
  */
 import { pending } from "../../answers";
 import { errorMessage } from "../../errors";
 import type { Tool } from "../../types";
-import { askAgain } from "./ask-again";
 import type { AuthChallenge } from "./challenge";
 import type { OAuthSession } from "./session";
 
@@ -41,10 +39,6 @@ export function signInTool(options: SignInToolOptions): Tool {
           await session.finish(ctx.answer);
           connected = await options.connect();
         } catch (error) {
-          const again = await askAgain(session, error, ctx.runId);
-          if (again) {
-            return pending(again);
-          }
           return {
             output: `sign-in to ${session.server} did not complete: ${errorMessage(error)}`,
             isError: true,

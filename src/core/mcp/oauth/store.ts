@@ -36,8 +36,6 @@ export interface PendingSignIn {
   scope?: string;
   /** Milliseconds since the epoch. */
   startedAt: number;
-  /** How often this sign-in was asked again after a refused code (./ask-again.ts); absent: 0. */
-  askedAgain?: number;
   /**
    * The URL the browser came back to, kept here by a host whose answer does not carry the
    * one-time code (the edge records only that a code came: issue 37); else the answer's.
