@@ -10,6 +10,8 @@
  * Object per subject, encrypted (durable/mcp-tokens).
  */
 
+import type { SignInExchange } from "./redeem";
+
 export interface StoredTokens {
   accessToken: string;
   refreshToken?: string;
@@ -36,6 +38,13 @@ export interface PendingSignIn {
   scope?: string;
   /** Milliseconds since the epoch. */
   startedAt: number;
+  /** What a host needs to redeem the code where the browser comes back (./redeem.ts). */
+  exchange?: SignInExchange;
+  /**
+   * Set (milliseconds since the epoch) when the host redeemed the code and stored the tokens
+   * in this record already (./redeem.ts): finishing the sign-in only closes it.
+   */
+  redeemedAt?: number;
   /**
    * The URL the browser came back to, kept here by a host whose answer does not carry the
    * one-time code (the edge records only that a code came: issue 37); else the answer's.
