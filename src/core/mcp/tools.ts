@@ -17,7 +17,7 @@ import type { OAuthSession } from "./oauth/session";
 import { urlElicitationsIn, urlRequiredRequest } from "./url-required";
 import { inputRequiredOf, type InputRequired, TRACEPARENT_META_KEY } from "./modern";
 import { requestForInput, retryParams } from "./input-required";
-import { IDEMPOTENCY_KEY_META, idempotencyKeyOf } from "./idempotency";
+import { IDEMPOTENCY_KEY_META, idempotencyKeyOf } from "./transport/idempotency";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired>;
@@ -152,7 +152,7 @@ async function callTool(
       _meta: {
         [CALL_KEY_META]: call.key,
         ...(ctx.traceparent ? { [TRACEPARENT_META_KEY]: ctx.traceparent } : {}),
-        // The same on every send of this call, a resume's included (./idempotency.ts).
+        // The same on every send of this call, a resume's included (./transport/idempotency.ts).
         ...(idempotencyKey ? { [IDEMPOTENCY_KEY_META]: idempotencyKey } : {}),
       },
       // The answer to an input request this call suspended on (MCP 2026-07-28), with its state.

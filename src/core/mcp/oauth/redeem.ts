@@ -16,23 +16,9 @@
  * progress, so the callback needs neither the agent's config nor a discovery of its own.
  */
 import { exchangeAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
-import type {
-  AuthorizationServerMetadata,
-  OAuthClientInformationMixed,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { errorMessage } from "../../errors";
-import type { OAuthRecord, PendingSignIn, StoredTokens } from "./store";
-
-/** What redeeming a code needs besides the code and the verifier (kept by `begin`). */
-export interface SignInExchange {
-  issuer: string;
-  metadata: AuthorizationServerMetadata;
-  /** RFC 8707 `resource`. */
-  resource: string;
-  /** Who we are to the authorization server (a client secret, when there is one, included). */
-  client: OAuthClientInformationMixed;
-}
+import type { OAuthRecord, PendingSignIn, SignInExchange, StoredTokens } from "./store";
 
 /** The token endpoint did not redeem the code; `oauthError` is its OAuth error code (`invalid_grant`: used, expired or not ours). */
 export class TokenEndpointError extends Error {

@@ -10,7 +10,10 @@
  * Object per subject, encrypted (durable/mcp-tokens).
  */
 
-import type { SignInExchange } from "./redeem";
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationMixed,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 
 export interface StoredTokens {
   accessToken: string;
@@ -27,6 +30,16 @@ export interface StoredClient {
   redirectUrl: string;
   clientId: string;
   clientSecret?: string;
+}
+
+/** What redeeming a code needs besides the code and the verifier (kept by `begin`; ./redeem.ts). */
+export interface SignInExchange {
+  issuer: string;
+  metadata: AuthorizationServerMetadata;
+  /** RFC 8707 `resource`. */
+  resource: string;
+  /** Who we are to the authorization server (a client secret, when there is one, included). */
+  client: OAuthClientInformationMixed;
 }
 
 export interface PendingSignIn {

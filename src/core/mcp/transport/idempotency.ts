@@ -8,7 +8,7 @@
  * `tools/call` (SEP-1686's task ids cover task creation only), so it travels in `_meta`
  * under our reverse-DNS prefix.
  */
-import type { Context } from "../types";
+import type { Context } from "../../types";
 
 export const IDEMPOTENCY_KEY_META = "io.toolnexus/idempotency-key";
 
