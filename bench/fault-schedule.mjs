@@ -5,8 +5,10 @@
  * each is driven and judged), `--concurrency` at a time, against `wrangler dev` serving
  * test/fixtures/fault-schedule-worker.ts, which is killed (SIGKILL to wrangler and workerd)
  * every `--kill-every` seconds and started again on the same state and port. Reported per
- * shape: done, lost, doubled tool runs, stuck; in total: 5xx responses, requests a kill cut
- * (each repeated by its client), kills and how long a restart took.
+ * shape: done, lost, doubled tool runs, stuck; in total: requests a kill cut (each repeated
+ * by its client; wrangler dev's proxy 503s among them, apart), 5xx responses of our worker,
+ * sign-ins redone, how often the MCP tool ran and how many of its calls were sent again and
+ * answered by their idempotency key, kills and how long a restart took.
  *
  *   node bench/fault-schedule.mjs [--runs 1000] [--kill-every 30] [--concurrency 24]
  *
@@ -62,8 +64,11 @@ export async function main() {
         "restart p50 ms",
         "restart max ms",
         "requests cut (repeated)",
-        "5xx",
-        "MCP whoami calls / sign-in runs done",
+        "of them wrangler's proxy 503 (worker restarted mid-request)",
+        "5xx from our worker",
+        "sign-ins redone (link opened again)",
+        "MCP whoami runs / sign-in runs done",
+        "MCP calls sent again, answered by key",
         "wall time",
       ],
       [
@@ -72,8 +77,11 @@ export async function main() {
           ms(restart.median),
           ms(restart.max),
           outcome.cuts,
+          outcome.proxyRestarts.length,
           outcome.fiveXX.length,
+          outcome.signInsRedone,
           `${outcome.mcpWhoami.calls} / ${outcome.mcpWhoami.runsDone}`,
+          outcome.mcpWhoami.deduped,
           `${(outcome.elapsedMs / 60_000).toFixed(1)} min`,
         ],
       ],
@@ -82,6 +90,7 @@ export async function main() {
   console.log(out);
   for (const line of [
     ...outcome.fiveXX.slice(0, 10),
+    ...outcome.proxyRestarts.slice(0, 5),
     ...outcome.results
       .filter((r) => r.outcome !== "done")
       .slice(0, 20)

@@ -28,7 +28,17 @@
  * - lost: acknowledged, every decision acknowledged, and yet not `done`, or a tool short;
  * - doubled: a tool ran more often than once per call the run made;
  * - stuck: not finished within `settleMs` of its last step;
- * - 5xx: every response with a 5xx status, whatever the step.
+ * - 5xx: every response of our worker with a 5xx status, whatever the step. wrangler dev's
+ *   own proxy answering 503 "Your worker restarted mid-request" for a request in flight
+ *   during a kill is not our worker's answer: it is counted apart (`proxyRestarts`) and the
+ *   client repeats the step, as for a connection the kill cut.
+ *
+ * The sign-in's code is redeemed by /oauth/callback before the answer is recorded: a kill in
+ * that window cuts the callback, and the browser opens the sign-in link again (a new code),
+ * as a person would; a callback that says the sign-in did not complete is done again the same
+ * way (`signInsRedone`). The MCP server dedupes `tools/call` on the idempotency key each call
+ * carries (as a real server can): `mcpWhoami` says how often the tool ran, how many sign-in
+ * runs finished, and how many sends were answered from the server's memory of a key.
  */
 import { createHmac, randomBytes } from "node:crypto";
 
@@ -54,11 +64,8 @@ const RESTARTED = /Your worker restarted mid-request/;
  *   consent: (url: string) => Promise<string>,
  *   killWhen: (progress: { started: number, suspended: number, finished: number, elapsedMs: number, kills: number }) => boolean,
  *   settleMs?: number,
- *   signInAfterKill?: boolean,
  *   log?: (line: string) => void,
  * }} options
- *   `signInAfterKill`: the sign-in shape's browser steps wait for the first kill to be over, so
- *   no kill can land while the edge redeems the authorization code (see `oauth` below).
  */
 export async function runFaultSchedule(options) {
   const { runs, concurrency, vars, oauth, consent, killWhen, log = () => {} } = options;
@@ -72,10 +79,11 @@ export async function runFaultSchedule(options) {
     consent,
     settleMs,
     fiveXX: [],
+    proxyRestarts: [],
+    signInsRedone: 0,
     cuts: 0,
     progress: { started: 0, suspended: 0, finished: 0, elapsedMs: 0, kills: 0 },
     restarts: [],
-    signInAfterKill: options.signInAfterKill === true,
   };
   const began = Date.now();
   const results = [];
@@ -134,15 +142,19 @@ export async function runFaultSchedule(options) {
   }
   const whoami = oauth.toolCalls.filter((name) => name === "whoami").length;
   const oauthDone = results.filter((r) => r.shape === "oauth" && r.outcome === "done").length;
+  const keys = oauth.idempotencyKeys ?? [];
   return {
     results,
     fiveXX: ctx.fiveXX,
+    proxyRestarts: ctx.proxyRestarts,
+    signInsRedone: ctx.signInsRedone,
     cuts: ctx.cuts,
     kills: ctx.progress.kills,
     restarts: ctx.restarts,
     elapsedMs: Date.now() - began,
-    // The MCP server's own count: one `whoami` per finished sign-in run, never more.
-    mcpWhoami: { calls: whoami, runsDone: oauthDone },
+    // The MCP server's own count: one `whoami` per finished sign-in run, never more; and the
+    // sends it answered from its memory of their idempotency key (a call repeated after a kill).
+    mcpWhoami: { calls: whoami, runsDone: oauthDone, deduped: keys.length - new Set(keys).size },
     server: ctx.server,
   };
 }
@@ -171,7 +183,10 @@ async function ready(ctx) {
   }
 }
 
-/** One request; a 5xx is recorded; a cut connection (or body) is a {@link Cut}. */
+/**
+ * One request; a 5xx of our worker is recorded; a cut connection (or body), and wrangler dev's
+ * proxy saying the worker restarted under the request, are a {@link Cut} (the step is repeated).
+ */
 async function http(ctx, method, path, { body, headers = {}, timeoutMs = 60_000, base } = {}) {
   await ready(ctx);
   const url = `${base ?? ctx.url}${path}`;
@@ -184,12 +199,13 @@ async function http(ctx, method, path, { body, headers = {}, timeoutMs = 60_000,
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await response.text();
+    if (response.status >= 500 && RESTARTED.test(text)) {
+      // wrangler dev's proxy, not our worker: the worker under it was killed mid-request.
+      ctx.proxyRestarts.push(`${method} ${path} → ${response.status}: ${text.slice(0, 120)}`);
+      throw new Cut(`${method} ${path}: ${text.slice(0, 120)}`);
+    }
     if (response.status >= 500) {
       ctx.fiveXX.push(`${method} ${path} → ${response.status}: ${text.slice(0, 300)}`);
-      if (RESTARTED.test(text)) {
-        // wrangler dev's proxy: the worker under it restarted; counted above, then repeated.
-        throw new Cut(`${method} ${path}: ${text.slice(0, 120)}`);
-      }
     }
     let json;
     try {
@@ -651,15 +667,10 @@ const FLOWS = {
     if (view.pending.kind !== "authorization") {
       return { runId, outcome: "lost", problem: `pending ${view.pending.kind}, not a sign-in` };
     }
-    // A kill while the edge redeems the code (the token endpoint took it, the tokens were not
-    // stored yet) loses the sign-in: the code is single-use, so the resumed call cannot redeem
-    // it again and ends "sign-in did not complete". bench/README §4 counts those; the seed
-    // keeps its one kill out of that window, so its outcome does not depend on timing.
-    while (ctx.signInAfterKill && ctx.progress.kills === 0) {
-      await sleep(200);
-    }
     await ready(ctx);
-    // The browser: the sign-in link (binds it), the authorization server's consent, the callback.
+    // The browser: the sign-in link (binds it), the authorization server's consent, the
+    // callback, which redeems the code. Cut by a kill (mid-exchange too: the code may be used
+    // up), or told the sign-in did not complete, the browser opens the link again: a new code.
     await repeat(ctx, async (attempt) => {
       if (attempt > 0 && !isPending(await getRun(ctx, runId))) {
         return; // the cut callback was taken
@@ -675,6 +686,10 @@ const FLOWS = {
       const page = await http(ctx, "GET", `${landing.pathname}${landing.search}`, {
         headers: { cookie },
       });
+      if (page.status === 400 && /open the sign-in link again/.test(page.text)) {
+        ctx.signInsRedone += 1;
+        throw new Cut(`callback: ${page.status} sign-in not redeemed`);
+      }
       if (page.status !== 200 && page.status !== 409) {
         throw new Error(`callback: ${page.status} ${page.text.slice(0, 200)}`);
       }

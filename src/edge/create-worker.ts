@@ -7,7 +7,7 @@ import { errorSink, type ErrorSink } from "./error-sink";
 
 export interface WorkerOptions {
   agents: AgentDefinition[];
-  /** Outbound fetch for notifications (tests inject one). */
+  /** Outbound fetch for notifications, MCP servers and their token endpoints (tests inject one). */
   fetch?: typeof fetch;
   /**
    * Queue names, as in wrangler.toml (Cloudflare queue names are unique per account, so
@@ -57,6 +57,8 @@ export function createWorker(options: WorkerOptions): WorkerHandlers {
   const report = errorSink(options.onError);
   const app = createApp(options.agents, report, {
     ...(options.approverGroups ? { approverGroups: options.approverGroups } : {}),
+    // The MCP sign-in callback redeems codes with it (src/edge/oauth/routes.ts).
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const queue = createQueueHandler({ ...options, report });
   return {

@@ -15,6 +15,12 @@ export interface ErrorInfo {
   /** The run's trace id (32 hex digits), where the reporter knows it. */
   traceId?: string;
   /**
+   * The code the run failed with (run-error.ts: `value_too_large`, `config_error`, …), when
+   * the report is the failure that ended a run; the log line's code. Absent: the source's
+   * code (`driver_failed`, `notify_retry`, … see `errorCode`).
+   */
+  code?: string;
+  /**
    * True when the service retries on its own (a notification is redelivered, a driver is
    * retried by the queue or the watchdog alarm); false when the error ended something
    * (a run failed, a notification was given up, a request got a 500).
@@ -34,7 +40,7 @@ export const logErrors: ErrorSink = (error, info) => {
   const cause = error.cause instanceof Error ? error.cause.message : undefined;
   const line = logLine({
     level: info.recoverable ? "warn" : "error",
-    code: errorCode(info),
+    code: info.code ?? errorCode(info),
     message: error.message,
     source: info.source,
     ...(info.runId ? { runId: info.runId } : {}),
@@ -54,7 +60,7 @@ export const logErrors: ErrorSink = (error, info) => {
   }
 };
 
-/** `driver_retry`, `notify_failed`, `telemetry_retry`, …: the part of the service and whether it retries. */
+/** `driver_retry`, `notify_failed`, `telemetry_retry`, …: the part of the service and whether it retries (for a report without its own `code`). */
 export function errorCode(info: Pick<ErrorInfo, "source" | "recoverable">): string {
   return `${info.source}_${info.recoverable ? "retry" : "failed"}`;
 }

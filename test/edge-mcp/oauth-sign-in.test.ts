@@ -51,6 +51,7 @@ const decoded = (bytes: ArrayBuffer) => new TextDecoder("latin1").decode(new Uin
 
 beforeEach(() => {
   fakeOAuth.deny = false;
+  fakeOAuth.loseNextTokenAnswer = false;
   fakeOAuth.lifetimeSeconds = 3600;
 });
 
@@ -188,5 +189,42 @@ describe("MCP sign-in at the edge", () => {
     // No code was exchanged, so no token was issued for this sign-in.
     expect(fakeOAuth.codeExchanges).toBe(exchanges);
     expect((await callback(location)).status).toBe(409);
+  });
+
+  it("a redemption that dies mid-exchange loses nothing: the callback fails and records nothing, the run still waits, its link works again", async () => {
+    const subject = `dan-${crypto.randomUUID()}@example.com`;
+    const { runId, threadId, request } = await startSignIn(subject);
+    // The token endpoint takes the code; its answer is lost (the redeemer died mid-exchange).
+    fakeOAuth.loseNextTokenAnswer = true;
+    const exchanges = fakeOAuth.codeExchanges;
+    const page = await callback(await consent(request.url!));
+    expect(fakeOAuth.codeExchanges).toBe(exchanges + 1);
+    expect(page.status).toBe(502);
+    expect(await page.text()).toContain("open the sign-in link again");
+    // Nothing recorded: the run still waits on the same sign-in; no tokens were kept.
+    expect(await sqlIn(threadId, "SELECT * FROM decisions")).toEqual([]);
+    const waiting = await getRun(runId);
+    expect(waiting).toMatchObject({ status: "pending", pending: { id: request.id } });
+
+    // The person opens the link again: a new code, redeemed at the callback, then the run.
+    const again = await callback(await consent(request.url!));
+    expect(again.status).toBe(200);
+    // The tokens were stored before the answer was recorded (so no run can lose them).
+    expect(await tokenRows(subject)).toHaveLength(1);
+    const done = await waitForStatus(runId, ["done", "failed"]);
+    expect(done.status).toBe("done");
+    expect(done.text).toBe(`Found: ${SEARCH_RESULT}`);
+    expect(fakeOAuth.codeExchanges).toBe(exchanges + 2);
+  });
+
+  it("a code that is used up is refused at the callback with 400, nothing recorded", async () => {
+    const subject = `eve-${crypto.randomUUID()}@example.com`;
+    const { threadId, request } = await startSignIn(subject);
+    const location = await consent(request.url!);
+    fakeOAuth.codes.set(new URL(location).searchParams.get("code")!, "used");
+    const page = await callback(location);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain("did not complete: token endpoint:");
+    expect(await sqlIn(threadId, "SELECT * FROM decisions")).toEqual([]);
   });
 });

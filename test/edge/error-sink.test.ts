@@ -77,6 +77,22 @@ describe("the default error sink", () => {
     });
   });
 
+  it("a failure that ended a run with a code of its own logs that code (value_too_large, not driver_failed)", () => {
+    const errors = captured("error");
+    errorSink()(new Error("the tool output of call_1 is 40 MiB; the limit is 32 MiB"), {
+      source: "driver",
+      runId: "th_a.run_b",
+      code: "value_too_large",
+      recoverable: false,
+    });
+    expect(JSON.parse(errors[0]![0] as string)).toMatchObject({
+      level: "error",
+      code: "value_too_large",
+      source: "driver",
+      runId: "th_a.run_b",
+    });
+  });
+
   it("codes name the source and whether it retries", () => {
     expect(errorCode({ source: "notify", recoverable: true })).toBe("notify_retry");
     expect(errorCode({ source: "queue", recoverable: false })).toBe("queue_failed");

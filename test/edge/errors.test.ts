@@ -177,7 +177,14 @@ describe("an agent without a model", () => {
     });
     expect(events).toMatch(/event: error\ndata: \{"code":"config_error","message":"no model/);
     expect(reported).toHaveLength(1);
-    expect(reported[0]!.info).toEqual({ source: "driver", runId, threadId, recoverable: false });
+    // The sink hears the run's own code (its log line says config_error, not driver_failed).
+    expect(reported[0]!.info).toEqual({
+      source: "driver",
+      runId,
+      threadId,
+      code: "config_error",
+      recoverable: false,
+    });
     expect(reported[0]!.error.message).toMatch(/no model/);
   });
 });
@@ -219,7 +226,7 @@ describe("the error sink", () => {
       message: "CRM_TOKEN is not set",
     });
     expect(reported.map((r) => r.info)).toEqual([
-      { source: "driver", runId, threadId, recoverable: false },
+      { source: "driver", runId, threadId, code: "driver_failed", recoverable: false },
     ]);
     expect(reported[0]!.error.message).toBe("CRM_TOKEN is not set");
   });

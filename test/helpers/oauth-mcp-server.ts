@@ -71,6 +71,12 @@ export interface OAuthTestServer {
   bearers: string[];
   /** Tools called on the MCP endpoint, by name, in order (what ran, however often it was asked). */
   toolCalls: string[];
+  /**
+   * The `io.toolnexus/idempotency-key` of every `tools/call` that carried one, in order. The
+   * server dedupes on it as a real one would: a key it has answered is answered again from
+   * memory, not run (so `toolCalls` counts runs, this counts sends).
+   */
+  idempotencyKeys: string[];
   /** Adds a client registered beforehand. */
   preRegister(client: OAuthClientInformationFull): void;
   /** Makes the token endpoint fail (500 server_error) while true. */
@@ -98,6 +104,8 @@ export async function startOAuthMcpServer(
   const codes = new Map<string, Grant>();
   const accessTokens = new Map<string, AuthInfo>();
   const refreshTokens = new Map<string, { clientId: string; scopes: string[] }>();
+  /** What a `tools/call` with an idempotency key answered, by key (see `idempotencyKeys`). */
+  const answeredByKey = new Map<string, { content: Array<{ type: "text"; text: string }> }>();
   const state: OAuthTestServer = {
     url: mcpUrl,
     origin,
@@ -106,6 +114,7 @@ export async function startOAuthMcpServer(
     registrations: [],
     bearers: [],
     toolCalls: [],
+    idempotencyKeys: [],
     failTokens: false,
     preRegister: (client) => clients.set(client.client_id, client),
     expireAccessTokens() {
@@ -299,15 +308,27 @@ export async function startOAuthMcpServer(
       ],
     }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const key = request.params._meta?.["io.toolnexus/idempotency-key"];
+      if (typeof key === "string") {
+        state.idempotencyKeys.push(key);
+        const answered = answeredByKey.get(key);
+        if (answered) {
+          return answered;
+        }
+      }
       state.toolCalls.push(request.params.name);
-      return {
+      const result = {
         content: [
           {
-            type: "text",
+            type: "text" as const,
             text: `${request.params.name} as ${extra.authInfo?.clientId} with ${extra.authInfo?.scopes.join(" ")}`,
           },
         ],
       };
+      if (typeof key === "string") {
+        answeredByKey.set(key, result);
+      }
+      return result;
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -341,6 +341,8 @@ function fail(deps: DriverDeps, run: RunRow, error: unknown): void {
     runId: run.runId,
     threadId: run.threadId,
     ...(traceId ? { traceId } : {}),
+    // The log line says what the run says (value_too_large, config_error, …), not driver_failed.
+    code: failure.code,
     recoverable: false,
   });
 }

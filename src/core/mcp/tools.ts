@@ -26,6 +26,7 @@ import {
   taskLimit,
 } from "./modern/tasks";
 import { answerTask, resumeTaskWait, withTaskHost } from "./modern/task-calls";
+import { IDEMPOTENCY_KEY_META, idempotencyKeyOf } from "./transport/idempotency";
 
 export type McpToolDefinition = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
 type CallResult = Exclude<Awaited<ReturnType<McpClient["callTool"]>>, InputRequired | CreatedTask>;
@@ -179,6 +180,7 @@ async function callTool(
 
   let result: ToolResult;
   let task: CreatedTask | undefined;
+  const idempotencyKey = idempotencyKeyOf(ctx);
   try {
     const params = {
       name: original,
@@ -187,6 +189,8 @@ async function callTool(
       _meta: {
         [CALL_KEY_META]: call.key,
         ...(ctx.traceparent ? { [TRACEPARENT_META_KEY]: ctx.traceparent } : {}),
+        // The same on every send of this call, a resume's included (./transport/idempotency.ts).
+        ...(idempotencyKey ? { [IDEMPOTENCY_KEY_META]: idempotencyKey } : {}),
       },
       // The answers to the input requests this call suspended on (MCP 2026-07-28), with its state.
       ...(retry

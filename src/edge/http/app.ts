@@ -37,7 +37,10 @@ import { inboxDelegationRoutes } from "../delegations/inbox-routes";
 export function createApp(
   agents: AgentDefinition[],
   report: (error: unknown, info: ErrorInfo) => void,
-  options: { approverGroups?: ApproverGroupsInit } = {},
+  {
+    fetch: outbound,
+    ...options
+  }: { approverGroups?: ApproverGroupsInit; fetch?: typeof fetch } = {},
 ) {
   const usesOAuth = anyAgentUsesOAuth(agents);
   const checkConfig = configCheck(agents, { ...options, usesOAuth });
@@ -74,7 +77,7 @@ export function createApp(
       .route("/", teamsRoutes(options))
       .route("/", a2aRoutes(agents, options.approverGroups))
       .route("/", mcpRoutes(agents, options.approverGroups))
-      .route("/", oauthRoutes({ enabled: usesOAuth }))
+      .route("/", oauthRoutes({ enabled: usesOAuth, ...(outbound ? { fetch: outbound } : {}) }))
       .route("/", receiptRoutes(receiptSources))
       .notFound(() => {
         throw new ApiError(404, "not_found", "no such route");

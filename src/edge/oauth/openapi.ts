@@ -38,7 +38,7 @@ export const OAUTH_PATHS = {
       summary:
         "Where the browser lands after an MCP sign-in (the default oauth redirectUrl): records the answer to the run's authorization request and resumes the run",
       description:
-        "Served only when an agent's MCP server has `oauth`. The `state` is one this edge signed (under a key derived from MCP_TOKEN_KEY) naming the thread, run and request; anything else is 400 and nothing is written. Only the browser that opened the request's sign-in link (GET /oauth/start) holds the cookie this route requires (else 403). A valid callback is recorded through the ledger like any decision (channel `oauth`, decidedBy the run's requestedBy, else `thread:<threadId>`): with `code`, the answer `{ callbackUrl }` with the code replaced by `sha256:<its hash>` (the code itself is kept encrypted with the subject's sign-in until the run exchanges it) and the run goes on; with `error`, a decline with reason `authorization denied: <error>`; with neither, 400. Tokens and codes never appear in any response or record.",
+        "Served only when an agent's MCP server has `oauth`. The `state` is one this edge signed (under a key derived from MCP_TOKEN_KEY) naming the thread, run and request; anything else is 400 and nothing is written. Only the browser that opened the request's sign-in link (GET /oauth/start) holds the cookie this route requires (else 403). A valid callback is recorded through the ledger like any decision (channel `oauth`, decidedBy the run's requestedBy, else `thread:<threadId>`): with `code`, the code is first redeemed at the token endpoint and the tokens stored (encrypted, per subject), then the answer `{ callbackUrl }` with the code replaced by `sha256:<its hash>` is recorded and the run goes on (a code the token endpoint refuses is 400, a failing token endpoint 502, nothing recorded either way: the sign-in link brings a new code); with `error`, a decline with reason `authorization denied: <error>`; with neither, 400. Tokens and codes never appear in any response or record.",
       security: open,
       parameters: [
         query("state", "The signed state the authorization request carried"),
@@ -55,11 +55,12 @@ export const OAUTH_PATHS = {
           'Recorded: "signed in to <server>; you can close this tab", or, with `error`, the sign-in was declined (authorization denied: <error>)',
         ),
         400: html(
-          "The state is missing, made up or altered, or the callback has neither code nor error: nothing recorded",
+          "The state is missing, made up or altered, the callback has neither code nor error, or the token endpoint refused the code: nothing recorded",
         ),
         403: html("This browser did not open the request's sign-in link: nothing recorded"),
         404: html("Unknown run or request (JSON not_found when no agent uses oauth)"),
         409: html("Already used: this request was answered before, or is no longer waiting"),
+        502: html("The token endpoint failed or could not be reached: nothing recorded"),
       },
     },
   },

@@ -6,12 +6,17 @@
  * the browser back to `/oauth/callback`. Its `state` is ours (state-token.ts): a made-up or
  * altered one is `400` and nothing is written; a browser without the binding cookie is `403`
  * (someone else opened the authorization URL: issue 37); a callback with neither `code` nor
- * `error` is `400`. A valid one records the answer through the thread's ledger like any
- * decision (channel `oauth`, decided by the subject whose tokens these are), which resumes
- * the run; the kernel then checks `state` again, exchanges the code and stores the tokens.
- * The one-time code is kept encrypted with the subject's tokens for that exchange, never in
- * the decision: its answer holds the callback URL with the code replaced by its SHA-256.
- * A second use is `409`; an OAuth `error` declines the request. Every answer is a small page.
+ * `error` is `400`. A valid one first redeems the code at the token endpoint and stores the
+ * tokens (encrypted, in the subject's TokenObject), then records the answer through the
+ * thread's ledger like any decision (channel `oauth`, decided by the subject whose tokens
+ * these are), which resumes the run; the run only connects. Redeeming here, before anything
+ * is recorded, is what makes a crash harmless: a code is good once, and a process that dies
+ * mid-exchange fails this page (the person opens the link again: a new code), where a run
+ * that died mid-exchange could never finish its sign-in (core/mcp/oauth/redeem.ts). A code
+ * the token endpoint refuses is `400` (`502` when the endpoint fails), nothing recorded.
+ * The code is never kept in the decision: its answer holds the callback URL with the code
+ * replaced by its SHA-256. A second use is `409`; an OAuth `error` declines the request.
+ * Every answer is a small page.
  */
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -29,6 +34,8 @@ import { NO_STORE_NO_REFERRER } from "../http/headers";
 import { CALLBACK_PATH } from "./settings";
 import { BINDING_MAX_AGE_SECONDS, bindingCookie, openSignInLink, START_PATH } from "./sign-in-link";
 import { verifyOAuthState, type OAuthStateClaims } from "./state-token";
+import { redeemAtCallback, TokenEndpointError } from "../../core/mcp/oauth/redeem";
+import { errorMessage } from "../../core/errors";
 
 /** The subject's `TokenObject` as this route uses it (durable/tokens/object.ts `TokenRpc`). */
 interface TokenRecords {
@@ -48,8 +55,12 @@ const page = (
 ) =>
   c.html(renderMessagePage(title, message, status < 300 ? "ok" : "error"), status, pageHeaders());
 
-/** `enabled` when some agent uses `oauth`; elsewhere the paths are unknown routes (404). */
-export function oauthRoutes(options: { enabled: boolean }) {
+/**
+ * `enabled` when some agent uses `oauth`; elsewhere the paths are unknown routes (404).
+ * `fetch` reaches the token endpoint (the edge's outbound fetch; tests inject one).
+ */
+export function oauthRoutes(options: { enabled: boolean; fetch?: typeof fetch }) {
+  const outbound = options.fetch ?? ((input, init) => fetch(input, init));
   const enabled = () => {
     if (!options.enabled) {
       throw new ApiError(404, "not_found", "no such route");
@@ -82,11 +93,11 @@ export function oauthRoutes(options: { enabled: boolean }) {
     })
     .get(CALLBACK_PATH, async (c) => {
       enabled();
-      return callback(c);
+      return callback(c, outbound);
     });
 }
 
-async function callback(c: Ctx): Promise<Response> {
+async function callback(c: Ctx, outbound: typeof fetch): Promise<Response> {
   const { key, tokens } = settings(c.env).oauth;
   const state = c.req.query("state") ?? "";
   const claims = state === "" ? undefined : await verifyOAuthState(key, state);
@@ -122,7 +133,10 @@ async function callback(c: Ctx): Promise<Response> {
         })
       : refused(c, claims, outcome);
   }
-  await keepCallback(tokens, claims, c.req.url);
+  const notRedeemed = await redeemHere(c, { claims, tokens, outbound });
+  if (notRedeemed) {
+    return notRedeemed;
+  }
   const outcome = await decide(c, claims, {
     decision: "approve",
     data: { callbackUrl: await withCodeHashed(c.req.url) },
@@ -136,23 +150,45 @@ async function callback(c: Ctx): Promise<Response> {
 }
 
 /**
- * Keeps the callback (its one-time code) with the sign-in in progress, in the subject's
- * encrypted token record, where the kernel's exchange reads it (`PendingSignIn.callbackUrl`).
- * A sign-in that is over (a repeat) has no pending record: nothing is kept.
+ * Redeems the code and stores the tokens before the answer is recorded (see the top of this
+ * file); the error page when the token endpoint did not redeem it. A sign-in begun without
+ * what that needs (`PendingSignIn.exchange`: one begun before this version) keeps its
+ * callback in the subject's encrypted record instead, and the run redeems the code as it
+ * used to. A sign-in that is over (a repeat) has no pending record: nothing is done here.
  */
-async function keepCallback(
-  namespace: DurableObjectNamespace,
-  claims: OAuthStateClaims,
-  callbackUrl: string,
-): Promise<void> {
-  const records = namespace.get(namespace.idFromName(claims.subject)) as unknown as TokenRecords;
+async function redeemHere(
+  c: Ctx,
+  {
+    claims,
+    tokens,
+    outbound,
+  }: { claims: OAuthStateClaims; tokens: DurableObjectNamespace; outbound: typeof fetch },
+): Promise<Response | undefined> {
+  const records = tokens.get(tokens.idFromName(claims.subject)) as unknown as TokenRecords;
   const record = await records.get(claims.subject, claims.server);
-  if (record?.pending?.requestId === claims.requestId) {
-    await records.set(claims.subject, claims.server, {
-      ...record,
-      pending: { ...record.pending, callbackUrl },
+  let redemption: Awaited<ReturnType<typeof redeemAtCallback>>;
+  try {
+    redemption = await redeemAtCallback(record, {
+      requestId: claims.requestId,
+      callbackUrl: c.req.url,
+      fetch: outbound,
+    });
+  } catch (error) {
+    const upstream = error instanceof TokenEndpointError && error.oauthError !== "invalid_grant";
+    return page(c, upstream ? 502 : 400, {
+      title: "Sign-in incomplete",
+      message: `Sign-in to ${claims.server} did not complete: ${errorMessage(error)}. Nothing was recorded; open the sign-in link again.`,
     });
   }
+  if (redemption.kind === "redeemed") {
+    await records.set(claims.subject, claims.server, redemption.record);
+  } else if (redemption.kind === "run" && record?.pending?.requestId === claims.requestId) {
+    await records.set(claims.subject, claims.server, {
+      ...record,
+      pending: { ...record.pending, callbackUrl: c.req.url },
+    });
+  }
+  return undefined;
 }
 
 /** The callback URL as the decision records it: the code replaced by `sha256:<its hash>`. */

@@ -6,12 +6,7 @@
  * answer (`{ callbackUrl }`), checks `state`, exchanges the code and stores the tokens.
  * Nothing secret leaves through the request: its URL holds only the PKCE challenge.
  */
-import {
-  exchangeAuthorization,
-  refreshAuthorization,
-  startAuthorization,
-} from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { refreshAuthorization, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import { newRequestId } from "../../answers";
 import { errorMessage } from "../../errors";
 import type { Answer, Request } from "../../types";
@@ -19,7 +14,8 @@ import type { AuthChallenge, BearerSource } from "./challenge";
 import { clientIdentity } from "./client-identity";
 import type { McpOAuthConfig } from "./config";
 import { chooseScope, discover, type Discovery } from "./discover";
-import type { OAuthRecord, StoredTokens, TokenStore } from "./store";
+import { exchangeCode, storedTokens } from "./redeem";
+import type { OAuthRecord, TokenStore } from "./store";
 
 /** Makes the `state` of a sign-in; default 32 random bytes. The edge signs one naming run and request. */
 export type OAuthStateMaker = (info: {
@@ -106,7 +102,7 @@ export class OAuthSession implements BearerSource {
         resource: discovery.resource,
         fetchFn: this.options.fetch,
       });
-      await this.#save({ ...record, tokens: stored(tokens, record.tokens?.scope) });
+      await this.#save({ ...record, tokens: storedTokens(tokens, record.tokens?.scope) });
       return true;
     } catch {
       // A refresh token that no longer works is dropped: the next step is a person's.
@@ -155,6 +151,13 @@ export class OAuthSession implements BearerSource {
         redirectUrl: config.redirectUrl,
         ...(scope === undefined ? {} : { scope }),
         startedAt: Date.now(),
+        // So the host's callback can redeem the code itself (./redeem.ts).
+        exchange: {
+          issuer: discovery.issuer,
+          metadata: discovery.metadata,
+          resource: discovery.resource,
+          client: identity.info,
+        },
       },
     });
     const url = this.options.signInLink
@@ -192,6 +195,11 @@ export class OAuthSession implements BearerSource {
     if (!pending || pending.requestId !== answer.id) {
       throw new Error(`no sign-in to ${this.server} is in progress for request ${answer.id}`);
     }
+    if (pending.redeemedAt !== undefined) {
+      // The host redeemed the code where the browser came back and stored the tokens here.
+      await this.#save(withoutPending(record));
+      return;
+    }
     const callback = pending.callbackUrl ? new URL(pending.callbackUrl) : callbackOf(answer);
     const error = callback.searchParams.get("error");
     if (error !== null) {
@@ -214,19 +222,15 @@ export class OAuthSession implements BearerSource {
         remembered: record.client,
         fetch: this.options.fetch,
       });
-      const tokens = await exchangeAuthorization(discovery.issuer, {
-        metadata: discovery.metadata,
-        clientInformation: identity.info,
-        authorizationCode: code,
-        codeVerifier: pending.codeVerifier,
-        redirectUri: pending.redirectUrl,
-        resource: discovery.resource,
-        fetchFn: this.options.fetch,
-      });
-      await this.#save({ ...rest, tokens: stored(tokens, pending.scope) });
+      const exchange = { ...discovery, client: identity.info };
+      const tokens = await exchangeCode(exchange, { code, pending, fetch: this.options.fetch });
+      await this.#save({ ...rest, tokens });
     } catch (cause) {
       await this.#save(rest);
-      throw new Error(`token endpoint: ${errorMessage(cause)}`);
+      const message = errorMessage(cause);
+      throw new Error(
+        message.startsWith("token endpoint:") ? message : `token endpoint: ${message}`,
+      );
     }
   }
 
@@ -255,21 +259,6 @@ export class OAuthSession implements BearerSource {
     this.#record = record;
     await this.options.store.set(this.options.server, this.options.subject, record);
   }
-}
-
-function stored(tokens: OAuthTokens, askedScope: string | undefined): StoredTokens {
-  const out: StoredTokens = { accessToken: tokens.access_token, tokenType: tokens.token_type };
-  if (tokens.refresh_token !== undefined) {
-    out.refreshToken = tokens.refresh_token;
-  }
-  if (tokens.expires_in !== undefined) {
-    out.expiresAt = Date.now() + tokens.expires_in * 1000;
-  }
-  const scope = tokens.scope ?? askedScope;
-  if (scope !== undefined) {
-    out.scope = scope;
-  }
-  return out;
 }
 
 function withoutPending(record: OAuthRecord): OAuthRecord {

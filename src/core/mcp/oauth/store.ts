@@ -10,6 +10,11 @@
  * Object per subject, encrypted (durable/mcp-tokens).
  */
 
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationMixed,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+
 export interface StoredTokens {
   accessToken: string;
   refreshToken?: string;
@@ -27,6 +32,16 @@ export interface StoredClient {
   clientSecret?: string;
 }
 
+/** What redeeming a code needs besides the code and the verifier (kept by `begin`; ./redeem.ts). */
+export interface SignInExchange {
+  issuer: string;
+  metadata: AuthorizationServerMetadata;
+  /** RFC 8707 `resource`. */
+  resource: string;
+  /** Who we are to the authorization server (a client secret, when there is one, included). */
+  client: OAuthClientInformationMixed;
+}
+
 export interface PendingSignIn {
   /** The `Request.id` of the authorization request this sign-in answers. */
   requestId: string;
@@ -36,6 +51,13 @@ export interface PendingSignIn {
   scope?: string;
   /** Milliseconds since the epoch. */
   startedAt: number;
+  /** What a host needs to redeem the code where the browser comes back (./redeem.ts). */
+  exchange?: SignInExchange;
+  /**
+   * Set (milliseconds since the epoch) when the host redeemed the code and stored the tokens
+   * in this record already (./redeem.ts): finishing the sign-in only closes it.
+   */
+  redeemedAt?: number;
   /**
    * The URL the browser came back to, kept here by a host whose answer does not carry the
    * one-time code (the edge records only that a code came: issue 37); else the answer's.
