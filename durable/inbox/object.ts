@@ -5,10 +5,11 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { EdgeEnv } from "../../src/edge/settings";
-import type { InboxCursor, InboxItem } from "../../src/edge/inbox/item";
-import type { InboxRpc } from "../../src/edge/inbox/rpc";
+import type { InboxItem } from "../../src/edge/inbox/item";
+import type { InboxCounts, InboxRpc } from "../../src/edge/inbox/rpc";
+import type { InboxListQuery } from "../../src/edge/inbox/listing";
 import { createSql } from "../storage/sql";
-import { InboxStore } from "./store";
+import { type InboxQuery, InboxStore } from "./store";
 import type { InboxPage } from "../../src/edge/inbox/rpc";
 
 export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc {
@@ -24,12 +25,12 @@ export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc {
     return { changed: this.ctx.storage.transactionSync(() => this.#store.apply(items)) };
   }
 
-  async list(query: {
-    status: "open" | "decided";
-    limit: number;
-    cursor?: InboxCursor;
-  }): Promise<InboxPage> {
+  async list(query: InboxQuery): Promise<InboxPage> {
     return this.#store.list(query);
+  }
+
+  async counts(query: InboxListQuery): Promise<InboxCounts> {
+    return this.#store.counts(query);
   }
 
   async get(runId: string, requestId: string): Promise<InboxItem | undefined> {
