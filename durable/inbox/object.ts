@@ -8,6 +8,7 @@ import type { EdgeEnv } from "../../src/edge/settings";
 import type { InboxItem } from "../../src/edge/inbox/item";
 import type { InboxCounts, InboxRpc } from "../../src/edge/inbox/rpc";
 import type { InboxListQuery } from "../../src/edge/inbox/listing";
+import type { InboxStats } from "../../src/edge/inbox/stats";
 import { createSql } from "../storage/sql";
 import { type InboxQuery, InboxStore } from "./store";
 import type { InboxPage } from "../../src/edge/inbox/rpc";
@@ -31,6 +32,10 @@ export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc {
 
   async counts(query: InboxListQuery): Promise<InboxCounts> {
     return this.#store.counts(query);
+  }
+
+  async stats(now: number): Promise<InboxStats> {
+    return this.#store.stats(now);
   }
 
   async get(runId: string, requestId: string): Promise<InboxItem | undefined> {

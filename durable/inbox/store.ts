@@ -21,6 +21,8 @@ import type { InboxCounts, InboxPage } from "../../src/edge/inbox/rpc";
 import { columnsOf } from "./columns";
 import { hasItemsTable, migrateInbox } from "./schema";
 import { statement } from "./statement";
+import { readStats } from "./stats-query";
+import { emptyStats, type InboxStats } from "../../src/edge/inbox/stats";
 
 export interface InboxQuery extends InboxListQuery {
   /** Put into the page's `nextCursor` (listing.ts): which listing the cursor continues. */
@@ -137,6 +139,14 @@ export class InboxStore {
       matching,
       rowsRead,
     };
+  }
+
+  /** The dashboard's numbers for this group (stats-query.ts). */
+  stats(now: number): InboxStats {
+    if (!this.#exists()) {
+      return emptyStats();
+    }
+    return readStats(this.sql, now);
   }
 
   get(runId: string, requestId: string): InboxItem | undefined {

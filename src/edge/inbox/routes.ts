@@ -18,6 +18,7 @@ import { MAX_REASON_CHARS } from "../http/schemas";
 import { NO_STORE_NO_REFERRER } from "../http/headers";
 import { inboxSignedIn, signInPage } from "./signed-in";
 import { fieldsFromForm } from "../pages/schema-fields";
+import { dashboardRoutes } from "./dashboard-routes";
 import { openOrder, pageFilters, type PageFilters } from "./page-filters";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
@@ -81,6 +82,7 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
   };
 
   return new Hono<{ Bindings: EdgeEnv }>()
+    .route("/", dashboardRoutes(options))
     .get("/inbox/signin/:token", async (c) => {
       const approver = await readApproverLink(c, c.req.param("token"));
       if (!approver) {

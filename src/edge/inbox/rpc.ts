@@ -5,6 +5,7 @@
 import { ConfigError } from "../settings";
 import type { InboxItem } from "./item";
 import type { InboxListQuery } from "./listing";
+import type { InboxStats } from "./stats";
 
 export interface InboxPage {
   items: InboxItem[];
@@ -25,6 +26,8 @@ export interface InboxRpc {
   /** `fingerprint` goes into `nextCursor` (listing.ts `listingFingerprint`). */
   list(query: InboxListQuery & { fingerprint?: string }): Promise<InboxPage>;
   counts(query: InboxListQuery): Promise<InboxCounts>;
+  /** The dashboard's numbers (stats.ts) as of `now`. */
+  stats(now: number): Promise<InboxStats>;
   get(runId: string, requestId: string): Promise<InboxItem | undefined>;
 }
 

@@ -25,6 +25,7 @@ import {
   TreeHandleSchema,
 } from "../schemas";
 import {
+  ApprovalsCountsSchema,
   ApprovalsPageSchema,
   ApproverLinkCreateSchema,
   ApproverLinkSchema,
@@ -61,6 +62,7 @@ const SCHEMAS = {
   ApprovalDescriptionSchema,
   NotificationSchema,
   ApprovalsPageSchema,
+  ApprovalsCountsSchema,
   InboxItemSchema,
   ApproverLinkCreateSchema,
   ApproverLinkSchema,
