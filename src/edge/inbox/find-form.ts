@@ -34,9 +34,9 @@ ${rows}
 }
 
 const SORTS: Array<[InboxSort | "", string]> = [
-  ["", "Waiting longest first"],
-  ["expires", "Expiring soonest first"],
-  ["surfaced", "Surfaced first (oldest)"],
+  ["", "Longest waiting"],
+  ["expires", "Expiring soonest"],
+  ["surfaced", "Surfaced first"],
 ];
 
 export function renderFindForm(view: FindView): string {
