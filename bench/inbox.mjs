@@ -50,25 +50,13 @@ async function timed(url, init) {
 }
 
 /** Starts runs `from`…`to - 1` that suspend, `parallel` at a time: order n, requester n mod 10. */
-async function seed(origin, to, { from = 0, parallel = 25 } = {}) {
+async function seed(origin, to, { from = 0, parallel = SIZES.length > 0 ? 10 : 25 } = {}) {
   let next = from;
   const worker = async () => {
     while (next < to) {
       const n = next;
       next += 1;
-      const response = await fetch(`${origin}/v1/runs`, {
-        method: "POST",
-        headers: {
-          ...auth,
-          "content-type": "application/json",
-        },
-        // $80: no approver rules, so `default`.
-        body: JSON.stringify({
-          agent: "support",
-          input: `Refund order ${n} for $80`,
-          requestedBy: `user${n % 10}@example.com`,
-        }),
-      });
+      const response = await startRun(origin, n);
       if (response.status !== 202) {
         throw new Error(`POST /v1/runs → ${response.status} ${await response.text()}`);
       }
@@ -76,6 +64,37 @@ async function seed(origin, to, { from = 0, parallel = 25 } = {}) {
   };
   await Promise.all(Array.from({ length: parallel }, worker));
 }
+
+/**
+ * POST /v1/runs for run n. On a loaded machine workerd under `wrangler dev` sometimes
+ * restarts mid-request (503 "Your worker restarted mid-request"; main does it too): that
+ * start is tried again. The run may then exist twice; `grow` reads the real count.
+ */
+async function startRun(origin, n) {
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(`${origin}/v1/runs`, {
+      method: "POST",
+      headers: {
+        ...auth,
+        "content-type": "application/json",
+      },
+      // $80: no approver rules, so `default`.
+      body: JSON.stringify({
+        agent: "support",
+        input: `Refund order ${n} for $80`,
+        requestedBy: `user${n % 10}@example.com`,
+      }),
+    });
+    if (response.status !== 503 || attempt >= 5 || SIZES.length === 0) {
+      return response;
+    }
+    await response.arrayBuffer();
+    restarts += 1;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+let restarts = 0;
 
 /** Seeds up to `size` runs and waits until the inbox lists them all. */
 async function grow(origin, from, size) {
@@ -93,7 +112,7 @@ async function grow(origin, from, size) {
     await new Promise((r) => setTimeout(r, 1000));
   }
   console.error(
-    `grew the inbox to ${size} pending in ${((performance.now() - start) / 1000).toFixed(1)} s`,
+    `grew the inbox to ${size} pending in ${((performance.now() - start) / 1000).toFixed(1)} s (worker restarts so far: ${restarts})`,
   );
 }
 
@@ -137,9 +156,14 @@ try {
     for (const size of SIZES) {
       await grow(origin, seeded, size);
       seeded = size;
-      results.push(await measureListings({ origin, auth, size, rounds: ROUNDS }));
+      const result = await measureListings({ origin, auth, size, rounds: ROUNDS });
+      results.push(result);
+      printTable([result], {
+        rounds: ROUNDS,
+        note: NOTE || "no note",
+        header: results.length === 1,
+      });
     }
-    printTable(results, { rounds: ROUNDS, note: NOTE || "no note" });
   } else {
     const seedStart = performance.now();
     await seed(origin, REQUESTS);

@@ -53,14 +53,11 @@ export async function measureListings({ origin, auth, size, rounds }) {
   return { rows, health: median(health) };
 }
 
-export function printTable(results, { rounds, note }) {
-  console.log(
-    `\n**Inbox find — first page (limit 50) of \`GET /v1/approvals?group=default\` under wrangler dev, ${rounds} requests per cell** (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${note})\n`,
-  );
-  console.log(
-    "| pending | listing | matching | rows read (page) | rows read (counts) | p50 ms | p95 ms | GET /healthz p50 ms |",
-  );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+/** The table; `header: false` prints only the rows (a size measured after the first). */
+export function printTable(results, { rounds, note, header = true }) {
+  if (header) {
+    printHeader(rounds, note);
+  }
   for (const { rows, health } of results) {
     for (const r of rows) {
       console.log(
@@ -68,4 +65,14 @@ export function printTable(results, { rounds, note }) {
       );
     }
   }
+}
+
+function printHeader(rounds, note) {
+  console.log(
+    `\n**Inbox find — first page (limit 50) of \`GET /v1/approvals?group=default\` under wrangler dev, ${rounds} requests per cell** (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${note})\n`,
+  );
+  console.log(
+    "| pending | listing | matching | rows read (page) | rows read (counts) | p50 ms | p95 ms | GET /healthz p50 ms |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
 }
