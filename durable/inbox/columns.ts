@@ -3,7 +3,7 @@
  * by, computed from the item once when it is written (and once for rows written before the
  * columns existed), so a listing reads indexes instead of decoding bodies.
  */
-import { foldText } from "../../src/edge/inbox/listing";
+import { foldText } from "../../src/edge/inbox/find/listing";
 import type { InboxItem } from "../../src/edge/inbox/item";
 
 /** No expiry sorts after every real one (ascending), and keeps keyset cursors plain integers. */

@@ -12,7 +12,7 @@ import {
   LONGEST_WINDOW_MS,
   WINDOWS_DAYS,
   windowStats,
-} from "../../src/edge/inbox/stats";
+} from "../../src/edge/inbox/dashboard/stats";
 
 export function readStats(sql: Sql, now: number): InboxStats {
   const open = sql.one<{ n: number }>`SELECT n FROM counts WHERE status = 'open'`?.n ?? 0;

@@ -16,13 +16,13 @@ import {
   hasFilters,
   type InboxListQuery,
   type InboxSort,
-} from "../../src/edge/inbox/listing";
+} from "../../src/edge/inbox/find/listing";
 import type { InboxCounts, InboxPage } from "../../src/edge/inbox/rpc";
 import { columnsOf } from "./columns";
 import { hasItemsTable, migrateInbox } from "./schema";
 import { statement } from "./statement";
 import { readStats } from "./stats-query";
-import { emptyStats, type InboxStats } from "../../src/edge/inbox/stats";
+import { emptyStats, type InboxStats } from "../../src/edge/inbox/dashboard/stats";
 
 export interface InboxQuery extends InboxListQuery {
   /** Put into the page's `nextCursor` (listing.ts): which listing the cursor continues. */

@@ -6,7 +6,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { api } from "../helpers/edge";
 import type { InboxRpc } from "../../src/edge/inbox/rpc";
 import type { InboxItem } from "../../src/edge/inbox/item";
-import { foldText } from "../../src/edge/inbox/listing";
+import { foldText } from "../../src/edge/inbox/find/listing";
 
 const GROUP = "managers"; // this file's own inbox: nothing else writes there
 

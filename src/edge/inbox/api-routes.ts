@@ -10,11 +10,11 @@ import { publicBase } from "../approvals/links";
 import { approverLink } from "./session";
 import type { ApproverGroupsInit } from "../approvals/groups";
 import { DEFAULT_GROUP } from "./item";
-import { cursorFits, decodeCursor, listingFingerprint, type InboxListQuery } from "./listing";
+import { cursorFits, decodeCursor, listingFingerprint, type InboxListQuery } from "./find/listing";
 import { NO_STORE } from "../http/headers";
 import { inboxGroups, inboxMember } from "./groups";
 import { inboxStub, type InboxCounts, type InboxPage } from "./rpc";
-import { filtersOf } from "./filter-query";
+import { filtersOf } from "./find/filter-query";
 
 /**
  * `GET /v1/approvals` (Bearer): one group's inbox, page by page, read from its InboxObject

@@ -78,4 +78,4 @@ export function groupOfRequest(request: Pick<Request, "data">): string {
 }
 
 // The cursor lives with the listing's filters and order (listing.ts); re-exported for old importers.
-export { decodeCursor, encodeCursor, type InboxCursor } from "./listing";
+export { decodeCursor, encodeCursor, type InboxCursor } from "./find/listing";

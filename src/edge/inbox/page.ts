@@ -9,8 +9,8 @@ import { argEditFields, esc, layout, prettyJson, time } from "../pages/layout";
 import { renderSchemaFields } from "../pages/schema-fields";
 
 import type { InboxItem } from "./item";
-import { type FindView, renderCounts, renderFindForm } from "./find-form";
-import { hasFilters } from "./listing";
+import { type FindView, renderCounts, renderFindForm } from "./find/form";
+import { hasFilters } from "./find/listing";
 import { editableKeys, editedArgs } from "../approvals/arg-edits";
 
 export interface InboxPageView {

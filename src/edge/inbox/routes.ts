@@ -18,8 +18,8 @@ import { MAX_REASON_CHARS } from "../http/schemas";
 import { NO_STORE_NO_REFERRER } from "../http/headers";
 import { inboxSignedIn, signInPage } from "./signed-in";
 import { fieldsFromForm } from "../pages/schema-fields";
-import { dashboardRoutes } from "./dashboard-routes";
-import { openOrder, pageFilters, type PageFilters } from "./page-filters";
+import { dashboardRoutes } from "./dashboard/routes";
+import { openOrder, pageFilters, type PageFilters } from "./find/page-filters";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 

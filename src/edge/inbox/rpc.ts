@@ -4,8 +4,8 @@
  */
 import { ConfigError } from "../settings";
 import type { InboxItem } from "./item";
-import type { InboxListQuery } from "./listing";
-import type { InboxStats } from "./stats";
+import type { InboxListQuery } from "./find/listing";
+import type { InboxStats } from "./dashboard/stats";
 
 export interface InboxPage {
   items: InboxItem[];

@@ -3,7 +3,7 @@
  * list (the same names as `GET /v1/approvals`). Plain labelled inputs: Enter submits, Tab
  * reaches every field, and the filters stay in the URL so a view can be bookmarked or shared.
  */
-import { esc } from "../pages/layout";
+import { esc } from "../../pages/layout";
 import type { InboxFilters, InboxSort } from "./listing";
 
 export interface GroupCounts {

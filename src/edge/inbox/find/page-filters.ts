@@ -4,9 +4,9 @@
  * groups' open lists in, the same each inbox listed them in.
  */
 import * as z from "zod";
-import type { InboxItem } from "./item";
+import type { InboxItem } from "../item";
 import type { InboxFilters, InboxSort } from "./listing";
-import { InboxFilterFields } from "./schemas";
+import { InboxFilterFields } from "../schemas";
 import { filtersOf } from "./filter-query";
 
 export type PageFilters = InboxFilters & { sort?: InboxSort };

@@ -4,8 +4,8 @@
  * policy auto-decisions. Charts are inline SVG (pages/bar-chart.ts); every number is also in
  * a table, for screen readers and for copying.
  */
-import { type Bar, barChart, CHART_STYLE } from "../pages/bar-chart";
-import { esc, layout, time } from "../pages/layout";
+import { type Bar, barChart, CHART_STYLE } from "../../pages/bar-chart";
+import { esc, layout, time } from "../../pages/layout";
 import { AGE_BUCKETS, type InboxStats, WINDOWS_DAYS, type WindowStats } from "./stats";
 
 export interface DashboardView {

@@ -4,7 +4,7 @@
  * cursor carries a fingerprint of everything but the position, so a cursor from one filter
  * or order used with another is refused (400) instead of silently skipping or repeating items.
  */
-import { toBase64Url } from "../approvals/base64url";
+import { toBase64Url } from "../../approvals/base64url";
 
 export type InboxStatus = "open" | "decided";
 /** `default`: open oldest surfaced first, decided newest decision first (as before filters existed). */

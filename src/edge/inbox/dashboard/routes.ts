@@ -1,17 +1,17 @@
 /**
- * `GET /inbox/dashboard`: the picture of the signed-in member's groups (dashboard-page.ts),
+ * `GET /inbox/dashboard`: the picture of the signed-in member's groups (dashboard/page.ts),
  * one `stats` call per group's `InboxObject`, nothing read from threads. Signed-in members
  * only, like `/inbox`; no query parameters (any is a 400 page, so a typo is not silently
  * ignored).
  */
 import { Hono } from "hono";
-import type { EdgeEnv } from "../settings";
-import type { ApproverGroupsInit } from "../approvals/groups";
-import { pageHeaders } from "../pages/layout";
-import { renderMessagePage } from "../approvals/page";
-import { inboxSignedIn, signInPage } from "./signed-in";
-import { inboxStub } from "./rpc";
-import { renderDashboard } from "./dashboard-page";
+import type { EdgeEnv } from "../../settings";
+import type { ApproverGroupsInit } from "../../approvals/groups";
+import { pageHeaders } from "../../pages/layout";
+import { renderMessagePage } from "../../approvals/page";
+import { inboxSignedIn, signInPage } from "../signed-in";
+import { inboxStub } from "../rpc";
+import { renderDashboard } from "./page";
 
 export function dashboardRoutes(options: { approverGroups?: ApproverGroupsInit }) {
   return new Hono<{ Bindings: EdgeEnv }>().get("/inbox/dashboard", async (c) => {
