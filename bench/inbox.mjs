@@ -156,6 +156,8 @@ try {
     for (const size of SIZES) {
       await grow(origin, seeded, size);
       seeded = size;
+      // Let the seeded runs' own work (queues, outbox deliveries, alarms) settle first.
+      await new Promise((r) => setTimeout(r, 15_000));
       const result = await measureListings({ origin, auth, size, rounds: ROUNDS });
       results.push(result);
       printTable([result], {

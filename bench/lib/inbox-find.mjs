@@ -20,36 +20,45 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
 
-/** One size: every listing `rounds` times (first page), plus /healthz as the baseline. */
+/**
+ * One size: `rounds` rounds, each asking every listing once (interleaved, so a busy moment of
+ * the shared machine falls on all listings alike), plus /healthz as the baseline.
+ */
 export async function measureListings({ origin, auth, size, rounds }) {
-  const rows = [];
-  for (const [name, query] of LISTINGS) {
-    const times = [];
-    let read = 0;
-    let countRead = 0;
-    let matching = 0;
-    for (let round = 0; round < rounds; round += 1) {
+  const cells = LISTINGS.map(([name]) => ({
+    size,
+    name,
+    times: [],
+    read: 0,
+    countRead: 0,
+    matching: 0,
+  }));
+  const health = [];
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [i, [, query]] of LISTINGS.entries()) {
+      const cell = cells[i];
       const start = performance.now();
       const response = await fetch(`${origin}/v1/approvals?group=default&limit=50&${query}`, {
         headers: auth,
       });
       const body = await response.json();
-      times.push(performance.now() - start);
+      cell.times.push(performance.now() - start);
       if (response.status !== 200) {
         throw new Error(`GET /v1/approvals?${query} → ${response.status} ${JSON.stringify(body)}`);
       }
-      read = Number(response.headers.get("x-rows-read"));
-      countRead = Number(response.headers.get("x-count-rows-read"));
-      matching = body.counts.matching;
+      cell.read = Number(response.headers.get("x-rows-read"));
+      cell.countRead = Number(response.headers.get("x-count-rows-read"));
+      cell.matching = body.counts.matching;
     }
-    rows.push({ size, name, matching, read, countRead, p50: median(times), p95: p95(times) });
-  }
-  const health = [];
-  for (let round = 0; round < rounds; round += 1) {
     const start = performance.now();
     await (await fetch(`${origin}/healthz`)).text();
     health.push(performance.now() - start);
   }
+  const rows = cells.map(({ times, ...cell }) => ({
+    ...cell,
+    p50: median(times),
+    p95: p95(times),
+  }));
   return { rows, health: median(health) };
 }
 
