@@ -85,6 +85,21 @@ describe("/inbox filters and counts", () => {
     ]);
   });
 
+  it("says when the groups hold more open requests than the page shows", async () => {
+    const many = Array.from({ length: 105 }, (_, n) => item(1000 + n, { groups: ["managers"] }));
+    await inbox("managers").apply(many);
+    const html = await (await inboxGet("/inbox", await inboxCookie("max@example.com"))).text();
+    // 100 of the managers' (the page's limit per group), plus any other group's.
+    const shown = cards(html).length;
+    const more =
+      /<p class="meta" id="more">Showing (\d+) of (\d+): filter or sort to find the others\.<\/p>/.exec(
+        html,
+      );
+    expect(Number(more?.[1])).toBe(shown);
+    expect(Number(more?.[2])).toBeGreaterThanOrEqual(105);
+    expect(shown).toBeLessThan(Number(more?.[2]));
+  });
+
   it("a bad filter or order is a 400 page saying which", async () => {
     const cookie = await inboxCookie("max@example.com");
     for (const query of ["sort=newest", `q=${"x".repeat(201)}`, "colour=red"]) {

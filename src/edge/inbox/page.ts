@@ -66,6 +66,7 @@ ${view.decided.map((item) => decidedRow(item, view.now)).join("\n")}
 <p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")}</p>
 ${notice}
 ${find}<h2>Waiting for a decision (${view.open.length}${filtered ? " matching" : ""})</h2>
+${moreThanShown(view)}
 <div id="open">
 ${open}
 </div>
@@ -101,6 +102,17 @@ ${hidden}
 <button type="submit" name="decision" value="decline">Decline</button>
 </form>
 ${editForm(item, `${hidden}\n${version}`)}</section>`;
+}
+
+/**
+ * The page shows the first requests of each group (routes.ts `OPEN_LIMIT`): when the groups
+ * hold more, say so, and how to narrow them down, instead of a silently short list.
+ */
+function moreThanShown(view: InboxPageView): string {
+  const total = (view.find?.counts ?? []).reduce((sum, c) => sum + c.matching, 0);
+  return total > view.open.length
+    ? `<p class="meta" id="more">Showing ${view.open.length} of ${total}: filter or sort to find the others.</p>\n`
+    : "";
 }
 
 /** Arguments the rules let an approver change: one field each (JSON), inside <details>. */
