@@ -146,6 +146,9 @@ const server = await startWranglerDev({
     RECEIPT_KEY,
     APPROVER_GROUPS,
     LLM_BASE_URL: "",
+    // Growing to 10,000 takes longer than the demo's 15-minute approval window on a busy
+    // machine: the first requests would expire before the last surfaced.
+    ...(SIZES.length > 0 ? { DEMO_APPROVAL_TIMEOUT: "3h" } : {}),
   },
 });
 try {
