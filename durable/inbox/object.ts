@@ -18,7 +18,9 @@ export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc {
 
   constructor(ctx: DurableObjectState, env: EdgeEnv) {
     super(ctx, env);
-    this.#store = new InboxStore(createSql(ctx.storage.sql));
+    this.#store = new InboxStore(createSql(ctx.storage.sql), (fn) =>
+      ctx.storage.transactionSync(fn),
+    );
   }
 
   /** Applies a batch of item versions from one thread's outbox; returning acknowledges them. */

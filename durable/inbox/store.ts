@@ -39,7 +39,14 @@ const ORDER_COLUMN: Record<InboxSort, string> = {
 export class InboxStore {
   #ready = false;
 
-  constructor(private readonly sql: Sql) {}
+  /**
+   * `transaction` runs an upgrade found on a read atomically (writes already run inside the
+   * object's transaction): columns added and filled together, or not at all.
+   */
+  constructor(
+    private readonly sql: Sql,
+    private readonly transaction: (fn: () => void) => void = (fn) => fn(),
+  ) {}
 
   /** Creates the tables on the first write only: an inbox nobody wrote to has no storage. */
   #migrate(): void {
@@ -52,7 +59,8 @@ export class InboxStore {
   /** Whether there is anything to read; an inbox from before the filter columns is upgraded first. */
   #exists(): boolean {
     if (!this.#ready && hasItemsTable(this.sql)) {
-      this.#migrate();
+      this.transaction(() => migrateInbox(this.sql));
+      this.#ready = true;
     }
     return this.#ready;
   }
