@@ -2,8 +2,8 @@
 // requester and text, sorts by expiry or surfacing, counts per group, and keeps cursors
 // honest: a cursor continues only the listing that made it.
 import { describe, expect, it } from "vitest";
-import { env, runInDurableObject } from "cloudflare:test";
-import { api } from "../helpers/edge";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { api, BASE } from "../helpers/edge";
 import type { InboxRpc } from "../../src/edge/inbox/rpc";
 import type { InboxItem } from "../../src/edge/inbox/item";
 import { foldText } from "../../src/edge/inbox/find/listing";
@@ -244,5 +244,25 @@ describe("GET /v1/approvals: filters, sort and counts", () => {
     const page = await response.json<Page>();
     expect(page.items.map((i) => i.requestId)).toEqual(["r1", "r5"]);
     expect(page.counts).toEqual({ group: "finance", open: 5, decided: 0, matching: 2 });
+  });
+
+  it("the OpenAPI document lists the filters, the sort, the counts and the dashboard", async () => {
+    const doc = await (await SELF.fetch(`${BASE}/openapi.json`)).json<any>();
+    const names = (path: string) => doc.paths[path].get.parameters.map((p: any) => p.name);
+    for (const path of ["/v1/approvals", "/inbox"]) {
+      expect(names(path)).toEqual(
+        expect.arrayContaining(["agent", "tool", "requestedBy", "q", "sort"]),
+      );
+    }
+    const sort = doc.paths["/v1/approvals"].get.parameters.find((p: any) => p.name === "sort");
+    expect(sort.schema.enum).toEqual(["expires", "surfaced"]);
+    expect(doc.components.schemas.ApprovalsPage.required).toContain("counts");
+    expect(Object.keys(doc.components.schemas.ApprovalsCounts.properties)).toEqual([
+      "group",
+      "open",
+      "decided",
+      "matching",
+    ]);
+    expect(doc.paths["/inbox/dashboard"].get.responses[200]).toBeDefined();
   });
 });
