@@ -5,10 +5,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { EdgeEnv } from "../../src/edge/settings";
-import type { InboxCursor, InboxItem } from "../../src/edge/inbox/item";
-import type { InboxRpc } from "../../src/edge/inbox/rpc";
+import type { InboxItem } from "../../src/edge/inbox/item";
+import type { InboxCounts, InboxRpc } from "../../src/edge/inbox/rpc";
+import type { InboxListQuery } from "../../src/edge/inbox/find/listing";
+import type { InboxStats } from "../../src/edge/inbox/dashboard/stats";
 import { createSql } from "../storage/sql";
-import { InboxStore } from "./store";
+import { type InboxQuery, InboxStore } from "./store";
 import type { InboxPage } from "../../src/edge/inbox/rpc";
 import type { ActiveDelegation } from "../../src/edge/protocol";
 import type { Delegation, DelegationRpc } from "../../src/edge/delegations/rpc";
@@ -21,7 +23,9 @@ export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc, Del
 
   constructor(ctx: DurableObjectState, env: EdgeEnv) {
     super(ctx, env);
-    this.#store = new InboxStore(createSql(ctx.storage.sql));
+    this.#store = new InboxStore(createSql(ctx.storage.sql), (fn) =>
+      ctx.storage.transactionSync(fn),
+    );
     this.#delegations = new DelegationStore(createSql(ctx.storage.sql));
   }
 
@@ -30,12 +34,16 @@ export class InboxObject extends DurableObject<EdgeEnv> implements InboxRpc, Del
     return { changed: this.ctx.storage.transactionSync(() => this.#store.apply(items)) };
   }
 
-  async list(query: {
-    status: "open" | "decided";
-    limit: number;
-    cursor?: InboxCursor;
-  }): Promise<InboxPage> {
+  async list(query: InboxQuery): Promise<InboxPage> {
     return this.#store.list(query);
+  }
+
+  async counts(query: InboxListQuery): Promise<InboxCounts> {
+    return this.#store.counts(query);
+  }
+
+  async stats(now: number): Promise<InboxStats> {
+    return this.#store.stats(now);
   }
 
   async get(runId: string, requestId: string): Promise<InboxItem | undefined> {

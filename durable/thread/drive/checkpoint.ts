@@ -44,27 +44,34 @@ export function forward(deps: DriverDeps, runId: string, event: RunEvent): void 
   }
 }
 
-/** A policy that decided automatically goes into the ledger too: the audit trail shows every decision. */
+/**
+ * A policy that decided automatically goes into the ledger too: the audit trail shows every
+ * decision. And into the inbox projection as a decided item (channel `policy`), so the
+ * dashboard counts auto-decisions; Slack, email and Teams post nothing for an item that was
+ * never open.
+ */
 function recordPolicyDecision(deps: DriverDeps, runId: string, policy: unknown): void {
   const parsed = policy as { request?: Request; answer?: Answer } | undefined;
   if (!parsed?.request?.id || !parsed.answer || deps.store.decision(parsed.request.id)) {
     return;
   }
+  const request = parsed.request;
   const now = deps.now();
-  deps.store.insertDecision(
-    {
-      requestId: parsed.request.id,
-      runId,
-      decision: parsed.answer.ok ? "approve" : "decline",
-      answer: { ...parsed.answer, id: parsed.request.id },
-      channel: "policy",
-      decidedBy: "policy",
-      webhookId: null,
-      decidedAt: now,
-    },
-    parsed.request,
-  );
-  deps.store.markApplied(parsed.request.id, now);
+  const row = {
+    requestId: request.id,
+    runId,
+    decision: parsed.answer.ok ? ("approve" as const) : ("decline" as const),
+    answer: { ...parsed.answer, id: request.id },
+    channel: "policy" as const,
+    decidedBy: "policy",
+    webhookId: null,
+    decidedAt: now,
+  };
+  deps.transaction(() => {
+    deps.store.insertDecision(row, request);
+    deps.store.markApplied(request.id, now);
+    deps.inbox?.settled(deps.store.requireRun(runId), request, { ...row, appliedAt: now });
+  });
 }
 
 /**

@@ -9,10 +9,12 @@ import { invalidBody, limitBody, strictJson } from "../http/body";
 import { publicBase } from "../approvals/links";
 import { approverLink } from "./session";
 import type { ApproverGroupsInit } from "../approvals/groups";
-import { DEFAULT_GROUP, decodeCursor } from "./item";
+import { DEFAULT_GROUP } from "./item";
+import { cursorFits, decodeCursor, listingFingerprint, type InboxListQuery } from "./find/listing";
 import { NO_STORE } from "../http/headers";
 import { inboxGroups, inboxMember } from "./groups";
-import { inboxStub, type InboxPage } from "./rpc";
+import { inboxStub, type InboxCounts, type InboxPage } from "./rpc";
+import { filtersOf } from "./find/filter-query";
 
 /**
  * `GET /v1/approvals` (Bearer): one group's inbox, page by page, read from its InboxObject
@@ -62,14 +64,41 @@ export function approvalsRoutes(options: { approverGroups?: ApproverGroupsInit }
           issues: [{ path: "group", message: "unknown group" }],
         });
       }
-      const page: InboxPage = await inboxStub(c.env, query.group).list({
+      const listing: InboxListQuery = {
         status: query.status,
         limit: query.limit,
-        ...(cursor ? { cursor } : {}),
-      });
-      return c.json({ items: page.items, nextCursor: page.nextCursor }, 200, {
-        // What the page cost the inbox's SQLite: its own rows, never the whole inbox (see bench/).
-        "x-rows-read": String(page.rowsRead),
-      });
+        ...filtersOf(query),
+      };
+      if (cursor && !cursorFits(cursor, query.group, listing)) {
+        throw new ApiError(400, "invalid_query", {
+          message:
+            "cursor belongs to another listing (group, status, filters or sort differ): start again without it",
+          issues: [{ path: "cursor", message: "cursor of a different listing" }],
+        });
+      }
+      const inbox = inboxStub(c.env, query.group);
+      const [page, counts]: [InboxPage, InboxCounts] = await Promise.all([
+        inbox.list({
+          ...listing,
+          ...(cursor ? { cursor } : {}),
+          fingerprint: listingFingerprint(query.group, listing),
+        }),
+        inbox.counts(listing),
+      ]);
+      const { rowsRead: countRowsRead, ...totals } = counts;
+      return c.json(
+        {
+          items: page.items,
+          nextCursor: page.nextCursor,
+          counts: { group: query.group, ...totals },
+        },
+        200,
+        {
+          // What the page cost the inbox's SQLite: its own rows, never the whole inbox (see bench/).
+          "x-rows-read": String(page.rowsRead),
+          // The counts on top: two rows without filters; the matching rows' index range with them.
+          "x-count-rows-read": String(countRowsRead),
+        },
+      );
     });
 }

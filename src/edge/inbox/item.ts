@@ -5,7 +5,6 @@
  */
 import type { Request } from "../../core/types";
 import { rulesOf } from "../../core/approvers/rules";
-import { toBase64Url } from "../approvals/base64url";
 
 /** What last happened to the request (the outbox's event vocabulary). */
 export type InboxEvent =
@@ -88,38 +87,5 @@ export function groupOfRequest(request: Pick<Request, "data">): string {
   return rulesOf(request)?.group ?? DEFAULT_GROUP;
 }
 
-/** Position in a listing: `sort` then `id`, opaque to clients (base64url JSON). */
-export interface InboxCursor {
-  sort: number;
-  id: string;
-}
-
-export function encodeCursor(cursor: InboxCursor): string {
-  return toBase64Url(new TextEncoder().encode(JSON.stringify([cursor.sort, cursor.id])));
-}
-
-/** The cursor, or undefined when the text is not one we made. */
-export function decodeCursor(text: string): InboxCursor | undefined {
-  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(text)) {
-    return undefined;
-  }
-  try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    const json: unknown = JSON.parse(
-      new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
-        Uint8Array.from(binary, (c) => c.charCodeAt(0)),
-      ),
-    );
-    if (
-      Array.isArray(json) &&
-      json.length === 2 &&
-      Number.isSafeInteger(json[0]) &&
-      typeof json[1] === "string"
-    ) {
-      return { sort: json[0], id: json[1] };
-    }
-  } catch {
-    // fall through: not ours
-  }
-  return undefined;
-}
+// The cursor lives with the listing's filters and order (listing.ts); re-exported for old importers.
+export { decodeCursor, encodeCursor, type InboxCursor } from "./find/listing";

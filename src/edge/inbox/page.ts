@@ -9,6 +9,8 @@ import { argEditFields, esc, layout, prettyJson, time } from "../pages/layout";
 import { renderSchemaFields } from "../pages/schema-fields";
 
 import type { InboxItem } from "./item";
+import { type FindView, renderCounts, renderFindForm } from "./find/form";
+import { hasFilters } from "./find/listing";
 import { editableKeys, editedArgs } from "../approvals/arg-edits";
 // Batch decisions (issue 42): the card's checkbox and the form it joins live in their own module.
 import { batchBar, selectBox } from "../batch/inbox-page";
@@ -24,6 +26,8 @@ export interface InboxPageView {
   /** The result of the POST that rendered this page, if any. */
   notice?: { kind: "ok" | "error"; text: string };
   now: number;
+  /** The filters in force and the counts per group on top (issue 42). */
+  find?: FindView;
 }
 
 const STYLE = `
@@ -32,24 +36,39 @@ const STYLE = `
 .decline{display:flex;gap:.5rem;align-items:flex-start;margin-top:.5rem}
 .decline input{flex:1}.notice{padding:.5rem .75rem;border-radius:.3rem;background:#f1f7f2}
 .notice.error{background:#fbeeee}table{border-collapse:collapse;width:100%}
-td,th{text-align:left;padding:.3rem .4rem;border-bottom:1px solid #eee;vertical-align:top}`;
+td,th{text-align:left;padding:.3rem .4rem;border-bottom:1px solid #eee;vertical-align:top}
+td,.meta,code{overflow-wrap:anywhere}caption{text-align:left;font-weight:600}.n{text-align:right}
+nav a{margin-right:1rem}#counts{max-width:24rem;margin:.5rem 0 1rem}
+#find{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.25rem .75rem;margin:0 0 1rem}
+#find label{margin-top:.25rem}select{width:100%;font:inherit;padding:.4rem;box-sizing:border-box}
+.find-actions{display:flex;gap:1rem;align-items:center;align-self:end;padding-top:.5rem}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
+@media (max-width:32rem){body{margin:1rem auto}#decided thead{display:none}#decided tr,#decided td{display:block}
+#decided tr{border-bottom:1px solid #ccc;padding:.4rem 0}#decided td{border:0;padding:.1rem 0}.item{padding:.6rem .7rem}}`;
 
 export function renderInboxPage(view: InboxPageView): string {
   const notice = view.notice
     ? `<p id="notice" class="notice ${view.notice.kind}">${esc(view.notice.text)}</p>`
     : "";
   const open = view.open.length
-    ? view.open.map((item) => openItem(item, view)).join("\n")
+    ? view.open.map((item, i) => openItem(item, view, i)).join("\n")
     : `<p id="empty">Nothing is waiting for you.</p>`;
   const decided = view.decided.length
     ? `<table id="decided"><thead><tr><th>Request</th><th>Outcome</th><th>By</th><th>When</th></tr></thead><tbody>
 ${view.decided.map((item) => decidedRow(item, view.now)).join("\n")}
 </tbody></table>`
     : `<p>Nothing decided yet.</p>`;
+  const filtered = view.find ? hasFilters(view.find.filters) : false;
+  const find = view.find
+    ? `${renderCounts(view.find, filtered)}\n${renderFindForm(view.find)}\n`
+    : "";
   const body = `<h1>Approvals</h1>
-<p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")} · <a href="/inbox/delegations">Delegations</a></p>
+<nav><a href="/inbox">Inbox</a><a href="/inbox/dashboard">Dashboard</a><a href="/inbox/delegations">Delegations</a></nav>
+<p class="meta">Signed in as <strong id="member">${esc(view.member)}</strong> · groups: ${view.groups.map(esc).join(", ")}</p>
 ${notice}
-<h2>Waiting for a decision (${view.open.length})</h2>
+${find}<h2>Waiting for a decision (${view.open.length}${filtered ? " matching" : ""})</h2>
+${moreThanShown(view)}
 ${batchBar(view.csrf, view.open.length)}
 <div id="open">
 ${open}
@@ -59,7 +78,7 @@ ${decided}`;
   return layout("Approvals", body, STYLE);
 }
 
-function openItem(item: InboxItem, view: InboxPageView): string {
+function openItem(item: InboxItem, view: InboxPageView, index: number): string {
   const hidden = `<input type="hidden" name="csrf" value="${esc(view.csrf)}">
 <input type="hidden" name="runId" value="${esc(item.runId)}">
 <input type="hidden" name="requestId" value="${esc(item.requestId)}">`;
@@ -81,10 +100,22 @@ ${item.kind === "input" ? renderSchemaFields(item.schema, `field-${item.requestI
 </form>
 <form method="POST" action="/inbox/decide" class="decline">
 ${hidden}
-<input type="text" name="reason" maxlength="1000" placeholder="Reason (the agent is told)" aria-label="Reason for declining">
+<label class="sr" for="reason-${index}">Reason for declining</label>
+<input type="text" id="reason-${index}" name="reason" maxlength="1000" placeholder="Reason (the agent is told)">
 <button type="submit" name="decision" value="decline">Decline</button>
 </form>
 ${editForm(item, `${hidden}\n${version}`)}</section>`;
+}
+
+/**
+ * The page shows the first requests of each group (routes.ts `OPEN_LIMIT`): when the groups
+ * hold more, say so, and how to narrow them down, instead of a silently short list.
+ */
+function moreThanShown(view: InboxPageView): string {
+  const total = (view.find?.counts ?? []).reduce((sum, c) => sum + c.matching, 0);
+  return total > view.open.length
+    ? `<p class="meta" id="more">Showing ${view.open.length} of ${total}: filter or sort to find the others.</p>\n`
+    : "";
 }
 
 /** Arguments the rules let an approver change: one field each (JSON), inside <details>. */

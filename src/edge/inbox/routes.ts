@@ -18,6 +18,8 @@ import { MAX_REASON_CHARS } from "../http/schemas";
 import { NO_STORE_NO_REFERRER } from "../http/headers";
 import { type InboxVisitor, inboxSignedIn, signInPage } from "./signed-in";
 import { fieldsFromForm } from "../pages/schema-fields";
+import { dashboardRoutes } from "./dashboard/routes";
+import { openOrder, pageFilters, type PageFilters } from "./find/page-filters";
 
 type Ctx = Context<{ Bindings: EdgeEnv }>;
 
@@ -42,21 +44,27 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
     {
       notice,
       status = 200,
-    }: { notice?: InboxPageView["notice"]; status?: 200 | 400 | 403 | 404 | 409 | 500 } = {},
+      filters = {},
+    }: {
+      notice?: InboxPageView["notice"];
+      status?: 200 | 400 | 403 | 404 | 409 | 500;
+      filters?: PageFilters;
+    } = {},
   ) => {
+    const { sort, ...only } = filters;
     const pages = await Promise.all(
       who.groups.map(async (group) => {
         const inbox = inboxStub(c.env, group);
-        const [open, decided] = await Promise.all([
-          inbox.list({ status: "open", limit: OPEN_LIMIT }),
-          inbox.list({ status: "decided", limit: DECIDED_LIMIT }),
+        const [open, decided, counts] = await Promise.all([
+          inbox.list({ status: "open", limit: OPEN_LIMIT, ...filters }),
+          inbox.list({ status: "decided", limit: DECIDED_LIMIT, ...only }),
+          inbox.counts({ status: "open", limit: OPEN_LIMIT, ...only }),
         ]);
-        return { open: open.items, decided: decided.items };
+        const { rowsRead: _, ...totals } = counts;
+        return { open: open.items, decided: decided.items, counts: { group, ...totals } };
       }),
     );
-    const open = unique(pages.flatMap((p) => p.open)).sort(
-      (a, b) => Date.parse(a.surfacedAt) - Date.parse(b.surfacedAt),
-    );
+    const open = unique(pages.flatMap((p) => p.open)).sort(openOrder(sort));
     const decided = unique(pages.flatMap((p) => p.decided))
       .sort((a, b) => decidedAt(b) - decidedAt(a))
       .slice(0, DECIDED_LIMIT);
@@ -68,11 +76,13 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       csrf: await csrfToken(c, who.identity),
       ...(notice ? { notice } : {}),
       now: Date.now(),
+      find: { filters, counts: pages.map((p) => p.counts) },
     });
     return page(c, html, status);
   };
 
   return new Hono<{ Bindings: EdgeEnv }>()
+    .route("/", dashboardRoutes(options))
     .get("/inbox/signin/:token", async (c) => {
       const approver = await readApproverLink(c, c.req.param("token"));
       if (!approver) {
@@ -95,7 +105,12 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       if (!who) {
         return page(c, signInPage(), 401);
       }
-      return render(c, who);
+      const filters = pageFilters(c.req.query());
+      if (!filters.ok) {
+        const html = renderMessagePage("Invalid filter", filters.message, "error");
+        return page(c, html, 400);
+      }
+      return render(c, who, { filters: filters.value });
     })
     .use(
       "/inbox/decide",

@@ -3,7 +3,9 @@
  * behind the `INBOXES` binding, typed by its RPC surface.
  */
 import { ConfigError } from "../settings";
-import type { InboxCursor, InboxItem } from "./item";
+import type { InboxItem } from "./item";
+import type { InboxListQuery } from "./find/listing";
+import type { InboxStats } from "./dashboard/stats";
 
 export interface InboxPage {
   items: InboxItem[];
@@ -11,13 +13,21 @@ export interface InboxPage {
   rowsRead: number;
 }
 
+/** One group's totals, and how many of the listed status match the filters. */
+export interface InboxCounts {
+  open: number;
+  decided: number;
+  matching: number;
+  rowsRead: number;
+}
+
 export interface InboxRpc {
   apply(items: InboxItem[]): Promise<{ changed: number }>;
-  list(query: {
-    status: "open" | "decided";
-    limit: number;
-    cursor?: InboxCursor;
-  }): Promise<InboxPage>;
+  /** `fingerprint` goes into `nextCursor` (listing.ts `listingFingerprint`). */
+  list(query: InboxListQuery & { fingerprint?: string }): Promise<InboxPage>;
+  counts(query: InboxListQuery): Promise<InboxCounts>;
+  /** The dashboard's numbers (stats.ts) as of `now`. */
+  stats(now: number): Promise<InboxStats>;
   get(runId: string, requestId: string): Promise<InboxItem | undefined>;
 }
 

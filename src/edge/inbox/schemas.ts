@@ -3,6 +3,24 @@ import * as z from "zod";
 import { INBOX_LIMIT_DEFAULT, INBOX_LIMIT_MAX } from "./item";
 import { identityField } from "../http/schemas";
 
+const filterText = (what: string) => z.string().min(1).max(200).optional().describe(what);
+
+/** The filters and order `GET /v1/approvals` and the `/inbox` page share. */
+export const InboxFilterFields = {
+  agent: filterText("Only requests of this agent (exact name)"),
+  tool: filterText("Only requests for this tool (exact name)"),
+  requestedBy: filterText("Only requests of runs started for this person (case-insensitive)"),
+  q: filterText(
+    "Text in the prompt, the arguments (as JSON) or the user's input: case-insensitive, Unicode-aware (NFKC, full case folding)",
+  ),
+  sort: z
+    .enum(["expires", "surfaced"])
+    .optional()
+    .describe(
+      "`expires`: soonest expiry first (none last); `surfaced`: oldest surfaced first. Absent: open oldest surfaced first, decided newest decision first",
+    ),
+};
+
 export const ApprovalsQuerySchema = z
   .strictObject({
     group: z.string().min(1, "is required").max(64).describe("An approver group, or `default`"),
@@ -15,6 +33,7 @@ export const ApprovalsQuerySchema = z
       .max(INBOX_LIMIT_MAX)
       .default(INBOX_LIMIT_DEFAULT)
       .describe(`Items per page, 1–${INBOX_LIMIT_MAX} (default ${INBOX_LIMIT_DEFAULT})`),
+    ...InboxFilterFields,
   })
   .meta({ id: "ApprovalsQuery" });
 
@@ -104,6 +123,27 @@ export const InboxItemSchema = z
   })
   .meta({ id: "InboxItem" });
 
+export const ApprovalsCountsSchema = z
+  .object({
+    group: z.string(),
+    open: z.number().int().describe("Open requests in the group"),
+    decided: z.number().int().describe("Decided requests kept in the group's inbox"),
+    matching: z
+      .number()
+      .int()
+      .describe(
+        "Requests of the listed `status` that match the filters (all of them without filters)",
+      ),
+  })
+  .meta({ id: "ApprovalsCounts" });
+
 export const ApprovalsPageSchema = z
-  .object({ items: z.array(InboxItemSchema), nextCursor: z.string().nullable() })
+  .object({
+    items: z.array(InboxItemSchema),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe("Continues this listing only: with other filters, sort, status or group it is 400"),
+    counts: ApprovalsCountsSchema,
+  })
   .meta({ id: "ApprovalsPage" });

@@ -25,6 +25,7 @@ import {
   TreeHandleSchema,
 } from "../schemas";
 import {
+  ApprovalsCountsSchema,
   ApprovalsPageSchema,
   ApproverLinkCreateSchema,
   ApproverLinkSchema,
@@ -64,6 +65,7 @@ const SCHEMAS = {
   ApprovalDescriptionSchema,
   NotificationSchema,
   ApprovalsPageSchema,
+  ApprovalsCountsSchema,
   InboxItemSchema,
   ApproverLinkCreateSchema,
   ApproverLinkSchema,

@@ -12,6 +12,29 @@ const query = (
   schema,
 });
 
+/** The filters and order `GET /v1/approvals` and `GET /inbox` share (issue 42). */
+const FILTERS = [
+  query("agent", "Only requests of this agent (exact name; 1–200 characters)", {
+    schema: { type: "string", minLength: 1, maxLength: 200 },
+  }),
+  query("tool", "Only requests for this tool (exact name)", {
+    schema: { type: "string", minLength: 1, maxLength: 200 },
+  }),
+  query("requestedBy", "Only requests of runs started for this person (case-insensitive)", {
+    schema: { type: "string", minLength: 1, maxLength: 200 },
+  }),
+  query(
+    "q",
+    "Text in the prompt, the arguments (JSON) or the user's input: case-insensitive, Unicode-aware (NFKC, full case folding: `strasse` finds `Straße`)",
+    { schema: { type: "string", minLength: 1, maxLength: 200 } },
+  ),
+  query(
+    "sort",
+    "`expires`: soonest expiry first, none last; `surfaced`: oldest surfaced first. Absent: open oldest surfaced first, decided newest decision first",
+    { schema: { type: "string", enum: ["expires", "surfaced"] } },
+  ),
+];
+
 export const INBOX_PATHS = {
   "/v1/approvals": {
     get: {
@@ -27,10 +50,15 @@ export const INBOX_PATHS = {
         query("status", "open (default) or decided", {
           schema: { type: "string", enum: ["open", "decided"] },
         }),
-        query("cursor", "`nextCursor` of the previous page", { schema: { type: "string" } }),
+        query(
+          "cursor",
+          "`nextCursor` of the previous page; only with the same group, status, filters and sort (else 400)",
+          { schema: { type: "string" } },
+        ),
         query("limit", "1–200, default 50", {
           schema: { type: "integer", minimum: 1, maximum: 200 },
         }),
+        ...FILTERS,
       ],
       responses: {
         200: {
@@ -41,9 +69,16 @@ export const INBOX_PATHS = {
                 "SQLite rows the page cost the inbox (its own rows, never the whole inbox)",
               schema: { type: "integer" },
             },
+            "x-count-rows-read": {
+              description:
+                "SQLite rows the `counts` cost (two without filters; the matching range with them)",
+              schema: { type: "integer" },
+            },
           },
         },
-        400: error("invalid_query: a parameter is missing or malformed (named in issues)"),
+        400: error(
+          "invalid_query: a parameter is missing or malformed, or the cursor belongs to another listing (named in issues)",
+        ),
         401: error("Bad or missing token"),
         404: error("group_not_found: no such approver group"),
       },
@@ -68,10 +103,25 @@ export const INBOX_PATHS = {
   "/inbox": {
     get: {
       operationId: "showInbox",
-      summary: "The signed-in approver's inbox page (HTML, no script)",
+      summary:
+        "The signed-in approver's inbox page (HTML, no script): counts per group on top, filters and sort as for GET /v1/approvals",
       // Open to the network: the session cookie (or Cloudflare Access) identifies the approver.
       security: [],
-      responses: { 200: html("The inbox"), 401: html("Not signed in") },
+      parameters: FILTERS,
+      responses: {
+        200: html("The inbox"),
+        400: html("A filter or sort is malformed (the page says which)"),
+        401: html("Not signed in"),
+      },
+    },
+  },
+  "/inbox/dashboard": {
+    get: {
+      operationId: "showInboxDashboard",
+      summary:
+        "The picture for signed-in members (HTML with inline SVG charts, no script): pending per group and by age, time to decision p50/p90 per group over 7 and 30 days, decisions per approver, expiries and policy auto-decisions",
+      security: [],
+      responses: { 200: html("The dashboard"), 401: html("Not signed in") },
     },
   },
   "/inbox/signin/{token}": {
