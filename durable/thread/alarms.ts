@@ -28,6 +28,8 @@ export interface AlarmSources {
   /** When runs waiting on a remote A2A task poll it next. */
   remotePolls?: number[];
   runs: Array<{ status: RunRow["status"]; expiresAt: number | null; unapplied: boolean }>;
+  /** An undo has steps left (durable/undo/): the watchdog carries it on after a crash. */
+  undoing?: boolean;
 }
 
 /** The earliest time the alarm must fire, or undefined when nothing waits. Pure. */
@@ -37,6 +39,9 @@ export function nextAlarmAt(sources: AlarmSources): number | undefined {
     (t): t is number => t !== undefined,
   );
   times.push(...(sources.remotePolls ?? []));
+  if (sources.undoing) {
+    times.push(now + WATCHDOG_MS);
+  }
   for (const run of sources.runs) {
     if (run.status === "running") {
       times.push(now + WATCHDOG_MS);
@@ -66,6 +71,7 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
     ...optional("notifyRetry", t.notifications.retryAt()),
     ...optional("timer", nextTimerAt(t.votes)),
     remotePolls: t.remoteWaits.dueTimes(runs, now),
+    undoing: t.undo.unfinished().length > 0,
     runs: runs.map((run) => ({
       status: run.status,
       expiresAt: run.expiresAt,

@@ -28,6 +28,7 @@ import { withoutSignIns } from "../tokens/inbox-filter";
 import { ReceiptOutbox } from "../outbox/receipts";
 import { receiptRecorder } from "../receipts/record";
 import { PendingVersionOutbox } from "../outbox/pending-version";
+import { UndoStore } from "../undo/store";
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
@@ -78,6 +79,8 @@ export interface ThreadContext {
   /** Runs waiting on a remote A2A task: polled by the alarm, decided by nobody. */
   readonly remoteWaits: RemoteTaskWaits;
   readonly lock: DriveLock;
+  /** The thread's undos and their compensation steps (../undo/). */
+  readonly undo: UndoStore;
   /** Aborts the running driver (a cancel); a fresh controller is put in its place. */
   readonly abort: { signal(): AbortSignal; abort(reason: Error): void };
   config(): EdgeConfig;
@@ -147,6 +150,7 @@ export function createThreadContext(
     waiters: new InlineWaiters(),
     remoteWaits: new RemoteTaskWaits(),
     lock: new DriveLock(),
+    undo: new UndoStore(sql),
     abort: {
       signal: () => controller.signal,
       abort(reason) {

@@ -73,6 +73,11 @@ export interface AgentDefinition<Env = unknown> {
    * Requests with approver rules are never offered to it: those are decided by their group.
    */
   waitFor?: (request: Request) => Answer | undefined | Promise<Answer | undefined>;
+  /**
+   * `"compensate"`: a run that fails or is cancelled after calls with a `compensate` completed
+   * takes them back automatically, last first (an undo by `"onFailure"`; docs/undo.md).
+   */
+  onFailure?: "compensate";
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -127,6 +132,9 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
     throw new TypeError(
       `defineAgent(${definition.name}): version must be 1–128 printable characters without spaces`,
     );
+  }
+  if (definition.onFailure !== undefined && definition.onFailure !== "compensate") {
+    throw new TypeError(`defineAgent(${definition.name}): onFailure must be "compensate"`);
   }
   const change = definition.onVersionChange;
   if (

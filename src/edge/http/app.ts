@@ -25,6 +25,7 @@ import { mcpRoutes } from "../protocols/mcp-server/routes";
 import { oauthRoutes } from "../oauth/routes";
 import { anyAgentUsesOAuth } from "../oauth/settings";
 import { receiptRoutes } from "../receipts/routes";
+import { undoRoutes } from "../undo/routes";
 import { receiptSources } from "../receipts/sources";
 
 /** The HTTP API of docs/architecture.md §4 and §6. */
@@ -54,6 +55,7 @@ export function createApp(
       .route("/v1", chatRoutes({ agents, ...options }))
       .route("/v1", agUiRoutes({ agents, ...options }))
       .route("/v1", approvalsRoutes(options))
+      .route("/v1", undoRoutes())
       .route("/v1", runRoutes(agents, options.approverGroups))
       .route("/", approvalRoutes())
       .route("/", emailRoutes())

@@ -172,7 +172,15 @@ function anchorProblem(receipt: Receipt): string | undefined {
   return undefined;
 }
 
-const DECISIONS = new Set(["approved", "declined", "expired", "cancelled"]);
+const DECISIONS = new Set([
+  "approved",
+  "declined",
+  "expired",
+  "cancelled",
+  "revoked",
+  "compensated",
+]);
+const COMPENSATION_STATUSES = new Set(["ran", "failed", "not_compensable"]);
 const STRINGS = [
   "threadId",
   "runId",
@@ -200,13 +208,33 @@ function shapeProblem(value: unknown): string | undefined {
     }
   }
   if (!DECISIONS.has(value.decision as string)) {
-    return `decision ${JSON.stringify(value.decision)} is not approved, declined, expired or cancelled`;
+    return `decision ${JSON.stringify(value.decision)} is not approved, declined, expired, cancelled, revoked or compensated`;
+  }
+  if (value.decision === "compensated" || value.compensation !== undefined) {
+    const problem = compensationProblem(value.compensation);
+    if (problem) {
+      return problem;
+    }
   }
   if (value.prev !== null && typeof value.prev !== "string") {
     return "prev is neither null nor a string";
   }
   if (value.rule !== null && !isRecord(value.rule)) {
     return "rule is neither null nor an object";
+  }
+  return undefined;
+}
+
+/** A `compensated` receipt names the call it took back and how that went (issue 44). */
+function compensationProblem(value: unknown): string | undefined {
+  if (!isRecord(value) || typeof value.callId !== "string") {
+    return "compensation is not an object with a callId";
+  }
+  if (!COMPENSATION_STATUSES.has(value.status as string)) {
+    return `compensation status ${JSON.stringify(value.status)} is not ran, failed or not_compensable`;
+  }
+  if (value.error !== undefined && typeof value.error !== "string") {
+    return "compensation error is not a string";
   }
   return undefined;
 }

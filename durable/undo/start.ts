@@ -1,0 +1,92 @@
+/**
+ * `POST /v1/runs/:runId/undo` inside the thread's object: checks the run may be undone,
+ * records the undo (one per run: a second ask answers with the first's), and drives it at
+ * once in the background; the resume queue and the alarm are its backstops, as for a run
+ * (durable/thread/drive/drive-now.ts). The steps themselves: drive.ts.
+ */
+import type { UndoInput, UndoOutcome } from "../../src/edge/undo/types";
+import { agentTools } from "../../src/edge/agent";
+import { compensationPlan, hasCompensations } from "../../src/core/compensation";
+import type { OutboxDelivery } from "../outbox/delivery";
+import type { ThreadContext } from "../thread/context";
+import { sendResumeSoon } from "../thread/context";
+import { armAlarm } from "../thread/alarms";
+import { driveNow } from "../thread/drive/drive-now";
+import type { RunRow } from "../storage/run-store";
+import { undoView } from "./view";
+
+export async function undoRun(
+  t: ThreadContext,
+  delivery: OutboxDelivery,
+  input: UndoInput,
+): Promise<UndoOutcome> {
+  const { runId } = input;
+  if (!t.store.run(runId)) {
+    return { ok: false, code: "run_not_found", message: `no run ${runId}` };
+  }
+  const agent = t.agents.get(t.store.requireRun(runId).agent);
+  const tools = agent ? await agentTools(agent, t.env) : [];
+  // Everything below is synchronous: the checks and the insert see the same storage.
+  const run = t.store.requireRun(runId);
+  const earlier = answerWithEarlier(t, run);
+  if (earlier) {
+    return earlier;
+  }
+  if (isActive(t, run)) {
+    return {
+      ok: false,
+      code: "run_active",
+      message: `run ${runId} is ${run.status}: undo it once it has finished, or cancel it`,
+    };
+  }
+  const plan = compensationPlan(t.store.toolCalls(runId), {
+    tool: (name) => tools.find((tool) => tool.name === name),
+  });
+  if (!hasCompensations(plan)) {
+    return {
+      ok: false,
+      code: "nothing_to_undo",
+      message: `run ${runId} has no completed call whose tool can compensate`,
+    };
+  }
+  beginUndo(t, { ...input, plan: plan.map((step) => step.call.id) });
+  await armAlarm(t);
+  driveNow(t, delivery, runId);
+  sendResumeSoon(t, run);
+  const view = undoView(t.undo, runId);
+  return view
+    ? { ok: true, started: true, status: t.store.requireRun(runId).status, undo: view }
+    : { ok: false, code: "run_not_found", message: `no run ${runId}` };
+}
+
+/** Records the undo and its `undo` event (call with nothing awaited since the checks). */
+export function beginUndo(t: ThreadContext, input: UndoInput & { plan: string[] }): void {
+  t.state.storage.transactionSync(() => {
+    t.undo.begin({
+      runId: input.runId,
+      reason: input.reason,
+      requestedBy: input.requestedBy,
+      now: Date.now(),
+    });
+    t.events.record(input.runId, "undo", {
+      reason: input.reason,
+      requestedBy: input.requestedBy,
+      calls: input.plan,
+    });
+  });
+}
+
+/** A run asked to undo before: the first undo's outcome (200). */
+function answerWithEarlier(t: ThreadContext, run: RunRow): UndoOutcome | undefined {
+  const view = undoView(t.undo, run.runId);
+  return view && { ok: true, started: false, status: run.status, undo: view };
+}
+
+/** Running or waiting, or cancelled with a decision still to apply to its call. */
+function isActive(t: ThreadContext, run: RunRow): boolean {
+  return (
+    run.status === "running" ||
+    run.status === "pending" ||
+    t.store.runsWithWork().some((other) => other.runId === run.runId)
+  );
+}
