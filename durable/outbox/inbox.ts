@@ -96,6 +96,7 @@ const OUTCOME: Record<DecisionRow["decision"], InboxDecision["outcome"]> = {
   decline: "declined",
   cancel: "cancelled",
   expire: "expired",
+  revoke: "declined", // an approval revoked in its undo window declines the call
 };
 
 export class InboxOutbox {

@@ -55,7 +55,8 @@ export interface RunRow {
 export interface DecisionRow {
   requestId: string;
   runId: string;
-  decision: "approve" | "decline" | "cancel" | "expire";
+  /** `revoke` (issue 44): an approval taken back in its undo window (durable/undo/revoke.ts). */
+  decision: "approve" | "decline" | "cancel" | "expire" | "revoke";
   answer: Answer;
   channel: Channel;
   decidedBy: string | null;

@@ -7,6 +7,7 @@
 import type { RunRow } from "../storage/run-store";
 import { nextTimerAt } from "./reminders";
 import type { ThreadContext } from "./context";
+import { heldUntil } from "../undo/window";
 
 /**
  * How long a running run may go without progress before the watchdog alarm retries it. The
@@ -27,7 +28,13 @@ export interface AlarmSources {
   timer?: number;
   /** When runs waiting on a remote A2A task poll it next. */
   remotePolls?: number[];
-  runs: Array<{ status: RunRow["status"]; expiresAt: number | null; unapplied: boolean }>;
+  runs: Array<{
+    status: RunRow["status"];
+    expiresAt: number | null;
+    unapplied: boolean;
+    /** The unapplied decision is an approval held in its undo window until then (../undo/window.ts). */
+    heldUntil?: number;
+  }>;
   /** An undo has steps left (durable/undo/): the watchdog carries it on after a crash. */
   undoing?: boolean;
 }
@@ -50,7 +57,7 @@ export function nextAlarmAt(sources: AlarmSources): number | undefined {
       times.push(run.expiresAt);
     }
     if (run.unapplied) {
-      times.push(now + DECISION_BACKSTOP_MS);
+      times.push(Math.max(run.heldUntil ?? 0, now + DECISION_BACKSTOP_MS));
     }
   }
   return times.length === 0 ? undefined : Math.min(...times);
@@ -76,6 +83,7 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
       status: run.status,
       expiresAt: run.expiresAt,
       unapplied: hasUnapplied(t, run),
+      ...held(t, run),
     })),
   });
   if (next === undefined) {
@@ -92,6 +100,14 @@ function hasUnapplied(t: ThreadContext, run: RunRow): boolean {
   const request = run.pending ?? undefined;
   const decision = request && t.store.decision(request.id);
   return Boolean(decision && decision.appliedAt === null);
+}
+
+/** The end of the undo window of the run's unapplied approval, when it is held. */
+function held(t: ThreadContext, run: RunRow): { heldUntil?: number } {
+  const request = run.pending ?? undefined;
+  const decision = request && t.store.decision(request.id);
+  const until = decision && decision.appliedAt === null ? heldUntil(decision, request) : undefined;
+  return until === undefined ? {} : { heldUntil: until };
 }
 
 function earliest(...times: Array<number | undefined>): number | undefined {

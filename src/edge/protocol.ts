@@ -79,7 +79,8 @@ export type Channel = (typeof CHANNELS)[number];
 /** One ledger entry: the decision, the answer it became, and its audit trail. */
 export interface DecisionView {
   requestId: string;
-  decision: "approve" | "decline" | "cancel" | "expire";
+  /** `revoke`: an approval taken back during its undo window (docs/undo.md). */
+  decision: "approve" | "decline" | "cancel" | "expire" | "revoke";
   answer: Answer;
   channel: Channel;
   decidedBy: string | null;
@@ -176,7 +177,8 @@ export type CancelOutcome =
 export interface DecisionInput {
   runId: string;
   requestId: string;
-  decision: "approve" | "decline" | "cancel";
+  /** `revoke` (issue 44): take back an approval held in its undo window (rule `delay`). */
+  decision: "approve" | "decline" | "cancel" | "revoke";
   data?: unknown;
   reason?: string;
   /** With approve on a request with rules: the tool's full arguments, edited. */

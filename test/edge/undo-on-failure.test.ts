@@ -13,6 +13,7 @@ import type { ModelRequest } from "../../src/core/providers/model";
 import { newRunId, newThreadId } from "../../src/edge/http/threads";
 import { BASE } from "../helpers/edge";
 import { threadStub } from "../helpers/durable";
+import type { RunView } from "../../src/edge/protocol";
 
 function tripsEdge(onFailure: boolean, last: "fail" | "pay") {
   const undone: string[] = [];
@@ -75,7 +76,7 @@ describe('defineAgent({ onFailure: "compensate" })', () => {
     const { edge, undone } = tripsEdge(true, "fail");
     await inObject(edge, async (object, runId) => {
       await object.drive(runId);
-      const view = await object.getRun(runId);
+      const view = (await object.getRun(runId)) as RunView | undefined;
       expect(view).toMatchObject({
         status: "compensated",
         error: expect.stringMatching(/the model is down/),
@@ -95,7 +96,7 @@ describe('defineAgent({ onFailure: "compensate" })', () => {
   it("a cancelled run compensates too", async () => {
     const { edge, undone } = tripsEdge(true, "pay");
     await inObject(edge, async (object, runId) => {
-      expect((await object.getRun(runId))?.status).toBe("pending");
+      expect(((await object.getRun(runId)) as RunView | undefined)?.status).toBe("pending");
       expect((await object.cancel(runId)).ok).toBe(true);
       await object.drive(runId);
       expect(await object.getRun(runId)).toMatchObject({
@@ -110,7 +111,7 @@ describe('defineAgent({ onFailure: "compensate" })', () => {
     const { edge, undone } = tripsEdge(false, "fail");
     await inObject(edge, async (object, runId) => {
       await object.drive(runId);
-      const view = await object.getRun(runId);
+      const view = (await object.getRun(runId)) as RunView | undefined;
       expect(view?.status).toBe("failed");
       expect(view).not.toHaveProperty("undo");
       expect(undone).toEqual([]);

@@ -109,6 +109,16 @@ describe("POST /v1/runs/:runId/undo", () => {
       undo: { reason: "wrong order", requestedBy: "ann@example.com", state: "compensated" },
     });
     expect((await getRun(runId)).undo?.compensations).toHaveLength(1);
+
+    // The webhook takes `revoke`; with no undo window (no delay rule) there is nothing to revoke.
+    const revoke = await signedDecision({
+      runId,
+      requestId: approved!.requestId,
+      decision: "revoke",
+      decidedBy: "ann@example.com",
+    });
+    expect(revoke.status).toBe(409);
+    expect(await revoke.json()).toMatchObject({ error: { code: "request_not_pending" } });
   });
 
   it("refuses what cannot be undone: a running or pending run, nothing to compensate, an unknown run, no user", async () => {

@@ -75,7 +75,11 @@ export const DecisionSchema = z
   .strictObject({
     runId: z.string().min(1).max(300),
     requestId: z.string().min(1).max(300),
-    decision: z.enum(["approve", "decline", "cancel"]),
+    decision: z
+      .enum(["approve", "decline", "cancel", "revoke"])
+      .describe(
+        "revoke: an approver of the request takes back its approval while the rule's delay (the undo window) runs; the call is declined with reason `revoked by <who>`. After the delay: 409 request_not_pending",
+      ),
     data: z
       .unknown()
       .refine(withinFieldLimit, FIELD_TOO_LARGE)
@@ -153,7 +157,7 @@ const ChannelSchema = z.enum(CHANNELS);
 export const DecisionRecordSchema = z
   .object({
     requestId: z.string(),
-    decision: z.enum(["approve", "decline", "cancel", "expire"]),
+    decision: z.enum(["approve", "decline", "cancel", "expire", "revoke"]),
     answer: AnswerSchema,
     channel: ChannelSchema,
     decidedBy: z.string().nullable(),
