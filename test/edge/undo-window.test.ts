@@ -19,6 +19,7 @@ import { revokeApproval } from "../../durable/undo/revoke";
 import { heldUntil } from "../../durable/undo/window";
 import { BASE } from "../helpers/edge";
 import { threadStub } from "../helpers/durable";
+import type { ThreadObjectInternals } from "../../durable/thread/object";
 
 const HOUR = 60 * 60_000;
 
@@ -147,7 +148,8 @@ describe("approver rule delay: the undo window", () => {
 
   it("a revoke racing the window's end: revoke first ⇒ declined; the end first ⇒ the approval runs and the revoke is 409 request_not_pending", async () => {
     for (const order of ["revoke first", "end first"] as const) {
-      await approvedPayment(async ({ object, runId, requestId }) => {
+      await approvedPayment(async ({ object: outer, runId, requestId }) => {
+        const object = outer as unknown as ThreadObjectInternals;
         const store = object.store;
         const deps = (now: number) =>
           ({ store, votes: object.votes, now: () => now }) as unknown as DriverDeps;

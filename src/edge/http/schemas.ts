@@ -2,6 +2,7 @@
  * zod schemas of the HTTP API. The same objects validate requests and generate
  * /openapi.json, so the document cannot drift from the code.
  */
+import { UndoSchema } from "./openapi/undo";
 import * as z from "zod";
 import { AnswerSchema, RequestSchema } from "../../core/wire";
 import { CHANNELS } from "../protocol";
@@ -139,7 +140,8 @@ export const LinksSchema = z
   .meta({ id: "RunLinks" });
 
 export const RunStatusSchema = z
-  .enum(["running", "pending", "done", "incomplete", "failed", "cancelled"])
+  .enum(["running", "pending", "done", "incomplete", "failed", "cancelled", "compensated"])
+  .describe("compensated: an undo took back what the run did (POST /v1/runs/{runId}/undo)")
   .meta({ id: "RunStatus" });
 
 export const RunAcceptedSchema = z
@@ -283,6 +285,9 @@ export const RunViewSchema = z
       .describe(
         "The sub-agent tree of an agent with a team: the run's own agent first, then each child (absent otherwise)",
       ),
+    undo: UndoSchema.optional().describe(
+      "The run's undo, once one was asked for (POST /v1/runs/{runId}/undo)",
+    ),
   })
   .meta({ id: "Run" });
 

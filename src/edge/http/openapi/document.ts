@@ -42,6 +42,8 @@ import { PROTOCOL_PATHS } from "../../protocols/openapi/chat";
 import { AGENT_PROTOCOL_PATHS } from "../../protocols/openapi/agents";
 import { error, json, ref } from "./parts";
 import { TOOL_CALL_PATHS, ToolCallRecordSchema } from "./tool-calls";
+import { CompensationSchema, UNDO_PATHS, UndoAcceptedSchema, UndoSchema } from "./undo";
+import { UndoCreateSchema } from "../../undo/routes";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
@@ -68,6 +70,10 @@ const SCHEMAS = {
   ApprovalStateSchema,
   ArgsChangedSchema,
   TreeHandleSchema,
+  UndoCreateSchema,
+  UndoSchema,
+  UndoAcceptedSchema,
+  CompensationSchema,
   RunViewLinkSchema,
   ToolCallRecordSchema,
 };
@@ -103,7 +109,10 @@ in UTF-8 bytes when that was less than the whole, which GET /v1/runs/{runId}/too
 superseded {requestId, by, reason} (a newer deploy asked the call again as request by);
 resumed {requestId, decision, channel} or {reason}; done {status, text?, usage?, turns?}; error {message}
 (the run failed) or {message, requestId?, code?, recoverable: true} (the run goes on: a retried driver, a
-notification not delivered, an approver group not defined, a queue name createEdge({ queues }) lacks: code config_error). The stream closes after done or an
+notification not delivered, an approver group not defined, a queue name createEdge({ queues }) lacks: code config_error).
+An undo (POST /v1/runs/{runId}/undo) appends after done: undo {reason, requestedBy, calls}; compensating {callId, tool}
+(a step begins); compensation {callId, tool, status, output?, error?} (a step's outcome); compensated {reason, requestedBy,
+compensations} (the run is compensated). The stream closes after done, compensated or an
 error without recoverable: true.`;
 
 let cached: unknown;
@@ -226,6 +235,7 @@ function openApiDocument(): unknown {
         },
       },
       ...TOOL_CALL_PATHS,
+      ...UNDO_PATHS,
       "/v1/runs/{runId}/cancel": {
         post: {
           operationId: "cancelRun",
