@@ -14,6 +14,10 @@ import { armAlarm } from "../thread/alarms";
 import { driveNow } from "../thread/drive/drive-now";
 import type { RunRow } from "../storage/run-store";
 import { undoView } from "./view";
+import type { UndoRow } from "./store";
+import type { Request } from "../../src/core/types";
+import { approvalTimeoutOf, type AgentDefinition } from "../../src/edge/agent";
+import { UNDO_TOOL, undoRequestId } from "./approval";
 
 export async function undoRun(
   t: ThreadContext,
@@ -49,10 +53,19 @@ export async function undoRun(
       message: `run ${runId} has no completed call whose tool can compensate`,
     };
   }
-  beginUndo(t, { ...input, plan: plan.map((step) => step.call.id) });
+  const request = agent?.undo ? undoRequest(t, { agent, run, reason: input.reason }) : undefined;
+  beginUndo(t, {
+    ...input,
+    plan: plan.map((step) => step.call.id),
+    ...(request ? { request } : {}),
+  });
   await armAlarm(t);
-  driveNow(t, delivery, runId);
-  sendResumeSoon(t, run);
+  if (request) {
+    await delivery.deliver(); // the approvers' inboxes show the undo's request
+  } else {
+    driveNow(t, delivery, runId);
+    sendResumeSoon(t, run);
+  }
   const view = undoView(t.undo, runId);
   return view
     ? { ok: true, started: true, status: t.store.requireRun(runId).status, undo: view }
@@ -60,26 +73,74 @@ export async function undoRun(
 }
 
 /** Records the undo and its `undo` event (call with nothing awaited since the checks). */
-export function beginUndo(t: ThreadContext, input: UndoInput & { plan: string[] }): void {
+export function beginUndo(
+  t: ThreadContext,
+  input: UndoInput & { plan: string[]; request?: Request },
+): void {
   t.state.storage.transactionSync(() => {
+    const { request } = input;
     t.undo.begin({
       runId: input.runId,
       reason: input.reason,
       requestedBy: input.requestedBy,
       now: Date.now(),
+      ...(request ? { request } : {}),
     });
     t.events.record(input.runId, "undo", {
       reason: input.reason,
       requestedBy: input.requestedBy,
       calls: input.plan,
+      ...(request ? { requestId: request.id } : {}),
     });
+    if (request) {
+      // A request like any other: its rules kept with it, shown in the approvers' inboxes.
+      t.votes.keepRequest(input.runId, request);
+      t.inbox.surfaced(t.store.requireRun(input.runId), request);
+    }
   });
 }
 
-/** A run asked to undo before: the first undo's outcome (200). */
+/** The undo's approval request: the agent's undo rules; approvers may edit only the reason. */
+function undoRequest(
+  t: ThreadContext,
+  { agent, run, reason }: { agent: AgentDefinition; run: RunRow; reason: string },
+): Request | undefined {
+  const rules = agent.undo?.approvers;
+  if (!rules) {
+    return undefined;
+  }
+  const expiresIn = agent.undo?.expiresIn ?? approvalTimeoutOf(agent, t.env);
+  return {
+    id: undoRequestId(run.runId, Date.now()),
+    kind: "approval",
+    prompt: `Undo run ${run.runId} (${run.agent}): ${reason}?`,
+    data: { tool: UNDO_TOOL, args: { reason }, approvers: { ...rules, editable: ["reason"] } },
+    expiresAt: new Date(Date.now() + expiresIn).toISOString(),
+  };
+}
+
+/**
+ * A run asked to undo before: the first undo's outcome (200) — unless its approvers declined
+ * it or let its request expire undecided; then a new undo may be asked.
+ */
 function answerWithEarlier(t: ThreadContext, run: RunRow): UndoOutcome | undefined {
+  const row = t.undo.undo(run.runId);
+  if (!row || row.state === "declined" || lapsed(t, row)) {
+    return undefined;
+  }
   const view = undoView(t.undo, run.runId);
   return view && { ok: true, started: false, status: run.status, undo: view };
+}
+
+function lapsed(t: ThreadContext, row: UndoRow): boolean {
+  const request = row.request;
+  return (
+    row.state === "awaiting_approval" &&
+    request !== null &&
+    !t.store.decision(request.id) &&
+    request.expiresAt !== undefined &&
+    Date.parse(request.expiresAt) <= Date.now()
+  );
 }
 
 /** Running or waiting, or cancelled with a decision still to apply to its call. */

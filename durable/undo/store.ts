@@ -6,7 +6,7 @@
  * (durable/receipts/thread-receipts.ts): a thread never undone has none, and no schema
  * version is spent on them.
  */
-import type { CompensationRecord } from "../../src/core/types";
+import type { CompensationRecord, Request } from "../../src/core/types";
 import type { Sql } from "../storage/sql";
 
 const DDL: readonly string[] = [
@@ -16,7 +16,8 @@ const DDL: readonly string[] = [
     requested_by TEXT NOT NULL,
     requested_at INTEGER NOT NULL,
     state TEXT NOT NULL,
-    finished_at INTEGER
+    finished_at INTEGER,
+    request TEXT
   )`,
   `CREATE TABLE IF NOT EXISTS compensations (
     run_id TEXT NOT NULL,
@@ -32,8 +33,11 @@ const DDL: readonly string[] = [
   )`,
 ];
 
-/** Where an undo stands: compensating (steps left), or compensated (every step has its outcome). */
-export type UndoState = "compensating" | "compensated";
+/**
+ * Where an undo stands: awaiting approval (an agent's `undo: { approvers }`), declined by its
+ * approvers, compensating (steps left), or compensated (every step has its outcome).
+ */
+export type UndoState = "awaiting_approval" | "declined" | "compensating" | "compensated";
 
 export interface UndoRow {
   runId: string;
@@ -43,6 +47,8 @@ export interface UndoRow {
   requestedAt: number;
   state: UndoState;
   finishedAt: number | null;
+  /** The undo's approval request, when the agent's `undo.approvers` asks for one. */
+  request: Request | null;
 }
 
 /** One step as stored: `started` until its outcome is written. */
@@ -63,9 +69,12 @@ export class UndoStore {
     if (!this.#exists()) {
       return undefined;
     }
-    return this.sql.one<UndoRow & Record<string, SqlStorageValue>>`
-      SELECT run_id, reason, requested_by, requested_at, state, finished_at FROM undos
+    const row = this.sql.one<Omit<UndoRow, "request"> & { request: string | null }>`
+      SELECT run_id, reason, requested_by, requested_at, state, finished_at, request FROM undos
        WHERE run_id = ${runId}`;
+    return (
+      row && { ...row, request: row.request === null ? null : (JSON.parse(row.request) as Request) }
+    );
   }
 
   /** Runs whose undo has steps left, oldest first (the drive and the alarm carry them on). */
@@ -79,11 +88,33 @@ export class UndoStore {
     );
   }
 
-  /** Records an undo (call in the transaction that checks there is none). */
-  begin(input: { runId: string; reason: string; requestedBy: string; now: number }): void {
+  /**
+   * Records an undo (call in the transaction that checks there is none, or only one its
+   * approvers declined or let expire, which this replaces); with `request` it awaits approval.
+   */
+  begin(input: {
+    runId: string;
+    reason: string;
+    requestedBy: string;
+    now: number;
+    request?: Request;
+  }): void {
     this.#migrate();
-    this.sql`INSERT INTO undos (run_id, reason, requested_by, requested_at, state)
-      VALUES (${input.runId}, ${input.reason}, ${input.requestedBy}, ${input.now}, 'compensating')`;
+    const state: UndoState = input.request ? "awaiting_approval" : "compensating";
+    const request = input.request ? JSON.stringify(input.request) : null;
+    this.sql`INSERT INTO undos (run_id, reason, requested_by, requested_at, state, request)
+      VALUES (${input.runId}, ${input.reason}, ${input.requestedBy}, ${input.now}, ${state}, ${request})
+      ON CONFLICT (run_id) DO UPDATE SET reason = excluded.reason, requested_by = excluded.requested_by,
+        requested_at = excluded.requested_at, state = excluded.state, request = excluded.request,
+        finished_at = NULL`;
+  }
+
+  /** The approvers settled the undo's request: compensate (with the reason they approved), or not. */
+  settled(runId: string, outcome: { approved: boolean; reason: string; now: number }): void {
+    const state: UndoState = outcome.approved ? "compensating" : "declined";
+    this.sql`UPDATE undos SET state = ${state}, reason = ${outcome.reason},
+      finished_at = ${outcome.approved ? null : outcome.now}
+      WHERE run_id = ${runId} AND state = 'awaiting_approval'`;
   }
 
   finish(runId: string, now: number): void {

@@ -14,6 +14,7 @@ export function undoView(undo: UndoStore, runId: string): UndoView | undefined {
     state: row.state,
     finishedAt: row.finishedAt === null ? null : new Date(row.finishedAt).toISOString(),
     compensations: compensationsOf(undo, runId),
+    ...(row.request ? { request: row.request } : {}),
   };
 }
 

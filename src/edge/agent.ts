@@ -8,6 +8,7 @@ import { toJsonSchema } from "../core/schema";
 import { describeApproval, type ApprovalDescription } from "../core/tools/approval";
 import { checkMaxOutputBytes } from "../core/loop/tool-output";
 import type { OnVersionChange } from "./versions/types";
+import { validateRules, type Rules } from "../core/approvers/rules";
 
 /** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
 export type AgentTools<Env = unknown> = Tool[] | ((env: Env) => Tool[] | Promise<Tool[]>);
@@ -78,6 +79,13 @@ export interface AgentDefinition<Env = unknown> {
    * takes them back automatically, last first (an undo by `"onFailure"`; docs/undo.md).
    */
   onFailure?: "compensate";
+  /**
+   * `approvers`: an undo of this agent's runs (POST /v1/runs/:runId/undo) is first a request
+   * like any other, decided by these rules (quorum, expiry; approvers may edit only the
+   * reason) before anything is compensated. `expiresIn`: milliseconds (default: the agent's
+   * approval timeout). docs/undo.md.
+   */
+  undo?: { approvers: Rules; expiresIn?: number };
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -132,6 +140,9 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
     throw new TypeError(
       `defineAgent(${definition.name}): version must be 1–128 printable characters without spaces`,
     );
+  }
+  if (definition.undo !== undefined) {
+    validateRules(definition.undo.approvers, `defineAgent(${definition.name}).undo.approvers`);
   }
   if (definition.onFailure !== undefined && definition.onFailure !== "compensate") {
     throw new TypeError(`defineAgent(${definition.name}): onFailure must be "compensate"`);

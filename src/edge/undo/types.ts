@@ -1,5 +1,5 @@
 /** The undo's RPC and view shapes (issue 44, docs/undo.md): the thread object answers with these. */
-import type { CompensationRecord } from "../../core/types";
+import type { CompensationRecord, Request } from "../../core/types";
 
 /** One compensation step as listed: its outcome, or `started` while it runs. */
 export type CompensationView =
@@ -12,7 +12,10 @@ export interface UndoView {
   /** `x-toolnexus-user` of the undo's caller, or `"onFailure"` (the agent's automatic undo). */
   requestedBy: string;
   requestedAt: string;
-  state: "compensating" | "compensated";
+  /** `awaiting_approval`: the agent's `undo.approvers` decide first (`request`); `declined`: they did not agree. */
+  state: "awaiting_approval" | "declined" | "compensating" | "compensated";
+  /** The undo's approval request (decided through POST /v1/decisions like any other). */
+  request?: Request;
   finishedAt: string | null;
   /** Last call first; a call whose tool has no `compensate` is `not_compensable`. */
   compensations: CompensationView[];
