@@ -109,6 +109,15 @@ describe("approver rule delay: the undo window", () => {
       const decidedAt = Date.parse(view.decisions[0]!.decidedAt);
       expect(await state.storage.getAlarm()).toBe(decidedAt + HOUR);
 
+      // The inboxes show the approval held, with the window's end (their Undo button).
+      const [inboxRow] = state.storage.sql
+        .exec("SELECT item FROM inbox_requests WHERE request_id = ?", requestId)
+        .toArray();
+      expect(JSON.parse(String(inboxRow?.item))).toMatchObject({
+        decision: { outcome: "approved" },
+        heldUntil: new Date(decidedAt + HOUR).toISOString(),
+      });
+
       const outsider = await object.decide(revoke(runId, requestId, "lead@example.com"));
       expect(outsider).toMatchObject({ ok: false, code: "not_an_approver" });
 
