@@ -8,6 +8,8 @@ import { SELF } from "cloudflare:test";
 import { api, BASE, getRun, signedDecision, startRun, waitForStatus } from "../helpers/edge";
 import { receiptsOf } from "../helpers/receipts";
 import { importJwks, verifyReceiptChain } from "../../src/edge/receipts/verify";
+import { ApiRequestError, createApiClient } from "../../src/api-client";
+import { API_TOKEN } from "../helpers/edge";
 
 function undo(runId: string, body: unknown = { reason: "wrong order" }, user = "ann@example.com") {
   return api(`/v1/runs/${runId}/undo`, {
@@ -119,6 +121,23 @@ describe("POST /v1/runs/:runId/undo", () => {
     });
     expect(revoke.status).toBe(409);
     expect(await revoke.json()).toMatchObject({ error: { code: "request_not_pending" } });
+  });
+
+  it("the typed client undoes a run as a user, and says why it cannot", async () => {
+    const client = createApiClient({
+      baseUrl: BASE,
+      token: API_TOKEN,
+      fetch: (request: Request) => SELF.fetch(request),
+    });
+    const runId = await refundedRun();
+    const started = await client.runs.undo(runId, { reason: "wrong order", user: "bob" });
+    expect(started).toMatchObject({ runId, undo: { requestedBy: "bob", reason: "wrong order" } });
+    await waitForStatus(runId, ["compensated"]);
+    const { runId: lookup } = await startRun({ agent: "support", input: "where is order 42" });
+    await waitForStatus(lookup, ["done"]);
+    const refused = await client.runs.undo(lookup, { reason: "x", user: "bob" }).catch((e) => e);
+    expect(refused).toBeInstanceOf(ApiRequestError);
+    expect(refused).toMatchObject({ status: 409, code: "nothing_to_undo" });
   });
 
   it("refuses what cannot be undone: a running or pending run, nothing to compensate, an unknown run, no user", async () => {
