@@ -9,7 +9,7 @@ import { compensationPlan, hasCompensations } from "../../src/core/compensation"
 import type { ThreadContext } from "../thread/context";
 import { armAlarm, WATCHDOG_MS } from "../thread/alarms";
 import { driveUndo, type UndoDeps } from "./drive";
-import { beginUndo } from "./start";
+import { beginUndo } from "./begin";
 
 /** Who an automatic undo is recorded as asked by (receipts' `decidedBy`). */
 export const ON_FAILURE = "onFailure";

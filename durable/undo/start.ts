@@ -14,6 +14,7 @@ import { armAlarm } from "../thread/alarms";
 import { driveNow } from "../thread/drive/drive-now";
 import type { RunRow } from "../storage/run-store";
 import { undoView } from "./view";
+import { beginUndo } from "./begin";
 import type { UndoRow } from "./store";
 import type { Request } from "../../src/core/types";
 import { approvalTimeoutOf, type AgentDefinition } from "../../src/edge/agent";
@@ -70,34 +71,6 @@ export async function undoRun(
   return view
     ? { ok: true, started: true, status: t.store.requireRun(runId).status, undo: view }
     : { ok: false, code: "run_not_found", message: `no run ${runId}` };
-}
-
-/** Records the undo and its `undo` event (call with nothing awaited since the checks). */
-export function beginUndo(
-  t: ThreadContext,
-  input: UndoInput & { plan: string[]; request?: Request },
-): void {
-  t.state.storage.transactionSync(() => {
-    const { request } = input;
-    t.undo.begin({
-      runId: input.runId,
-      reason: input.reason,
-      requestedBy: input.requestedBy,
-      now: Date.now(),
-      ...(request ? { request } : {}),
-    });
-    t.events.record(input.runId, "undo", {
-      reason: input.reason,
-      requestedBy: input.requestedBy,
-      calls: input.plan,
-      ...(request ? { requestId: request.id } : {}),
-    });
-    if (request) {
-      // A request like any other: its rules kept with it, shown in the approvers' inboxes.
-      t.votes.keepRequest(input.runId, request);
-      t.inbox.surfaced(t.store.requireRun(input.runId), request);
-    }
-  });
 }
 
 /** The undo's approval request: the agent's undo rules; approvers may edit only the reason. */

@@ -285,9 +285,7 @@ export const RunViewSchema = z
       .describe(
         "The sub-agent tree of an agent with a team: the run's own agent first, then each child (absent otherwise)",
       ),
-    undo: UndoSchema.optional().describe(
-      "The run's undo, once one was asked for (POST /v1/runs/{runId}/undo)",
-    ),
+    undo: UndoSchema.optional().describe("The undo, once asked (POST /v1/runs/{runId}/undo)"),
   })
   .meta({ id: "Run" });
 
