@@ -40,6 +40,7 @@ export async function compensateOnFailure(t: ThreadContext, runId: string): Prom
     return;
   }
   const tools = await agentTools(agent, t.env);
+  await armAlarm(t, Date.now() + WATCHDOG_MS); // before the record: a process dying after it leaves it to the alarm
   const run = t.store.requireRun(runId);
   if (
     (run.status !== "failed" && run.status !== "cancelled") ||

@@ -10,7 +10,7 @@ import { compensationPlan, hasCompensations } from "../../src/core/compensation"
 import type { OutboxDelivery } from "../outbox/delivery";
 import type { ThreadContext } from "../thread/context";
 import { sendResumeSoon } from "../thread/context";
-import { armAlarm } from "../thread/alarms";
+import { armAlarm, WATCHDOG_MS } from "../thread/alarms";
 import { driveNow } from "../thread/drive/drive-now";
 import type { RunRow } from "../storage/run-store";
 import { undoView } from "./view";
@@ -31,6 +31,9 @@ export async function undoRun(
   }
   const agent = t.agents.get(t.store.requireRun(runId).agent);
   const tools = agent ? await agentTools(agent, t.env) : [];
+  // Armed before the undo is recorded (as a decision's backstop is): a process that dies right
+  // after the record leaves it to this alarm. An undo refused below leaves a spare alarm only.
+  await armAlarm(t, Date.now() + WATCHDOG_MS);
   // Everything below is synchronous: the checks and the insert see the same storage.
   const run = t.store.requireRun(runId);
   const earlier = answerWithEarlier(t, run);

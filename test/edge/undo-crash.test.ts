@@ -6,7 +6,10 @@
  * may have run, so it is reported failed ("interrupted") and not run again either.
  */
 import { describe, expect, it } from "vitest";
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { signedDecision, waitForStatus } from "../helpers/edge";
+import { startPending } from "../helpers/durable";
+import { nextAlarmAt, WATCHDOG_MS } from "../../durable/thread/alarms";
 import { defineTool } from "../../src/core/tools/define";
 import type { Tool } from "../../src/core/types";
 import { RunStore } from "../../durable/storage/run-store";
@@ -155,5 +158,26 @@ describe("an undo across a crash", () => {
       ]);
       expect(store.run(runId)?.status).toBe("compensated");
     });
+  });
+
+  it("an undo recorded by a process that died before driving it is carried on by the alarm", async () => {
+    expect(nextAlarmAt({ now: 1_000, runs: [], undoing: true })).toBe(1_000 + WATCHDOG_MS);
+    const { runId, request, stub } = await startPending("refund $80 on order 42");
+    expect(
+      (await signedDecision({ runId, requestId: request.id, decision: "approve" })).status,
+    ).toBe(202);
+    await waitForStatus(runId, ["done"]);
+    // What POST /undo does before its drive: the alarm armed, the undo recorded — and then the
+    // process dies: no drive, no queue message.
+    await runInDurableObject(stub, async (_instance, state) => {
+      await state.storage.setAlarm(Date.now() + WATCHDOG_MS);
+      const undo = new UndoStore(createLazySql(state.storage.sql, { migrate, hasSchema }));
+      state.storage.transactionSync(() =>
+        undo.begin({ runId, reason: "wrong order", requestedBy: "ann", now: Date.now() }),
+      );
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const run = await waitForStatus(runId, ["compensated"]);
+    expect(run.undo?.compensations).toMatchObject([{ tool: "refund_order", status: "ran" }]);
   });
 });
