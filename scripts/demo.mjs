@@ -15,6 +15,8 @@
  *                or DEMO_APPROVAL_TIMEOUT in .dev.vars)
  *   4. four eyes — "Refund order 42 for $2000": two of finance; an outsider is refused, the
  *                first vote waits, an edit of the amount resets it, the second vote applies it
+ *      undo    — the approved refund is then undone ("wrong order"): its compensation reverses it
+ *                and the run ends `compensated`, with a `compensated` receipt
  *   5. inbox   — the approvals inbox across threads, and a sign-in link for a demo approver
  *   6. delegation — the `coordinator` hands a $1,200 refund to its `refunds` sub-agent and an
  *                order lookup to `lookup`; the child's four-eyes approval is decided while the
@@ -278,6 +280,20 @@ try {
       say(`  | ${line}`);
     }
     say(`final text: ${JSON.stringify(done.text)}`);
+
+    // Undo (docs/undo.md): the approved refund was the wrong order; its compensation reverses it.
+    const undo = await client.undo(runId, { reason: "wrong order", user: "ann@example.com" });
+    say(`POST /v1/runs/:id/undo {"reason":"wrong order"} → ${undo.status}`);
+    expect([200, 202].includes(undo.status), true, "the undo is accepted");
+    let undone = await client.getRun(runId);
+    for (let i = 0; i < 100 && undone.status !== "compensated"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      undone = await client.getRun(runId);
+    }
+    expect(undone.status, "compensated", "the run is compensated");
+    for (const step of undone.undo.compensations) {
+      say(`  ${step.tool}: ${step.status}${step.output ? ` — ${step.output}` : ""}`);
+    }
   }
 
   heading("5. Inbox: everything waiting, across threads, for an approver");

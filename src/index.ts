@@ -14,3 +14,4 @@ export {
 } from "./edge/notify/webhooks";
 export type { Notification } from "./edge/notify/notification";
 export type { RunView, DecisionView } from "./edge/protocol";
+export type { UndoView, CompensationView } from "./edge/undo/types";

@@ -35,6 +35,8 @@ export function answerFor(
       return answerDeclined(input.requestId, input.reason ?? "declined");
     case "cancel":
       return answerDeclined(input.requestId, input.reason ?? "cancelled");
+    case "revoke": // recorded by durable/undo/revoke.ts, never by this ledger pass
+      return answerDeclined(input.requestId, input.reason ?? "revoked");
   }
 }
 
@@ -74,6 +76,14 @@ export function recordDecision(
       ok: false,
       code: "run_not_found",
       message: `no run ${input.runId} in this thread`,
+    };
+  }
+  if (input.decision === "revoke") {
+    // Only the thread's decide takes a revoke (../undo/revoke.ts): it is no vote and no answer.
+    return {
+      ok: false,
+      code: "request_not_decidable",
+      message: "revoke is decided by the thread's decide, not the ledger's pass",
     };
   }
   const answer = answerFor(input);

@@ -8,7 +8,7 @@
 import type { Request } from "../../src/core/types";
 import { canonicalJson } from "../../src/core/schema/canonical-json";
 import { eligibleMembers, quorumOf, rulesOf, type Rules } from "../../src/core/approvers/rules";
-import { decideVote, type Vote } from "../../src/core/approvers/vote";
+import { decideVote, type Vote, type VoteDecision } from "../../src/core/approvers/vote";
 import type { ApproverDirectory } from "../../src/edge/approvals/groups";
 import type { DecisionInput, DecisionOutcome } from "../../src/edge/protocol";
 import { askingAgentOf } from "../../src/edge/agents/asked-by";
@@ -86,7 +86,7 @@ export function castVote(
     votes,
     vote: {
       ...(who === undefined ? {} : { decidedBy: who }),
-      decision: input.decision,
+      decision: voteOf(input),
       ...(input.args === undefined ? {} : { args: input.args }),
       ...(input.argsHash === undefined ? {} : { argsHash: input.argsHash }),
       ...(input.data === undefined ? {} : { data: input.data }),
@@ -140,7 +140,7 @@ export function castVote(
     requestId: request.id,
     runId: run.runId,
     decidedBy: who ?? "",
-    decision: input.decision,
+    decision: voteOf(input),
     channel: input.channel,
     args: outcome.edit ? JSON.stringify(outcome.edit.args) : null,
     webhookId: input.webhookId ?? null,
@@ -237,6 +237,14 @@ function replayOf(
 }
 
 /** Refusals of a request that is settled or closed: they show the decision that settled it. */
+/** A vote's word: `revoke` is no vote (durable/undo/revoke.ts takes it before the ledger). */
+function voteOf(input: DecisionInput): VoteDecision {
+  if (input.decision === "revoke") {
+    throw new Error("a revoke reached the vote count; it is recorded by durable/undo/revoke.ts");
+  }
+  return input.decision;
+}
+
 const NO_LONGER_OPEN = new Set([
   "already_decided",
   "conflicting_decision",

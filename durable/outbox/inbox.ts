@@ -9,6 +9,7 @@
  * inbox can apply deliveries idempotently and out of order. A newer row for the same
  * request and group replaces an undelivered older one: the inbox only needs the latest.
  */
+import { heldUntil } from "../undo/window";
 import { decodeInboxItem, decodeStrings } from "../storage/decode";
 import { askedByOf } from "../../src/edge/agents/asked-by";
 import type { Request } from "../../src/core/types";
@@ -98,6 +99,7 @@ const OUTCOME: Record<DecisionRow["decision"], InboxDecision["outcome"]> = {
   decline: "declined",
   cancel: "cancelled",
   expire: "expired",
+  revoke: "declined", // an approval revoked in its undo window declines the call
 };
 
 export class InboxOutbox {
@@ -296,11 +298,18 @@ export function inboxItem(
     needed: change.needed ?? null,
     editable: rulesOf(request)?.editable ?? false,
     decision: change.decision ? decisionOf(change.decision) : null,
+    ...heldOf(change.decision, request),
     surfacedAt: new Date(at.surfacedAt).toISOString(),
     updatedAt: new Date(at.now).toISOString(),
     version: at.version,
     ...(change.expiring && !change.decision ? { expiring: true as const } : {}),
   };
+}
+
+/** An approval held in its undo window (rule `delay`): its approvers may still Undo it. */
+function heldOf(decision: DecisionRow | undefined, request: Request): { heldUntil?: string } {
+  const until = decision ? heldUntil(decision, request) : undefined;
+  return until === undefined ? {} : { heldUntil: new Date(until).toISOString() };
 }
 
 function decisionOf(row: DecisionRow): InboxDecision {

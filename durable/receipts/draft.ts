@@ -22,6 +22,7 @@ const DECISION_WORDS: Record<DecisionRow["decision"], ReceiptDecision> = {
   decline: "declined",
   expire: "expired",
   cancel: "cancelled",
+  revoke: "revoked",
 };
 
 export interface DraftInput {

@@ -8,7 +8,15 @@ import type { Budget, HandleState } from "../../src/core/agents/types";
 import type { TraceCarrier } from "../../src/core/tracing";
 import type { Channel, RunError } from "../../src/edge/protocol";
 
-export type RunStatus = "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
+/** `compensated` (issue 44): an undo took back what the run did (durable/undo/). */
+export type RunStatus =
+  | "running"
+  | "pending"
+  | "done"
+  | "incomplete"
+  | "failed"
+  | "cancelled"
+  | "compensated";
 export type ToolMessage = Extract<Message, { role: "tool" }>;
 
 /** A stored run, decoded (durable/storage/decode.ts): JSON columns arrive as values. */
@@ -48,7 +56,8 @@ export interface RunRow {
 export interface DecisionRow {
   requestId: string;
   runId: string;
-  decision: "approve" | "decline" | "cancel" | "expire";
+  /** `revoke` (issue 44): an approval taken back in its undo window (durable/undo/revoke.ts). */
+  decision: "approve" | "decline" | "cancel" | "expire" | "revoke";
   answer: Answer;
   channel: Channel;
   decidedBy: string | null;

@@ -210,6 +210,15 @@ export class RunStore {
     this.onDecision?.(row, request);
   }
 
+  /**
+   * Replaces a request's decision (a held approval revoked: durable/undo/revoke.ts), in the
+   * caller's transaction; the listener records the new one as it does any decision.
+   */
+  replaceDecision(row: Omit<DecisionRow, "appliedAt">, request: Request): void {
+    this.sql`DELETE FROM decisions WHERE request_id = ${row.requestId} AND applied_at IS NULL`;
+    this.insertDecision(row, request);
+  }
+
   /** How many receipts the run has, signed or not yet (`receiptCount`: a cut export's tail shows). */
   receiptCount(runId: string): number {
     return (

@@ -8,6 +8,9 @@ import { policyFields } from "../../src/edge/policy/view";
 import type { EventRow, RunRow, RunStore } from "./run-store";
 import type { ApprovalRow, VoteStore } from "./vote-store";
 import type { HandleStore } from "./handle-store";
+import type { UndoStore } from "../undo/store";
+import { undoView } from "../undo/view";
+import type { UndoView } from "../../src/edge/undo/types";
 
 const isoAt = (ms: number) => new Date(ms).toISOString();
 const iso = (ms: number | null) => (ms === null ? null : isoAt(ms));
@@ -29,7 +32,7 @@ export function currentEventData(type: string, data: string): string {
 
 /** The public shape of a run (GET /v1/runs/:runId), with its decision audit trail. */
 export function runView(
-  { store, votes }: { store: RunStore; votes: VoteStore },
+  { store, votes, undo }: { store: RunStore; votes: VoteStore; undo?: UndoStore },
   run: RunRow,
   withTranscript: boolean,
 ): RunView {
@@ -60,8 +63,15 @@ export function runView(
     createdAt: isoAt(run.createdAt),
     updatedAt: isoAt(run.updatedAt),
     cancelledAt: iso(run.cancelledAt),
+    ...undoOf(undo, run.runId),
     ...(withTranscript ? { transcript: store.runMessages(run.runId) } : {}),
   };
+}
+
+/** The run's undo, once one was asked for (durable/undo/). */
+function undoOf(undo: UndoStore | undefined, runId: string): { undo?: UndoView } {
+  const view = undo && undoView(undo, runId);
+  return view ? { undo: view } : {};
 }
 
 /** The surfaced request with `argsHash`: the version of its arguments an approval must carry. */

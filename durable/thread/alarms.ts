@@ -7,6 +7,7 @@
 import type { RunRow } from "../storage/run-store";
 import { nextTimerAt } from "./reminders";
 import type { ThreadContext } from "./context";
+import { heldUntil } from "../undo/window";
 
 /**
  * How long a running run may go without progress before the watchdog alarm retries it. The
@@ -27,7 +28,15 @@ export interface AlarmSources {
   timer?: number;
   /** When runs waiting on a remote A2A task poll it next. */
   remotePolls?: number[];
-  runs: Array<{ status: RunRow["status"]; expiresAt: number | null; unapplied: boolean }>;
+  runs: Array<{
+    status: RunRow["status"];
+    expiresAt: number | null;
+    unapplied: boolean;
+    /** The unapplied decision is an approval held in its undo window until then (../undo/window.ts). */
+    heldUntil?: number;
+  }>;
+  /** An undo has steps left (durable/undo/): the watchdog carries it on after a crash. */
+  undoing?: boolean;
 }
 
 /** The earliest time the alarm must fire, or undefined when nothing waits. Pure. */
@@ -37,6 +46,9 @@ export function nextAlarmAt(sources: AlarmSources): number | undefined {
     (t): t is number => t !== undefined,
   );
   times.push(...(sources.remotePolls ?? []));
+  if (sources.undoing) {
+    times.push(now + WATCHDOG_MS);
+  }
   for (const run of sources.runs) {
     if (run.status === "running") {
       times.push(now + WATCHDOG_MS);
@@ -45,7 +57,7 @@ export function nextAlarmAt(sources: AlarmSources): number | undefined {
       times.push(run.expiresAt);
     }
     if (run.unapplied) {
-      times.push(now + DECISION_BACKSTOP_MS);
+      times.push(Math.max(run.heldUntil ?? 0, now + DECISION_BACKSTOP_MS));
     }
   }
   return times.length === 0 ? undefined : Math.min(...times);
@@ -66,10 +78,12 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
     ...optional("notifyRetry", t.notifications.retryAt()),
     ...optional("timer", earliest(nextTimerAt(t.votes), t.warnings.nextAt())),
     remotePolls: t.remoteWaits.dueTimes(runs, now),
+    undoing: t.undo.unfinished().length > 0,
     runs: runs.map((run) => ({
       status: run.status,
       expiresAt: run.expiresAt,
       unapplied: hasUnapplied(t, run),
+      ...held(t, run),
     })),
   });
   if (next === undefined) {
@@ -86,6 +100,14 @@ function hasUnapplied(t: ThreadContext, run: RunRow): boolean {
   const request = run.pending ?? undefined;
   const decision = request && t.store.decision(request.id);
   return Boolean(decision && decision.appliedAt === null);
+}
+
+/** The end of the undo window of the run's unapplied approval, when it is held. */
+function held(t: ThreadContext, run: RunRow): { heldUntil?: number } {
+  const request = run.pending ?? undefined;
+  const decision = request && t.store.decision(request.id);
+  const until = decision && decision.appliedAt === null ? heldUntil(decision, request) : undefined;
+  return until === undefined ? {} : { heldUntil: until };
 }
 
 function earliest(...times: Array<number | undefined>): number | undefined {

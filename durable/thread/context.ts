@@ -29,6 +29,7 @@ import { ReceiptOutbox } from "../outbox/receipts";
 import { receiptRecorder } from "../receipts/record";
 import { PendingVersionOutbox } from "../outbox/pending-version";
 import { ExpiryWarnings } from "../storage/expiry-warning-store";
+import { UndoStore } from "../undo/store";
 
 export interface ThreadObjectOptions {
   agents: AgentDefinition[];
@@ -81,6 +82,8 @@ export interface ThreadContext {
   /** Runs waiting on a remote A2A task: polled by the alarm, decided by nobody. */
   readonly remoteWaits: RemoteTaskWaits;
   readonly lock: DriveLock;
+  /** The thread's undos and their compensation steps (../undo/). */
+  readonly undo: UndoStore;
   /** Aborts the running driver (a cancel); a fresh controller is put in its place. */
   readonly abort: { signal(): AbortSignal; abort(reason: Error): void };
   config(): EdgeConfig;
@@ -151,6 +154,7 @@ export function createThreadContext(
     waiters: new InlineWaiters(),
     remoteWaits: new RemoteTaskWaits(),
     lock: new DriveLock(),
+    undo: new UndoStore(sql),
     abort: {
       signal: () => controller.signal,
       abort(reason) {

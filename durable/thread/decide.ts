@@ -24,6 +24,8 @@ import { recordVersionDecline } from "../versions/decline";
 import type { Answer } from "../../src/core/types";
 import { supersededRefusal } from "../ledger/version-change";
 import { isRemoteTaskRequest } from "../../src/core/a2a/remote-task";
+import { revokeInInbox } from "../undo/revoke";
+import { decideUndo, isUndoRequest } from "../undo/approval";
 
 export async function decide(
   t: ThreadContext,
@@ -87,6 +89,19 @@ async function record(
   arrived: DecisionInput,
 ): Promise<DecisionOutcome> {
   await requireReceiptConfig(t);
+  if (isUndoRequest(arrived.requestId)) {
+    return decideUndo(t, arrived); // an undo's own request (../undo/approval.ts)
+  }
+  if (arrived.decision === "revoke") {
+    // An approval held in its undo window, taken back (../undo/revoke.ts).
+    return t.state.storage.transactionSync(() =>
+      revokeInInbox(
+        { store: t.store, votes: t.votes, directory: t.directory(), outbox: t.outbox },
+        arrived,
+        Date.now(),
+      ),
+    );
+  }
   const gate = await versionGate(t, arrived);
   if ("refused" in gate) {
     return gate.refused;

@@ -21,8 +21,8 @@ import { errorBody } from "../../src/edge/http/errors";
 import type { EventRow, RunStore } from "../storage/run-store";
 import { currentEventData } from "../storage/run-view";
 
-const TERMINAL = new Set(["done", "error"]);
-const FINISHED = new Set(["done", "incomplete", "failed", "cancelled"]);
+const TERMINAL = new Set(["done", "error", "compensated"]);
+const FINISHED = new Set(["done", "incomplete", "failed", "cancelled", "compensated"]);
 const KEEPALIVE_MS = 15_000;
 /** What the driver records when a run halts: pushed to listeners, never stored. */
 export const HALTED_SIGNAL = "halted";

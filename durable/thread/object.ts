@@ -48,6 +48,8 @@ import { drive } from "./drive";
 import { onAlarm } from "./on-alarm";
 import { configErrorOutcome } from "./config-error";
 import { runReceipts } from "../receipts/run-receipts";
+import { undoRun } from "../undo/start";
+import type { UndoInput, UndoOutcome } from "../../src/edge/undo/types";
 
 export type { ThreadObjectOptions } from "./context";
 
@@ -177,6 +179,11 @@ export function createThreadObjectClass(
 
     async cancel(runId: string): Promise<CancelOutcome> {
       return cancelRun(this.#t, this.#delivery, runId);
+    }
+
+    /** Compensates a finished run: each step recorded before and after (../undo/). */
+    async undo(input: UndoInput): Promise<UndoOutcome> {
+      return undoRun(this.#t, this.#delivery, input);
     }
 
     /**

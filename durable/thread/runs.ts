@@ -17,6 +17,7 @@ import { sendResume, sendResumeSoon, type ThreadContext } from "./context";
 import { driveNow } from "./drive/drive-now";
 import { agentVersion } from "../../src/edge/versions/agent-version";
 import { sameCaller } from "../../src/edge/protocols/caller";
+import { compensateOnFailure } from "../undo/run-undos";
 
 export async function startRun(
   t: ThreadContext,
@@ -136,6 +137,8 @@ export async function cancelRun(
     report: t.report,
     mcpTools: mcpTaskTools(t),
   });
+  // An agent with onFailure "compensate" takes back what the cancelled run did (../undo/).
+  await compensateOnFailure(t, runId);
   // A decision recorded before the cancel still applies to its call.
   await sendResume(t, run);
   return { ok: true, run: runView(t, t.store.requireRun(runId), false) };

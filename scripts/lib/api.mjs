@@ -4,7 +4,7 @@
  */
 import { webhookHeaders } from "./webhooks.mjs";
 
-const TERMINAL = new Set(["done", "incomplete", "failed", "cancelled"]);
+const TERMINAL = new Set(["done", "incomplete", "failed", "cancelled", "compensated"]);
 
 export class ApiError extends Error {
   constructor(method, path, status, body) {
@@ -65,6 +65,13 @@ export function createClient({ baseUrl, apiToken, webhookSecret }) {
       }
       return (await call("GET", `/v1/approvals?${query}`, { headers: auth })).body;
     },
+    /** POST /v1/runs/:id/undo as `user` → `{ status, body: { runId, status, undo } }` (docs/undo.md). */
+    undo: (runId, { reason, user }, opts = {}) =>
+      call("POST", `/v1/runs/${encodeURIComponent(runId)}/undo`, {
+        body: { reason },
+        headers: { ...auth, "x-toolnexus-user": user },
+        ...opts,
+      }),
     /** POST /v1/decisions, signed per Standard Webhooks with the first secret. */
     decide: (decision, opts = {}) => {
       const body = JSON.stringify(decision);

@@ -23,6 +23,8 @@ import type {
   RunCreate,
   RunLink,
   RunLinkCreate,
+  UndoAccepted,
+  UndoCreate,
 } from "./types";
 
 export type * from "./types";
@@ -142,6 +144,18 @@ export function createApiClient(options: ApiClientOptions) {
         ).text(),
       /** `POST /v1/runs/:runId/cancel`. */
       cancel: (runId: string): Promise<Run> => json(call("POST", `${run(runId)}/cancel`)),
+      /**
+       * `POST /v1/runs/:runId/undo` as `user` (`x-toolnexus-user`): takes back what a finished
+       * run did (docs/undo.md). `202` begun, `200` the first undo's state; `409` `run_active`
+       * or `nothing_to_undo`.
+       */
+      undo: (runId: string, body: UndoCreate & { user: string }): Promise<UndoAccepted> =>
+        json(
+          call("POST", `${run(runId)}/undo`, {
+            body: { reason: body.reason },
+            headers: { "x-toolnexus-user": body.user },
+          }),
+        ),
       /**
        * The run's events, replayed from the start (or after `lastEventId`) and then live,
        * until `done` or a final `error`. A connection that drops is reopened with

@@ -23,6 +23,13 @@ import type {
 } from "../edge/inbox/schemas";
 import type { RunViewLinkSchema } from "../edge/timeline/schemas";
 import type { ToolCallRecordSchema } from "../edge/http/openapi/tool-calls";
+import type { UndoAcceptedSchema } from "../edge/http/openapi/undo";
+import type { UndoCreateSchema } from "../edge/undo/routes";
+
+/** The body of `POST /v1/runs/:runId/undo`. */
+export type UndoCreate = z.input<typeof UndoCreateSchema>;
+/** `202` (begun) or `200` (the first undo's state) of `POST /v1/runs/:runId/undo`. */
+export type UndoAccepted = z.output<typeof UndoAcceptedSchema>;
 
 /** The body of `POST /v1/runs`. */
 export type RunCreate = z.input<typeof RunCreateSchema>;

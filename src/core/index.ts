@@ -14,6 +14,8 @@ export type {
   Tool,
   ToolCall,
   ToolCallRecord,
+  CompensationContext,
+  CompensationRecord,
   ToolContext,
   ToolResult,
   Usage,
@@ -138,6 +140,7 @@ export { StreamInterruptedError } from "./streaming/sse";
 export { parseRetryAfter } from "./client/retry";
 export * from "./agents";
 export * from "./compaction";
+export * from "./compensation";
 export type {
   TracingOptions,
   TraceCarrier,

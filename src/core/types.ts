@@ -89,6 +89,34 @@ export interface Tool {
    * that says so; `RunResult.toolCalls` keeps it whole.
    */
   maxOutputBytes?: number;
+  /**
+   * Takes back what a completed call did (a saga's compensating step): asked with the call's
+   * arguments and result by `client.compensate` (and at the edge by an undo), in reverse order,
+   * once per call. An error result or a throw is a failure, retried then reported
+   * (src/core/compensation, docs/undo.md).
+   */
+  compensate?(args: unknown, result: ToolResult, ctx: CompensationContext): Promise<ToolResult>;
+}
+
+/** What a compensation is told: the call it takes back, why, and which attempt this is. */
+export interface CompensationContext extends Context {
+  /** The compensated call's id (stable across attempts: an idempotency key). */
+  callId: string;
+  /** Why the run is undone ("wrong order", "run failed"). */
+  reason: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+/** What became of one call when its run was compensated. */
+export interface CompensationRecord {
+  callId: string;
+  tool: string;
+  /** `not_compensable`: the call completed but its tool has no `compensate`. */
+  status: "ran" | "failed" | "not_compensable";
+  /** The compensation's output (`ran`), or why it failed. */
+  output?: string;
+  error?: string;
 }
 
 export type InputSchema = ZodType | JsonSchema;
@@ -139,6 +167,11 @@ export interface ToolCallRecord {
   truncated?: { total: number; shown: number };
   /** What the tool's result carried, when it carried any (e.g. an agent-as-tool's `pending`/`path`; issue 40). */
   metadata?: Record<string, unknown>;
+  /**
+   * The call completed and its tool can take it back (`Tool.compensate`): this record (its
+   * tool name, arguments and output) is the compensation's handle.
+   */
+  compensable?: true;
 }
 
 export type RunStatus = "done" | "pending" | "incomplete";
@@ -164,6 +197,8 @@ export interface RunResult {
   runId: string;
   /** With a `tracer`: the run span's W3C trace context, so a resume continues the same trace. */
   trace?: TraceCarrier;
+  /** What `client.compensate` did, one entry per call it took back (or could not): each call once. */
+  compensations?: CompensationRecord[];
 }
 
 export type WaitFor = (request: Request) => Promise<Answer> | Answer;

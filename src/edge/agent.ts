@@ -9,6 +9,7 @@ import { describeApproval, type ApprovalDescription } from "../core/tools/approv
 import { checkMaxOutputBytes } from "../core/loop/tool-output";
 import type { OnVersionChange } from "./versions/types";
 import type { ToolPolicy } from "../core/policy/types";
+import { validateRules, type Rules } from "../core/approvers/rules";
 
 /** Tools may depend on the worker's environment (bindings, secrets), so they can be built per run. */
 export type AgentTools<Env = unknown> = Tool[] | ((env: Env) => Tool[] | Promise<Tool[]>);
@@ -82,6 +83,18 @@ export interface AgentDefinition<Env = unknown> {
   policy?: ToolPolicy;
   /** Evaluated beside the live policy for every call, never deciding (docs/policy.md, "Shadow mode"). */
   shadowPolicy?: ToolPolicy;
+  /**
+   * `"compensate"`: a run that fails or is cancelled after calls with a `compensate` completed
+   * takes them back automatically, last first (an undo by `"onFailure"`; docs/undo.md).
+   */
+  onFailure?: "compensate";
+  /**
+   * `approvers`: an undo of this agent's runs (POST /v1/runs/:runId/undo) is first a request
+   * like any other, decided by these rules (quorum, expiry; approvers may edit only the
+   * reason) before anything is compensated. `expiresIn`: milliseconds (default: the agent's
+   * approval timeout). docs/undo.md.
+   */
+  undo?: { approvers: Rules; expiresIn?: number };
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -136,6 +149,12 @@ export function defineAgent<Env = unknown>(definition: AgentDefinition<Env>): Ag
     throw new TypeError(
       `defineAgent(${definition.name}): version must be 1–128 printable characters without spaces`,
     );
+  }
+  if (definition.undo !== undefined) {
+    validateRules(definition.undo.approvers, `defineAgent(${definition.name}).undo.approvers`);
+  }
+  if (definition.onFailure !== undefined && definition.onFailure !== "compensate") {
+    throw new TypeError(`defineAgent(${definition.name}): onFailure must be "compensate"`);
   }
   const change = definition.onVersionChange;
   if (

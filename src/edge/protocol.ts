@@ -2,6 +2,7 @@
  * What the worker and the thread object exchange: RPC inputs/outputs and queue
  * message bodies. Plain JSON, so both sides can change independently.
  */
+import type { UndoInput, UndoOutcome, UndoView } from "./undo/types";
 import type { Answer, Message, Request, RunResult, Usage } from "../core/types";
 import type { PolicyFields } from "./policy/view";
 import type { SlackThread } from "./slack/sync";
@@ -81,7 +82,8 @@ export type Channel = (typeof CHANNELS)[number];
 /** One ledger entry: the decision, the answer it became, and its audit trail. */
 export interface DecisionView {
   requestId: string;
-  decision: "approve" | "decline" | "cancel" | "expire";
+  /** `revoke`: an approval taken back during its undo window (docs/undo.md). */
+  decision: "approve" | "decline" | "cancel" | "expire" | "revoke";
   answer: Answer;
   channel: Channel;
   decidedBy: string | null;
@@ -115,7 +117,8 @@ export interface RunView {
   runId: string;
   threadId: string;
   agent: string;
-  status: "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled";
+  /** `compensated`: an undo took back what the run did (docs/undo.md). */
+  status: "running" | "pending" | "done" | "incomplete" | "failed" | "cancelled" | "compensated";
   input: string;
   /** The surfaced request, with the version of its arguments an approval carries. */
   pending: (Request & { argsHash: string } & PolicyFields) | null;
@@ -143,6 +146,8 @@ export interface RunView {
   cancelledAt: string | null;
   /** The sub-agent tree of an agent with a team (absent otherwise). */
   tree?: TreeHandleView[];
+  /** The run's undo, once one was asked for (docs/undo.md). */
+  undo?: UndoView;
   transcript?: Message[];
 }
 
@@ -192,7 +197,8 @@ export type CancelOutcome =
 export interface DecisionInput {
   runId: string;
   requestId: string;
-  decision: "approve" | "decline" | "cancel";
+  /** `revoke` (issue 44): take back an approval held in its undo window (rule `delay`). */
+  decision: "approve" | "decline" | "cancel" | "revoke";
   data?: unknown;
   reason?: string;
   /** With approve on a request with rules: the tool's full arguments, edited. */
@@ -352,6 +358,8 @@ export interface ThreadRpc extends SlackThread, EmailThread, TeamsThread {
   describeRequest(runId: string, requestId: string): Promise<RequestDescription>;
   checkApprover(runId: string, requestId: string, approver: string): Promise<ApproverCheck>;
   cancel(runId: string): Promise<CancelOutcome>;
+  /** Compensates a finished run (POST /v1/runs/:runId/undo; docs/undo.md). */
+  undo(input: UndoInput): Promise<UndoOutcome>;
   /** The thread's runs, oldest first. */
   runs(): Promise<RunSummary[]>;
   /** The run's signed receipts in chain order (unsigned ones are signed first); undefined: no such run. */

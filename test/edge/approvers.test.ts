@@ -216,6 +216,7 @@ describe("edited arguments", { timeout: 30_000 }, () => {
         output:
           'the approver changed the arguments to {"orderId":"42","amount":1500}\nRefunded $1500 on order 42',
         isError: false,
+        compensable: true, // refund_order can be taken back (docs/undo.md)
       },
     ]);
     expect(done.text).toBe(

@@ -126,6 +126,7 @@ describe("queue redelivery", { timeout: 30_000 }, () => {
         args: { orderId: "42", amount: 80 },
         output: "Refunded $80 on order 42",
         isError: false,
+        compensable: true, // refund_order can be taken back (docs/undo.md)
       },
     ]);
     expect(run.toolCallCount).toBe(1);
@@ -542,6 +543,7 @@ describe("cancel and decision ordering", { timeout: 30_000 }, () => {
           args: { orderId: "42", amount: 80 },
           output: "Refunded $80 on order 42",
           isError: false,
+          compensable: true, // refund_order can be taken back (docs/undo.md)
         },
       ]);
       expect(run.decisions).toEqual([

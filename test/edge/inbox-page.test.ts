@@ -241,4 +241,54 @@ describe("inbox rendering", () => {
     expect(html).not.toContain("<img");
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;");
   });
+
+  it("an approval in its undo window (rule delay) has an Undo button that revokes it, until the window ends", () => {
+    const now = Date.UTC(2026, 0, 1, 12);
+    const approved = {
+      requestId: "apr_c1",
+      runId: "th_a.run_b",
+      threadId: "th_a",
+      agent: "support",
+      input: "refund",
+      requestedBy: null,
+      tool: "refund_order",
+      args: { orderId: "42" },
+      argsHash: "h",
+      editedBy: null,
+      metadata: null,
+      prompt: "Refund?",
+      kind: "approval",
+      expiresAt: null,
+      groups: ["finance"],
+      status: "decided",
+      event: "decided",
+      votes: [],
+      needed: 1,
+      decision: {
+        outcome: "approved",
+        decidedBy: "ann",
+        channel: "inbox",
+        decidedAt: new Date(now - 60_000).toISOString(),
+        reason: null,
+      },
+      heldUntil: new Date(now + 60_000).toISOString(),
+      surfacedAt: new Date(now - 120_000).toISOString(),
+      updatedAt: new Date(now - 60_000).toISOString(),
+      version: 2,
+    } satisfies InboxItem;
+    const page = (item: InboxItem) =>
+      renderInboxPage({
+        member: "bob",
+        groups: ["finance"],
+        open: [],
+        decided: [item],
+        csrf: "c",
+        now,
+      });
+    const held = page(approved);
+    expect(held).toContain('<button type="submit" name="decision" value="revoke">Undo</button>');
+    expect(held).toContain('name="requestId" value="apr_c1"');
+    expect(page({ ...approved, heldUntil: new Date(now).toISOString() })).not.toContain("revoke");
+    expect(page({ ...approved, heldUntil: undefined })).not.toContain("revoke");
+  });
 });

@@ -219,6 +219,28 @@ describe("run timeline", () => {
     expect(waiting.end).toBe(T0 + 86_400_000); // still waiting: up to now
   });
 
+  it("marks an undo: who asked and why, each compensation, the run compensated (issue 44)", () => {
+    const base = input();
+    const at = (ms: number) => T0 + 3_602_000 + ms;
+    const timeline = buildTimeline({
+      ...base,
+      run: run({ status: "compensated" }),
+      events: [
+        ...base.events,
+        { id: 100, type: "undo", data: { reason: "wrong order", requestedBy: "ann" }, at: at(10) },
+        { id: 101, type: "compensation", data: { tool: "refund", status: "ran" }, at: at(20) },
+        { id: 102, type: "compensated", data: { reason: "wrong order" }, at: at(30) },
+      ],
+    });
+    expect(timeline.marks.map((m) => m.label).slice(-4)).toEqual([
+      "done",
+      "undo asked by ann: wrong order",
+      "compensation of refund: ran",
+      "compensated",
+    ]);
+    expect(timeline.end).toBe(at(30));
+  });
+
   it("a running run's model call is open to the render time", () => {
     const timeline = buildTimeline({
       run: run({ status: "running", decisions: [] }),

@@ -4,7 +4,10 @@ import {
   declineModal,
   APPROVE_ACTION,
   DECLINE_ACTION,
+  UNDO_ACTION,
 } from "../../src/edge/slack/blocks";
+import { slackState } from "../../src/edge/slack/sync";
+import type { InboxItem } from "../../src/edge/inbox/item";
 
 const view = {
   runId: "th_1.run_1",
@@ -85,6 +88,34 @@ describe("Block Kit approval message", () => {
     const voting = approvalMessage(view, { status: "open", votes: 1, needed: 2, voters: ["ann"] });
     expect(JSON.stringify(voting.blocks)).toContain("1 of 2 approvals so far (ann).");
     expect(voting.blocks.some((b) => b.type === "actions")).toBe(true);
+  });
+
+  it("an approval held in its undo window (rule delay) offers Undo, which revokes it (issue 44)", () => {
+    const heldUntil = Date.UTC(2026, 10, 30, 20, 2, 0);
+    const decided = {
+      status: "decided",
+      decision: {
+        outcome: "approved",
+        decidedBy: "ann",
+        channel: "slack",
+        decidedAt: "",
+        reason: null,
+      },
+      heldUntil: new Date(heldUntil).toISOString(),
+      votes: [],
+      needed: 1,
+    } as unknown as InboxItem;
+    const state = slackState(decided);
+    expect(state).toMatchObject({ status: "approved", heldUntil });
+    const message = approvalMessage(view, state);
+    const undo = message.blocks.find((b) => b.type === "actions") as any;
+    expect(undo.elements.map((e: any) => [e.action_id, e.text.text])).toEqual([
+      [UNDO_ACTION, "Undo"],
+    ]);
+    expect(JSON.parse(undo.elements[0].value)).toEqual({ runId: "th_1.run_1", requestId: "apr_1" });
+    // Without a window (or once declined) no button.
+    const plain = approvalMessage(view, slackState({ ...decided, heldUntil: undefined }));
+    expect(plain.blocks.some((b) => b.type === "actions")).toBe(false);
   });
 
   it("keeps within Slack's text limits for huge arguments, without cutting an entity in half", () => {

@@ -128,4 +128,28 @@ describe("four eyes in Slack", () => {
     const reason = answer?.reason ?? "";
     expect(reason.length).toBe(1000);
   });
+
+  it("the Undo button revokes through the ledger: with no undo window left it is refused, and the approver is told why (issue 44)", async () => {
+    const { runId, request } = await startPending("Please refund $2000 on order 42");
+    for (const decidedBy of ["ann", "bob"]) {
+      const vote = await signedDecision({
+        runId,
+        requestId: request.id,
+        decision: "approve",
+        decidedBy,
+        argsHash: V1,
+      });
+      expect(vote.status).toBe(202);
+    }
+    await waitForStatus(runId, ["done"]);
+    const undo = {
+      ...approveClick(JSON.stringify({ runId, requestId: request.id }), "U1"),
+      actions: [
+        { action_id: "toolnexus_undo", value: JSON.stringify({ runId, requestId: request.id }) },
+      ],
+    };
+    expect((await (await delivery(undo))()).status).toBe(200);
+    await ephemeral("U1", /Not recorded: .*undo window/);
+    expect((await getRun(runId)).decisions[0]).toMatchObject({ decision: "approve" });
+  });
 });

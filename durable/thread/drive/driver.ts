@@ -28,6 +28,8 @@ import { runOAuth } from "../../tokens/run-oauth";
 import { answerUnderCurrentVersion } from "../../versions/resume-check";
 import type { RunRow } from "../../storage/run-store";
 import { runError } from "../../../src/edge/run-error";
+import { ValueTooLargeError } from "../../storage/large/values";
+import { isHeld } from "../../undo/window";
 
 import { routeAnswer, runLimitBefore, runTeamTools, treeOf } from "../../agents/run-tree";
 
@@ -53,6 +55,10 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
     decision = recordExpiry(deps, run, request);
   }
   if (!decision || decision.appliedAt !== null) {
+    return undefined;
+  }
+  // An approval in its undo window (rule `delay`) waits; the alarm is armed for its end.
+  if (isHeld(decision, request, deps.now())) {
     return undefined;
   }
   if (run.status === "pending") {

@@ -14,6 +14,7 @@ import { progressWatchdog } from "./watchdog";
 import { halted } from "../halted";
 import { reask } from "../../versions/reask";
 import { keepDisagreement } from "../../policy/keep-disagreement";
+import { runUndos } from "../../undo/run-undos";
 
 /** How long an A2A call polls a working remote task inline before suspending (remote_task). */
 export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
@@ -48,6 +49,7 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
     },
   };
   let work = 0;
+  const touched = new Set<string>();
   for (;;) {
     const runs = t.store.runsWithWork().filter((r) => !only || r.runId === only);
     let progressed = false;
@@ -55,6 +57,7 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
       await armAlarm(t, Date.now() + WATCHDOG_MS);
       if (await driveRun(t, deps, run)) {
         progressed = true;
+        touched.add(run.runId);
         work += 1;
       }
     }
@@ -70,6 +73,8 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
       break;
     }
   }
+  // Undos (../../undo/): an agent's automatic one for a run that just failed, and every unfinished one.
+  await runUndos(t, { touched, record: deps.record, ...(only ? { only } : {}) });
   delivery.soon();
   await watchdog.settled(); // a refresh landing after the line below would re-arm a finished run
   await armAlarm(t);

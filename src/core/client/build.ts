@@ -19,6 +19,7 @@ import type { Toolkit } from "../toolkit";
 import { runTracing } from "../tracing";
 import { checkMaxOutputBytes } from "../loop/tool-output";
 import type { RunSegment, SegmentStart } from "../tracing/run-trace";
+import { compensateRun } from "../compensation/run";
 
 type Traced = (toolkit: Toolkit) => Toolkit;
 const untraced: Traced = (toolkit) => toolkit;
@@ -216,6 +217,7 @@ export function buildClient(
           signal,
         ),
       ),
+    compensate: (state, compensateOptions) => compensateRun(state, compensateOptions),
     metrics: () => registry.render(),
     conversationStore: () => store,
   };

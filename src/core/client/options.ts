@@ -4,7 +4,16 @@
  * `in-process.ts`) and the shared entry points (`build.ts`) agree on them
  * without importing each other.
  */
-import type { Answer, Message, RefusalText, Request, RunResult, WaitFor } from "../types";
+import type {
+  Answer,
+  CompensationRecord,
+  Message,
+  RefusalText,
+  Request,
+  RunResult,
+  WaitFor,
+} from "../types";
+import type { CompensateOptions } from "../compensation/run";
 import type { Toolkit } from "../toolkit";
 import type { Hooks } from "../hooks";
 import type { RunEvent } from "../events";
@@ -120,6 +129,16 @@ export interface Client {
    * @example const { text, toolCalls, finishReason } = await client.translate({ messages, tools, toolChoice: "auto" });
    */
   translate(request: TranslateRequest): Promise<TranslateResult>;
+  /**
+   * Takes back what a finished or halted run did: each completed call's tool `compensate`,
+   * last call first, each once (`state.compensations` records what ran, so a second call
+   * runs nothing twice). A call whose tool cannot compensate is listed `not_compensable`.
+   * @example const undone = await client.compensate(result, { reason: "wrong order", toolkit });
+   */
+  compensate(
+    state: Pick<RunResult, "toolCalls" | "compensations" | "runId">,
+    options: Omit<CompensateOptions, "runId" | "env"> & { toolkit: Toolkit },
+  ): Promise<CompensationRecord[]>;
   metrics(): string;
   conversationStore(): ConversationStore;
   readonly model: string;

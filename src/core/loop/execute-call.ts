@@ -335,6 +335,10 @@ function close(call: ToolCall, env: CallEnv, { args, result: final, ms, ran }: R
     isError: final.isError,
     ...(ran && final.metadata ? { metadata: final.metadata } : {}),
     ...truncated,
+    // The handle a later undo needs: a call that completed, of a tool that can take it back.
+    ...(ran && !final.isError && env.toolkit.get(call.name)?.compensate
+      ? { compensable: true as const }
+      : {}),
   });
   env.emit?.({
     type: "tool_result",

@@ -1,4 +1,11 @@
-import type { Context, InputSchema, JsonSchema, Tool, ToolResult } from "../types";
+import type {
+  CompensationContext,
+  Context,
+  InputSchema,
+  JsonSchema,
+  Tool,
+  ToolResult,
+} from "../types";
 import { argsValidator, toJsonSchema } from "../schema";
 import { errorMessage } from "../errors";
 import { checkMaxOutputBytes } from "../loop/tool-output";
@@ -27,6 +34,16 @@ export interface DefineToolOptions<Args = UntypedArgs> {
    * (or agent's) `maxToolOutputBytes`; `Infinity`: no bound. See docs/agents.md.
    */
   maxOutputBytes?: number;
+  /**
+   * Takes back what a completed call did, with its arguments and result (a refund's reversal):
+   * `client.compensate` and the edge's undo call it, in reverse order, once per call. Return
+   * like `run`; a throw or an error result is a failure (retried, then reported). docs/undo.md.
+   */
+  compensate?(
+    args: Args,
+    result: ToolResult,
+    ctx: CompensationContext,
+  ): Promise<string | ToolResult | unknown> | string | ToolResult | unknown;
 }
 
 /** Normalizes whatever a tool body returned into a `ToolResult`. */
@@ -81,6 +98,7 @@ export function defineTool<Args = UntypedArgs>(options: DefineToolOptions<Args>)
     },
     source: options.source ?? "native",
     ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+    ...(options.compensate ? { compensate: compensation(options.name, options.compensate) } : {}),
     async execute(args: unknown, ctx: Context = {}): Promise<ToolResult> {
       const checked = validate(args ?? {});
       if (!checked.ok) {
@@ -95,5 +113,19 @@ export function defineTool<Args = UntypedArgs>(options: DefineToolOptions<Args>)
         return { output: `${options.name} failed: ${errorMessage(error)}`, isError: true };
       }
     },
+  };
+}
+
+/** A tool's `compensate` as a `Tool` carries it: whatever it returns becomes a `ToolResult`, a throw an error result. */
+function compensation<Args>(
+  name: string,
+  compensate: NonNullable<DefineToolOptions<Args>["compensate"]>,
+): NonNullable<Tool["compensate"]> {
+  return async (args, result, ctx) => {
+    try {
+      return toToolResult(await compensate(args as Args, result, ctx));
+    } catch (error) {
+      return { output: `compensating ${name} failed: ${errorMessage(error)}`, isError: true };
+    }
   };
 }

@@ -72,6 +72,8 @@ export const refundOrder = requireApproval<RefundArgs>(
     description: "Refund an amount (in dollars) on an order. Refunds over $50 need approval.",
     inputSchema: z.object({ orderId: z.string(), amount: z.number().positive() }),
     run: ({ orderId, amount }) => `Refunded $${amount} on order ${orderId}`,
+    // An undo (POST /v1/runs/:runId/undo) reverses the refund it issued (docs/undo.md).
+    compensate: ({ orderId, amount }) => `Reversed the refund of $${amount} on order ${orderId}`,
   }),
   {
     when: (a) => a.amount > 50,

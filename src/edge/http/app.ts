@@ -27,6 +27,7 @@ import { mcpRoutes } from "../protocols/mcp-server/routes";
 import { oauthRoutes } from "../oauth/routes";
 import { anyAgentUsesOAuth } from "../oauth/settings";
 import { receiptRoutes } from "../receipts/routes";
+import { undoRoutes } from "../undo/routes";
 import { receiptSources } from "../receipts/sources";
 import { batchRoutes } from "../batch/routes";
 import { inboxBatchRoutes } from "../batch/inbox-routes";
@@ -65,6 +66,7 @@ export function createApp(
       .route("/v1", batchRoutes(options))
       .route("/v1", delegationRoutes(options))
       .route("/v1", approvalsRoutes(options))
+      .route("/v1", undoRoutes())
       .route("/v1", runRoutes(agents, options.approverGroups))
       .route("/v1", policyRoutes())
       .route("/", approvalRoutes())

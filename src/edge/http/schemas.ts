@@ -2,6 +2,7 @@
  * zod schemas of the HTTP API. The same objects validate requests and generate
  * /openapi.json, so the document cannot drift from the code.
  */
+import { UndoSchema } from "./openapi/undo";
 import * as z from "zod";
 import { AnswerSchema, RequestSchema } from "../../core/wire";
 import { CHANNELS } from "../protocol";
@@ -76,7 +77,11 @@ export const DecisionSchema = z
   .strictObject({
     runId: z.string().min(1).max(300),
     requestId: z.string().min(1).max(300),
-    decision: z.enum(["approve", "decline", "cancel"]),
+    decision: z
+      .enum(["approve", "decline", "cancel", "revoke"])
+      .describe(
+        "revoke: an approver of the request takes back its approval while the rule's delay (the undo window) runs; the call is declined with reason `revoked by <who>`. After the delay: 409 request_not_pending",
+      ),
     data: z
       .unknown()
       .refine(withinFieldLimit, FIELD_TOO_LARGE)
@@ -136,7 +141,8 @@ export const LinksSchema = z
   .meta({ id: "RunLinks" });
 
 export const RunStatusSchema = z
-  .enum(["running", "pending", "done", "incomplete", "failed", "cancelled"])
+  .enum(["running", "pending", "done", "incomplete", "failed", "cancelled", "compensated"])
+  .describe("compensated: an undo took back what the run did (POST /v1/runs/{runId}/undo)")
   .meta({ id: "RunStatus" });
 
 export const RunAcceptedSchema = z
@@ -157,7 +163,7 @@ const onBehalfOfField = () =>
 export const DecisionRecordSchema = z
   .object({
     requestId: z.string(),
-    decision: z.enum(["approve", "decline", "cancel", "expire"]),
+    decision: z.enum(["approve", "decline", "cancel", "expire", "revoke"]),
     answer: AnswerSchema,
     channel: ChannelSchema,
     decidedBy: z.string().nullable(),
@@ -292,6 +298,7 @@ export const RunViewSchema = z
       .describe(
         "The sub-agent tree of an agent with a team: the run's own agent first, then each child (absent otherwise)",
       ),
+    undo: UndoSchema.optional().describe("The undo, once asked (POST /v1/runs/{runId}/undo)"),
   })
   .meta({ id: "Run" });
 

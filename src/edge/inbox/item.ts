@@ -70,6 +70,11 @@ export interface InboxItem {
   /** Which top-level arguments an approver may change (`true`: all), from the request's rules. */
   editable?: boolean | string[];
   decision: InboxDecision | null;
+  /**
+   * An approval held in its undo window (approver rule `delay`) until then: meanwhile its
+   * approvers may Undo it (`decision: "revoke"`; docs/undo.md).
+   */
+  heldUntil?: string;
   surfacedAt: string;
   updatedAt: string;
   /** Per request, grows with every change: an older version never overwrites a newer one. */

@@ -56,7 +56,7 @@ export function renderInboxPage(view: InboxPageView): string {
     : `<p id="empty">Nothing is waiting for you.</p>`;
   const decided = view.decided.length
     ? `<table id="decided"><thead><tr><th>Request</th><th>Outcome</th><th>By</th><th>When</th></tr></thead><tbody>
-${view.decided.map((item) => decidedRow(item, view.now)).join("\n")}
+${view.decided.map((item) => decidedRow(item, view)).join("\n")}
 </tbody></table>`
     : `<p>Nothing decided yet.</p>`;
   const filtered = view.find ? hasFilters(view.find.filters) : false;
@@ -148,7 +148,8 @@ ${fields}
 `;
 }
 
-function decidedRow(item: InboxItem, now: number): string {
+function decidedRow(item: InboxItem, view: InboxPageView): string {
+  const now = view.now;
   const d = item.decision;
   const when = d ? time(Date.parse(d.decidedAt), now) : "";
   const reason = d?.reason ? ` — ${esc(clip(d.reason, 200))}` : "";
@@ -156,7 +157,24 @@ function decidedRow(item: InboxItem, now: number): string {
   const args = item.editedBy
     ? `<br><code class="args">${esc(clip(JSON.stringify(item.args) ?? "", 200))}</code> <span class="meta">edited by ${esc(item.editedBy)}</span>`
     : "";
-  return `<tr data-request="${esc(item.requestId)}"><td>${esc(clip(item.prompt, 120))}${args}</td><td class="outcome">${esc(d?.outcome ?? "")}${reason}</td><td>${esc(d?.decidedBy ?? "—")} via ${esc(d?.channel ?? "?")}</td><td>${when}</td></tr>`;
+  return `<tr data-request="${esc(item.requestId)}"><td>${esc(clip(item.prompt, 120))}${args}</td><td class="outcome">${esc(d?.outcome ?? "")}${reason}${undoForm(item, view)}</td><td>${esc(d?.decidedBy ?? "—")} via ${esc(d?.channel ?? "?")}</td><td>${when}</td></tr>`;
+}
+
+/**
+ * An approval still in its undo window (rule `delay`): an Undo button revokes it, and the call
+ * is declined `revoked by <you>` (docs/undo.md).
+ */
+function undoForm(item: InboxItem, view: InboxPageView): string {
+  const until = item.heldUntil ? Date.parse(item.heldUntil) : Number.NaN;
+  if (item.decision?.outcome !== "approved" || !(until > view.now)) {
+    return "";
+  }
+  return `<form method="POST" action="/inbox/decide" class="undo">
+<input type="hidden" name="csrf" value="${esc(view.csrf)}">
+<input type="hidden" name="runId" value="${esc(item.runId)}">
+<input type="hidden" name="requestId" value="${esc(item.requestId)}">
+<span class="meta">runs ${time(until, view.now)}</span> <button type="submit" name="decision" value="revoke">Undo</button>
+</form>`;
 }
 
 /** Says the arguments on screen are an approver's edit, not the agent's. */

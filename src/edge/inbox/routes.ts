@@ -144,7 +144,11 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
       const runId = form.get("runId") ?? "";
       const requestId = form.get("requestId") ?? "";
       const threadId = threadOf(runId);
-      if ((decision !== "approve" && decision !== "decline") || !threadId || !requestId) {
+      if (
+        (decision !== "approve" && decision !== "decline" && decision !== "revoke") ||
+        !threadId ||
+        !requestId
+      ) {
         return render(c, who, {
           notice: { kind: "error", text: "Choose Approve or Decline." },
           status: 400,
@@ -189,7 +193,13 @@ export function inboxRoutes(options: { approverGroups?: ApproverGroupsInit }) {
         return render(c, who, { notice: { kind: "ok", text } });
       }
       const word =
-        decision === "approve" ? (args ? "Approved with edits" : "Approved") : "Declined";
+        decision === "approve"
+          ? args
+            ? "Approved with edits"
+            : "Approved"
+          : decision === "revoke"
+            ? "Undone (the approval is revoked)"
+            : "Declined";
       return render(c, who, { notice: { kind: "ok", text: `${word}: ${item.prompt}` } });
     });
 }

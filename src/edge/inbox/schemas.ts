@@ -117,6 +117,12 @@ export const InboxItemSchema = z
       })
       .nullable()
       .describe("Who decided, when and how (decided items)"),
+    heldUntil: z
+      .string()
+      .optional()
+      .describe(
+        "An approval held in its undo window (approver rule delay) until then: its approvers may revoke it (POST /v1/decisions decision revoke)",
+      ),
     surfacedAt: z.string(),
     updatedAt: z.string(),
     version: z.number(),

@@ -137,4 +137,4 @@ export async function* logFeed(events: LoggedEvent[]): AsyncGenerator<FeedItem> 
 }
 
 /** Statuses after which a run's log never grows. */
-export const FINISHED = new Set(["done", "incomplete", "failed", "cancelled"]);
+export const FINISHED = new Set(["done", "incomplete", "failed", "cancelled", "compensated"]);

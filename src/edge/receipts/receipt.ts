@@ -9,8 +9,24 @@ import { sha256 } from "../../core/schema/sha256";
 import { toBase64Url } from "../approvals/base64url";
 import type { ReceiptPolicy } from "../policy/receipt-policy";
 
-/** The inbox's outcome words. */
-export type ReceiptDecision = "approved" | "declined" | "expired" | "cancelled";
+/**
+ * The inbox's outcome words, and (issue 44) `revoked`: an approval taken back during its
+ * `delay`; `compensated`: one step of an undo (see `compensation`).
+ */
+export type ReceiptDecision =
+  | "approved"
+  | "declined"
+  | "expired"
+  | "cancelled"
+  | "revoked"
+  | "compensated";
+
+/** What one step of an undo did to one call (on a `compensated` receipt). */
+export interface ReceiptCompensation {
+  callId: string;
+  status: "ran" | "failed" | "not_compensable";
+  error?: string;
+}
 
 /** The static part of the request's approver rule that says who had to agree on what. */
 export interface ReceiptRule {
@@ -58,6 +74,8 @@ export interface Receipt {
   requestedBy?: string;
   /** With `policy`: the run's agent, for `policy-replay`. */
   agent?: string;
+  /** On a `compensated` receipt: the call taken back and how that went. */
+  compensation?: ReceiptCompensation;
   /** RFC 3339, never earlier than the previous receipt's in the thread. */
   at: string;
   /** base64url SHA-256 of the previous receipt's compact JWS; null for the thread's first. */

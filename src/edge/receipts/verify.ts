@@ -173,7 +173,15 @@ function anchorProblem(receipt: Receipt): string | undefined {
   return undefined;
 }
 
-const DECISIONS = new Set(["approved", "declined", "expired", "cancelled"]);
+const DECISIONS = new Set([
+  "approved",
+  "declined",
+  "expired",
+  "cancelled",
+  "revoked",
+  "compensated",
+]);
+const COMPENSATION_STATUSES = new Set(["ran", "failed", "not_compensable"]);
 const STRINGS = [
   "threadId",
   "runId",
@@ -201,7 +209,13 @@ function shapeProblem(value: unknown): string | undefined {
     }
   }
   if (!DECISIONS.has(value.decision as string)) {
-    return `decision ${JSON.stringify(value.decision)} is not approved, declined, expired or cancelled`;
+    return `decision ${JSON.stringify(value.decision)} is not approved, declined, expired, cancelled, revoked or compensated`;
+  }
+  if (value.decision === "compensated" || value.compensation !== undefined) {
+    const problem = compensationProblem(value.compensation);
+    if (problem) {
+      return problem;
+    }
   }
   if (value.prev !== null && typeof value.prev !== "string") {
     return "prev is neither null nor a string";
@@ -213,6 +227,20 @@ function shapeProblem(value: unknown): string | undefined {
     return "onBehalfOf is not a string"; // issue 42: optional, a delegate's stand-in
   }
   return receiptPolicyProblem(value);
+}
+
+/** A `compensated` receipt names the call it took back and how that went (issue 44). */
+function compensationProblem(value: unknown): string | undefined {
+  if (!isRecord(value) || typeof value.callId !== "string") {
+    return "compensation is not an object with a callId";
+  }
+  if (!COMPENSATION_STATUSES.has(value.status as string)) {
+    return `compensation status ${JSON.stringify(value.status)} is not ran, failed or not_compensable`;
+  }
+  if (value.error !== undefined && typeof value.error !== "string") {
+    return "compensation error is not a string";
+  }
+  return undefined;
 }
 
 function jsonOf(part: string): unknown {

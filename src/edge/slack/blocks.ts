@@ -12,6 +12,8 @@ import type { AnyMessageBlock, Button, ModalView, SectionBlock } from "slack-web
 
 export const APPROVE_ACTION = "toolnexus_approve";
 export const DECLINE_ACTION = "toolnexus_decline";
+/** Revokes an approval held in its undo window (approver rule `delay`; docs/undo.md). */
+export const UNDO_ACTION = "toolnexus_undo";
 export const DECLINE_MODAL = "toolnexus_decline_reason";
 export const REASON_BLOCK = "reason";
 export const REASON_INPUT = "reason_input";
@@ -40,6 +42,8 @@ export type SlackRequestState =
       by?: string | null;
       via?: string | null;
       reason?: string | null;
+      /** An approval held in its undo window until then (Unix ms): the message offers Undo. */
+      heldUntil?: number;
     };
 
 /** Which request a button or modal acts on; carried in the button's value / the modal's metadata. */
@@ -93,6 +97,25 @@ export function approvalMessage(view: SlackRequestView, state: SlackRequestState
         button(DECLINE_ACTION, "Decline", { style: "danger", value: JSON.stringify(target) }),
       ],
     });
+  }
+  if (state.status === "approved" && state.heldUntil !== undefined) {
+    const target = JSON.stringify({ runId: view.runId, requestId: view.requestId });
+    blocks.push(
+      {
+        type: "context",
+        elements: [
+          {
+            type: "mrkdwn",
+            text: `Runs ${slackDate(state.heldUntil)}; until then an approver may undo it.`,
+          },
+        ],
+      },
+      {
+        type: "actions",
+        block_id: "undo",
+        elements: [button(UNDO_ACTION, "Undo", { style: "danger", value: target })],
+      },
+    );
   }
   return { text: `${headline(state)}: ${escapeText(clip(view.prompt, 200))}`, blocks };
 }

@@ -16,6 +16,7 @@ import {
   declineModal,
   REASON_BLOCK,
   REASON_INPUT,
+  UNDO_ACTION,
 } from "./blocks";
 import type { DecisionOutcome } from "../protocol";
 
@@ -114,7 +115,12 @@ async function blockAction(
   payload: z.infer<typeof BlockActions>,
 ) {
   const [action] = payload.actions;
-  if (!action || (action.action_id !== APPROVE_ACTION && action.action_id !== DECLINE_ACTION)) {
+  if (
+    !action ||
+    (action.action_id !== APPROVE_ACTION &&
+      action.action_id !== DECLINE_ACTION &&
+      action.action_id !== UNDO_ACTION)
+  ) {
     return c.body(null, 200);
   }
   const target = parseTarget(action.value);
@@ -154,8 +160,11 @@ async function blockAction(
     }
     return c.body(null, 200);
   }
-  const outcome = await decide(c, { target, member: who, decision: "approve" });
-  if (!outcome.ok) {
+  const decision = action.action_id === UNDO_ACTION ? "revoke" : "approve";
+  const outcome = await decide(c, { target, member: who, decision });
+  if (outcome.ok && decision === "revoke") {
+    tell("Undone: the approval is revoked and the call will not run.");
+  } else if (!outcome.ok) {
     tell(
       outcome.code === "not_an_approver" || outcome.code === "own_request"
         ? "You are not an approver of this request."
@@ -240,7 +249,7 @@ async function decide(
   vote: {
     target: z.infer<typeof Target>;
     member: string;
-    decision: "approve" | "decline";
+    decision: "approve" | "decline" | "revoke";
     reason?: string;
   },
 ): Promise<DecisionOutcome> {

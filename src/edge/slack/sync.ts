@@ -119,5 +119,12 @@ export function slackState(item: InboxItem): SlackRequestState {
     };
   }
   const d = item.decision;
-  return { status: d.outcome, by: d.decidedBy, via: d.channel, reason: d.reason };
+  const held = d.outcome === "approved" && item.heldUntil ? Date.parse(item.heldUntil) : Number.NaN;
+  return {
+    status: d.outcome,
+    by: d.decidedBy,
+    via: d.channel,
+    reason: d.reason,
+    ...(Number.isNaN(held) ? {} : { heldUntil: held }),
+  };
 }

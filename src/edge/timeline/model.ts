@@ -183,6 +183,15 @@ export function buildTimeline(input: TimelineInput): Timeline {
         marks.push({ at: event.at, label: event.type });
         model.finish(event.at, false);
         break;
+      case "undo":
+      case "compensation":
+      case "compensated": {
+        const label = undoLabel(event.type, data);
+        if (label) {
+          marks.push({ at: event.at, label });
+        }
+        break;
+      }
       default:
         break;
     }
@@ -206,6 +215,17 @@ export function buildTimeline(input: TimelineInput): Timeline {
     ...marks.map((m) => m.at),
   );
   return { start, end, rows, marks };
+}
+
+/** An undo's marks (docs/undo.md): asked, each compensation's outcome, the run compensated. */
+function undoLabel(type: string, data: Record<string, unknown>): string | undefined {
+  if (type === "undo") {
+    return `undo asked by ${String(data.requestedBy ?? "")}: ${String(data.reason ?? "")}`;
+  }
+  if (type === "compensation") {
+    return `compensation of ${String(data.tool ?? "")}: ${String(data.status ?? "")}`;
+  }
+  return "compensated";
 }
 
 /** The row of a request the run surfaced: `request` as its `pending` event logged it, `at` that event's time. */

@@ -241,3 +241,59 @@ describe("thread receipts", () => {
     ).toEqual({ group: "finance", quorum: 2, editable: ["amount"] });
   });
 });
+
+describe("undo's receipts (issue 44)", () => {
+  it("revoked and compensated receipts chain and verify like the rest; a compensated one without its compensation does not", async () => {
+    const [key] = await receiptKeys(SEED_A);
+    if (!key) {
+      throw new Error("no key");
+    }
+    const list = await withScratchSql(async (sql) => {
+      const receipts = new ThreadReceipts(sql, "th_1");
+      receipts.append(draft(), T0);
+      receipts.append(
+        draft({
+          decision: "revoked",
+          decidedBy: "carol",
+          reason: "revoked by carol",
+          votes: undefined,
+        }),
+        later(1000),
+      );
+      receipts.append(
+        draft({
+          requestId: "apr_call_2",
+          decision: "compensated",
+          decidedBy: "ann",
+          reason: "wrong order",
+          channel: "undo",
+          rule: null,
+          votes: undefined,
+          compensation: { callId: "call_2", status: "ran" },
+        }),
+        later(2000),
+      );
+      await receipts.signPending(key);
+      return receipts.forRun(draft().runId);
+    });
+    expect(list.map((jws) => payloadOf(jws).decision)).toEqual([
+      "approved",
+      "revoked",
+      "compensated",
+    ]);
+    const keys = await importJwks(receiptJwks(await receiptKeys(SEED_A)));
+    expect(await verifyReceiptChain(list, keys)).toEqual({ ok: true, receipts: 3, threads: 1 });
+
+    const bad = await withScratchSql(async (sql) => {
+      const receipts = new ThreadReceipts(sql, "th_1");
+      receipts.append(draft({ decision: "compensated", channel: "undo" }), T0);
+      await receipts.signPending(key);
+      return receipts.forRun(draft().runId);
+    });
+    expect(await verifyReceiptChain(bad, keys)).toMatchObject({
+      ok: false,
+      index: 0,
+      problem: expect.stringMatching(/compensation/),
+    });
+  });
+});

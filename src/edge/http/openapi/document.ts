@@ -46,6 +46,8 @@ import { error, json, ref } from "./parts";
 import { TOOL_CALL_PATHS, ToolCallRecordSchema } from "./tool-calls";
 import { BATCH_PATHS, BATCH_SCHEMAS } from "../../batch/openapi";
 import { DELEGATION_PATHS, DELEGATION_SCHEMAS } from "../../delegations/openapi";
+import { CompensationSchema, UNDO_PATHS, UndoAcceptedSchema, UndoSchema } from "./undo";
+import { UndoCreateSchema } from "../../undo/routes";
 
 // Every schema with a `meta({ id })` that others share must be listed, or zod inlines it under `__shared`.
 const SCHEMAS = {
@@ -73,6 +75,10 @@ const SCHEMAS = {
   ApprovalStateSchema,
   ArgsChangedSchema,
   TreeHandleSchema,
+  UndoCreateSchema,
+  UndoSchema,
+  UndoAcceptedSchema,
+  CompensationSchema,
   RunViewLinkSchema,
   ToolCallRecordSchema,
   ...BATCH_SCHEMAS, // issue 42
@@ -111,7 +117,10 @@ superseded {requestId, by, reason} (a newer deploy asked the call again as reque
 resumed {requestId, decision, channel} or {reason}; task_polled {requestId, taskId, state, statusText?} (a remote task the run waits on,
 an MCP task of protocol 2026-07-28 or an A2A task, was polled); done {status, text?, usage?, turns?}; error {message}
 (the run failed) or {message, requestId?, code?, recoverable: true} (the run goes on: a retried driver, a
-notification not delivered, an approver group not defined, a queue name createEdge({ queues }) lacks: code config_error). The stream closes after done or an
+notification not delivered, an approver group not defined, a queue name createEdge({ queues }) lacks: code config_error).
+An undo (POST /v1/runs/{runId}/undo) appends after done: undo {reason, requestedBy, calls}; compensating {callId, tool}
+(a step begins); compensation {callId, tool, status, output?, error?} (a step's outcome); compensated {reason, requestedBy,
+compensations} (the run is compensated). The stream closes after done, compensated or an
 error without recoverable: true.`;
 
 let cached: unknown;
@@ -234,6 +243,7 @@ function openApiDocument(): unknown {
         },
       },
       ...TOOL_CALL_PATHS,
+      ...UNDO_PATHS,
       "/v1/runs/{runId}/cancel": {
         post: {
           operationId: "cancelRun",

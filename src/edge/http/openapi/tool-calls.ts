@@ -19,6 +19,12 @@ export const ToolCallRecordSchema = z
       .describe(
         "Present when the model was sent only the first `shown` of the output's `total` UTF-8 bytes (the agent's maxToolOutputBytes, or the tool's maxOutputBytes)",
       ),
+    compensable: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The call completed and its tool has a compensate: an undo (POST /v1/runs/{runId}/undo) takes it back",
+      ),
   })
   .meta({ id: "ToolCall" });
 

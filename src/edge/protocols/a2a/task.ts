@@ -62,6 +62,7 @@ export function taskState(view: RunView, answered?: string): TaskState {
     case "pending":
       return view.pending?.kind === "authorization" ? "auth-required" : "input-required";
     case "done":
+    case "compensated": // finished, and taken back since (docs/undo.md): the task completed
       return "completed";
     case "incomplete":
     case "failed":
