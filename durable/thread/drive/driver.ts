@@ -28,7 +28,6 @@ import { runOAuth } from "../../tokens/run-oauth";
 import { answerUnderCurrentVersion } from "../../versions/resume-check";
 import type { RunRow } from "../../storage/run-store";
 import { runError } from "../../../src/edge/run-error";
-import { ValueTooLargeError } from "../../storage/large/values";
 import { isHeld } from "../../undo/window";
 
 import { routeAnswer, runLimitBefore, runTeamTools, treeOf } from "../../agents/run-tree";
