@@ -367,41 +367,6 @@ export const AgentsSchema = z
   })
   .meta({ id: "Agents" });
 
-/** The body POSTed to a run's callbackUrl when it suspends (signed like the decisions webhook). */
-export const NotificationSchema = z
-  .object({
-    type: z
-      .enum(["run.pending", "run.reminder", "run.escalated", "request.expiring"])
-      .describe(
-        "run.pending first; run.reminder every remindEvery; run.escalated when escalate.after passes. request.expiring once, warnBefore ahead of expiresAt. webhook-id: msg_<run>_<request>, then …_r<n>, …_esc, …_warn",
-      ),
-    runId: z.string(),
-    threadId: z.string(),
-    agent: z.string(),
-    request: RequestSchema.extend({
-      argsHash: z
-        .string()
-        .describe("The version of the arguments now up for approval: a decision carries it"),
-    }),
-    decisionUrl: z.string(),
-    approvalUrl: z
-      .string()
-      .optional()
-      .describe("Anonymous approval link; only for requests without approver rules"),
-    linksUrl: z
-      .string()
-      .optional()
-      .describe("Requests with rules: POST here (Bearer) for a per-approver link"),
-    expiresAt: z.string().nullable(),
-    metadata: z.unknown(),
-    requestedBy: z.string().nullable(),
-    votes: z.number().optional(),
-    needed: z.number().optional(),
-    reminder: z.number().optional().describe("run.reminder: 1, 2, …"),
-    escalatedTo: z.string().optional().describe("run.escalated: the group that may decide now"),
-  })
-  .meta({ id: "Notification" });
-
 /** Turns zod issues into the API's `issues` list: `path` is dotted, `(root)` for the body itself. */
 export function issuesOf(error: {
   issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>;
