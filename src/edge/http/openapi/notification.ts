@@ -1,5 +1,5 @@
 /**
- * The body POSTed to a run's callbackUrl (docs/http-api.md "Outbound notifications"): described
+ * The body POSTed to a run's callbackUrl (docs/http-api.md "Notifications (outbound)"): described
  * for the OpenAPI document only; src/edge/notify/notification.ts builds it.
  */
 import * as z from "zod";
