@@ -2,7 +2,8 @@
  * Issue 39 item 7 (docs/node-versions.md): which Node the product needs and which only the
  * tooling does, read from package-lock.json. Runtime dependencies must all accept the floor of
  * package.json's `engines` (Node 20.0.0); the development packages that refuse Node 20.19 —
- * npm's `EBADENGINE` warnings on `npm ci` there — are exactly the AI SDK's six.
+ * npm's `EBADENGINE` warnings on `npm ci` there — are exactly the AI SDK's six and the MCP
+ * conformance suite's `content-type` (its GitHub client's, which the suite's runs never load).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -88,7 +89,7 @@ describe("Node versions (docs/node-versions.md)", () => {
     expect(refusing("20.0.0", { dev: false })).toEqual([]);
   });
 
-  it("the tooling: on Node 20.19 exactly the AI SDK's six development packages warn", () => {
+  it("the tooling: on Node 20.19 exactly the AI SDK's six development packages and the conformance suite's content-type warn", () => {
     expect(refusing("20.19.0", { dev: true })).toEqual([
       "@ai-sdk/gateway",
       "@ai-sdk/mcp",
@@ -96,6 +97,7 @@ describe("Node versions (docs/node-versions.md)", () => {
       "@ai-sdk/provider-utils",
       "@ai-sdk/react",
       "ai",
+      "content-type", // @modelcontextprotocol/conformance → @octokit/request (docs/node-versions.md)
     ]);
     // Node 22.12 (recommended): nothing the repository installs on Linux x64 refuses it.
     const wasm = ["@napi-rs/wasm-runtime", "@rolldown/binding-wasm32-wasi"];

@@ -34,7 +34,6 @@ import { NO_STORE_NO_REFERRER } from "../http/headers";
 import { CALLBACK_PATH } from "./settings";
 import { BINDING_MAX_AGE_SECONDS, bindingCookie, openSignInLink, START_PATH } from "./sign-in-link";
 import { verifyOAuthState, type OAuthStateClaims } from "./state-token";
-import { redeemAtCallback, TokenEndpointError } from "../../core/mcp/oauth/redeem";
 import { errorMessage } from "../../core/errors";
 
 /** The subject's `TokenObject` as this route uses it (durable/tokens/object.ts `TokenRpc`). */
@@ -166,6 +165,8 @@ async function redeemHere(
 ): Promise<Response | undefined> {
   const records = tokens.get(tokens.idFromName(claims.subject)) as unknown as TokenRecords;
   const record = await records.get(claims.subject, claims.server);
+  // Loaded here, not at start-up: the MCP SDK's OAuth client stays out of every other request.
+  const { redeemAtCallback, TokenEndpointError } = await import("../../core/mcp/oauth/redeem");
   let redemption: Awaited<ReturnType<typeof redeemAtCallback>>;
   try {
     redemption = await redeemAtCallback(record, {
