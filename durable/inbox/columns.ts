@@ -32,7 +32,7 @@ export function columnsOf(item: InboxItem): ItemColumns {
     agent: item.agent,
     tool: item.tool,
     // Requesters are people's ids and emails: matched case-insensitively.
-    requestedBy: item.requestedBy === null ? null : item.requestedBy.toLowerCase(),
+    requestedBy: item.requestedBy ? item.requestedBy.toLowerCase() : null,
     expires: Number.isFinite(expires) ? expires : NO_EXPIRY,
     surfaced: Date.parse(item.surfacedAt),
     search: foldText(`${item.prompt}\n${args}\n${item.input}`).slice(0, SEARCH_CHARS),

@@ -176,6 +176,9 @@ describe("plain tools an agent exposes (mcpServerTools)", () => {
       "reader-tight",
       // The fixture's agent on a 2026-07-28 MCP server (test/fixtures/modern-mcp.ts).
       "crm2026",
+      // Its agents whose 2026-07-28 server asks for input and runs tasks (modern-mcp.ts, task-mcp.ts).
+      "contact2026",
+      "jobs2026",
       "big",
       "get_run",
       "echo",
