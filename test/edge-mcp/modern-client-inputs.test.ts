@@ -1,6 +1,6 @@
 // A 2026-07-28 server that asks two things at once (test/fixtures/modern-mcp.ts,
-// `update_contact`): each is a durable request of the run, one after the other; the thread object
-// is evicted between answers; the call is sent again once, with both responses and the
+// `update_contact`): each is a durable request of the run, all open at once and answered in any
+// order; the thread object is evicted between answers; the call is sent again once, with both responses and the
 // server's requestState byte for byte. A declined request is sent back as `decline`, and the
 // question not asked yet as `cancel`.
 import { describe, expect, it } from "vitest";
@@ -66,6 +66,86 @@ describe("MCP client 2026-07-28 at the edge: several input requests at once", ()
         email: { action: "accept", content: { email: "ann@example.com" } },
       },
     });
+  });
+
+  it("both inputs are pending at once and answered in reverse order (evicted in between): one retry with both", async () => {
+    const mark = modernCrmState.calls.length;
+    const { runId } = await startRun({ agent: CONTACT_AGENT, input: "Update my contact" });
+    const halted = await waitForStatus(runId, ["pending"]);
+    // Both requests are open together, each its own request of the run.
+    const open = (halted as any).openRequests as Array<{ id: string; prompt: string }>;
+    expect(open.map((r) => r.prompt)).toEqual(["What is the new phone?", "What is the new email?"]);
+    expect(open[0]!.id).toBe(halted.pending!.id);
+    const phone = open[0]!;
+    const email = open[1]!;
+
+    await abortAllDurableObjects();
+    const second = await signedDecision({
+      runId,
+      requestId: email.id,
+      decision: "approve",
+      data: { email: "ann@example.com" },
+      decidedBy: "ann@example.com",
+    });
+    expect(second.status).toBe(202);
+    // Applied at once: the call waits on the phone alone (same request), nothing was sent.
+    for (let i = 0; i < 200; i++) {
+      const run = await getRun(runId);
+      if (run.status === "pending" && !(run as any).openRequests) {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const waiting = await getRun(runId);
+    expect(waiting.status).toBe("pending");
+    expect(waiting.pending!.id).toBe(phone.id);
+    expect((waiting as any).openRequests).toBeUndefined();
+    expect(modernCrmState.calls.slice(mark)).toHaveLength(1);
+
+    await abortAllDurableObjects();
+    const first = await signedDecision({
+      runId,
+      requestId: phone.id,
+      decision: "approve",
+      data: { phone: "555-0100" },
+      decidedBy: "ann@example.com",
+    });
+    expect(first.status).toBe(202);
+    const done = await waitForStatus(runId, ["done", "failed", "incomplete"]);
+    expect(done.status).toBe("done");
+    const calls = modernCrmState.calls.slice(mark);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toMatchObject({
+      requestState: CONTACT_STATE,
+      inputResponses: {
+        phone: { action: "accept", content: { phone: "555-0100" } },
+        email: { action: "accept", content: { email: "ann@example.com" } },
+      },
+    });
+  });
+
+  it("declining the second input first sends decline for it and cancel for the first, at once", async () => {
+    const mark = modernCrmState.calls.length;
+    const { runId } = await startRun({ agent: CONTACT_AGENT, input: "Update my contact" });
+    const halted = await waitForStatus(runId, ["pending"]);
+    const email = ((halted as any).openRequests as Array<{ id: string }>)[1]!;
+    const declined = await signedDecision({
+      runId,
+      requestId: email.id,
+      decision: "decline",
+      decidedBy: "ann@example.com",
+    });
+    expect(declined.status).toBe(202);
+    const done = await waitForStatus(runId, ["done", "failed", "incomplete"]);
+    expect(done.status).toBe("done");
+    const calls = modernCrmState.calls.slice(mark);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toEqual(
+      expect.objectContaining({
+        requestState: CONTACT_STATE,
+        inputResponses: { phone: { action: "cancel" }, email: { action: "decline" } },
+      }),
+    );
   });
 
   it("a declined input is sent as decline, the rest as cancel, and the model hears it", async () => {
