@@ -57,3 +57,12 @@ export function surfacedBefore(store: RunStore, run: RunRow): SurfacedBefore {
     ids: new Set(group.map((request) => request.id)),
   };
 }
+
+/**
+ * Requests of the call surfaced when the drive began that are open no more and were never
+ * decided: the call ended without them (a refusal of one of its requests). Their inbox rows close.
+ */
+export function withdrawnSince(store: RunStore, runId: string, before: SurfacedBefore): string[] {
+  const open = new Set(store.slots(runId).flatMap((slot) => requestsOf(slot).map((r) => r.id)));
+  return [...before.ids].filter((id) => !open.has(id) && !store.decision(id));
+}

@@ -7,6 +7,17 @@ import { describe, expect, it } from "vitest";
 import { abortAllDurableObjects } from "cloudflare:test";
 import { getRun, signedDecision, startRun, waitForStatus } from "../helpers/edge";
 import { CONTACT_AGENT, CONTACT_STATE, modernCrmState } from "../fixtures/modern-mcp";
+import { sqlIn, threadOfRun } from "../helpers/durable";
+
+/** The run's inbox rows (request id → status), as the thread object's outbox wrote them. */
+async function inboxRows(runId: string): Promise<Record<string, unknown>> {
+  const rows = await sqlIn(
+    threadOfRun(runId),
+    "SELECT request_id, status FROM inbox_requests WHERE run_id = ?",
+    runId,
+  );
+  return Object.fromEntries(rows.map((row) => [row.request_id, row.status]));
+}
 
 async function nextPending(runId: string, after: string) {
   for (let i = 0; i < 200; i++) {
@@ -78,6 +89,8 @@ describe("MCP client 2026-07-28 at the edge: several input requests at once", ()
     expect(open[0]!.id).toBe(halted.pending!.id);
     const phone = open[0]!;
     const email = open[1]!;
+    // Both surfaced at once: each is open in the inbox.
+    expect(await inboxRows(runId)).toEqual({ [phone.id]: "open", [email.id]: "open" });
 
     await abortAllDurableObjects();
     const second = await signedDecision({
@@ -146,6 +159,18 @@ describe("MCP client 2026-07-28 at the edge: several input requests at once", ()
         inputResponses: { phone: { action: "cancel" }, email: { action: "decline" } },
       }),
     );
+    // The phone request closed with its call (before the run ended): nobody is left looking at it.
+    const phone = ((halted as any).openRequests as Array<{ id: string }>)[0]!;
+    const [row] = await sqlIn(
+      threadOfRun(runId),
+      "SELECT status, item FROM inbox_requests WHERE request_id = ?",
+      phone.id,
+    );
+    expect(row?.status).toBe("decided");
+    expect(JSON.parse(String(row?.item)).decision).toMatchObject({
+      outcome: "cancelled",
+      reason: "the call ended without it (another of its requests was refused)",
+    });
   });
 
   it("a declined input is sent as decline, the rest as cancel, and the model hears it", async () => {

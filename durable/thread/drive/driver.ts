@@ -16,6 +16,7 @@ import {
   decidedBeside,
   surfacedBefore,
   type SurfacedBefore,
+  withdrawnSince,
 } from "../../storage/call-group";
 import { makeClient } from "./make-client";
 import { recordExpiry } from "./expiry";
@@ -261,6 +262,11 @@ async function finish(
   if (run.status === "cancelled") {
     return;
   }
+  deps.transaction(() => {
+    for (const id of withdrawnSince(deps.store, runId, before)) {
+      deps.inbox?.withdrawn(id, "the call ended without it (another of its requests was refused)");
+    }
+  });
   if (result.status === "pending" && result.pending) {
     const request = result.pending;
     // Still the same request (another of its call's requests was answered): its expiry stands.
