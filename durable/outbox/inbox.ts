@@ -46,6 +46,8 @@ export interface InboxHooks {
   settled(run: RunRow, request: Request, decision: DecisionRow): void;
   /** The run ended: requests the inbox still shows open are closed with this reason. */
   ended(runId: string, reason: string): void;
+  /** A request closed undecided while its run goes on (a call's other requests, when it ended). */
+  withdrawn(requestId: string, reason: string): void;
 }
 
 /** The request an inbox item shows, and the run it belongs to. */
@@ -75,6 +77,7 @@ export function inboxHooks(outbox: InboxOutbox, votes: VoteStore): InboxHooks {
       );
     },
     ended: (runId, reason) => outbox.closeRun(runId, reason, Date.now()),
+    withdrawn: (requestId, reason) => outbox.closeRequest(requestId, reason, Date.now()),
   };
 }
 
@@ -144,22 +147,34 @@ export class InboxOutbox {
     const open = this.sql<{ item: string }>`
       SELECT item FROM inbox_requests WHERE run_id = ${runId} AND status = 'open'`;
     for (const row of open) {
-      const last = decodeInboxItem(row.item);
-      this.#write({
-        ...last,
-        status: "decided",
-        event: "cancelled",
-        decision: {
-          outcome: "cancelled",
-          decidedBy: null,
-          channel: "run",
-          decidedAt: new Date(now).toISOString(),
-          reason,
-        },
-        updatedAt: new Date(now).toISOString(),
-        version: last.version + 1,
-      });
+      this.#close(decodeInboxItem(row.item), reason, now);
     }
+  }
+
+  /** One request closed undecided (its call ended without it), if the inbox shows it open. */
+  closeRequest(requestId: string, reason: string, now: number): void {
+    const open = this.sql.one<{ item: string }>`
+      SELECT item FROM inbox_requests WHERE request_id = ${requestId} AND status = 'open'`;
+    if (open) {
+      this.#close(decodeInboxItem(open.item), reason, now);
+    }
+  }
+
+  #close(last: InboxItem, reason: string, now: number): void {
+    this.#write({
+      ...last,
+      status: "decided",
+      event: "cancelled",
+      decision: {
+        outcome: "cancelled",
+        decidedBy: null,
+        channel: "run",
+        decidedAt: new Date(now).toISOString(),
+        reason,
+      },
+      updatedAt: new Date(now).toISOString(),
+      version: last.version + 1,
+    });
   }
 
   #write(item: InboxItem): void {

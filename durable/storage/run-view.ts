@@ -5,6 +5,7 @@ import { argsHash } from "../../src/core/approvers/args-hash";
 import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import { decisionView } from "./decision-view";
 import { policyFields } from "../../src/edge/policy/view";
+import { openRequests } from "./open-requests";
 import type { EventRow, RunRow, RunStore } from "./run-store";
 import type { ApprovalRow, VoteStore } from "./vote-store";
 import type { HandleStore } from "./handle-store";
@@ -38,6 +39,7 @@ export function runView(
 ): RunView {
   const toolCalls = store.toolCalls(run.runId);
   const open = run.status === "pending";
+  const waiting = open ? openRequests(store, run) : [];
   return {
     runId: run.runId,
     threadId: run.threadId,
@@ -54,6 +56,7 @@ export function runView(
     toolCallCount: toolCalls.length,
     decisions: store.decisions(run.runId).map(decisionView),
     requests: votes.approvalsOfRun(run.runId).map((row) => approvalView(votes, row)),
+    ...(waiting.length > 1 ? { openRequests: waiting } : {}),
     requestedBy: run.requestedBy ?? null,
     agentVersion: run.agentVersion ?? null,
     receiptCount: store.receiptCount(run.runId),

@@ -145,6 +145,11 @@ export type Message =
       isError?: boolean;
       /** Set on a placeholder: the request this call is suspended on. */
       pending?: Request;
+      /**
+       * Set on a placeholder beside `pending`: the call's other requests, open at the same time
+       * and answered in any order (../suspension ALSO_PENDING). Absent for one request.
+       */
+      alsoPending?: Request[];
       /** Why a request was refused ("declined", "expired", "policy: …"); never sent to a provider. */
       reason?: string;
     };

@@ -132,6 +132,11 @@ export interface RunView {
   decisions: DecisionView[];
   /** Requests with approver rules: every vote (those an edit reset marked) and every refused attempt. */
   requests: ApprovalView[];
+  /**
+   * Only while the run waits on more than `pending`: every request open now, `pending` first
+   * (other suspended calls of the turn, a call's several requests), each decidable now.
+   */
+  openRequests?: Request[];
   requestedBy: string | null;
   /** The agent version the run started, or last suspended, under (null: stored before versions). */
   agentVersion: string | null;

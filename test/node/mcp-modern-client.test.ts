@@ -322,6 +322,78 @@ describe("MCP client: 2026-07-28 with a v2 server, 2025-11-25 with a v1 server",
     expect(states).toEqual(["survey:state/+="]);
   });
 
+  it("several inputs are pending at once and answered in reverse order: the call is sent again once, with both", async () => {
+    const { handler, states } = v2Server();
+    const server = await onLoopback((request) => handler.fetch(request as never));
+    cleanUp.push(server);
+    const toolCalls = () => server.seen.filter((s) => s.method === "tools/call");
+
+    const halted = await script(["fx_survey"]).run("survey", {
+      toolkit: await toolkitFor(server.url),
+    } as never);
+    expect(halted.status).toBe("pending");
+    const placeholder = halted.messages.at(-1) as any;
+    const [a, b] = [placeholder.pending, ...(placeholder.alsoPending ?? [])];
+    expect(a).toMatchObject({ kind: "input", prompt: "A?" });
+    expect(b).toMatchObject({ kind: "input", prompt: "B?" });
+    expect(halted.pending!.id).toBe(a.id);
+
+    // B first, in a new process: the call is open on A alone, A's id unchanged, nothing sent.
+    let saved = JSON.parse(JSON.stringify(halted));
+    const second = await script([]).runWithAnswer({
+      toolkit: await toolkitFor(server.url),
+      history: saved.messages,
+      pending: b,
+      answer: answerOutput(b.id, { name: "Bo" }),
+    } as never);
+    expect(second.status).toBe("pending");
+    expect(second.pending).toMatchObject({ id: a.id, prompt: "A?" });
+    expect((second.messages.at(-1) as any).alsoPending).toBeUndefined();
+    expect(toolCalls()).toHaveLength(1);
+
+    saved = JSON.parse(JSON.stringify(second));
+    const done = await script([]).runWithAnswer({
+      toolkit: await toolkitFor(server.url),
+      history: saved.messages,
+      pending: saved.pending,
+      answer: answerOutput(a.id, { name: "Ann" }),
+    } as never);
+    expect(done.status).toBe("done");
+    expect(done.toolCalls.map((c: any) => [c.name, c.output, c.isError])).toEqual([
+      ["fx_survey", "A=Ann B=Bo", false],
+    ]);
+    const retries = toolCalls().slice(1);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.body.params.requestState).toBe("survey:state/+=");
+    expect(retries[0]!.body.params.inputResponses).toEqual({
+      a: { action: "accept", content: { name: "Ann" } },
+      b: { action: "accept", content: { name: "Bo" } },
+    });
+    expect(states).toEqual(["survey:state/+="]);
+  });
+
+  it("several inputs pending at once: declining the second first sends decline for it and cancel for the first, at once", async () => {
+    const { handler } = v2Server();
+    const server = await onLoopback((request) => handler.fetch(request as never));
+    cleanUp.push(server);
+    const halted = await script(["fx_survey"]).run("survey", {
+      toolkit: await toolkitFor(server.url),
+    } as never);
+    const saved = JSON.parse(JSON.stringify(halted));
+    const b = saved.messages.at(-1).alsoPending[0];
+    await script([]).runWithAnswer({
+      toolkit: await toolkitFor(server.url),
+      history: saved.messages,
+      pending: b,
+      answer: answerDeclined(b.id),
+    } as never);
+    const calls = server.seen.filter((s) => s.method === "tools/call");
+    expect(calls[1]!.body.params.inputResponses).toEqual({
+      a: { action: "cancel" },
+      b: { action: "decline" },
+    });
+  });
+
   it("several inputs with a host that answers inline: each asked, then one retry", async () => {
     const { handler } = v2Server();
     const server = await onLoopback((request) => handler.fetch(request as never));

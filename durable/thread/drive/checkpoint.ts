@@ -9,6 +9,7 @@ import type { RunState } from "../../../src/core/loop/run-loop";
 import type { DriverDeps, Work } from "./driver-deps";
 import type { RunRow, ToolMessage } from "../../storage/run-store";
 import { pathOf } from "../../agents/tree";
+import { requestsOf } from "../../../src/core/suspension";
 
 /** Kernel events → the run's event log (the SSE vocabulary). `done` is recorded by `finish`. */
 export function forward(deps: DriverDeps, runId: string, event: RunEvent): void {
@@ -190,7 +191,9 @@ export function checkpointer(deps: DriverDeps, scope: CheckpointScope) {
           model: state.model,
         };
         if (work.kind === "answer") {
-          const answered = turnResults.find((m) => m.pending?.id === work.request.id);
+          const answered = turnResults.find((m) =>
+            requestsOf(m).some((r) => r.id === work.request.id),
+          );
           if (!answered) {
             deps.store.markApplied(work.request.id, deps.now());
             if (!work.finalOnly) {

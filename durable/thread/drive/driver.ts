@@ -11,6 +11,14 @@ import { agentTools, approvalTimeoutOf, type AgentDefinition } from "../../../sr
 import { policyTools } from "../../../src/edge/policy/run-tools";
 import { runPolicy } from "../../policy/run-policy";
 import { closeOpenTurn } from "./close-turn";
+import { requestsOf } from "../../../src/core/suspension";
+import {
+  callGroup,
+  decidedBeside,
+  surfacedBefore,
+  type SurfacedBefore,
+  withdrawnSince,
+} from "../../storage/call-group";
 import { makeClient } from "./make-client";
 import { recordExpiry } from "./expiry";
 import { checkpointer } from "./checkpoint";
@@ -54,7 +62,9 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
     decision = recordExpiry(deps, run, request);
   }
   if (!decision || decision.appliedAt !== null) {
-    return undefined;
+    // Another request of the surfaced call was decided: it is applied now (./call-group).
+    const beside = run.status === "pending" ? decidedBeside(deps.store, run) : undefined;
+    return beside ? { kind: "answer", ...beside, finalOnly: false } : undefined;
   }
   // An approval in its undo window (rule `delay`) waits; the alarm is armed for its end.
   if (isHeld(decision, request, deps.now())) {
@@ -94,6 +104,7 @@ export async function driveOnce(
     return false;
   }
 
+  const before = surfacedBefore(deps.store, run);
   const tree = treeOf(deps, run, signal);
   // A sub-agent's request: its tree takes the answer first and fills the run's task slot.
   const routed =
@@ -163,7 +174,9 @@ export async function driveOnce(
     // was checkpointed): then the answer is in the transcript, and the run carries on from it.
     const answerApplied =
       work.kind === "answer" &&
-      !deps.store.slots(runId).some((slot) => slot.pending?.id === work.request.id);
+      !deps.store
+        .slots(runId)
+        .some((slot) => requestsOf(slot).some((r) => r.id === work.request.id));
     if (work.kind === "answer" && !answerApplied) {
       const checked = await answerUnderCurrentVersion(deps, {
         ...work,
@@ -224,7 +237,7 @@ export async function driveOnce(
     settleCancelled(deps, runId);
     return true;
   }
-  await finish(deps, { agent, runId }, result);
+  await finish(deps, { agent, runId, before }, result);
   return true;
 }
 
@@ -248,10 +261,10 @@ function inlineDeps(deps: DriverDeps): InlineDeps {
 
 async function finish(
   deps: DriverDeps,
-  drive: { agent: AgentDefinition; runId: string },
+  drive: { agent: AgentDefinition; runId: string; before: SurfacedBefore },
   result: RunResult,
 ): Promise<void> {
-  const { agent, runId } = drive;
+  const { agent, runId, before } = drive;
   // The version a request suspends under (its receipt and a later resume compare with it),
   // computed first: nothing awaits between the reads below and their transaction.
   const version = result.status === "pending" ? await agentVersion(agent, deps.env) : null;
@@ -259,15 +272,30 @@ async function finish(
   if (run.status === "cancelled") {
     return;
   }
+  deps.transaction(() => {
+    for (const id of withdrawnSince(deps.store, runId, before)) {
+      deps.inbox?.withdrawn(id, "the call ended without it (another of its requests was refused)");
+    }
+  });
   if (result.status === "pending" && result.pending) {
     const request = result.pending;
-    const expires = request.expiresAt
-      ? Date.parse(request.expiresAt)
-      : deps.now() + approvalTimeoutOf(agent, deps.env);
+    // Still the same request (another of its call's requests was answered): its expiry stands.
+    const kept = before.pendingId === request.id && before.expiresAt !== null;
+    const expires = kept
+      ? (before.expiresAt as number)
+      : request.expiresAt
+        ? Date.parse(request.expiresAt)
+        : deps.now() + approvalTimeoutOf(agent, deps.env);
     // A suspended elicitation was surfaced (and notified) when its window opened.
     const surfacedInline = run.inlineRequest !== null && run.inlineRequest.id === request.id;
+    // Surfaced already (with its call's other requests, ./call-group)? Not again.
+    const fresh = (r: { id: string }) => !deps.store.decision(r.id) && !before.ids.has(r.id);
     // Decided before it was surfaced (a sibling call's request)? Then the caller loops and applies it now.
-    const surfacing = !deps.store.decision(request.id) && !surfacedInline;
+    const surfacing = fresh(request) && !surfacedInline;
+    // The call's other requests surface with it: all are open, answered in any order.
+    const beside = callGroup(deps.store, runId, request.id).filter(
+      (r) => r.id !== request.id && fresh(r),
+    );
     deps.transaction(() => {
       deps.store.update(
         runId,
@@ -284,6 +312,9 @@ async function finish(
       if (surfacing || surfacedInline) {
         deps.inbox?.surfaced(deps.store.requireRun(runId), request); // now with its expiry
       }
+      for (const other of beside) {
+        deps.inbox?.surfaced(deps.store.requireRun(runId), other);
+      }
       if (!deps.store.decision(request.id)) {
         // Live streams learn of the halt now (not logged: see durable/thread/event-hub.ts).
         deps.record(runId, HALTED_SIGNAL, { requestId: request.id });
@@ -291,6 +322,9 @@ async function finish(
     });
     if (surfacing) {
       await deps.halted(deps.store.requireRun(runId), request);
+    }
+    for (const other of beside) {
+      await deps.halted(deps.store.requireRun(runId), other);
     }
     return;
   }

@@ -19,6 +19,7 @@ import type { MetricEvent } from "../metrics";
 import type { Emit } from "../events";
 import { pendingOf } from "../answers";
 import {
+  alsoPendingOf,
   declinedResult,
   isContinuation,
   MAX_CONTINUATIONS,
@@ -26,7 +27,7 @@ import {
   unresolvedResult,
 } from "../suspension";
 import { errorMessage } from "../errors";
-import { canonicalJson } from "../schema/canonical-json";
+import { editedArgs, isMigrated } from "./edited-args";
 import { boundToolOutput } from "./tool-output";
 
 export type ToolMessage = Extract<Message, { role: "tool" }>;
@@ -93,9 +94,14 @@ export async function executeCall(call: ToolCall, env: CallEnv): Promise<ToolMes
   metricFor(call, env, { isError: false, ms: attempt.ms, pending: true });
   env.emit?.({ type: "pending", request, id: call.id });
   if (!env.waitFor) {
-    return placeholder(call, request);
+    const also = alsoPendingOf(attempt.result);
+    for (const other of also) {
+      env.emit?.({ type: "pending", request: other, id: call.id });
+    }
+    return placeholder(call, { request, also });
   }
 
+  // Inline, the first is asked; the tool asks the others as its next steps (CONTINUES).
   const answer = await env.waitFor(request);
   return resolveWithAnswer(call, env, { request, answer });
 }
@@ -113,7 +119,14 @@ export async function resolveWithAnswer(
     request,
     answer,
     continuations = 0,
-  }: { request: Request; answer: Answer; continuations?: number },
+    others = [],
+  }: {
+    request: Request;
+    answer: Answer;
+    continuations?: number;
+    /** The call's other requests, open beside `request` (alsoPending): not announced again. */
+    others?: Request[];
+  },
 ): Promise<ToolMessage> {
   const parsed = parseCallArguments(call);
   const args = parsed.ok ? parsed.args : call.arguments;
@@ -135,7 +148,13 @@ export async function resolveWithAnswer(
   const attempt = await invoke(call, env, { args: edited ?? parsed.args, answer, request });
   const again = pendingOf(attempt.result);
   if (again && isContinuation(attempt.result)) {
-    return continueSuspended(call, env, { request: again, ms: attempt.ms, continuations });
+    const also = alsoPendingOf(attempt.result);
+    return continueSuspended(call, env, {
+      requests: [again, ...also],
+      announced: new Set(others.map((r) => r.id)),
+      ms: attempt.ms,
+      continuations,
+    });
   }
   let result = again ? unresolvedResult(again) : attempt.result;
   if (!answer.ok) {
@@ -163,47 +182,31 @@ export async function resolveWithAnswer(
 async function continueSuspended(
   call: ToolCall,
   env: CallEnv,
-  { request, ms, continuations }: { request: Request; ms: number; continuations: number },
+  {
+    requests,
+    announced,
+    ms,
+    continuations,
+  }: { requests: Request[]; announced: Set<string>; ms: number; continuations: number },
 ): Promise<ToolMessage> {
+  const [request, ...also] = requests as [Request, ...Request[]];
   if (env.waitFor && continuations >= MAX_CONTINUATIONS) {
     const args = parseCallArguments(call);
     const result = unresolvedResult(request);
     return finish(call, env, { args: args.ok ? args.args : call.arguments, result, ms });
   }
   metricFor(call, env, { isError: false, ms, pending: true });
-  env.emit?.({ type: "pending", request, id: call.id });
+  // A request the call was already open on (same id) was announced when it opened.
+  for (const open of env.waitFor ? [request] : requests) {
+    if (!announced.has(open.id)) {
+      env.emit?.({ type: "pending", request: open, id: call.id });
+    }
+  }
   if (!env.waitFor) {
-    return placeholder(call, request);
+    return placeholder(call, { request, also });
   }
   const answer = await env.waitFor(request);
   return resolveWithAnswer(call, env, { request, answer, continuations: continuations + 1 });
-}
-
-/**
- * An `ok` answer whose `data.args` is set re-executes the call once with those arguments
- * (an approver's edit, or with `data.argsMigrated: true` a host's migration). Only for requests that carry the call's arguments (`data.args`,
- * as `requireApproval`'s do), so an input form with a field named `args` changes nothing.
- */
-function editedArgs(request: Request, answer: Answer, args: unknown): unknown {
-  const data = answer.data;
-  if (request.data?.args === undefined || typeof data !== "object" || data === null) {
-    return undefined;
-  }
-  const next = (data as { args?: unknown }).args;
-  if (next === undefined || canonicalJson(next) === canonicalJson(args)) {
-    return undefined;
-  }
-  return next;
-}
-
-/** A host migrated the arguments (`data.argsMigrated: true` beside `data.args`); nobody edited them. */
-function isMigrated(answer: Answer): boolean {
-  const data = answer.data;
-  return (
-    typeof data === "object" &&
-    data !== null &&
-    (data as { argsMigrated?: unknown }).argsMigrated === true
-  );
 }
 
 function refusal(request: Request, answer: Answer, env: CallEnv): ToolResult {
@@ -360,13 +363,17 @@ function close(call: ToolCall, env: CallEnv, { args, result: final, ms, ran }: R
   };
 }
 
-function placeholder(call: ToolCall, request: Request): ToolMessage {
+function placeholder(
+  call: ToolCall,
+  { request, also }: { request: Request; also: Request[] },
+): ToolMessage {
   return {
     role: "tool",
     toolCallId: call.id,
     name: call.name,
     content: `pending: ${request.prompt}`,
     pending: request,
+    ...(also.length > 0 ? { alsoPending: also } : {}),
   };
 }
 

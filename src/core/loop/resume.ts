@@ -9,6 +9,7 @@ import type { Answer, Message, Request, RunResult, ToolCall } from "../types";
 import type { Toolkit } from "../toolkit";
 import { AnswerSchema, RequestSchema, isPlainAnswer, isPlainRequest } from "../wire";
 import { ResumeError } from "../errors";
+import { requestsOf } from "../suspension";
 import { emptyUsage } from "../providers/model";
 import { executeCall, resolveWithAnswer, type ToolMessage } from "./execute-call";
 import {
@@ -75,7 +76,9 @@ export function locateHaltedTurn(history: Message[], pending: Request, answer: A
       "not_pending",
     );
   }
-  const suspended = [...turn.slots.values()].some((s) => s.pending?.id === pending.id);
+  const suspended = [...turn.slots.values()].some((s) =>
+    requestsOf(s).some((r) => r.id === pending.id),
+  );
   if (!suspended) {
     throw new ResumeError(
       `request ${JSON.stringify(pending.id)} is not pending in this transcript`,
@@ -167,11 +170,14 @@ async function fillAndContinue(
       if (!slot) {
         return checkpointed(config, state, executeCall(call, env));
       }
-      if (answer && slot.pending?.id === answer.id) {
+      const requests = requestsOf(slot);
+      const answered = answer && requests.find((r) => r.id === answer.id);
+      if (answer && answered) {
+        const others = requests.filter((r) => r.id !== answered.id);
         return checkpointed(
           config,
           state,
-          resolveWithAnswer(call, env, { request: slot.pending, answer }),
+          resolveWithAnswer(call, env, { request: answered, answer, others }),
         );
       }
       return Promise.resolve(slot);

@@ -255,6 +255,12 @@ export const RunViewSchema = z
     requests: z
       .array(ApprovalStateSchema)
       .describe("Requests with approver rules: votes and refused attempts per request"),
+    openRequests: z
+      .array(RequestSchema)
+      .optional()
+      .describe(
+        "Only while the run waits on more than `pending`: every request open now, `pending` first (other suspended calls of the turn, a call's several requests, e.g. an MCP server's input requests), each decidable now through POST /v1/decisions",
+      ),
     requestedBy: z.string().nullable(),
     agentVersion: z
       .string()

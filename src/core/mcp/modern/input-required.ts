@@ -4,21 +4,24 @@
  * `elicitation/create` form ⇒ `kind: "input"` with `data.schema`; URL mode ⇒
  * `kind: "authorization"` with `url`, as for a 2025-11-25 elicitation).
  *
- * Durably (no `waitFor`) the call suspends on them one after another, in the server's order:
- * each answer is kept, and the next request is the call's next step (`CONTINUES`), until
- * every one is answered; only then is the call sent again, once, with all `inputResponses`
- * and the `requestState`. Everything the retry needs is in the open request's
- * `data.mcpInput` (the server's input requests, the answers so far, its `requestState`
- * exactly as received, never parsed): the halted run stores the request, so it survives a
- * halt, an eviction and a redeploy. Where the host answers inline (`waitFor`), the loop asks
- * them the same way, one after another.
+ * Durably (no `waitFor`) the call suspends on all of a round's inputs at once: the first is
+ * the call's `pending`, the others ride beside it (ALSO_PENDING, ../../suspension), each with
+ * its own request id, kept in `data.mcpInput.ids` so the ids stay the same while the round
+ * lasts. They are answered in any order: each answer is kept, and the call suspends again on
+ * the ones left (`CONTINUES`, same ids), nothing sent to the server; once every one is
+ * answered the call is sent again, once, with all `inputResponses` and the `requestState`.
+ * Everything the retry needs is in each open request's `data.mcpInput` (the server's input
+ * requests, the answers so far, its `requestState` exactly as received, never parsed): the
+ * halted run stores the requests, so it survives a halt, an eviction and a redeploy. Where the
+ * host answers inline (`waitFor`), the loop asks them one after another.
  *
  * A refusal (declined, expired) is sent too (`RUN_ON_REFUSAL`): that input as `decline`
  * (`cancel` when it expired or was withdrawn), any input not asked yet as `cancel`.
  */
 import type { Answer, Context, Request, ToolResult } from "../../types";
 import { pending } from "../../answers";
-import { CONTINUES, RUN_ON_REFUSAL } from "../../suspension";
+import { ALSO_PENDING, CONTINUES, RUN_ON_REFUSAL } from "../../suspension";
+import { newRequestId } from "../../answers";
 import {
   type ElicitationParams,
   elicitationNote,
@@ -47,6 +50,8 @@ interface StoredInput {
   responses: Record<string, InputResponse>;
   /** Which round of questions this is (1 for the server's first `input_required`). */
   round: number;
+  /** With several inputs: each input's request id, by key (the same while the round lasts). */
+  ids?: Record<string, string>;
   /** Set when a task asks (../tasks): the answers go back with `tasks/update`. */
   task?: TaskRef;
 }
@@ -81,7 +86,11 @@ function requestFor(origin: Origin, stored: Omit<StoredInput, "elicitation">): R
   if (typeof elicitation === "string") {
     return elicitation;
   }
-  const request = requestFromElicitation(elicitation, origin);
+  const id = stored.ids?.[stored.key];
+  const request = requestFromElicitation(
+    elicitation,
+    id === undefined ? origin : { ...origin, id },
+  );
   const data: StoredInput = { ...stored, elicitation };
   return { ...request, data: { ...request.data, [RUN_ON_REFUSAL]: true, [MCP_INPUT_DATA]: data } };
 }
@@ -124,20 +133,48 @@ export function suspendOnInput(
       return { output: `${origin.tool}: ${problem}`, isError: true };
     }
   }
-  const request = requestFor(origin, {
-    key: keys[0] as string,
-    asked: asked.inputRequests,
-    responses: {},
-    round,
-    ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }),
-    ...(task ? { task } : {}),
+  // One id per input, fixed now: an input answered first leaves the others' ids unchanged.
+  const ids =
+    keys.length > 1 ? Object.fromEntries(keys.map((key) => [key, newRequestId("elicit")])) : {};
+  return suspendOnRound(origin, {
+    keys,
+    stored: {
+      asked: asked.inputRequests,
+      responses: {},
+      round,
+      ...(keys.length > 1 ? { ids } : {}),
+      ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }),
+      ...(task ? { task } : {}),
+    },
+    continues,
   });
-  return asSuspension(request as Request, continues);
 }
 
-function asSuspension(request: Request, continues: boolean): ToolResult {
-  const result = pending(request);
-  return continues ? { ...result, metadata: { ...result.metadata, [CONTINUES]: true } } : result;
+/** The call suspends on every input of `keys` at once: the first `pending`, the others beside it. */
+function suspendOnRound(
+  origin: Origin,
+  {
+    keys,
+    stored,
+    continues,
+  }: { keys: string[]; stored: Omit<StoredInput, "elicitation" | "key">; continues: boolean },
+): ToolResult {
+  const requests: Request[] = [];
+  for (const key of keys) {
+    const request = requestFor(origin, { ...stored, key });
+    if (typeof request === "string") {
+      return { output: `${origin.tool}: ${request}`, isError: true };
+    }
+    requests.push(request);
+  }
+  const [first, ...also] = requests as [Request, ...Request[]];
+  const result = pending(first);
+  const metadata = {
+    ...result.metadata,
+    ...(also.length > 0 ? { [ALSO_PENDING]: also } : {}),
+    ...(continues ? { [CONTINUES]: true } : {}),
+  };
+  return { ...result, metadata };
 }
 
 /** What the call sends with its retry: all `inputResponses`, the round's state and number. */
@@ -172,12 +209,12 @@ export function nextStep(
   const responses = { ...stored.responses, [stored.key]: outcome.result as InputResponse };
   const open = Object.keys(stored.asked).filter((key) => !(key in responses));
   if (ctx.answer.ok && open.length > 0) {
-    const request = requestFor(origin, { ...stored, key: open[0] as string, responses });
-    return typeof request === "string"
-      ? { ask: { output: `${origin.tool}: ${request}`, isError: true } }
-      : { ask: asSuspension(request, true) };
+    const { key: _answered, elicitation: _form, ...round } = stored;
+    return {
+      ask: suspendOnRound(origin, { keys: open, stored: { ...round, responses }, continues: true }),
+    };
   }
-  // A refusal ends the round: whatever was not asked yet is cancelled.
+  // A refusal ends the round: every input still open is cancelled, sent at once.
   for (const key of open) {
     responses[key] = { action: "cancel" };
   }
