@@ -31,10 +31,16 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * the 2026-12-04 wave merged, each step measured on its merge commit: one way to edit +0.4,
  * first-hour checks +0.2, spawn caps and SPEC §7D +2.0, tool-output bound +1.5, MCP 2026-07-28
  * +4.8, the security fixes (sign-in binding, browser guards, conversation binding) +3.0, email
- * and Teams approvers +7.9, values in parts +2.0), so a later feature cannot add to it unnoticed. Lower it as the bundle shrinks, never raise it without saying why in
+ * and Teams approvers +7.9, values in parts +2.0); 270.0 once the 2026-12-04 evening wave merged,
+ * each branch measured on its own against 238.4: run error codes and the sign-in redeemed at the
+ * callback +1.3, MCP 2026-07-28 client tasks, refusals sent back and traceparent +2.5, several
+ * inputs pending at once +0.9, batch decisions, delegation and expiry warnings +8.3, the inbox's
+ * filters and dashboard (SVG drawn on the server) +6.4, the policy interface, AuthZEN client and
+ * shadow mode +5.4 (Cedar stays out: its own entry and wasm module), undo and compensation +5.6,
+ * and +1.2 where the merges meet), so a later feature cannot add to it unnoticed. Lower it as the bundle shrinks, never raise it without saying why in
  * the commit.
  */
-export const BUDGET_GZIP_BYTES = 239 * 1024;
+export const BUDGET_GZIP_BYTES = 271 * 1024;
 export const TARGET_GZIP_BYTES = 150 * 1024;
 
 export function measureBundle() {
