@@ -147,7 +147,8 @@ export default defineConfig({
                     ],
                     slack: { channel: "C0123" },
                   },
-                  managers: ["max@example.com"],
+                  // max decides in Slack only as a delegate (test/slack/delegate-click.test.ts).
+                  managers: [{ id: "max@example.com", identities: ["slack:T1/U9"] }],
                 }),
               },
               outboundService: "fake-slack",

@@ -3,6 +3,8 @@ import * as z from "zod";
 import { type EdgeEnv, type SlackSettings, settings } from "../settings";
 import { errorSink, type ErrorInfo } from "../error-sink";
 import type { ApproverGroupsInit } from "../approvals/groups";
+import type { ActiveDelegation } from "../protocol";
+import { delegatedGroups, delegationsOf } from "../delegations/lookup";
 import { ApiError } from "../http/errors";
 import { readRawBody } from "../http/body";
 import { threadOf, threadStub } from "../http/threads";
@@ -145,7 +147,10 @@ async function blockAction(
       );
     }
   };
-  const who = approverOf(c, options, { identity, groups: await requestGroups(c, target) });
+  const who = await approverOf(c, options, {
+    identity,
+    groups: await requestGroups(c, target),
+  });
   if (!who) {
     tell("You are not an approver of this request.");
     return c.body(null, 200);
@@ -161,7 +166,7 @@ async function blockAction(
     return c.body(null, 200);
   }
   const decision = action.action_id === UNDO_ACTION ? "revoke" : "approve";
-  const outcome = await decide(c, { target, member: who, decision });
+  const outcome = await decide(c, { target, ...who, decision });
   if (outcome.ok && decision === "revoke") {
     tell("Undone: the approval is revoked and the call will not run.");
   } else if (!outcome.ok) {
@@ -190,7 +195,10 @@ async function declineSubmitted(
     throw new ApiError(400, "invalid_body", "the modal does not name a request");
   }
   const identity = identityOf(payload.user, payload.team);
-  const who = approverOf(c, options, { identity, groups: await requestGroups(c, target) });
+  const who = await approverOf(c, options, {
+    identity,
+    groups: await requestGroups(c, target),
+  });
   const reason = payload.view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value
     ?.trim()
     .slice(0, MAX_REASON_CHARS);
@@ -198,7 +206,7 @@ async function declineSubmitted(
     ? "You are not an approver of this request."
     : await decide(c, {
         target,
-        member: who,
+        ...who,
         decision: "decline",
         ...(reason ? { reason } : {}),
       }).then((outcome) => (outcome.ok ? undefined : `Not recorded: ${outcome.message}.`));
@@ -225,19 +233,29 @@ async function requestGroups(c: Ctx, target: z.infer<typeof Target>): Promise<st
   return source?.item.groups ?? [];
 }
 
-/** The member behind a Slack identity, when they belong to one of the request's groups. */
-function approverOf(
+/**
+ * The member behind a Slack identity, when they belong to one of the request's groups, or
+ * stand in for someone who does (issue 42: a running delegation; the ledger decides the rest).
+ */
+async function approverOf(
   c: Ctx,
   options: { approverGroups?: ApproverGroupsInit },
   { identity, groups }: { identity: string; groups: string[] },
-): string | undefined {
+): Promise<{ member: string; delegations?: ActiveDelegation[] } | undefined> {
   const directory = settings(c.env).approvers(options.approverGroups);
   const member = directory.memberOf(identity);
   if (member === undefined) {
     return undefined;
   }
   const theirs = directory.groupsOfMember(member);
-  return groups.some((g) => theirs.includes(g)) ? member : undefined;
+  const delegations = await delegationsOf(c.env, identity, options.approverGroups);
+  if (groups.some((g) => theirs.includes(g))) {
+    return { member, ...(delegations ? { delegations } : {}) };
+  }
+  const standIn = delegatedGroups(delegations, (m) => directory.groupsOfMember(m));
+  return delegations && groups.some((g) => standIn.includes(g))
+    ? { member, delegations }
+    : undefined;
 }
 
 /**
@@ -251,9 +269,10 @@ async function decide(
     member: string;
     decision: "approve" | "decline" | "revoke";
     reason?: string;
+    delegations?: ActiveDelegation[];
   },
 ): Promise<DecisionOutcome> {
-  const { target, member, decision, reason } = vote;
+  const { target, member, decision, reason, delegations } = vote;
   const threadId = threadOf(target.runId);
   if (!threadId) {
     return { ok: false, code: "run_not_found", message: "no such run" };
@@ -267,6 +286,7 @@ async function decide(
     ...(decision === "approve" && target.argsHash ? { argsHash: target.argsHash } : {}),
     channel: "slack",
     decidedBy: member,
+    ...(delegations ? { delegations } : {}),
     ...(signature ? { webhookId: `slack:${signature}` } : {}),
   });
 }
