@@ -57,7 +57,8 @@ export async function compensateOnFailure(t: ThreadContext, runId: string): Prom
   }
   beginUndo(t, {
     runId,
-    reason: run.status === "failed" ? `run failed: ${run.error ?? "error"}` : "run cancelled",
+    reason:
+      run.status === "failed" ? `run failed: ${run.error?.message ?? "error"}` : "run cancelled",
     requestedBy: ON_FAILURE,
     plan: plan.map((step) => step.call.id),
   });

@@ -79,7 +79,7 @@ describe('defineAgent({ onFailure: "compensate" })', () => {
       const view = (await object.getRun(runId)) as RunView | undefined;
       expect(view).toMatchObject({
         status: "compensated",
-        error: expect.stringMatching(/the model is down/),
+        error: { code: "driver_failed", message: expect.stringMatching(/the model is down/) },
         undo: {
           requestedBy: "onFailure",
           reason: expect.stringMatching(/^run failed: .*the model is down/),
