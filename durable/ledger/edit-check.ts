@@ -13,6 +13,7 @@ import { rulesOf } from "../../src/core/approvers/rules";
 import { agentTools, type AgentDefinition } from "../../src/edge/agent";
 import type { DecisionOutcome } from "../../src/edge/protocol";
 import { toolOf } from "./votes";
+import { type EditRun, editPolicyRefusal } from "./edit-policy";
 
 type Refusal = Extract<DecisionOutcome, { ok: false }>;
 
@@ -22,6 +23,9 @@ export async function checkEdit(edit: {
   env: unknown;
   request: Request;
   args: Record<string, unknown>;
+  /** The run, for the agent's `policy` and `AUTHZEN_URL` to judge the edit (docs/policy.md). */
+  run?: EditRun;
+  groupExists?: (group: string) => boolean;
 }): Promise<Refusal | undefined> {
   const { agent, env, request, args } = edit;
   const name = toolOf(request);
@@ -51,6 +55,21 @@ export async function checkEdit(edit: {
   const gate = approvalGate(tool);
   if (!gate) {
     return undefined;
+  }
+  if (agent && edit.run) {
+    const byPolicy = await editPolicyRefusal({
+      agent,
+      env,
+      tool: name,
+      gate,
+      request,
+      args,
+      run: edit.run,
+      ...(edit.groupExists ? { groupExists: edit.groupExists } : {}),
+    });
+    if (byPolicy) {
+      return refused("edit_refused", byPolicy);
+    }
   }
   let rules: unknown;
   try {

@@ -141,8 +141,27 @@ async function record(
     return first;
   }
   const { request, args } = first.checkEdit;
-  const agent = t.agents.get(t.store.run(input.runId)?.agent ?? "");
-  const refused = await checkEdit({ agent, env: t.env, request, args });
+  const run = t.store.run(input.runId);
+  const agent = t.agents.get(run?.agent ?? "");
+  const directory = t.directory();
+  const refused = await checkEdit({
+    agent,
+    env: t.env,
+    request,
+    args,
+    // The policy that gated the call judges the edit too (./../ledger/edit-policy.ts).
+    ...(run
+      ? {
+          run: {
+            runId: run.runId,
+            threadId: run.threadId,
+            agentVersion: run.agentVersion ?? "unversioned",
+            ...(run.requestedBy ? { requestedBy: run.requestedBy } : {}),
+          },
+          groupExists: (group: string) => directory.membersOf(group) !== undefined,
+        }
+      : {}),
+  });
   if (refused) {
     return refused;
   }

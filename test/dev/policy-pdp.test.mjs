@@ -54,7 +54,10 @@ before(async () => {
           ? { decision: true }
           : amount > 5000
             ? { decision: false, context: { reason: "over limit" } }
-            : { decision: true, context: { ask: { groups: ["finance"], quorum: 2 } } };
+            : {
+                decision: true,
+                context: { ask: { groups: ["finance"], quorum: 2, editable: ["amount"] } },
+              };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
     });
   });
@@ -107,7 +110,26 @@ test("the demo worker asks the AuthZEN PDP about every tool call", {
   // Under it: two of finance must agree (the demo's own rule asks anyone below $1000).
   const ask = await client.startRun({ agent: "support", input: "Refund order 42 for $120" });
   const waiting = await client.waitFor(ask.body.runId, isPending);
-  assert.deepEqual(waiting.pending.data.approvers, { group: "finance", quorum: 2 });
+  assert.deepEqual(waiting.pending.data.approvers, {
+    group: "finance",
+    quorum: 2,
+    editable: ["amount"],
+  });
+  // An approver's edit is judged by the same PDP: $6000 is over its limit, so the edit is
+  // refused and nothing is recorded (the in-code rule alone would have taken it).
+  const edited = await client.decide(
+    {
+      runId: ask.body.runId,
+      requestId: waiting.pending.id,
+      decision: "approve",
+      decidedBy: "bob@example.com",
+      args: { ...waiting.pending.data.args, amount: 6000 },
+    },
+    { expect: [400] },
+  );
+  assert.equal(edited.body.error.code, "edit_refused");
+  assert.match(edited.body.error.message, /over limit/);
+  assert.deepEqual((await client.getRun(ask.body.runId)).requests[0]?.votes, []);
   assert.equal(waiting.pending.policy, "authzen");
   assert.equal(waiting.requests[0]?.policy, "authzen");
   assert.equal(waiting.requests[0]?.needed, 2);
