@@ -17,7 +17,7 @@ import { quorumOf, rulesOf } from "../../src/core/approvers/rules";
 import type { NotifyMessage } from "../../src/edge/protocol";
 import { openRequests } from "../storage/open-requests";
 import type { RunRow } from "../storage/run-store";
-import type { ExpiryWarnings } from "../storage/expiry-warning-store";
+import type { ExpiryWarnings } from "./expiry-warning-store";
 import type { ThreadContext } from "../thread/context";
 
 /** A request surfaced: arm its warning when its rule has `warnBefore` and it expires. */

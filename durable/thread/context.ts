@@ -28,7 +28,7 @@ import { withoutSignIns } from "../tokens/inbox-filter";
 import { ReceiptOutbox } from "../outbox/receipts";
 import { receiptRecorder } from "../receipts/record";
 import { PendingVersionOutbox } from "../outbox/pending-version";
-import { ExpiryWarnings } from "../storage/expiry-warning-store";
+import { ExpiryWarnings } from "../approvers/expiry-warning-store";
 import { UndoStore } from "../undo/store";
 
 export interface ThreadObjectOptions {
@@ -56,7 +56,7 @@ export interface ThreadContext {
   readonly report: (error: unknown, info: ErrorInfo) => void;
   readonly store: RunStore;
   readonly votes: VoteStore;
-  /** Issue 42: each request's `warnBefore` timer (durable/storage/expiry-warning-store.ts). */
+  /** Issue 42: each request's `warnBefore` timer (durable/approvers/expiry-warning-store.ts). */
   readonly warnings: ExpiryWarnings;
   /** The sub-agent trees of this thread's runs (durable/agents/). */
   readonly handles: HandleStore;

@@ -3,7 +3,7 @@
  * `expiry_warnings` — when to warn, when it was warned (once), and whether its webhook still
  * waits to be handed to the notify queue. The firing is durable/approvers/expiry-warnings.ts.
  */
-import type { Sql } from "./sql";
+import type { Sql } from "../storage/sql";
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 300_000;
