@@ -31,7 +31,21 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * @param {{ cwd: string, vars?: Record<string,string>, ready: string, timeoutMs?: number }} options
  *   `ready` is a path that answers (any status below 500) once the worker is up.
  */
-export async function startWranglerDev({
+export async function startWranglerDev(options) {
+  // A free port is free when asked, not when wrangler binds it: with benches started side by
+  // side (npm run bench:smoke runs three at a time) another server may take it in between.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (attempt >= 4 || !/Address already in use/.test(String(error?.message))) {
+        throw error;
+      }
+    }
+  }
+}
+
+async function startOnce({
   cwd,
   vars = {},
   ready,
