@@ -248,10 +248,10 @@ async function approverOf(
     return undefined;
   }
   const theirs = directory.groupsOfMember(member);
-  const delegations = await delegationsOf(c.env, identity, options.approverGroups);
   if (groups.some((g) => theirs.includes(g))) {
-    return { member, ...(delegations ? { delegations } : {}) };
+    return { member }; // one who may decide in their own right votes as themselves (the ledger's rule)
   }
+  const delegations = await delegationsOf(c.env, identity, options.approverGroups);
   const standIn = delegatedGroups(delegations, (m) => directory.groupsOfMember(m));
   return delegations && groups.some((g) => standIn.includes(g))
     ? { member, delegations }
