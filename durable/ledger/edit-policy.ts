@@ -7,7 +7,6 @@
  * A policy that cannot answer leaves the in-code verdict, which must then agree with the
  * request's rules: an edit never gets past the policy because the PDP was down.
  */
-import { allOf } from "../../src/core/policy/all-of";
 import { decide } from "../../src/core/policy/decide";
 import { accessEvaluation } from "../../src/core/policy/evaluation";
 import { inCodeVerdict } from "../../src/core/policy/in-code";
@@ -16,7 +15,8 @@ import type { Request } from "../../src/core/types";
 import { rulesOf } from "../../src/core/approvers/rules";
 import { canonicalJson } from "../../src/core/schema/canonical-json";
 import type { AgentDefinition } from "../../src/edge/agent";
-import { type EdgeEnv, settings } from "../../src/edge/settings";
+import type { EdgeEnv } from "../../src/edge/settings";
+import { livePolicyOf } from "../../src/edge/policy/run-tools";
 
 /** The run whose call is edited, as the policy's evaluation names it. */
 export interface EditRun {
@@ -40,9 +40,7 @@ export interface EditPolicyInput {
 /** Why the policy refuses the edit, or undefined when it may count (or no policy is set). */
 export async function editPolicyRefusal(input: EditPolicyInput): Promise<string | undefined> {
   const { agent, run, args, request } = input;
-  const policy = allOf(
-    [agent.policy, settings(input.env as EdgeEnv).policy.live].filter((p) => p !== undefined),
-  );
+  const policy = livePolicyOf(agent, input.env as EdgeEnv);
   if (!policy) {
     return undefined;
   }

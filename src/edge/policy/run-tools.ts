@@ -7,6 +7,7 @@
  * `policy_shadow` event, a log line, a metric and an entry of `GET /v1/policy/disagreements`.
  */
 import type { Tool } from "../../core/types";
+import type { ToolPolicy } from "../../core/policy/types";
 import { withPolicy } from "../../core/policy/policy-tool";
 import { allOf } from "../../core/policy/all-of";
 import type { ShadowDisagreement } from "../../core/policy/shadow";
@@ -43,11 +44,16 @@ export interface RunPolicyInput {
   keepDisagreement?(entry: DisagreementEntry): void;
 }
 
+/** The live policy of an agent's calls: its own `policy` and the edge's `AUTHZEN_URL`, together. */
+export function livePolicyOf(agent: AgentDefinition, env: EdgeEnv): ToolPolicy | undefined {
+  return allOf([agent.policy, settings(env).policy.live].filter((p) => p !== undefined));
+}
+
 /** The tools with their calls decided through the policy interface. */
 export function policyTools(tools: readonly Tool[], input: RunPolicyInput): Tool[] {
   const { agent, run } = input;
   const edge = settings(input.env).policy;
-  const policy = allOf([agent.policy, edge.live].filter((p) => p !== undefined));
+  const policy = livePolicyOf(agent, input.env);
   const shadow = agent.shadowPolicy ?? edge.shadow;
   const ids = { runId: run.runId, threadId: run.threadId };
   const host = {
