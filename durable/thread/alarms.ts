@@ -69,6 +69,17 @@ export function nextAlarmAt(sources: AlarmSources): number | undefined {
  * exactly the earliest timer, or deleted when nothing waits.
  */
 export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void> {
+  let current: number | null | undefined;
+  if (atLeast !== undefined) {
+    // Only making sure of an alarm by `atLeast` (a drive's start, a decision's backstop): one
+    // already set by then is kept, without reading every timer (issue 46: these armings were
+    // a third of a cycle's timer reads). A timer whose writer did not arm for it is then
+    // served when that alarm fires, at most `atLeast` from now, and armed exactly after it.
+    current = await t.state.storage.getAlarm();
+    if (current !== null && current <= atLeast) {
+      return;
+    }
+  }
   const now = Date.now();
   const runs = t.store.runsWithWork();
   const next = nextAlarmAt({
@@ -89,7 +100,9 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
   if (next === undefined) {
     return t.state.storage.deleteAlarm();
   }
-  const current = await t.state.storage.getAlarm();
+  if (current === undefined) {
+    current = await t.state.storage.getAlarm();
+  }
   if (current === null || current > next || atLeast === undefined) {
     await t.state.storage.setAlarm(next);
   }

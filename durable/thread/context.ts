@@ -113,7 +113,13 @@ export function createThreadContext(
   const outbox = new InboxOutbox(sql);
   const slack = new SlackMessages(sql);
   const notifications = new NotifyOutbox(sql);
-  const threadId = () => store.runs()[0]?.threadId;
+  // Every run of an object has the object's thread id: read once it has one, then kept
+  // (the receipt and version outboxes ask at each delivery round; issue 46).
+  let knownThreadId: string | undefined;
+  const threadId = () => {
+    knownThreadId ??= store.runs()[0]?.threadId;
+    return knownThreadId;
+  };
   const receipts = new ReceiptOutbox(sql, threadId);
   // Every decision inserted appends its receipt in the same transaction (receipts/record.ts).
   store.onDecision = receiptRecorder({ store, votes, outbox: receipts });

@@ -1,7 +1,7 @@
 /**
  * The watchdog refreshed as a drive makes progress (issue 26): while a run drives, the
- * thread's alarm stays within WATCHDOG_MS of its last progress; an alarm that fires while
- * the drive still runs does not wait for it; a process killed mid-turn leaves an alarm that
+ * thread's alarm stays within WATCHDOG_MS of its last progress and moves at most every
+ * WATCHDOG_MOVE_MS; an alarm that fires while the drive still runs does not wait for it; a process killed mid-turn leaves an alarm that
  * resumes the run on a fresh object; and nothing keeps an alarm once no run has a timer.
  * No timing thresholds: alarm times are read from storage and compared with the clock.
  */
@@ -24,6 +24,7 @@ import { OutboxDelivery } from "../../durable/outbox/delivery";
 import { startRun } from "../../durable/thread/runs";
 import { onAlarm } from "../../durable/thread/on-alarm";
 import { WATCHDOG_MS } from "../../durable/thread/alarms";
+import { WATCHDOG_MOVE_MS } from "../../durable/thread/drive/watchdog";
 import { getRun } from "../helpers/edge";
 import { countBy, eventsOf, sleep, until } from "../helpers/durable";
 
@@ -45,10 +46,10 @@ function threadContext(state: DurableObjectState, agent: AgentDefinition) {
   return { t, delivery: new OutboxDelivery(t) };
 }
 
-/** Two turns, one gated `step` call each, then a reply. */
-function steppingAgent() {
+/** `steps` turns, one gated `step` call each, then a reply. */
+function steppingAgent(steps: number) {
   const entered: number[] = [];
-  const gates = [deferred(), deferred()];
+  const gates = Array.from({ length: steps }, () => deferred());
   const step = defineTool<{ n: number }>({
     name: "step",
     description: "One step",
@@ -66,7 +67,7 @@ function steppingAgent() {
     tools: [step],
     demoModel: (request) => {
       const done = request.messages.filter((m) => m.role === "tool").length;
-      return done < 2
+      return done < steps
         ? { toolCalls: [{ id: `call_${done + 1}`, name: "step", arguments: { n: done + 1 } }] }
         : { content: "stepped" };
     },
@@ -82,18 +83,18 @@ describe("the watchdog", { timeout: 30_000 }, () => {
     expect(WATCHDOG_MS).toBeLessThanOrEqual(10_000);
   });
 
-  it("moves with the drive's progress; an alarm during the drive does not wait for it; gone when the run ends", async () => {
+  it("moves with the drive's progress, at most every WATCHDOG_MOVE_MS; an alarm during the drive does not wait for it; gone when the run ends", async () => {
     const threadId = newThreadId();
     const runId = newRunId(threadId);
     const stub = env.THREADS.get(env.THREADS.idFromName(threadId));
     await runInDurableObject(stub, async (_instance, state) => {
-      const { agent, entered, gates } = steppingAgent();
+      const { agent, entered, gates } = steppingAgent(3);
       const { t, delivery } = threadContext(state, agent);
       await startRun(t, delivery, {
         runId,
         threadId,
         agent: agent.name,
-        input: "Step twice",
+        input: "Step three times",
         publicUrl: "https://edge.test",
       });
       await until(() => entered.length === 1, "the first step to start");
@@ -101,29 +102,39 @@ describe("the watchdog", { timeout: 30_000 }, () => {
       expect(first).not.toBeNull();
       expect(first!).toBeLessThanOrEqual(Date.now() + WATCHDOG_MS);
 
-      await sleep(25); // the clock moves on before the next progress
+      // Once WATCHDOG_MOVE_MS have passed, the first step's result and the second turn's call
+      // move the watchdog on.
+      await sleep(WATCHDOG_MOVE_MS + 25);
       gates[0]!.resolve();
       await until(() => entered.length === 2, "the second step to start");
-      // The first step's result and the second turn's call moved the watchdog on.
       const moved = await until(async () => {
         const at = await alarmOf(state);
         return at !== null && at > first! ? at : undefined;
       }, "the watchdog to move");
       expect(moved).toBeLessThanOrEqual(Date.now() + WATCHDOG_MS);
 
-      // The alarm fires while the second step still runs: it neither waits for the drive nor
+      // Progress right after a move leaves the alarm where it is: the second step's result and
+      // the third turn's call, within WATCHDOG_MOVE_MS of the move, set nothing.
+      gates[1]!.resolve();
+      await until(() => entered.length === 3, "the third step to start");
+      await sleep(25); // a refresh would have landed by now
+      expect(await alarmOf(state)).toBe(moved);
+      // Still within WATCHDOG_MS of the last progress: a process dying now is resumed in time.
+      expect(moved!).toBeLessThanOrEqual(Date.now() + WATCHDOG_MS);
+
+      // The alarm fires while the third step still runs: it neither waits for the drive nor
       // drives the run a second time, and the watchdog stays armed.
       await onAlarm(t, delivery);
-      expect(entered).toEqual([1, 2]);
+      expect(entered).toEqual([1, 2, 3]);
       expect(t.store.requireRun(runId).status).toBe("running");
       const during = await alarmOf(state);
       expect(during).not.toBeNull();
       expect(during!).toBeLessThanOrEqual(Date.now() + WATCHDOG_MS);
 
-      gates[1]!.resolve();
+      gates[2]!.resolve();
       await until(() => t.store.run(runId)?.status === "done", "the run to finish");
       await until(async () => (await alarmOf(state)) === null, "the alarm to go");
-      expect(entered).toEqual([1, 2]);
+      expect(entered).toEqual([1, 2, 3]);
     });
   });
 
