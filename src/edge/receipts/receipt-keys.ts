@@ -73,6 +73,11 @@ const cache = new Map<string, Promise<ReceiptKey[]>>();
  * or malformed (answered `500 config_error` naming it).
  */
 export function receiptKeys(value: string | undefined): Promise<ReceiptKey[]> {
+  // Asked at every decision and delivery round: a text seen before was parsed then (issue 46).
+  const kept = cache.get(value ?? "");
+  if (kept) {
+    return kept;
+  }
   let seeds: Uint8Array[];
   try {
     seeds = parseReceiptSeeds(value);
@@ -87,12 +92,9 @@ export function receiptKeys(value: string | undefined): Promise<ReceiptKey[]> {
     );
   }
   const id = value ?? "";
-  let keys = cache.get(id);
-  if (!keys) {
-    keys = Promise.all(seeds.map(importSeed));
-    cache.set(id, keys);
-    keys.catch(() => cache.delete(id)); // never cache a failure
-  }
+  const keys = Promise.all(seeds.map(importSeed));
+  cache.set(id, keys);
+  keys.catch(() => cache.delete(id)); // never cache a failure
   return keys;
 }
 

@@ -33,10 +33,32 @@ const encoder = new TextEncoder();
  * @example
  * const version = await agentVersion(support, env); // "pQ0r…" (stable across deploys of the same agent)
  */
-export async function agentVersion(agent: AgentDefinition, env: unknown): Promise<string> {
+export function agentVersion(agent: AgentDefinition, env: unknown): Promise<string> {
   if (agent.version !== undefined) {
-    return agent.version;
+    return Promise.resolve(agent.version);
   }
+  // Asked at each start, suspension and decision (issue 46): one hash per agent and `env`
+  // object, which a deploy replaces (a new isolate). A failure is not kept.
+  if (typeof env !== "object" || env === null) {
+    return computeVersion(agent, env);
+  }
+  let byEnv = versions.get(agent);
+  if (!byEnv) {
+    byEnv = new WeakMap();
+    versions.set(agent, byEnv);
+  }
+  let version = byEnv.get(env);
+  if (!version) {
+    version = computeVersion(agent, env);
+    byEnv.set(env, version);
+    version.catch(() => byEnv.delete(env));
+  }
+  return version;
+}
+
+const versions = new WeakMap<AgentDefinition, WeakMap<object, Promise<string>>>();
+
+async function computeVersion(agent: AgentDefinition, env: unknown): Promise<string> {
   return hashVersionInputs(await versionInputs(agent, env));
 }
 
