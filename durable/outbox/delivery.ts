@@ -22,23 +22,28 @@ export class OutboxDelivery {
 
   constructor(private readonly t: ThreadContext) {}
 
-  /** Delivers the outbox now, in the background; the alarm retries whatever this misses. */
-  soon(): void {
-    this.t.state.waitUntil(this.deliver());
+  /**
+   * Delivers the outbox now, in the background; the alarm retries whatever this misses.
+   * With `arm`, the round arms the alarm for what is left once it is done, whatever it sent:
+   * a drive's end hands its arming to the round it starts, so the timers are read once
+   * after both (issue 46), not once before the round's deliveries and again after them.
+   */
+  soon(options: { arm?: boolean } = {}): void {
+    this.t.state.waitUntil(this.deliver(options));
   }
 
   /** One delivery at a time; resolves once the rows written before the call went out (or failed). */
-  async deliver(): Promise<void> {
+  async deliver({ arm = false }: { arm?: boolean } = {}): Promise<void> {
     while (this.#delivering) {
       await this.#delivering;
     }
-    this.#delivering = this.#round().finally(() => {
+    this.#delivering = this.#round(arm).finally(() => {
       this.#delivering = undefined;
     });
     await this.#delivering;
   }
 
-  async #round(): Promise<void> {
+  async #round(arm: boolean): Promise<void> {
     const t = this.t;
     try {
       let sent = 0;
@@ -71,7 +76,7 @@ export class OutboxDelivery {
       }
       sent += await deliverThreadReceipts(t);
       await deliverPendingVersion(t);
-      if (sent > 0) {
+      if (sent > 0 || arm) {
         await armAlarm(t); // the outbox's retry time is no longer needed
       }
     } catch (error) {

@@ -24,7 +24,8 @@ import type { ThreadContext } from "../context";
  * Units of work (turns to a checkpoint, applied decisions) one drive call does before it
  * lets go. Each unit is bounded (maxTurns, one decision per request), so this only
  * matters if stored state keeps producing work; the rest is left to the next queue
- * delivery or the alarm, armed before returning, so one call never holds the object forever.
+ * delivery or the alarm (the watchdog, then the closing round's arming), so one call never
+ * holds the object forever.
  */
 export const MAX_WORK_PER_DRIVE = 100;
 
@@ -75,9 +76,11 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
   }
   // Undos (../../undo/): an agent's automatic one for a run that just failed, and every unfinished one.
   await runUndos(t, { touched, record: deps.record, ...(only ? { only } : {}) });
-  delivery.soon();
-  await watchdog.settled(); // a refresh landing after the line below would re-arm a finished run
-  await armAlarm(t);
+  await watchdog.settled(); // a refresh landing after the round's arming would re-arm a finished run
+  // The round arms the alarm for what is left once its deliveries are done. Until then the
+  // alarm is the watchdog armed above (at most WATCHDOG_MS away): a process dying in between
+  // meets an alarm that is early, never late.
+  delivery.soon({ arm: true });
 }
 
 /**
