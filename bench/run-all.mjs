@@ -14,6 +14,7 @@ const SCRIPTS = [
   ["pipeline.mjs"],
   ["inbox.mjs"],
   ["chat-protocols.mjs"],
+  ["edge-peers.mjs"], // the edge peer (issue 46): needs this folder's `npm ci` (agents)
 ];
 console.log(`toolnexus-edge benchmarks — ${new Date().toISOString()}\nmachine: ${machine()}\n`);
 let failed = 0;
