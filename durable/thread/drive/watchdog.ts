@@ -14,8 +14,9 @@
  * drive that goes more than WATCHDOG_MS − WATCHDOG_MOVE_MS without progress may see the alarm
  * fire while it still runs — the alarm sees the drive lock held, does not wait for it, and
  * arms the watchdog again (on-alarm.ts), as it always did for a long model reply or tool.
- * When the drive ends, `settled` lets the last refresh land before the drive arms the alarm
- * for what is left (nothing, when every run is idle).
+ * When the drive ends, `settled` lets the last refresh land before the drive hands the arming
+ * to its closing delivery round, which arms the alarm for what is left (nothing, when every run
+ * is idle).
  */
 import { armAlarm, WATCHDOG_MS } from "../alarms";
 import type { ThreadContext } from "../context";
