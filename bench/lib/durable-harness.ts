@@ -18,7 +18,7 @@ import { VoteStore } from "../../durable/storage/vote-store";
 import { InboxOutbox, inboxHooks } from "../../durable/outbox/inbox";
 import { startTimers } from "../../durable/thread/reminders";
 import { InlineWaiters } from "../../durable/thread/drive/elicitation";
-import { approverDirectory } from "../../src/edge/approvals/groups";
+import { parseApproverDirectory } from "../../src/edge/approvals/groups";
 import { supportAgent } from "../../src/edge/demo/agent";
 import { HandleStore } from "../../durable/storage/handle-store";
 import type { AgentDefinition } from "../../src/edge/agent";
@@ -86,7 +86,7 @@ export function createThread(
     store.onDecision = receiptRecorder({ store, votes, outbox: receipts });
   }
   const outbox = new InboxOutbox(sql);
-  const directory = approverDirectory({ APPROVER_GROUPS: DEMO_GROUPS });
+  const directory = parseApproverDirectory({ APPROVER_GROUPS: DEMO_GROUPS });
   const deps: DriverDeps = {
     store,
     agents: new Map(agents.map((a) => [a.name, a])),
@@ -95,7 +95,7 @@ export function createThread(
     now: () => Date.now(),
     transaction,
     record: (runId, type, data) => void events.record(runId, type, data),
-    halted: async (run, request) => startTimers(votes, run, request, Date.now()),
+    halted: async (run, request) => startTimers(votes, { run, request }, Date.now()),
     waiters: new InlineWaiters(),
     elicitationWindowMs: 0,
     inbox: inboxHooks(outbox, votes),
