@@ -3,7 +3,8 @@
  * alternating profiled blocks over loopback, self time per function per resume,
  * B − A, largest first (as ab-profile.mjs does for the loop).
  *
- *   node lib/resume-profile.mjs [--length 10] [--block 200] [--blocks 10] [--top 30]
+ *   node lib/resume-profile.mjs [--length 10] [--block 200] [--blocks 10] [--top 30] [--tail 0]
+ *   (`--tail N`: also the N most negative rows, where the raw resume spends more)
  */
 import { startMock, APPROVE_FINAL } from "./mock-server.mjs";
 import { systems } from "./resume-systems.mjs";
@@ -44,7 +45,7 @@ try {
   const { self } = await profileBlocks(calls, names, { block: BLOCK, blocks: BLOCKS });
   const per = (BLOCK * BLOCKS) / 1000;
   console.log(`resume at ${LENGTH} prior messages, µs per resume under the profiler`);
-  printDifferences(self, names, per, { top: TOP });
+  printDifferences(self, names, per, { top: TOP, tail: Number(arg("tail", 0)) });
 } finally {
   await mock.stop();
 }
