@@ -22,6 +22,7 @@ import { parseApproverDirectory } from "../../src/edge/approvals/groups";
 import { supportAgent } from "../../src/edge/demo/agent";
 import { HandleStore } from "../../durable/storage/handle-store";
 import type { AgentDefinition } from "../../src/edge/agent";
+import type { EdgeBindings } from "../../src/edge/settings/core";
 import type { Message } from "../../src/core/types";
 import { ReceiptOutbox, deliverReceipts } from "../../durable/outbox/receipts";
 import { PendingVersionOutbox } from "../../durable/outbox/pending-version";
@@ -90,7 +91,13 @@ export function createThread(
   const deps: DriverDeps = {
     store,
     agents: new Map(agents.map((a) => [a.name, a])),
-    config: { apiToken: "bench", webhookSecrets: ["whsec_YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldA=="] },
+    config: {
+      apiToken: "bench",
+      webhookSecrets: ["whsec_YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldA=="],
+      notifySecrets: [],
+      callbackAllow: { hosts: [], origins: [] },
+      bindings: unboundBindings(),
+    },
     env: {},
     now: () => Date.now(),
     transaction,
@@ -171,6 +178,24 @@ export function createThread(
         store.appendMessages(runId, rest);
         store.update(runId, { status: "done" }, Date.now());
       });
+    },
+  };
+}
+
+/** The harness drives one object in Node: no queue or namespace is bound, and using one is a bug here. */
+function unboundBindings(): EdgeBindings {
+  const unbound = (name: string): never => {
+    throw new Error(`${name} is not bound in the bench harness`);
+  };
+  return {
+    get threads() {
+      return unbound("THREADS");
+    },
+    get resumeQueue() {
+      return unbound("RESUME_QUEUE");
+    },
+    get notifyQueue() {
+      return unbound("NOTIFY_QUEUE");
     },
   };
 }
