@@ -46,7 +46,7 @@ export class OutboxDelivery {
   async #round(arm: boolean): Promise<void> {
     const t = this.t;
     try {
-      let sent = 0;
+      let failures = 0;
       for (let pass = 0; pass < MAX_OUTBOX_ROUNDS; pass += 1) {
         const { delivered, failed } = await deliverOutbox(t.outbox, {
           send: async (group, items) => {
@@ -69,15 +69,21 @@ export class OutboxDelivery {
               },
             ),
         });
-        sent += delivered;
+        failures += failed;
         if (failed > 0 || delivered === 0) {
           break;
         }
       }
-      sent += await deliverThreadReceipts(t);
+      if ((await deliverThreadReceipts(t)).failed) {
+        failures += 1;
+      }
       await deliverPendingVersion(t);
-      if (sent > 0 || arm) {
-        await armAlarm(t); // the outbox's retry time is no longer needed
+      // A failure stored a retry time, which the alarm must be armed for. A delivery that
+      // succeeded needs no arming (issue 46: it was a full arming in most rounds): had an
+      // earlier failure armed the alarm for its retry, that alarm finds nothing left, and
+      // arms again from what is.
+      if (arm || failures > 0) {
+        await armAlarm(t);
       }
     } catch (error) {
       // The object is going away (or storage failed): the alarm retries from storage.

@@ -8,9 +8,11 @@ import { receiptStub } from "../../src/edge/receipts/rpc";
 import type { ThreadContext } from "../thread/context";
 import { deliverReceipts } from "./receipts";
 
-export async function deliverThreadReceipts(t: ThreadContext): Promise<number> {
+export async function deliverThreadReceipts(
+  t: ThreadContext,
+): Promise<{ stored: number; failed: boolean }> {
   try {
-    return await deliverReceipts({
+    const stored = await deliverReceipts({
       outbox: t.receipts,
       key: async () => {
         const [signing] = await receiptKeys(t.env.RECEIPT_KEY);
@@ -23,12 +25,13 @@ export async function deliverThreadReceipts(t: ThreadContext): Promise<number> {
       transaction: (fn) => t.state.storage.transactionSync(fn),
       now: () => Date.now(),
     });
+    return { stored, failed: false };
   } catch (error) {
     t.report(new Error("receipts: delivery failed, retried by the alarm", { cause: error }), {
       source: "receipts",
       recoverable: true,
     });
-    return 0;
+    return { stored: 0, failed: true }; // its retry time is stored: the round arms for it
   }
 }
 

@@ -21,8 +21,6 @@ export const DECISION_BACKSTOP_MS = WATCHDOG_MS;
 /** What the alarm may have to do, as storage says. */
 export interface AlarmSources {
   now: number;
-  /** A time the caller needs the alarm by (a drive about to start: the watchdog). */
-  atLeast?: number;
   outboxRetry?: number;
   notifyRetry?: number;
   timer?: number;
@@ -42,7 +40,7 @@ export interface AlarmSources {
 /** The earliest time the alarm must fire, or undefined when nothing waits. Pure. */
 export function nextAlarmAt(sources: AlarmSources): number | undefined {
   const { now } = sources;
-  const times = [sources.atLeast, sources.outboxRetry, sources.notifyRetry, sources.timer].filter(
+  const times = [sources.outboxRetry, sources.notifyRetry, sources.timer].filter(
     (t): t is number => t !== undefined,
   );
   times.push(...(sources.remotePolls ?? []));
@@ -69,22 +67,23 @@ export function nextAlarmAt(sources: AlarmSources): number | undefined {
  * exactly the earliest timer, or deleted when nothing waits.
  */
 export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void> {
-  let current: number | null | undefined;
   if (atLeast !== undefined) {
     // Only making sure of an alarm by `atLeast` (a drive's start, a decision's backstop): one
-    // already set by then is kept, without reading every timer (issue 46: these armings were
-    // a third of a cycle's timer reads). A timer whose writer did not arm for it is then
-    // served when that alarm fires, at most `atLeast` from now, and armed exactly after it.
-    current = await t.state.storage.getAlarm();
-    if (current !== null && current <= atLeast) {
-      return;
+    // already set by then is kept, and a later one (or none) is brought forward to
+    // `atLeast`, without reading every timer (issue 46: these armings were a third of a
+    // cycle's timer reads). Every writer of a timer arms for it, so no timer is due before
+    // the alarm already set; one whose writer did not is served when this alarm fires, at
+    // most `atLeast` from now, and the alarm is then armed exactly.
+    const current = await t.state.storage.getAlarm();
+    if (current === null || current > atLeast) {
+      await t.state.storage.setAlarm(atLeast);
     }
+    return;
   }
   const now = Date.now();
   const runs = t.store.runsWithWork();
   const next = nextAlarmAt({
     now,
-    ...(atLeast === undefined ? {} : { atLeast }),
     ...optional("outboxRetry", earliest(t.outbox.retryAt(now), t.receipts.retryAt())),
     ...optional("notifyRetry", t.notifications.retryAt()),
     ...optional("timer", earliest(nextTimerAt(t.votes), t.warnings.nextAt())),
@@ -100,12 +99,7 @@ export async function armAlarm(t: ThreadContext, atLeast?: number): Promise<void
   if (next === undefined) {
     return t.state.storage.deleteAlarm();
   }
-  if (current === undefined) {
-    current = await t.state.storage.getAlarm();
-  }
-  if (current === null || current > next || atLeast === undefined) {
-    await t.state.storage.setAlarm(next);
-  }
+  await t.state.storage.setAlarm(next);
 }
 
 /** The run's surfaced request has a decision that is not applied yet. */

@@ -12,7 +12,7 @@ import { errorBody } from "../../src/edge/http/errors";
 import { eventsResponse } from "./event-hub";
 import type { OutboxDelivery } from "../outbox/delivery";
 import { closeOpenTurn } from "./drive/close-turn";
-import { armAlarm } from "./alarms";
+import { armAlarm, WATCHDOG_MS } from "./alarms";
 import { sendResume, sendResumeSoon, type ThreadContext } from "./context";
 import { driveNow } from "./drive/drive-now";
 import { agentVersion } from "../../src/edge/versions/agent-version";
@@ -61,7 +61,8 @@ export async function startRun(
     t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt });
     t.store.update(input.runId, { agentVersion: version }, now);
   });
-  await armAlarm(t);
+  // The new run's watchdog: the thread's other timers were armed by their writers.
+  await armAlarm(t, now + WATCHDOG_MS);
   // The run as started: the drive below may take it further before this answer is sent.
   const run = runView(t, t.store.requireRun(input.runId), false);
   driveNow(t, delivery, input.runId);
@@ -128,7 +129,7 @@ export async function cancelRun(
     t.outbox.closeRun(runId, "run cancelled", now);
     t.handles.closeAll(runId, now); // its sub-agents: closed, their requests with them
   });
-  delivery.soon();
+  delivery.soon({ arm: true }); // the cancelled run's timers (its expiry, the watchdog) are gone
   t.abort.abort(new Error("run cancelled"));
   // A remote task the run waited for durably is cancelled too (an MCP task: `tasks/cancel`).
   await cancelRemoteTasks(run, waits, {

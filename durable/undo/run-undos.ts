@@ -21,23 +21,32 @@ export async function runUndos(
     touched,
     record,
   }: { only?: string; touched: Iterable<string>; record: UndoDeps["record"] },
-): Promise<void> {
+): Promise<boolean> {
+  let worked = false;
   for (const runId of new Set([...touched, ...(only ? [only] : [])])) {
-    await compensateOnFailure(t, runId);
+    worked = (await compensateOnFailure(t, runId)) || worked;
   }
   const deps = undoDeps(t, record);
   for (const runId of t.undo.unfinished().filter((id) => !only || id === only)) {
     await armAlarm(t, Date.now() + WATCHDOG_MS);
     await driveUndo(deps, runId);
+    worked = true;
   }
+  return worked;
 }
 
-/** Starts the automatic undo of a failed or cancelled run whose agent asks for it. */
-export async function compensateOnFailure(t: ThreadContext, runId: string): Promise<void> {
+/**
+ * Starts the automatic undo of a failed or cancelled run whose agent asks for it; true when
+ * the agent asks (an undo may have begun, and the alarm was armed).
+ */
+export async function compensateOnFailure(t: ThreadContext, runId: string): Promise<boolean> {
+  if (![...t.agents.values()].some((agent) => agent.onFailure === "compensate")) {
+    return false; // no agent asks: the run is not read (issue 46: every drive asked)
+  }
   const first = t.store.run(runId);
   const agent = first && t.agents.get(first.agent);
   if (agent?.onFailure !== "compensate") {
-    return;
+    return false;
   }
   const tools = await agentTools(agent, t.env);
   await armAlarm(t, Date.now() + WATCHDOG_MS); // before the record: a process dying after it leaves it to the alarm
@@ -47,13 +56,13 @@ export async function compensateOnFailure(t: ThreadContext, runId: string): Prom
     t.undo.undo(runId) ||
     t.store.runsWithWork().some((other) => other.runId === runId)
   ) {
-    return;
+    return true;
   }
   const plan = compensationPlan(t.store.toolCalls(runId), {
     tool: (name) => tools.find((tool) => tool.name === name),
   });
   if (!hasCompensations(plan)) {
-    return;
+    return true;
   }
   beginUndo(t, {
     runId,
@@ -63,6 +72,7 @@ export async function compensateOnFailure(t: ThreadContext, runId: string): Prom
     plan: plan.map((step) => step.call.id),
   });
   await armAlarm(t);
+  return true;
 }
 
 export function undoDeps(t: ThreadContext, record: UndoDeps["record"]): UndoDeps {

@@ -15,6 +15,7 @@ import { halted } from "../halted";
 import { reask } from "../../versions/reask";
 import { keepDisagreement } from "../../policy/keep-disagreement";
 import { runUndos } from "../../undo/run-undos";
+import { decidedBeside } from "../../storage/call-group";
 
 /** How long an A2A call polls a working remote task inline before suspending (remote_task). */
 export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
@@ -50,11 +51,16 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
     },
   };
   let work = 0;
+  let drove = false;
   const touched = new Set<string>();
   for (;;) {
     const runs = t.store.runsWithWork().filter((r) => !only || r.runId === only);
     let progressed = false;
     for (const run of runs) {
+      if (waitsForADecision(t, run)) {
+        continue; // nothing to drive: no watchdog, no round (issue 46: every resume message)
+      }
+      drove = true;
       await armAlarm(t, Date.now() + WATCHDOG_MS);
       if (await driveRun(t, deps, run)) {
         progressed = true;
@@ -75,12 +81,34 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
     }
   }
   // Undos (../../undo/): an agent's automatic one for a run that just failed, and every unfinished one.
-  await runUndos(t, { touched, record: deps.record, ...(only ? { only } : {}) });
+  const undid = await runUndos(t, { touched, record: deps.record, ...(only ? { only } : {}) });
   await watchdog.settled(); // a refresh landing after the round's arming would re-arm a finished run
+  if (!drove && !undid) {
+    // Nothing to drive (a resume message for a run its decision already drove): nothing was
+    // written or armed, so there is nothing to deliver or arm either (issue 46: a full round
+    // and arming per cycle). What an earlier round failed to deliver, its alarm retries.
+    return;
+  }
   // The round arms the alarm for what is left once its deliveries are done. Until then the
   // alarm is the watchdog armed above (at most WATCHDOG_MS away): a process dying in between
   // meets an alarm that is early, never late.
   delivery.soon({ arm: true });
+}
+
+/**
+ * A pending run whose surfaced request has no decision, is not expired, and has no decided
+ * request beside it in its call: `nextWork` would find nothing (./driver.ts), and this
+ * asks without its side effect (recording an expiry), so the drive need not arm for it.
+ */
+function waitsForADecision(t: ThreadContext, run: RunRow): boolean {
+  const request = run.pending ?? undefined;
+  if (run.status !== "pending" || !request || t.store.decision(request.id)) {
+    return false;
+  }
+  if (run.expiresAt !== null && run.expiresAt <= Date.now()) {
+    return false;
+  }
+  return decidedBeside(t.store, run) === undefined;
 }
 
 /**
