@@ -106,6 +106,13 @@ const OUTCOME: Record<DecisionRow["decision"], InboxDecision["outcome"]> = {
 };
 
 export class InboxOutbox {
+  /**
+   * False once a read found no row and nothing was written since: rows come only from
+   * `#write`, and this object is its storage's only writer. A delivery round or an arming
+   * then skips the read (issue 46: most rounds of an approval cycle found it empty).
+   */
+  #maybeRows = true;
+
   constructor(private readonly sql: Sql) {}
 
   /** Queues the request's new state for each of its groups. Call inside the change's transaction. */
@@ -178,6 +185,7 @@ export class InboxOutbox {
   }
 
   #write(item: InboxItem): void {
+    this.#maybeRows = true;
     const body = JSON.stringify(item);
     this
       .sql`INSERT INTO inbox_requests (request_id, run_id, version, status, groups, surfaced_at, item)
@@ -193,8 +201,13 @@ export class InboxOutbox {
 
   /** Undelivered rows, oldest first. */
   due(limit = 100): OutboxRow[] {
-    return this.sql<{ seq: number; grp: string; item: string; attempts: number }>`
-      SELECT seq, grp, item, attempts FROM inbox_outbox ORDER BY seq LIMIT ${limit}`.map((r) => ({
+    if (!this.#maybeRows) {
+      return [];
+    }
+    const rows = this.sql<{ seq: number; grp: string; item: string; attempts: number }>`
+      SELECT seq, grp, item, attempts FROM inbox_outbox ORDER BY seq LIMIT ${limit}`;
+    this.#maybeRows = rows.length > 0;
+    return rows.map((r) => ({
       seq: r.seq,
       grp: r.grp,
       item: decodeInboxItem(r.item),
@@ -216,6 +229,9 @@ export class InboxOutbox {
 
   /** When the alarm should retry: undefined when nothing waits; backs off with the attempts. */
   retryAt(now: number): number | undefined {
+    if (!this.#maybeRows) {
+      return undefined;
+    }
     const row = this.sql.one<{ attempts: number | null }>`
       SELECT MIN(attempts) AS attempts FROM inbox_outbox`;
     if (row?.attempts === null || row?.attempts === undefined) {

@@ -14,8 +14,18 @@ import type { Sql } from "../storage/sql";
 export const RECEIPT_BATCH = 100;
 const MAX_RETRY_MS = 5 * 60_000;
 
+type DeliveryRow = { ackedSeq: number; attempts: number; retryAt: number | null };
+
 export class ReceiptOutbox {
   #receipts: ThreadReceipts | undefined;
+  /**
+   * The cursor row as last read or written (undefined: not read yet, null: no row). Only
+   * `ack` and `failed` write it, and this object is its storage's only writer (issue 46: it
+   * was read ≈ 8 times per approval cycle).
+   */
+  #delivery: DeliveryRow | null | undefined;
+  /** `receipts.appends` when `hasWork` last found nothing to do: no receipt came since. */
+  #idleAt: number | undefined;
   /** Tables seen in sqlite_master: they stay once there (nothing drops them), as ThreadReceipts remembers `receipts`. */
   #tables = new Set<string>();
 
@@ -51,23 +61,32 @@ export class ReceiptOutbox {
     this
       .sql`INSERT INTO receipt_delivery (id, acked_seq, attempts, retry_at) VALUES (1, ${seq}, 0, NULL)
       ON CONFLICT (id) DO UPDATE SET acked_seq = excluded.acked_seq, attempts = 0, retry_at = NULL`;
+    this.#delivery = { ackedSeq: seq, attempts: 0, retryAt: null };
   }
 
   failed(now: number): void {
+    const ackedSeq = this.acked();
     const attempts = (this.#row()?.attempts ?? 0) + 1;
-    const wait = Math.min(MAX_RETRY_MS, 1000 * 2 ** Math.min(attempts, 12));
+    const retryAt = now + Math.min(MAX_RETRY_MS, 1000 * 2 ** Math.min(attempts, 12));
     this.sql`INSERT INTO receipt_delivery (id, acked_seq, attempts, retry_at)
-      VALUES (1, ${this.acked()}, ${attempts}, ${now + wait})
+      VALUES (1, ${ackedSeq}, ${attempts}, ${retryAt})
       ON CONFLICT (id) DO UPDATE SET attempts = excluded.attempts, retry_at = excluded.retry_at`;
+    this.#delivery = { ackedSeq, attempts, retryAt };
   }
 
-  /** Whether any receipt waits to be signed or delivered (one indexed read). */
+  /**
+   * Whether any receipt waits to be signed or delivered (two indexed reads), answered
+   * without reading when none was appended since it last found none.
+   */
   hasWork(): boolean {
     const receipts = this.receipts;
-    return (
-      receipts !== undefined &&
-      (receipts.signedFrom(this.acked() + 1, 1).length > 0 || this.#unsigned())
-    );
+    if (receipts === undefined || this.#idleAt === receipts.appends) {
+      return false;
+    }
+    const appends = receipts.appends;
+    const work = receipts.signedFrom(this.acked() + 1, 1).length > 0 || this.#unsigned();
+    this.#idleAt = work ? undefined : appends;
+    return work;
   }
 
   #unsigned(): boolean {
@@ -80,12 +99,16 @@ export class ReceiptOutbox {
     );
   }
 
-  #row() {
-    if (!this.#exists("receipt_delivery")) {
-      return undefined;
+  #row(): DeliveryRow | undefined {
+    if (this.#delivery === undefined) {
+      if (!this.#exists("receipt_delivery")) {
+        return undefined; // no schema yet (a lazy object): read again once there is
+      }
+      this.#delivery =
+        this.sql.one<DeliveryRow>`
+        SELECT acked_seq, attempts, retry_at FROM receipt_delivery WHERE id = 1` ?? null;
     }
-    return this.sql.one<{ ackedSeq: number; attempts: number; retryAt: number | null }>`
-      SELECT acked_seq, attempts, retry_at FROM receipt_delivery WHERE id = 1`;
+    return this.#delivery ?? undefined;
   }
 
   /**

@@ -29,11 +29,17 @@ interface ReceiptRow extends Record<string, SqlStorageValue> {
 
 export class ThreadReceipts {
   #ready = false;
+  #appends = 0;
 
   constructor(
     private readonly sql: Sql,
     private readonly threadId: string,
   ) {}
+
+  /** How many receipts this object appended so far (the outbox knows from it that none came since it looked). */
+  get appends(): number {
+    return this.#appends;
+  }
 
   /** Idempotent; the first write calls it, so a thread without decisions has no receipts table. */
   migrate(): void {
@@ -52,6 +58,7 @@ export class ThreadReceipts {
    */
   append(draft: ReceiptDraft, now: Date): { seq: number; at: string } {
     this.migrate();
+    this.#appends += 1;
     const last = this.sql.one<{ seq: number; at: string }>`
       SELECT seq, at FROM receipts ORDER BY seq DESC LIMIT 1`;
     // `prev` needs the head's JWS, which may not be signed yet: it is filled in at signing.

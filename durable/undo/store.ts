@@ -62,6 +62,8 @@ export interface StepRow {
 
 export class UndoStore {
   #ready = false;
+  /** Read as absent (until `#migrate` creates the tables). */
+  #absent = false;
 
   constructor(private readonly sql: Sql) {}
 
@@ -154,15 +156,23 @@ export class UndoStore {
       this.sql.script(ddl);
     }
     this.#ready = true;
+    this.#absent = false;
   }
 
+  /**
+   * Whether the tables exist, read from sqlite_master once per object. An absence is
+   * remembered too (issue 46: the alarm's arming and every drive ask, ≈ 12 times per approval
+   * cycle of a thread never undone): this object is its storage's only writer, and only
+   * `#migrate` above creates the tables.
+   */
   #exists(): boolean {
-    if (this.#ready) {
-      return true;
+    if (this.#ready || this.#absent) {
+      return this.#ready;
     }
     const found = this.sql.one<{ n: number }>`
       SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'undos'`;
     this.#ready = Boolean(found?.n);
+    this.#absent = !this.#ready;
     return this.#ready;
   }
 }

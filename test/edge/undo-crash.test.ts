@@ -6,9 +6,14 @@
  * may have run, so it is reported failed ("interrupted") and not run again either.
  */
 import { describe, expect, it } from "vitest";
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { signedDecision, waitForStatus } from "../helpers/edge";
-import { startPending } from "../helpers/durable";
+import { startPending, threadStub } from "../helpers/durable";
 import { nextAlarmAt, WATCHDOG_MS } from "../../durable/thread/alarms";
 import { defineTool } from "../../src/core/tools/define";
 import type { Tool } from "../../src/core/types";
@@ -162,7 +167,7 @@ describe("an undo across a crash", () => {
 
   it("an undo recorded by a process that died before driving it is carried on by the alarm", async () => {
     expect(nextAlarmAt({ now: 1_000, runs: [], undoing: true })).toBe(1_000 + WATCHDOG_MS);
-    const { runId, request, stub } = await startPending("refund $80 on order 42");
+    const { runId, threadId, request, stub } = await startPending("refund $80 on order 42");
     expect(
       (await signedDecision({ runId, requestId: request.id, decision: "approve" })).status,
     ).toBe(202);
@@ -176,7 +181,9 @@ describe("an undo across a crash", () => {
         undo.begin({ runId, reason: "wrong order", requestedBy: "ann", now: Date.now() }),
       );
     });
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // The process is gone: the alarm meets a fresh object, with nothing but storage.
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(threadStub(threadId))).toBe(true);
     const run = await waitForStatus(runId, ["compensated"]);
     expect(run.undo?.compensations).toMatchObject([{ tool: "refund_order", status: "ran" }]);
   });
