@@ -112,6 +112,9 @@ export class InboxOutbox {
    * then skips the read (issue 46: most rounds of an approval cycle found it empty).
    */
   #maybeRows = true;
+  /** Rows written so far, and what the last read returned that is not acknowledged yet. */
+  #writes = 0;
+  #unacked: { rows: number; writes: number } | undefined;
 
   constructor(private readonly sql: Sql) {}
 
@@ -186,6 +189,7 @@ export class InboxOutbox {
 
   #write(item: InboxItem): void {
     this.#maybeRows = true;
+    this.#writes += 1;
     const body = JSON.stringify(item);
     this
       .sql`INSERT INTO inbox_requests (request_id, run_id, version, status, groups, surfaced_at, item)
@@ -207,6 +211,9 @@ export class InboxOutbox {
     const rows = this.sql<{ seq: number; grp: string; item: string; attempts: number }>`
       SELECT seq, grp, item, attempts FROM inbox_outbox ORDER BY seq LIMIT ${limit}`;
     this.#maybeRows = rows.length > 0;
+    // Read whole (under the limit): once all of it is acknowledged, with no write since, the
+    // outbox is empty without a read to say so.
+    this.#unacked = rows.length < limit ? { rows: rows.length, writes: this.#writes } : undefined;
     return rows.map((r) => ({
       seq: r.seq,
       grp: r.grp,
@@ -215,13 +222,22 @@ export class InboxOutbox {
     }));
   }
 
+  /** Acknowledges rows of the last `due` read (deleted: their inbox has them). */
   ack(seqs: readonly number[]): void {
     for (const seq of seqs) {
       this.sql`DELETE FROM inbox_outbox WHERE seq = ${seq}`;
     }
+    const read = this.#unacked;
+    if (read) {
+      read.rows -= seqs.length;
+      if (read.rows <= 0 && read.writes === this.#writes) {
+        this.#maybeRows = false;
+      }
+    }
   }
 
   failed(seqs: readonly number[]): void {
+    this.#unacked = undefined; // these rows stay for the retry
     for (const seq of seqs) {
       this.sql`UPDATE inbox_outbox SET attempts = attempts + 1 WHERE seq = ${seq}`;
     }

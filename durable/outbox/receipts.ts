@@ -74,6 +74,11 @@ export class ReceiptOutbox {
     this.#delivery = { ackedSeq, attempts, retryAt };
   }
 
+  /** Every receipt appended by the `appends`-th is signed and acknowledged (deliverReceipts). */
+  settled(appends: number): void {
+    this.#idleAt = appends;
+  }
+
   /**
    * Whether any receipt waits to be signed or delivered (two indexed reads), answered
    * without reading when none was appended since it last found none.
@@ -151,11 +156,13 @@ export async function deliverReceipts(deps: ReceiptDeliveryDeps, rounds = 10): P
   }
   let stored = 0;
   try {
+    const appends = receipts.appends; // what this delivery covers: later ones are asked for again
     await receipts.signPending(await deps.key());
     for (let round = 0; round < rounds; round += 1) {
       const from = outbox.acked() + 1;
       const batch = receipts.signedFrom(from, RECEIPT_BATCH);
       if (batch.length === 0) {
+        outbox.settled(appends);
         break;
       }
       const result = await deps.send(batch);

@@ -1,8 +1,9 @@
 /**
  * What a thread object remembers instead of asking storage again (issue 46: statements per
  * approval cycle). Each memo is only ever a shortcut to "nothing there": the inbox outbox
- * is read again after any write to it, and the undo tables are looked for again once this
- * object's own store created them. A write the memo did not see would be lost, so each
+ * is known empty once everything its last read returned is acknowledged, and is read again
+ * after any write to it; the undo tables are looked for again once this object's own store
+ * created them. A write the memo did not see would be lost, so each
  * test writes through the object's own classes and checks the row comes out.
  */
 import { describe, expect, it } from "vitest";
@@ -33,7 +34,8 @@ describe("the inbox outbox", () => {
       const run = store.requireRun(RUN_ID);
       const { sql, texts } = counting(raw);
       const outbox = new InboxOutbox(sql);
-      const reads = () => texts.filter((t) => t.includes("FROM inbox_outbox")).length;
+      const reads = () =>
+        texts.filter((t) => /^\s*SELECT/.test(t) && t.includes("FROM inbox_outbox")).length;
 
       expect(outbox.due()).toEqual([]);
       expect(outbox.retryAt(1_000)).toBeUndefined();
@@ -47,16 +49,27 @@ describe("the inbox outbox", () => {
 
       outbox.failed([row!.seq]); // a failed delivery leaves the row: still read each time
       expect(outbox.due()).toHaveLength(1);
-      outbox.ack([row!.seq]);
+      const beforeAck = reads();
+      outbox.ack([row!.seq]); // all of the last read, nothing written since: known empty
       expect(outbox.due()).toEqual([]);
       const drained = reads();
+      expect(drained).toBe(beforeAck);
       expect(outbox.due()).toEqual([]);
       expect(outbox.retryAt(3_000)).toBeUndefined();
       expect(reads()).toBe(drained);
 
       // A close is a write too: the next round sees it.
       outbox.closeRun(RUN_ID, "run cancelled", 4_000);
-      expect(outbox.due().map((r) => r.item.status)).toEqual(["decided"]);
+      const [closed] = outbox.due();
+      expect(closed?.item.status).toBe("decided");
+      // A write between the read and its acknowledgement: the outbox is read again.
+      outbox.record(
+        { run, request: { ...REQUEST, id: "apr_call_2" } },
+        { event: "surfaced" },
+        5_000,
+      );
+      outbox.ack([closed!.seq]);
+      expect(outbox.due().map((r) => r.item.requestId)).toEqual(["apr_call_2"]);
     });
   });
 });

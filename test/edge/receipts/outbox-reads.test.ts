@@ -2,11 +2,13 @@
  * The receipt outbox is asked for its retry time at every alarm arming (durable/thread/alarms.ts,
  * ≈ 20 times per approval cycle under the pipeline benchmark). Whether its tables exist is read
  * from sqlite_master until they do, then remembered; its cursor row is read once and then kept
- * as written; and whether it has work is read again only after a receipt was appended (issue
- * 46: statements per cycle).
+ * as written; and whether it has work is read again only after a receipt was appended since
+ * it last found none, or since a delivery acknowledged all it covered (issue 46: statements
+ * per cycle).
  */
 import { describe, expect, it } from "vitest";
-import { ReceiptOutbox } from "../../../durable/outbox/receipts";
+import { deliverReceipts, ReceiptOutbox } from "../../../durable/outbox/receipts";
+import type { SignedReceipt } from "../../../src/edge/receipts/receipt";
 import { draft, SEED_A } from "./helpers";
 import { receiptKeys } from "../../../src/edge/receipts/receipt-keys";
 import { TABLES } from "../../../durable/storage/tables";
@@ -88,6 +90,39 @@ describe("receipt outbox reads", () => {
       const idle = receiptReads();
       expect(outbox.hasWork()).toBe(false);
       expect(receiptReads()).toBe(idle);
+    });
+  });
+
+  it("knows it has nothing to deliver once a delivery acknowledged all it covered", async () => {
+    await withScratchSql(async (raw) => {
+      raw.script(TABLES.join(";\n"));
+      const { sql, texts } = counting(raw);
+      const outbox = new ReceiptOutbox(sql, () => "th_1");
+      outbox.receipts?.append(draft(), new Date("2026-07-01T10:02:00.000Z"));
+      const sent: number[] = [];
+      const deps = {
+        outbox,
+        key: async () => (await receiptKeys(SEED_A))[0]!,
+        send: async (batch: SignedReceipt[]) => {
+          sent.push(...batch.map((r) => r.seq));
+          return { stored: batch.length, repeated: 0, gaps: [], conflicts: [] };
+        },
+        transaction: (fn: () => void) => fn(),
+        now: () => 1_000,
+      };
+      expect(await deliverReceipts(deps)).toBe(1);
+      expect(sent).toEqual([1]);
+      const delivered = texts.length;
+      expect(outbox.hasWork()).toBe(false);
+      expect(await deliverReceipts(deps)).toBe(0);
+      expect(texts.length).toBe(delivered); // neither asked storage
+      // A receipt appended later is delivered by the next round.
+      outbox.receipts?.append(
+        draft({ requestId: "apr_call_2" }),
+        new Date("2026-07-01T10:03:00.000Z"),
+      );
+      expect(await deliverReceipts(deps)).toBe(1);
+      expect(sent).toEqual([1, 2]);
     });
   });
 });
