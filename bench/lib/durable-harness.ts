@@ -123,7 +123,10 @@ export function createThread(
         transaction,
         now: () => Date.now(),
       });
-      await pendingVersion.deliver(async () => {});
+      const pending = pendingVersion.due(); // what the round reads; the store is not modelled
+      if (pending) {
+        pendingVersion.sent(pending);
+      }
     },
     start(runId, threadId, input, agent = agents[0]?.name ?? supportAgent.name) {
       transaction(() =>

@@ -7,10 +7,18 @@ import { receiptKeys } from "../../src/edge/receipts/receipt-keys";
 import { receiptStub } from "../../src/edge/receipts/rpc";
 import type { ThreadContext } from "../thread/context";
 import { deliverReceipts } from "./receipts";
+import type { PendingVersionState } from "../../src/edge/versions/pending-versions";
 
+/**
+ * With `pending` (the thread's pending agent version, due to be sent), the first `accept`
+ * carries it; `carried` says whether one did.
+ */
 export async function deliverThreadReceipts(
   t: ThreadContext,
-): Promise<{ stored: number; failed: boolean }> {
+  pending?: PendingVersionState,
+): Promise<{ stored: number; failed: boolean; carried: boolean }> {
+  let carry = pending;
+  let carried = false;
   try {
     const stored = await deliverReceipts({
       outbox: t.receipts,
@@ -21,17 +29,25 @@ export async function deliverThreadReceipts(
         }
         return signing;
       },
-      send: (receipts) => receiptStub(t.env).accept(receipts),
+      send: async (receipts) => {
+        const result = await receiptStub(t.env).accept(receipts, carry);
+        if (carry) {
+          t.pendingVersion.sent(carry);
+          carried = true;
+          carry = undefined;
+        }
+        return result;
+      },
       transaction: (fn) => t.state.storage.transactionSync(fn),
       now: () => Date.now(),
     });
-    return { stored, failed: false };
+    return { stored, failed: false, carried };
   } catch (error) {
     t.report(new Error("receipts: delivery failed, retried by the alarm", { cause: error }), {
       source: "receipts",
       recoverable: true,
     });
-    return { stored: 0, failed: true }; // its retry time is stored: the round arms for it
+    return { stored: 0, failed: true, carried }; // its retry time is stored: the round arms for it
   }
 }
 
@@ -41,10 +57,14 @@ export async function requireReceiptConfig(t: ThreadContext): Promise<void> {
   receiptStub(t.env); // ConfigError naming RECEIPTS
 }
 
-/** The thread's pending agent version to the receipts store (outbox/pending-version.ts). */
-export async function deliverPendingVersion(t: ThreadContext): Promise<void> {
+/** The thread's pending agent version (outbox/pending-version.ts `due`) to the receipts store. */
+export async function deliverPendingVersion(
+  t: ThreadContext,
+  state: PendingVersionState,
+): Promise<void> {
   try {
-    await t.pendingVersion.deliver((state) => receiptStub(t.env).putPendingVersion(state));
+    await receiptStub(t.env).putPendingVersion(state);
+    t.pendingVersion.sent(state);
   } catch (error) {
     t.report(error, { source: "receipts", recoverable: true });
   }

@@ -38,8 +38,14 @@ export class ReceiptObject extends DurableObject<EdgeEnv> implements ReceiptRpc 
   }
 
   /** One thread's signed receipts, in chain order; the answer tells the outbox what to resend. */
-  async accept(receipts: SignedReceipt[]): Promise<AcceptResult> {
-    return this.ctx.storage.transactionSync(() => this.#store.accept(receipts));
+  async accept(receipts: SignedReceipt[], pending?: PendingVersionState): Promise<AcceptResult> {
+    return this.ctx.storage.transactionSync(() => {
+      const result = this.#store.accept(receipts);
+      if (pending) {
+        this.#pending.put(pending);
+      }
+      return result;
+    });
   }
 
   async page(query: ReceiptPageQuery): Promise<ReceiptPage> {

@@ -16,6 +16,8 @@ import type { Channel, StartInput } from "../../src/edge/protocol";
 
 export interface NewRun extends StartInput {
   now: number;
+  /** The agent version the run starts under (`runs.agent_version`). */
+  agentVersion?: string;
   /** Stored as the thread's first message when the thread is new: the transcript shows what the model saw. */
   systemPrompt?: string;
 }
@@ -73,10 +75,10 @@ export class RunStore {
   insertRun(run: NewRun): void {
     const usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
     this
-      .sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at, requested_by)
+      .sql`INSERT INTO runs (run_id, thread_id, agent, status, input, callback_url, metadata, public_url, usage, created_at, updated_at, requested_by, agent_version)
       VALUES (${run.runId}, ${run.threadId}, ${run.agent}, 'running', ${run.input}, ${run.callbackUrl ?? null},
               ${run.metadata === undefined ? null : JSON.stringify(run.metadata)}, ${run.publicUrl}, ${JSON.stringify(usage)}, ${run.now}, ${run.now},
-              ${run.requestedBy ?? null})`;
+              ${run.requestedBy ?? null}, ${run.agentVersion ?? null})`;
     // COUNT(*) always yields one row; no row reads as no messages.
     const fresh = (this.sql.one<{ n: number }>`SELECT COUNT(*) AS n FROM messages`?.n ?? 0) === 0;
     this.appendMessages(run.runId, [

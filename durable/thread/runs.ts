@@ -57,10 +57,14 @@ export async function startRun(
     return { ok: false, code: "run_exists", message: `run ${input.runId} exists` };
   }
   const now = Date.now();
-  t.state.storage.transactionSync(() => {
-    t.store.insertRun({ ...input, now, systemPrompt: agent.systemPrompt });
-    t.store.update(input.runId, { agentVersion: version }, now);
-  });
+  t.state.storage.transactionSync(() =>
+    t.store.insertRun({
+      ...input,
+      now,
+      systemPrompt: agent.systemPrompt,
+      agentVersion: version,
+    }),
+  );
   // The new run's watchdog: the thread's other timers were armed by their writers.
   await armAlarm(t, now + WATCHDOG_MS);
   // The run as started: the drive below may take it further before this answer is sent.

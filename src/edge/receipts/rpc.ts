@@ -11,7 +11,11 @@ import type { DisagreementPage } from "../policy/disagreement-store";
 import type { DisagreementEntry } from "../policy/run-tools";
 
 export interface ReceiptRpc {
-  accept(receipts: SignedReceipt[]): Promise<AcceptResult>;
+  /**
+   * With `pending`, the thread's pending agent version goes in the same transaction, as
+   * `putPendingVersion` would (a round with receipts to deliver makes one call, not two).
+   */
+  accept(receipts: SignedReceipt[], pending?: PendingVersionState): Promise<AcceptResult>;
   page(query: ReceiptPageQuery): Promise<ReceiptPage>;
   /** A thread's pending agent version (the same object holds this projection: see ../versions/pending-versions.ts). */
   putPendingVersion(state: PendingVersionState): Promise<void>;
