@@ -84,6 +84,18 @@ export function nextWork(deps: DriverDeps, run: RunRow): Work | undefined {
   return undefined;
 }
 
+/** A pending run only waiting for a person: `nextWork` finds nothing for it (no expiry recorded). */
+export function waitsForADecision(deps: DriverDeps, run: RunRow): boolean {
+  const request = run.pending;
+  return (
+    run.status === "pending" &&
+    request !== null &&
+    (run.expiresAt === null || run.expiresAt > deps.now()) &&
+    !deps.store.decision(request.id) &&
+    decidedBeside(deps.store, run) === undefined
+  );
+}
+
 /** Runs one unit of work. Returns true when it changed something (the caller looks again). */
 export async function driveOnce(
   deps: DriverDeps,

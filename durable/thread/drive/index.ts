@@ -7,7 +7,7 @@
 import { errorMessage } from "../../../src/core/errors";
 import type { RunRow } from "../../storage/run-store";
 import type { OutboxDelivery } from "../../outbox/delivery";
-import { driveOnce, type DriverDeps } from "./driver";
+import { driveOnce, waitsForADecision, type DriverDeps } from "./driver";
 import { DEFAULT_ELICITATION_WINDOW_MS } from "./elicitation";
 import { armAlarm, WATCHDOG_MS } from "../alarms";
 import { progressWatchdog } from "./watchdog";
@@ -15,7 +15,6 @@ import { halted } from "../halted";
 import { reask } from "../../versions/reask";
 import { keepDisagreement } from "../../policy/keep-disagreement";
 import { runUndos } from "../../undo/run-undos";
-import { decidedBeside } from "../../storage/call-group";
 
 /** How long an A2A call polls a working remote task inline before suspending (remote_task). */
 export const DEFAULT_REMOTE_TASK_WINDOW_MS = 5_000;
@@ -57,7 +56,7 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
     const runs = t.store.runsWithWork().filter((r) => !only || r.runId === only);
     let progressed = false;
     for (const run of runs) {
-      if (waitsForADecision(t, run)) {
+      if (waitsForADecision(deps, run)) {
         continue; // nothing to drive: no watchdog, no round (issue 46: every resume message)
       }
       drove = true;
@@ -93,22 +92,6 @@ async function driveAll(t: ThreadContext, delivery: OutboxDelivery, only?: strin
   // alarm is the watchdog armed above (at most WATCHDOG_MS away): a process dying in between
   // meets an alarm that is early, never late.
   delivery.soon({ arm: true });
-}
-
-/**
- * A pending run whose surfaced request has no decision, is not expired, and has no decided
- * request beside it in its call: `nextWork` would find nothing (./driver.ts), and this
- * asks without its side effect (recording an expiry), so the drive need not arm for it.
- */
-function waitsForADecision(t: ThreadContext, run: RunRow): boolean {
-  const request = run.pending ?? undefined;
-  if (run.status !== "pending" || !request || t.store.decision(request.id)) {
-    return false;
-  }
-  if (run.expiresAt !== null && run.expiresAt <= Date.now()) {
-    return false;
-  }
-  return decidedBeside(t.store, run) === undefined;
 }
 
 /**
