@@ -10,7 +10,11 @@
  * reload it mid-run). Afterwards every run is checked:
  * finished exactly once, nothing lost, nothing duplicated.
  *
- *   node pipeline.mjs [--runs 200] [--rounds 2] [--timeout 240]
+ *   node pipeline.mjs [--runs 200] [--rounds 2] [--timeout 240] [--floor] [--ab <checkout>]
+ *     --floor adds the contract's floor (pipeline-floor/: the product's promises kept by hand,
+ *     nothing else) between the two; --ab adds the product built from another checkout of this
+ *     repository (a worktree), interleaved with this one's in every round: a change's
+ *     before/after read in one run, under the same load
  *   node pipeline.mjs --profile .build/pipeline.cpuprofile [--profile-only product|baseline]
  *     also records a CPU profile of the worker isolate (through wrangler's inspector port);
  *     add `--no-minify` to build the workers unminified, so the profile names functions
@@ -339,6 +343,27 @@ export async function main() {
       ready: "/v1/runs/none",
       product: false,
     },
+    ...(process.argv.includes("--floor")
+      ? [
+          {
+            label: "the contract's floor (pipeline-floor/, by hand)",
+            cwd: path.join(BENCH, "pipeline-floor"),
+            ready: "/v1/runs/none",
+            product: false,
+            vars: { API_TOKEN, WEBHOOK_SECRET: SECRET, RECEIPT_KEY },
+          },
+        ]
+      : []),
+    ...(arg("ab")
+      ? [
+          {
+            label: `toolnexus-edge worker at ${path.resolve(arg("ab"))}`,
+            cwd: path.resolve(arg("ab")),
+            ready: "/healthz",
+            product: true,
+          },
+        ]
+      : []),
     {
       label: "toolnexus-edge worker (support agent, demo model)",
       cwd: ROOT,
@@ -372,9 +397,17 @@ export async function main() {
         await startWranglerDev({
           cwd: snapshot.dir,
           ready: s.ready,
-          vars: s.product
-            ? { API_TOKEN, WEBHOOK_SECRET: SECRET, RECEIPT_KEY, APPROVER_GROUPS, LLM_BASE_URL: "" }
-            : {},
+          vars:
+            s.vars ??
+            (s.product
+              ? {
+                  API_TOKEN,
+                  WEBHOOK_SECRET: SECRET,
+                  RECEIPT_KEY,
+                  APPROVER_GROUPS,
+                  LLM_BASE_URL: "",
+                }
+              : {}),
         }),
       );
     }

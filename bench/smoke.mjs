@@ -104,7 +104,12 @@ const BENCHES = [
   ],
   ["bundle", ["bundle.mjs", "--samples", "2"], [], []],
   // Under wrangler dev (each starts and stops its own):
-  ["pipeline", ["pipeline.mjs", "--runs", "3", "--rounds", "1", "--timeout", "90"], [], []],
+  [
+    "pipeline",
+    ["pipeline.mjs", "--runs", "3", "--rounds", "1", "--timeout", "90", "--floor"],
+    [],
+    [],
+  ],
   // The agents peer is a bench dependency (bench/package.json: its Babel 8 toolchain wants Node 22).
   ["edge-peers", ["edge-peers.mjs", "--smoke"], ["agents"], null],
   ["inbox", ["inbox.mjs", "--requests", "3", "--rounds", "1"], [], []],
