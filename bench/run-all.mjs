@@ -11,7 +11,7 @@ const SCRIPTS = [
   ["resume.mjs"],
   ["durable-writes.mjs"],
   ["bundle.mjs"],
-  ["pipeline.mjs"],
+  ["pipeline.mjs", "--floor"], // with the contract's floor beside the bare worker (section 4)
   ["inbox.mjs"],
   ["chat-protocols.mjs"],
   ["edge-peers.mjs"], // the edge peer (issue 46): needs this folder's `npm ci` (agents)
