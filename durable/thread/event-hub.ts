@@ -92,16 +92,32 @@ export class EventHub {
       },
       cancel: stop, // the client went away
     });
+    // What one synchronous step writes (a turn's `tool_call`, `pending` and halt; the backlog)
+    // goes out as one chunk, at the end of that step: every chunk crosses from this object to
+    // the worker and on to the client's socket on its own, and one per frame cost ≈ 2–3 ms of
+    // CPU per approval cycle at 100 in parallel (bench/README §4, "frames of a step in one chunk").
+    let buffered = "";
+    const flush = () => {
+      const chunk = buffered;
+      buffered = "";
+      if (!open || chunk === "") {
+        return;
+      }
+      try {
+        controller.enqueue(encoder.encode(chunk));
+      } catch {
+        stop(); // closed under us: the drive that records an event must never see a listener fail
+      }
+    };
     const listener: Listener = {
       write: (chunk) => {
         if (!open) {
           return;
         }
-        try {
-          controller.enqueue(encoder.encode(chunk));
-        } catch {
-          stop(); // closed under us: the drive that records an event must never see a listener fail
+        if (buffered === "") {
+          queueMicrotask(flush);
         }
+        buffered += chunk;
       },
       send: (row) => {
         lastSent = Math.max(lastSent, row.id);
@@ -114,6 +130,7 @@ export class EventHub {
         if (!open) {
           return;
         }
+        flush();
         stop();
         try {
           controller.close();
