@@ -95,7 +95,7 @@ export class EventHub {
     // What one synchronous step writes (a turn's `tool_call`, `pending` and halt; the backlog)
     // goes out as one chunk, at the end of that step: every chunk crosses from this object to
     // the worker and on to the client's socket on its own, and one per frame cost ≈ 2–3 ms of
-    // CPU per approval cycle at 100 in parallel (bench/README §4, "frames of a step in one chunk").
+    // CPU per approval cycle at 100 in parallel (bench/README §4, "The event stream's frames").
     let buffered = "";
     const flush = () => {
       const chunk = buffered;
