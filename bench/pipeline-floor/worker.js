@@ -259,25 +259,11 @@ let signingKey;
 async function signReceipt(env, claims) {
   signingKey ??= (() => {
     const seed = Uint8Array.from(atob(env.RECEIPT_KEY), (c) => c.charCodeAt(0));
-    const pkcs8 = new Uint8Array([
-      0x30,
-      0x2e,
-      0x02,
-      0x01,
-      0x00,
-      0x30,
-      0x05,
-      0x06,
-      0x03,
-      0x2b,
-      0x65,
-      0x70,
-      0x04,
-      0x22,
-      0x04,
-      0x20,
-      ...seed,
-    ]);
+    // PKCS#8 of an Ed25519 private key: this fixed 16-byte header, then the 32-byte seed.
+    const header = "302e020100300506032b657004220420"
+      .match(/../g)
+      .map((h) => Number.parseInt(h, 16));
+    const pkcs8 = new Uint8Array([...header, ...seed]);
     return crypto.subtle.importKey("pkcs8", pkcs8, { name: "Ed25519" }, false, ["sign"]);
   })();
   const input = `${base64url(encoder.encode('{"alg":"EdDSA"}'))}.${base64url(encoder.encode(JSON.stringify(claims)))}`;
